@@ -1,0 +1,22 @@
+# syntax=docker/dockerfile:1
+# Build stage: install production dependencies with the same Node the image runs.
+FROM node:24-trixie-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+# Runtime: Node 24 runs the TypeScript sources directly (type stripping); no build step to drift from.
+FROM node:24-trixie-slim
+ENV NODE_ENV=production STRATUS_HOME=/var/lib/stratus
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY core ./core
+COPY operator ./operator
+COPY api-server ./api-server
+COPY cmd ./cmd
+RUN mkdir -p /var/lib/stratus && chown 65532:65532 /var/lib/stratus
+USER 65532:65532
+EXPOSE 8000
+ENTRYPOINT ["node", "cmd/stratus.ts"]
+CMD ["api-server"]

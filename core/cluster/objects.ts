@@ -1,0 +1,51 @@
+/** The Kubernetes object envelope shared by every kind, built-in or Stratus's own. */
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  generateName?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+}
+
+export interface KubeObject<Spec = unknown, Status = unknown> {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: Spec;
+  status?: Status;
+  /** Built-in kinds (Secret, ConfigMap, Event, Lease) carry other top-level members. */
+  [member: string]: unknown;
+}
+
+/** What the Cluster port needs to know of a kind to address it. */
+export interface KindRef {
+  /** e.g. `climate.stratus.dev/v1alpha1`, `v1`, `batch/v1` */
+  apiVersion: string;
+  kind: string;
+  /** lower-case plural used in REST paths, e.g. `datasets` */
+  plural: string;
+  namespaced: boolean;
+  /** Whether `status` is a subresource (spec writes ignore it, status writes ignore everything else). */
+  statusSubresource: boolean;
+}
+
+export function objectKey(obj: { metadata: { namespace?: string; name: string } }): string {
+  return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/**
+ * Status conditions after KEP-1623 (`metav1.Condition`). Every Stratus kind reports the same three
+ * types, with Flux's polarity: `Ready` is positive, `Reconciling` and `Stalled` are abnormal-true.
+ */
+export const ConditionType = { Ready: 'Ready', Reconciling: 'Reconciling', Stalled: 'Stalled' } as const;
+
+export const conditionSchema = z
+  .object({
+    type: z.string().min(1).max(316).describe('Type of condition in CamelCase, e.g. Ready.'),
+    status: z.enum(['True', 'False', 'Unknown']).describe('Status of the condition: True, False or Unknown.'),
+    observedGeneration: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('metadata.generation that the condition was set from.'),
+    lastTransitionTime: z.string().describe('Last time the condition changed from one status to another (RFC 3339).'),
+    reason: z
+      .string()
+      .min(1)
+      .max(1024)
+      .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
+      .describe('Programmatic identifier of the reason for the last transition, in CamelCase.'),
+    message: z.string().max(32768).describe('Human-readable message about the transition.'),
+  })
+  .describe('A condition of the resource, per KEP-1623.');
+
+export type Condition = z.infer<typeof conditionSchema>;
+export type ConditionStatus = Condition['status'];
+export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
+
+export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
+  return findCondition(conditions, type)?.status === 'True';
+}
+
+/**
+ * Returns a new list with `input` set. `lastTransitionTime` moves only when the status changes, so a
+ * reconcile that confirms the same state does not churn the object (and its watchers).
+ */
+export function setCondition(conditions: readonly Condition[] | undefined, input: ConditionInput, now: Date): Condition[] {
+  const list = [...(conditions ?? [])];
+  const index = list.findIndex((c) => c.type === input.type);
+  const previous = index >= 0 ? list[index] : undefined;
+  const lastTransitionTime =
+    previous && previous.status === input.status ? previous.lastTransitionTime : now.toISOString();
+  const next: Condition = { ...input, lastTransitionTime };
+  if (index >= 0) list[index] = next;
+  else list.push(next);
+  return list;
+}
+
+export function removeCondition(conditions: readonly Condition[] | undefined, type: string): Condition[] {
+  return (conditions ?? []).filter((c) => c.type !== type);
+}
+
+/** Same conditions ignoring lastTransitionTime order effects: used to skip no-op status writes. */
+export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly Condition[] | undefined): boolean {
+  const left = a ?? [];
+  const right = b ?? [];
+  if (left.length !== right.length) return false;
+  return left.every((c) => {
+    const other = findCondition(right, c.type);
+    return (
+      other !== undefined &&
+      other.status === c.status &&
+      other.reason === c.reason &&
+      other.message === c.message &&
+      other.observedGeneration === c.observedGeneration
+    );
+  });
+}
