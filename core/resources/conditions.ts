@@ -43,7 +43,11 @@ export function isConditionTrue(conditions: readonly Condition[] | undefined, ty
  * Returns a new list with `input` set. `lastTransitionTime` moves only when the status changes, so a
  * reconcile that confirms the same state does not churn the object (and its watchers).
  */
-export function setCondition(conditions: readonly Condition[] | undefined, input: ConditionInput, now: Date): Condition[] {
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  input: ConditionInput,
+  now: Date,
+): Condition[] {
   const list = [...(conditions ?? [])];
   const index = list.findIndex((c) => c.type === input.type);
   const previous = index >= 0 ? list[index] : undefined;

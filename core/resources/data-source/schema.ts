@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { freeForm, license, periodType, statusBase } from '../common.ts';
+import { defineKind } from '../kind.ts';
+
+export const dataSourceSpecSchema = z
+  .object({
+    datasetName: z.string().min(1).describe('Full display name of datasets made from this source.'),
+    shortName: z.string().optional().describe('Short display name.'),
+    description: z.string().optional().describe('What the values mean, with caveats.'),
+    itemType: z.enum(['coverage', 'feature']).default('coverage').describe('coverage (raster) or feature (vector).'),
+    variable: z.string().optional().describe('Primary raster variable.'),
+    periodType: periodType.optional(),
+    units: z.string().optional().describe('Units of the primary variable.'),
+    resolution: z.string().optional().describe('Native spatial resolution summary.'),
+    sourceName: z.string().optional().describe('Upstream source name.'),
+    sourceUrl: z.string().optional().describe('Upstream source URL.'),
+    license,
+    licenseUrl: z.string().optional().describe('URL of the license text.'),
+    provider: z
+      .object({
+        name: z.string().min(1).describe('Provider implementation, e.g. chirps, era5-land, worldpop, sample.'),
+        parameters: freeForm('Provider parameters (URLs, variables, credentials references).').optional(),
+      })
+      .describe('Where and how data is fetched.'),
+    sync: z
+      .object({
+        kind: z.enum(['temporal', 'release', 'static']).default('temporal').describe('How the source moves forward.'),
+        availability: freeForm('Rule that bounds the newest available period.').optional(),
+      })
+      .optional()
+      .describe('Sync behaviour.'),
+    temporalDirection: z
+      .enum(['past', 'future'])
+      .default('past')
+      .describe('future for forecasts, whose ingestion may start "from now".'),
+    display: z
+      .object({
+        colormap: z.string().optional().describe('Colormap name for thumbnails and previews.'),
+        range: z.array(z.number()).length(2).optional().describe('Value range [min, max] of the colormap.'),
+        nodata: z.number().optional().describe('No-data value.'),
+      })
+      .optional()
+      .describe('How values are displayed.'),
+  })
+  .describe('A dataset template: the metadata and provider of a source of data.');
+
+export const dataSourceStatusSchema = z
+  .object({
+    ...statusBase,
+    ingestable: z.boolean().optional().describe('Whether this instance has a provider that can fetch the source.'),
+  })
+  .describe('Observed state of the data source.');
+
+export const { kind: dataSourceKind, schema: dataSourceSchema } = defineKind({
+  kind: 'DataSource',
+  plural: 'datasources',
+  shortNames: ['sdsrc'],
+  description: 'A dataset template: what a source of climate or earth-observation data holds and how to fetch it.',
+  spec: dataSourceSpecSchema,
+  status: dataSourceStatusSchema,
+  columns: [
+    { name: 'Provider', type: 'string', jsonPath: '.spec.provider.name' },
+    { name: 'Period', type: 'string', jsonPath: '.spec.periodType' },
+    { name: 'Ingestable', type: 'boolean', jsonPath: '.status.ingestable' },
+  ],
+});
+
+export type DataSource = z.infer<typeof dataSourceSchema>;

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { bbox, coverageSchema, dateTime, license, periodType, statusBase } from '../common.ts';
+import { defineKind } from '../kind.ts';
+
+export const artifactFormat = z
+  .enum(['zarr', 'icechunk', 'netcdf', 'geoparquet'], { message: 'must be one of zarr, icechunk, netcdf, geoparquet' })
+  .describe('Stored format.');
+
+export const datasetSpecSchema = z
+  .object({
+    source: z.string().min(1).describe('Name of the DataSource this dataset was created from.'),
+    datasetName: z.string().min(1).describe('Full display name.'),
+    shortName: z.string().optional().describe('Short display name.'),
+    description: z.string().optional().describe('What the values mean, with caveats.'),
+    itemType: z.enum(['coverage', 'feature']).default('coverage').describe('coverage (raster) or feature (vector).'),
+    variable: z.string().optional().describe('Primary raster variable.'),
+    periodType: periodType.optional(),
+    units: z.string().optional().describe('Units of the primary variable.'),
+    resolution: z.string().optional().describe('Native spatial resolution summary.'),
+    sourceName: z.string().optional().describe('Upstream source name.'),
+    sourceUrl: z.string().optional().describe('Upstream source URL.'),
+    license,
+    licenseUrl: z.string().optional().describe('URL of the license text.'),
+    format: artifactFormat.default('zarr'),
+    zarrVersion: z
+      .union([z.literal(2), z.literal(3)], { message: 'must be 2 or 3' })
+      .default(2)
+      .describe('Zarr format version of a zarr store.'),
+    publish: z.boolean().default(true).describe('Publish the dataset in the catalogue once materialized.'),
+    bbox: bbox.optional(),
+  })
+  .describe('Desired state of a managed dataset.');
+
+export const datasetVersionSchema = z
+  .object({
+    id: z.string().describe('Version identifier.'),
+    createdAt: dateTime,
+    format: artifactFormat,
+    coverage: coverageSchema,
+    requestScope: z
+      .object({ start: z.string().nullable(), end: z.string().nullable(), bbox: bbox.nullable() })
+      .optional()
+      .describe('Scope of the request that produced this version.'),
+    path: z.string().describe('Store path of this version, relative to the storage root.'),
+  })
+  .describe('One materialization of the dataset.');
+
+export const datasetStatusSchema = z
+  .object({
+    ...statusBase,
+    extent: coverageSchema.optional(),
+    lastUpdated: dateTime.optional(),
+    publication: z
+      .object({
+        status: z.enum(['unpublished', 'published']).describe('Publication status.'),
+        publishedAt: dateTime.optional(),
+      })
+      .optional()
+      .describe('Publication state.'),
+    currentVersion: z.string().optional().describe('Id of the version readers are served.'),
+    versions: z.array(datasetVersionSchema).optional().describe('Materializations, oldest first.'),
+    thumbnail: z.string().optional().describe('Store path of the thumbnail PNG.'),
+  })
+  .describe('Observed state of the dataset.');
+
+export const { kind: datasetKind, schema: datasetSchema } = defineKind({
+  kind: 'Dataset',
+  plural: 'datasets',
+  shortNames: ['sdset'],
+  description: 'A managed dataset: a raster or feature collection created from a DataSource over the instance extent.',
+  spec: datasetSpecSchema,
+  status: datasetStatusSchema,
+  columns: [
+    { name: 'Source', type: 'string', jsonPath: '.spec.source' },
+    { name: 'Format', type: 'string', jsonPath: '.spec.format' },
+    { name: 'Start', type: 'string', jsonPath: '.status.extent.temporal.start', priority: 1 },
+    { name: 'End', type: 'string', jsonPath: '.status.extent.temporal.end' },
+  ],
+});
+
+export type DatasetSpec = z.infer<typeof datasetSpecSchema>;
+export type DatasetStatus = z.infer<typeof datasetStatusSchema>;
+export type Dataset = z.infer<typeof datasetSchema>;

@@ -1,0 +1,79 @@
+import type { z } from 'zod';
+import type { FieldCause } from '../cluster/errors.ts';
+import type { KubeObject } from '../cluster/objects.ts';
+import { dataSourceKind } from './data-source/schema.ts';
+import { datasetKind } from './dataset/schema.ts';
+import { deliveryKind } from './delivery/schema.ts';
+import { exportKind } from './export/schema.ts';
+import { featureCollectionKind } from './feature-collection/schema.ts';
+import { ingestionKind } from './ingestion/schema.ts';
+import { initialAccessTokenKind } from './initial-access-token/schema.ts';
+import type { ResourceKind } from './kind.ts';
+import { oauth2AuthorizationConsentKind } from './oauth2-authorization-consent/schema.ts';
+import { oauth2AuthorizationKind } from './oauth2-authorization/schema.ts';
+import { oauth2ClientKind } from './oauth2-client/schema.ts';
+import { processingJobKind } from './processing-job/schema.ts';
+import { scheduleKind } from './schedule/schema.ts';
+import { userKind } from './user/schema.ts';
+import { workflowKind } from './workflow/schema.ts';
+
+export { API_VERSION, GROUP, VERSION } from './kind.ts';
+export type { PrinterColumn, ResourceKind } from './kind.ts';
+
+export const resourceKinds: readonly ResourceKind[] = [
+  dataSourceKind,
+  datasetKind,
+  ingestionKind,
+  featureCollectionKind,
+  scheduleKind,
+  processingJobKind,
+  workflowKind,
+  exportKind,
+  deliveryKind,
+  oauth2ClientKind,
+  userKind,
+  oauth2AuthorizationKind,
+  oauth2AuthorizationConsentKind,
+  initialAccessTokenKind,
+];
+
+export function findKind(apiVersion: string, kind: string): ResourceKind | undefined {
+  return resourceKinds.find((k) => k.apiVersion === apiVersion && k.kind === kind);
+}
+
+export function kindByName(kind: string): ResourceKind {
+  const found = resourceKinds.find((k) => k.kind === kind);
+  if (!found) throw new Error(`unknown kind ${kind}`);
+  return found;
+}
+
+export type ValidationResult = { ok: true; object: KubeObject } | { ok: false; issues: FieldCause[] };
+
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+    '',
+  );
+}
+
+export function issuesOf(error: z.ZodError): FieldCause[] {
+  return error.issues.map((issue) => ({ field: issuePath(issue.path) || '(root)', message: issue.message }));
+}
+
+/** Validates a Stratus object against its kind's schema and returns it with defaults applied. */
+export function validateObject(object: unknown): ValidationResult {
+  const { apiVersion, kind } = (object ?? {}) as { apiVersion?: unknown; kind?: unknown };
+  const found = typeof apiVersion === 'string' && typeof kind === 'string' ? findKind(apiVersion, kind) : undefined;
+  if (!found) {
+    const known = resourceKinds.map((k) => k.kind).join(', ');
+    return {
+      ok: false,
+      issues: [
+        { field: 'kind', message: `unknown kind ${String(apiVersion)}/${String(kind)}; known kinds are ${known}` },
+      ],
+    };
+  }
+  const parsed = found.schema.safeParse(object);
+  if (!parsed.success) return { ok: false, issues: issuesOf(parsed.error) };
+  return { ok: true, object: parsed.data as KubeObject };
+}

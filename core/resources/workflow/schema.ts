@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { freeForm, statusBase } from '../common.ts';
+import { defineKind } from '../kind.ts';
+
+export const workflowSpecSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^\w+$/, { message: 'must be letters, digits and underscores, like openEO process ids' })
+      .describe('openEO process id.'),
+    summary: z.string().optional().describe('Short summary.'),
+    description: z.string().optional().describe('Description (CommonMark).'),
+    parameters: z.array(freeForm('Parameter description.')).optional().describe('Parameters of the process.'),
+    returns: freeForm('Return value description.').optional(),
+    processGraph: freeForm('The process graph.'),
+  })
+  .describe('An openEO user-defined process.');
+
+export const workflowStatusSchema = z.object({ ...statusBase }).describe('Observed state of the workflow.');
+
+export const { kind: workflowKind, schema: workflowSchema } = defineKind({
+  kind: 'Workflow',
+  plural: 'workflows',
+  shortNames: ['swf'],
+  description: 'A stored workflow: an openEO user-defined process.',
+  spec: workflowSpecSchema,
+  status: workflowStatusSchema,
+  columns: [{ name: 'Process', type: 'string', jsonPath: '.spec.id' }],
+});
+
+export type Workflow = z.infer<typeof workflowSchema>;
