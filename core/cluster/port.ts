@@ -42,9 +42,7 @@ export interface WatchOptions extends ListOptions {
   signal?: AbortSignal;
 }
 
-export type Patch =
-  | { type: 'merge'; body: Record<string, unknown> }
-  | { type: 'json'; body: JsonPatchOperation[] };
+export type Patch = { type: 'merge'; body: Record<string, unknown> } | { type: 'json'; body: JsonPatchOperation[] };
 
 export interface JsonPatchOperation {
   op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';

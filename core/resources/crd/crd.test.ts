@@ -62,6 +62,7 @@ describe('generated CRDs', () => {
   });
 
   it('declares names, status subresource, printer columns and descriptions', () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walking a plain generated document
     const crd = crdFor(resourceKinds.find((k) => k.kind === 'Ingestion')!) as any;
     expect(crd.metadata.name).toBe('ingestions.climate.stratus.dev');
     expect(crd.spec.names).toMatchObject({ kind: 'Ingestion', shortNames: ['sing'], categories: ['stratus'] });

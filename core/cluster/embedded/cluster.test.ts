@@ -1,0 +1,106 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isApiError } from '../errors.ts';
+import type { KindRef, KubeObject } from '../objects.ts';
+import { openEmbeddedCluster } from './index.ts';
+
+const kind: KindRef = {
+  apiVersion: 'test.stratus.dev/v1',
+  kind: 'Thing',
+  plural: 'things',
+  namespaced: true,
+  statusSubresource: true,
+};
+const thing = (name: string, size = 1): KubeObject => ({
+  apiVersion: kind.apiVersion,
+  kind: kind.kind,
+  metadata: { name },
+  spec: { size },
+});
+
+describe('embedded cluster', () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'stratus-embedded-'));
+  });
+  afterEach(async () => rm(dataDir, { recursive: true, force: true }));
+
+  it('keeps objects and a monotonic resourceVersion across a restart, even after deleting the newest', async () => {
+    const first = await openEmbeddedCluster({ dataDir });
+    await first.create(kind, thing('a'));
+    const b = await first.create(kind, thing('b'));
+    await first.delete(kind, 'b', 'default');
+    await first.close();
+
+    const second = await openEmbeddedCluster({ dataDir });
+    expect((await second.list(kind)).items.map((o) => o.metadata.name)).toEqual(['a']);
+    const c = await second.create(kind, thing('c'));
+    expect(Number(c.metadata.resourceVersion)).toBeGreaterThan(Number(b.metadata.resourceVersion) + 1);
+    await second.close();
+  });
+
+  it('recovers from a crash mid-write: temporary files are dropped, complete objects load', async () => {
+    const cluster = await openEmbeddedCluster({ dataDir });
+    await cluster.create(kind, thing('a', 1));
+    await cluster.close();
+    const dir = join(dataDir, 'resources', 'test.stratus.dev', 'v1', 'things', 'default');
+    // What a crash between write and rename leaves behind: a truncated temporary file beside the object.
+    await writeFile(join(dir, 'a.json.4242.x1.tmp'), '{"apiVersion":"test.stratus.dev/v1","kind":"Th');
+    await writeFile(join(dir, 'b.json.4242.x2.tmp'), '{"apiVer');
+    const reopened = await openEmbeddedCluster({ dataDir });
+    expect((await reopened.list(kind)).items.map((o) => [o.metadata.name, o.spec])).toEqual([['a', { size: 1 }]]);
+    expect((await readdir(dir)).sort()).toEqual(['a.json']);
+    await reopened.close();
+  });
+
+  it('answers 410 Gone for a watch older than the retained history, and after a restart', async () => {
+    const cluster = await openEmbeddedCluster({ dataDir, historyLimit: 3 });
+    const start = await cluster.list(kind);
+    for (let i = 0; i < 5; i++) await cluster.create(kind, thing(`t${i}`));
+    expect(() => cluster.watch(kind, { resourceVersion: start.resourceVersion })).toThrow(
+      expect.objectContaining({ reason: 'Gone', code: 410 }),
+    );
+    const recent = await cluster.list(kind);
+    await cluster.close();
+    const reopened = await openEmbeddedCluster({ dataDir });
+    let gone: unknown;
+    try {
+      reopened.watch(kind, { resourceVersion: String(Number(recent.resourceVersion) - 1) });
+    } catch (err) {
+      gone = err;
+    }
+    expect(isApiError(gone, 'Gone')).toBe(true);
+    await reopened.close();
+  });
+
+  it('hands out copies: mutating a returned object does not change the store', async () => {
+    const cluster = await openEmbeddedCluster({ dataDir });
+    const created = await cluster.create(kind, thing('a'));
+    (created.spec as { size: number }).size = 42;
+    const got = await cluster.get(kind, 'a');
+    (got!.spec as { size: number }).size = 43;
+    expect((await cluster.get(kind, 'a'))?.spec).toEqual({ size: 1 });
+    await cluster.close();
+  });
+
+  it('does not bump the resourceVersion for a write that changes nothing', async () => {
+    const cluster = await openEmbeddedCluster({ dataDir });
+    const created = await cluster.create(kind, thing('a'));
+    const same = await cluster.update(kind, created);
+    expect(same.metadata.resourceVersion).toBe(created.metadata.resourceVersion);
+    await cluster.close();
+  });
+
+  it('rejects names that would escape the data directory', async () => {
+    const cluster = await openEmbeddedCluster({ dataDir });
+    for (const name of ['..', '../x', 'a/../../b', '.hidden']) {
+      await expect(cluster.create(kind, thing(name))).rejects.toMatchObject({ reason: 'Invalid', code: 422 });
+    }
+    await expect(
+      cluster.create(kind, { ...thing('a'), metadata: { name: 'a', namespace: '../x' } }),
+    ).rejects.toMatchObject({ reason: 'Invalid' });
+    await cluster.close();
+  });
+});

@@ -1,0 +1,451 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { ApiError } from '../errors.ts';
+import { matchesLabels, parseLabelSelector } from '../label-selector.ts';
+import type { KindRef, KubeObject, ObjectMeta } from '../objects.ts';
+import { applyPatch, mergePatch } from '../patch.ts';
+import type {
+  Cluster,
+  DeleteOptions,
+  ListOptions,
+  ObjectList,
+  Patch,
+  WatchEvent,
+  WatchEventType,
+  WatchOptions,
+} from '../port.ts';
+import { loadJsonFiles, removeFileDurably, writeFileAtomic } from './files.ts';
+import { WatchQueue } from './watch-queue.ts';
+
+export interface EmbeddedClusterOptions {
+  dataDir: string;
+  /** Watch events retained per kind for resuming watches (older resourceVersions get 410 Gone). */
+  historyLimit?: number;
+  clock?: () => Date;
+}
+
+export interface EmbeddedCluster extends Cluster {
+  close(): Promise<void>;
+}
+
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DEFAULT_NAMESPACE = 'default';
+
+interface KindState {
+  ref: KindRef;
+  objects: Map<string, KubeObject>;
+  history: { rv: number; event: WatchEvent }[];
+  /** Highest resourceVersion no longer replayable: watches from below it get 410. */
+  expiredBelow: number;
+  watchers: Set<{ queue: WatchQueue; namespace?: string; selector: ReturnType<typeof parseLabelSelector> }>;
+}
+
+function kindKey(ref: KindRef): string {
+  return `${ref.apiVersion}/${ref.plural}`;
+}
+
+function objectKeyOf(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}/${name}`;
+}
+
+/** Everything but metadata and status: what moves `metadata.generation` when it changes. */
+function specPart(object: KubeObject, ref: KindRef): string {
+  const { metadata: _m, status, ...rest } = object;
+  return JSON.stringify(ref.statusSubresource ? rest : { ...rest, status });
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export class FileCluster implements EmbeddedCluster {
+  readonly #dir: string;
+  readonly #historyLimit: number;
+  readonly #clock: () => Date;
+  readonly #kinds = new Map<string, KindState>();
+  /** Kinds whose KindRef is on disk; reads alone create in-memory state that must not count. */
+  readonly #persistedKinds = new Set<string>();
+  #resourceVersion = 0;
+  #writes: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  private constructor(options: EmbeddedClusterOptions) {
+    this.#dir = options.dataDir;
+    this.#historyLimit = options.historyLimit ?? 10_000;
+    this.#clock = options.clock ?? (() => new Date());
+  }
+
+  static async open(options: EmbeddedClusterOptions): Promise<FileCluster> {
+    const cluster = new FileCluster(options);
+    await cluster.#load();
+    return cluster;
+  }
+
+  async #load(): Promise<void> {
+    for (const { value } of await loadJsonFiles(join(this.#dir, 'kinds'))) {
+      this.#state(value as KindRef);
+      this.#persistedKinds.add(kindKey(value as KindRef));
+    }
+    const counter = (await loadJsonFiles(join(this.#dir, 'state'))).find((f) => f.path.endsWith('counter.json'));
+    this.#resourceVersion = Number((counter?.value as { resourceVersion?: string } | undefined)?.resourceVersion ?? 0);
+    for (const state of this.#kinds.values()) {
+      for (const { value } of await loadJsonFiles(this.#kindDir(state.ref))) {
+        const object = value as KubeObject;
+        state.objects.set(objectKeyOf(object.metadata.namespace, object.metadata.name), object);
+        this.#resourceVersion = Math.max(this.#resourceVersion, Number(object.metadata.resourceVersion));
+      }
+    }
+    // History lives in memory: after a restart nothing before now can be replayed.
+    for (const state of this.#kinds.values()) state.expiredBelow = this.#resourceVersion;
+  }
+
+  #kindDir(ref: KindRef): string {
+    const [group, version] = ref.apiVersion.includes('/') ? ref.apiVersion.split('/') : ['core', ref.apiVersion];
+    return join(this.#dir, 'resources', group!, version!, ref.plural);
+  }
+
+  #objectPath(ref: KindRef, namespace: string | undefined, name: string): string {
+    return join(this.#kindDir(ref), namespace ?? '_cluster', `${name}.json`);
+  }
+
+  #state(ref: KindRef): KindState {
+    const key = kindKey(ref);
+    let state = this.#kinds.get(key);
+    if (!state) {
+      state = { ref, objects: new Map(), history: [], expiredBelow: this.#resourceVersion, watchers: new Set() };
+      this.#kinds.set(key, state);
+    }
+    return state;
+  }
+
+  /** Registers a kind the first time it is written, so the garbage collector can search it after a restart. */
+  async #remember(ref: KindRef): Promise<KindState> {
+    const state = this.#state(ref);
+    const key = kindKey(ref);
+    if (!this.#persistedKinds.has(key)) {
+      await writeFileAtomic(join(this.#dir, 'kinds', `${encodeURIComponent(key)}.json`), JSON.stringify(ref));
+      this.#persistedKinds.add(key);
+    }
+    return state;
+  }
+
+  /** Writes are serialized: compare-and-swap on resourceVersion is then a plain comparison. */
+  #serialize<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new ApiError('InternalError', 'the embedded cluster is closed'));
+    const result = this.#writes.then(work);
+    this.#writes = result.catch(() => undefined);
+    return result;
+  }
+
+  #namespaceOf(ref: KindRef, namespace: string | undefined): string | undefined {
+    if (!ref.namespaced) return undefined;
+    const ns = namespace || DEFAULT_NAMESPACE;
+    if (!LABEL.test(ns) || ns.length > 63) {
+      throw new ApiError('Invalid', `namespace "${ns}" is invalid`, [
+        { field: 'metadata.namespace', message: 'must be a DNS-1123 label' },
+      ]);
+    }
+    return ns;
+  }
+
+  #checkName(ref: KindRef, name: string | undefined): string {
+    if (!name || name.length > 253 || !SUBDOMAIN.test(name)) {
+      throw new ApiError(
+        'Invalid',
+        `${ref.kind} "${name ?? ''}" is invalid: metadata.name must be a DNS-1123 subdomain`,
+        [
+          {
+            field: 'metadata.name',
+            message: "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'",
+          },
+        ],
+      );
+    }
+    return name;
+  }
+
+  #stored(ref: KindRef, name: string, namespace: string | undefined): KubeObject {
+    const object = this.#state(ref).objects.get(objectKeyOf(namespace, name));
+    if (!object) throw new ApiError('NotFound', `${ref.plural} "${name}" not found`);
+    return object;
+  }
+
+  async #persist(state: KindState, type: WatchEventType, object: KubeObject): Promise<KubeObject> {
+    const rv = ++this.#resourceVersion;
+    object.metadata.resourceVersion = String(rv);
+    const { namespace, name } = object.metadata;
+    const path = this.#objectPath(state.ref, namespace, name);
+    if (type === 'DELETED') {
+      // The counter file keeps resourceVersions monotonic across restarts once the newest object is gone.
+      await writeFileAtomic(join(this.#dir, 'state', 'counter.json'), JSON.stringify({ resourceVersion: String(rv) }));
+      await removeFileDurably(path);
+      state.objects.delete(objectKeyOf(namespace, name));
+    } else {
+      await writeFileAtomic(path, JSON.stringify(object));
+      state.objects.set(objectKeyOf(namespace, name), object);
+    }
+    this.#publish(state, rv, { type, object });
+    return structuredClone(object);
+  }
+
+  #publish(state: KindState, rv: number, event: WatchEvent): void {
+    state.history.push({ rv, event });
+    if (state.history.length > this.#historyLimit) state.expiredBelow = state.history.shift()!.rv;
+    for (const watcher of state.watchers) {
+      if (this.#matches(event.object, watcher)) watcher.queue.push(structuredClone(event));
+    }
+  }
+
+  #matches(object: KubeObject, filter: { namespace?: string; selector: ReturnType<typeof parseLabelSelector> }) {
+    return (
+      (filter.namespace === undefined || object.metadata.namespace === filter.namespace) &&
+      matchesLabels(filter.selector, object.metadata.labels)
+    );
+  }
+
+  async get<T extends KubeObject>(ref: KindRef, name: string, namespace?: string): Promise<T | undefined> {
+    const object = this.#state(ref).objects.get(objectKeyOf(this.#namespaceOf(ref, namespace), name));
+    return object ? (structuredClone(object) as T) : undefined;
+  }
+
+  async list<T extends KubeObject>(ref: KindRef, options: ListOptions = {}): Promise<ObjectList<T>> {
+    const selector = parseLabelSelector(options.labelSelector);
+    const namespace = ref.namespaced && options.namespace ? options.namespace : undefined;
+    const items = [...this.#state(ref).objects.values()]
+      .filter((o) => this.#matches(o, { namespace, selector }))
+      .sort((a, b) =>
+        objectKeyOf(a.metadata.namespace, a.metadata.name).localeCompare(
+          objectKeyOf(b.metadata.namespace, b.metadata.name),
+        ),
+      )
+      .map((o) => structuredClone(o) as T);
+    return { items, resourceVersion: String(this.#resourceVersion) };
+  }
+
+  create<T extends KubeObject>(ref: KindRef, input: T): Promise<T> {
+    return this.#serialize(() => this.#create(ref, input) as Promise<T>);
+  }
+
+  async #create(ref: KindRef, input: KubeObject): Promise<KubeObject> {
+    const state = await this.#remember(ref);
+    const object = structuredClone(input) as KubeObject;
+    const meta = object.metadata ?? ({} as ObjectMeta);
+    const namespace = this.#namespaceOf(ref, meta.namespace);
+    let name = meta.name;
+    if (!name && meta.generateName) name = `${meta.generateName}${randomUUID().replace(/-/g, '').slice(0, 5)}`;
+    this.#checkName(ref, name);
+    if (state.objects.has(objectKeyOf(namespace, name))) {
+      throw new ApiError('AlreadyExists', `${ref.plural} "${name}" already exists`);
+    }
+    const metadata: ObjectMeta = {
+      ...meta,
+      name,
+      uid: randomUUID(),
+      generation: 1,
+      creationTimestamp: this.#clock()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z'),
+    };
+    if (namespace) metadata.namespace = namespace;
+    delete metadata.resourceVersion;
+    delete metadata.deletionTimestamp;
+    const created: KubeObject = { ...object, apiVersion: ref.apiVersion, kind: ref.kind, metadata };
+    if (ref.statusSubresource) delete created.status;
+    return this.#persist(state, 'ADDED', created);
+  }
+
+  update<T extends KubeObject>(ref: KindRef, input: T): Promise<T> {
+    return this.#serialize(() => this.#update(ref, structuredClone(input)) as Promise<T>);
+  }
+
+  async #update(ref: KindRef, input: KubeObject): Promise<KubeObject | undefined> {
+    const state = await this.#remember(ref);
+    const namespace = this.#namespaceOf(ref, input.metadata?.namespace);
+    const stored = this.#stored(ref, input.metadata?.name, namespace);
+    this.#checkPrecondition(ref, stored, input.metadata.resourceVersion);
+    const finalizers = input.metadata.finalizers ?? [];
+    if (stored.metadata.deletionTimestamp) {
+      const added = finalizers.filter((f) => !(stored.metadata.finalizers ?? []).includes(f));
+      if (added.length > 0) {
+        throw new ApiError('Invalid', `${ref.plural} "${stored.metadata.name}" is being deleted: no new finalizers`, [
+          { field: 'metadata.finalizers', message: 'no new finalizers can be added if the object is being deleted' },
+        ]);
+      }
+    }
+    const next: KubeObject = {
+      ...input,
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      metadata: {
+        ...input.metadata,
+        name: stored.metadata.name,
+        namespace: stored.metadata.namespace,
+        uid: stored.metadata.uid!,
+        creationTimestamp: stored.metadata.creationTimestamp!,
+        generation: stored.metadata.generation!,
+        resourceVersion: stored.metadata.resourceVersion!,
+      },
+    };
+    if (!next.metadata.namespace) delete next.metadata.namespace;
+    if (stored.metadata.deletionTimestamp) next.metadata.deletionTimestamp = stored.metadata.deletionTimestamp;
+    else delete next.metadata.deletionTimestamp;
+    if (ref.statusSubresource) {
+      if (stored.status === undefined) delete next.status;
+      else next.status = stored.status;
+    }
+    if (specPart(next, ref) !== specPart(stored, ref)) next.metadata.generation = stored.metadata.generation! + 1;
+    if (next.metadata.deletionTimestamp && finalizers.length === 0) return this.#remove(state, next);
+    if (sameJson(next, stored)) return structuredClone(stored);
+    return this.#persist(state, 'MODIFIED', next);
+  }
+
+  #checkPrecondition(ref: KindRef, stored: KubeObject, resourceVersion: string | undefined): void {
+    if (resourceVersion !== undefined && resourceVersion !== stored.metadata.resourceVersion) {
+      throw new ApiError(
+        'Conflict',
+        `Operation cannot be fulfilled on ${ref.plural} "${stored.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
+    }
+  }
+
+  patch<T extends KubeObject>(ref: KindRef, name: string, patch: Patch, namespace?: string): Promise<T> {
+    return this.#serialize(async () => {
+      const stored = this.#stored(ref, name, this.#namespaceOf(ref, namespace));
+      const patched = applyPatch(stored, patch);
+      return (await this.#update(ref, { ...patched, metadata: { ...patched.metadata, name, namespace } })) as T;
+    });
+  }
+
+  apply<T extends KubeObject>(ref: KindRef, input: T): Promise<T> {
+    return this.#serialize(async () => {
+      const namespace = this.#namespaceOf(ref, input.metadata?.namespace);
+      const stored = this.#state(ref).objects.get(objectKeyOf(namespace, input.metadata?.name));
+      if (!stored) return (await this.#create(ref, input)) as T;
+      const { resourceVersion: _rv, ...metadata } = input.metadata;
+      const merged = mergePatch(stored, { ...structuredClone(input), metadata }) as KubeObject;
+      return (await this.#update(ref, merged)) as T;
+    });
+  }
+
+  updateStatus<T extends KubeObject>(ref: KindRef, input: T): Promise<T> {
+    return this.#serialize(async () => {
+      const stored = this.#stored(ref, input.metadata.name, this.#namespaceOf(ref, input.metadata.namespace));
+      this.#checkPrecondition(ref, stored, input.metadata.resourceVersion);
+      return (await this.#writeStatus(ref, stored, structuredClone(input.status))) as T;
+    });
+  }
+
+  patchStatus<T extends KubeObject>(ref: KindRef, name: string, patch: Patch, namespace?: string): Promise<T> {
+    return this.#serialize(async () => {
+      const stored = this.#stored(ref, name, this.#namespaceOf(ref, namespace));
+      const patched = applyPatch(stored, patch);
+      this.#checkPrecondition(ref, stored, patched.metadata?.resourceVersion);
+      return (await this.#writeStatus(ref, stored, patched.status)) as T;
+    });
+  }
+
+  async #writeStatus(ref: KindRef, stored: KubeObject, status: unknown): Promise<KubeObject> {
+    if (!ref.statusSubresource) throw new ApiError('NotFound', `${ref.plural} has no status subresource`);
+    if (sameJson(status, stored.status)) return structuredClone(stored);
+    const next: KubeObject = { ...structuredClone(stored), status };
+    if (status === undefined) delete next.status;
+    return this.#persist(this.#state(ref), 'MODIFIED', next);
+  }
+
+  delete<T extends KubeObject>(
+    ref: KindRef,
+    name: string,
+    namespace?: string,
+    options: DeleteOptions = {},
+  ): Promise<T | undefined> {
+    return this.#serialize(async () => {
+      const state = this.#state(ref);
+      const stored = this.#stored(ref, name, this.#namespaceOf(ref, namespace));
+      this.#checkPrecondition(ref, stored, options.resourceVersion);
+      if ((stored.metadata.finalizers ?? []).length > 0) {
+        if (stored.metadata.deletionTimestamp) return structuredClone(stored) as T;
+        const next = structuredClone(stored);
+        next.metadata.deletionTimestamp = this.#clock()
+          .toISOString()
+          .replace(/\.\d{3}Z$/, 'Z');
+        return (await this.#persist(state, 'MODIFIED', next)) as T;
+      }
+      await this.#remove(state, structuredClone(stored), options.propagationPolicy ?? 'Background');
+      return undefined;
+    });
+  }
+
+  async #remove(state: KindState, object: KubeObject, policy: DeleteOptions['propagationPolicy'] = 'Background') {
+    await this.#persist(state, 'DELETED', object);
+    const uid = object.metadata.uid;
+    // Like the garbage collector of kube-controller-manager, dependents go after their owner, asynchronously.
+    queueMicrotask(() => {
+      if (this.#closed) return;
+      void this.#serialize(() => this.#collectDependents(uid!, policy)).catch(() => undefined);
+    });
+    return undefined;
+  }
+
+  async #collectDependents(uid: string, policy: DeleteOptions['propagationPolicy']): Promise<void> {
+    for (const state of this.#kinds.values()) {
+      for (const dependent of [...state.objects.values()]) {
+        const refs = dependent.metadata.ownerReferences ?? [];
+        if (!refs.some((r) => r.uid === uid)) continue;
+        const { name, namespace } = dependent.metadata;
+        if (policy === 'Orphan') {
+          const next = structuredClone(dependent);
+          next.metadata.ownerReferences = refs.filter((r) => r.uid !== uid);
+          if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
+          await this.#persist(state, 'MODIFIED', next);
+        } else if ((dependent.metadata.finalizers ?? []).length > 0) {
+          if (dependent.metadata.deletionTimestamp) continue;
+          const next = structuredClone(dependent);
+          next.metadata.deletionTimestamp = this.#clock()
+            .toISOString()
+            .replace(/\.\d{3}Z$/, 'Z');
+          await this.#persist(state, 'MODIFIED', next);
+        } else if (state.objects.has(objectKeyOf(namespace, name))) {
+          await this.#persist(state, 'DELETED', structuredClone(dependent));
+          await this.#collectDependents(dependent.metadata.uid!, policy);
+        }
+      }
+    }
+  }
+
+  watch<T extends KubeObject>(ref: KindRef, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
+    const state = this.#state(ref);
+    const selector = parseLabelSelector(options.labelSelector);
+    const namespace = ref.namespaced && options.namespace ? options.namespace : undefined;
+    const filter = { namespace, selector };
+    const from = options.resourceVersion === undefined ? undefined : Number(options.resourceVersion);
+    if (from !== undefined && (!Number.isInteger(from) || from < 0)) {
+      throw new ApiError('BadRequest', `invalid resourceVersion "${options.resourceVersion}"`);
+    }
+    if (from !== undefined && from < state.expiredBelow) {
+      throw new ApiError('Gone', `too old resource version: ${from} (${state.expiredBelow})`);
+    }
+    // Snapshot and subscription happen in one synchronous step, so no write can fall between them.
+    const watcher = { queue: new WatchQueue(() => state.watchers.delete(watcher)), ...filter };
+    if (from === undefined) {
+      for (const object of state.objects.values()) {
+        if (this.#matches(object, filter)) watcher.queue.push({ type: 'ADDED', object: structuredClone(object) });
+      }
+    } else {
+      for (const { rv, event } of state.history) {
+        if (rv > from && this.#matches(event.object, filter)) watcher.queue.push(structuredClone(event));
+      }
+    }
+    state.watchers.add(watcher);
+    if (this.#closed) watcher.queue.close();
+    options.signal?.addEventListener('abort', () => watcher.queue.close(), { once: true });
+    if (options.signal?.aborted) watcher.queue.close();
+    return watcher.queue as AsyncIterable<WatchEvent<T>>;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#writes;
+    for (const state of this.#kinds.values()) for (const w of state.watchers) w.queue.close();
+  }
+}

@@ -1,0 +1,8 @@
+import { FileCluster, type EmbeddedCluster, type EmbeddedClusterOptions } from './cluster.ts';
+
+export type { EmbeddedCluster, EmbeddedClusterOptions } from './cluster.ts';
+
+/** Opens (or creates) the file-backed cluster under `options.dataDir`. */
+export function openEmbeddedCluster(options: EmbeddedClusterOptions): Promise<EmbeddedCluster> {
+  return FileCluster.open(options);
+}

@@ -1,0 +1,97 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { FieldCause } from './errors.ts';
+import type { KindRef, KubeObject } from './objects.ts';
+import type { Cluster } from './port.ts';
+
+export type Validate = (object: unknown) => { ok: true; object: KubeObject } | { ok: false; issues: FieldCause[] };
+
+export interface ManifestFile {
+  file: string;
+  documents: KubeObject[];
+}
+
+export interface ManifestProblem {
+  file: string;
+  /** 0-based index of the YAML document in its file. */
+  document: number;
+  field?: string;
+  message: string;
+}
+
+/** Every problem of a manifest directory at once, so a user fixes them in one pass. */
+export class ManifestError extends Error {
+  readonly problems: ManifestProblem[];
+
+  constructor(problems: ManifestProblem[]) {
+    super(
+      `invalid manifests (document indexes count from 0):\n${problems
+        .map((p) => `  ${p.file} [document ${p.document}]${p.field ? ` ${p.field}` : ''}: ${p.message}`)
+        .join('\n')}`,
+    );
+    this.name = 'ManifestError';
+    this.problems = problems;
+  }
+}
+
+async function yamlFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+/**
+ * Reads every `*.yaml`/`*.yml` under `dir` (recursively, in path order), multi-document files included, and
+ * validates each document. Throws one ManifestError naming file, document index and field of every problem.
+ */
+export async function loadManifests(dir: string, validate: Validate): Promise<ManifestFile[]> {
+  const problems: ManifestProblem[] = [];
+  const files: ManifestFile[] = [];
+  for (const path of await yamlFiles(dir)) {
+    const file = relative(process.cwd(), path) || path;
+    const documents: KubeObject[] = [];
+    const parsed = parseAllDocuments(await readFile(path, 'utf8'));
+    const docs = Array.isArray(parsed) ? parsed : [parsed];
+    docs.forEach((doc, index) => {
+      for (const error of doc.errors) {
+        const at = error.linePos?.[0];
+        problems.push({
+          file,
+          document: index,
+          message: `YAML syntax error${at ? ` at line ${at.line}, column ${at.col}` : ''}: ${error.message.split('\n')[0]}`,
+        });
+      }
+      if (doc.errors.length > 0) return;
+      const value: unknown = doc.toJS();
+      if (value === null || value === undefined) return; // an empty document, e.g. after a trailing `---`
+      const result = validate(value);
+      if (result.ok) documents.push(result.object);
+      else
+        for (const issue of result.issues)
+          problems.push({ file, document: index, field: issue.field, message: issue.message });
+    });
+    files.push({ file, documents });
+  }
+  if (problems.length > 0) throw new ManifestError(problems);
+  return files;
+}
+
+/**
+ * Applies loaded manifests in file order. Loading already refused the whole directory when any document was
+ * invalid: a half-applied directory is harder to reason about than one that was not applied at all.
+ */
+export async function applyManifests(
+  cluster: Cluster,
+  files: ManifestFile[],
+  kindFor: (object: KubeObject) => KindRef,
+): Promise<KubeObject[]> {
+  const applied: KubeObject[] = [];
+  for (const { documents } of files) {
+    for (const document of documents)
+      applied.push(await cluster.apply(kindFor(document), document, { fieldManager: 'stratus-manifests' }));
+  }
+  return applied;
+}
