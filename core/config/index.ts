@@ -1,0 +1,220 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { closestKey, isKnownKey } from './keys.ts';
+import { parseProperties, type PropertyEntry } from './properties.ts';
+
+/** A configuration the process must not start with; names the file, line and key. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const MB = 1024 * 1024;
+/** Spec 3 caps every log file at 50 MB, whatever `logging.file.max_size` says (DESIGN.md §6). */
+export const LOG_FILE_CAP_BYTES = 50 * MB;
+
+const onOff = z.string().transform((v, ctx) => {
+  const value = v.toLowerCase();
+  if (['on', 'true', 'yes'].includes(value)) return true;
+  if (['off', 'false', 'no'].includes(value)) return false;
+  ctx.addIssue({ code: 'custom', message: 'must be on or off' });
+  return z.NEVER;
+});
+
+const size = z.string().transform((v, ctx) => {
+  const match = /^(\d+)\s*(B|KB|MB|GB)?$/i.exec(v);
+  if (!match) {
+    ctx.addIssue({ code: 'custom', message: 'must be a size such as 100MB, 512KB or 1GB' });
+    return z.NEVER;
+  }
+  const unit = { B: 1, KB: 1024, MB, GB: 1024 * MB }[(match[2] ?? 'B').toUpperCase() as 'B' | 'KB' | 'MB' | 'GB'];
+  return Number(match[1]) * unit;
+});
+
+const url = z.string().refine((v) => /^https?:\/\/[^\s/]+/.test(v), { message: 'must be an absolute http(s) URL' });
+
+const bbox = z.string().transform((v, ctx) => {
+  const parts = v.split(',').map((p) => Number(p.trim()));
+  if (parts.length !== 4 || parts.some((n) => !Number.isFinite(n))) {
+    ctx.addIssue({ code: 'custom', message: 'must be 4 numbers: xmin,ymin,xmax,ymax' });
+    return z.NEVER;
+  }
+  const [xmin, ymin, xmax, ymax] = parts as [number, number, number, number];
+  if (xmin >= xmax || ymin >= ymax) {
+    ctx.addIssue({ code: 'custom', message: 'needs xmin < xmax and ymin < ymax' });
+    return z.NEVER;
+  }
+  return [xmin, ymin, xmax, ymax] as [number, number, number, number];
+});
+
+const level = z
+  .string()
+  .transform((v) => v.toUpperCase())
+  .pipe(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR'], { message: 'must be DEBUG, INFO, WARN or ERROR' }));
+
+const nonNegativeInt = z
+  .string()
+  .regex(/^\d+$/, { message: 'must be a whole number' })
+  .transform((v) => Number(v));
+
+/** How each exact key's value is read. */
+const valueSchemas: Record<string, z.ZodType> = {
+  'instance.bbox': bbox,
+  read_only: onOff,
+  'server.base.url': url,
+  'oauth2.server.enabled': onOff,
+  'oauth2.server.jwt.keystore.generate-if-missing': onOff,
+  'oidc.oauth2.login.enabled': onOff,
+  'oidc.jwt.token.authentication.enabled': onOff,
+  'oidc.logout.redirect_url': url,
+  'linked_accounts.enabled': onOff,
+  'linked_accounts.relogin_url': url,
+  'logging.file.max_size': size,
+  'logging.file.max_archives': nonNegativeInt,
+  'changelog.aggregate': onOff,
+};
+
+export interface OidcProviderConfig {
+  id: string;
+  [key: string]: string;
+}
+
+export interface InstanceConfig {
+  source: string;
+  instance: { name: string; description: string | null; bbox: [number, number, number, number]; crs: string };
+  storageRoot: string | null;
+  readOnly: boolean;
+  server: { baseUrl: string | null; corsAllowedOrigins: string[] };
+  oauth2: {
+    serverEnabled: boolean;
+    keystore: { path: string | null; alias: string | null; password: string | null; generateIfMissing: boolean };
+  };
+  oidc: {
+    loginEnabled: boolean;
+    jwtTokenAuthenticationEnabled: boolean;
+    logoutRedirectUrl: string | null;
+    providers: OidcProviderConfig[];
+  };
+  linkedAccounts: { enabled: boolean; reloginUrl: string | null };
+  logging: {
+    maxSizeBytes: number;
+    /** The size at which a log file rolls: the smaller of max_size and the 50 MB cap. */
+    rollSizeBytes: number;
+    maxArchives: number;
+    levels: Record<string, 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'>;
+  };
+  changelog: { aggregate: boolean };
+  /** Warnings to log at startup: unknown keys with the closest valid key, a missing server.base.url. */
+  warnings: string[];
+}
+
+/** Default extent when none is configured: the whole world, so a fresh `make run` still answers /extent. */
+const WORLD: [number, number, number, number] = [-180, -90, 180, 90];
+
+export function parseInstanceConfig(text: string, source: string): InstanceConfig {
+  const entries = parseProperties(text);
+  const values = new Map<string, { value: unknown; entry: PropertyEntry }>();
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  for (const entry of entries) {
+    if (!isKnownKey(entry.key)) {
+      warnings.push(
+        `Unknown configuration key "${entry.key}" at ${source}:${entry.line}; did you mean "${closestKey(entry.key)}"?`,
+      );
+      continue;
+    }
+    const schema = entry.key.startsWith('logging.level.') ? level : (valueSchemas[entry.key] ?? z.string());
+    const parsed = schema.safeParse(entry.value);
+    if (parsed.success) values.set(entry.key, { value: parsed.data, entry });
+    else errors.push(`${source}:${entry.line}: ${entry.key} = ${entry.value}: ${parsed.error.issues[0]!.message}`);
+  }
+  const get = <T>(key: string, fallback: T): T => (values.has(key) ? (values.get(key)!.value as T) : fallback);
+  const text_ = (key: string): string | null => {
+    const v = get<string>(key, '');
+    return v === '' ? null : v;
+  };
+
+  const providers = new Map<string, OidcProviderConfig>();
+  const levels: InstanceConfig['logging']['levels'] = {};
+  for (const [key, { value }] of values) {
+    const provider = /^oidc\.provider\.(idpb\.\d+|[^.]+)\.([^.]+)$/.exec(key);
+    if (provider) {
+      const id = provider[1]!;
+      const record = providers.get(id) ?? { id };
+      record[provider[2]!] = String(value);
+      providers.set(id, record);
+    }
+    if (key.startsWith('logging.level.')) levels[key.slice('logging.level.'.length)] = value as 'INFO';
+  }
+  for (const provider of providers.values()) {
+    if (provider.mapping_claim !== undefined && !['email', 'username'].includes(provider.mapping_claim)) {
+      errors.push(`${source}: oidc.provider.${provider.id}.mapping_claim: must be email or username`);
+    }
+  }
+
+  const baseUrl = text_('server.base.url');
+  const serverEnabled = get('oauth2.server.enabled', false);
+  if (serverEnabled && !baseUrl) {
+    errors.push(`${source}: oauth2.server.enabled = on requires server.base.url (the issuer URI) to be set`);
+  }
+  if (!baseUrl) warnings.push('server.base.url is not set: links and issuer URLs are derived from each request');
+  if (errors.length > 0) throw new ConfigError(`invalid instance configuration:\n  ${errors.join('\n  ')}`);
+
+  const maxSizeBytes = get('logging.file.max_size', 100 * MB);
+  return {
+    source,
+    instance: {
+      name: get('instance.name', 'Stratus'),
+      description: text_('instance.description'),
+      bbox: get('instance.bbox', WORLD),
+      crs: get('instance.crs', 'EPSG:4326'),
+    },
+    storageRoot: text_('storage.root'),
+    readOnly: get('read_only', false),
+    server: {
+      baseUrl: baseUrl?.replace(/\/+$/, '') ?? null,
+      corsAllowedOrigins: (text_('server.cors.allowed_origins') ?? '*')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    },
+    oauth2: {
+      serverEnabled,
+      keystore: {
+        path: text_('oauth2.server.jwt.keystore.path'),
+        alias: text_('oauth2.server.jwt.keystore.alias'),
+        password: text_('oauth2.server.jwt.keystore.password'),
+        generateIfMissing: get('oauth2.server.jwt.keystore.generate-if-missing', true),
+      },
+    },
+    oidc: {
+      loginEnabled: get('oidc.oauth2.login.enabled', false),
+      jwtTokenAuthenticationEnabled: get('oidc.jwt.token.authentication.enabled', false),
+      logoutRedirectUrl: text_('oidc.logout.redirect_url'),
+      providers: [...providers.values()],
+    },
+    linkedAccounts: {
+      enabled: get('linked_accounts.enabled', false),
+      reloginUrl: text_('linked_accounts.relogin_url'),
+    },
+    logging: {
+      maxSizeBytes,
+      rollSizeBytes: Math.min(maxSizeBytes, LOG_FILE_CAP_BYTES),
+      maxArchives: get('logging.file.max_archives', 0),
+      levels,
+    },
+    changelog: { aggregate: get('changelog.aggregate', true) },
+    warnings,
+  };
+}
+
+/** Reads the file at `path`; with no path, the defaults. */
+export async function loadInstanceConfig(path?: string): Promise<InstanceConfig> {
+  if (!path) return parseInstanceConfig('', '(defaults)');
+  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new ConfigError(`cannot read the instance configuration ${path}: ${err.code ?? err.message}`);
+  });
+  return parseInstanceConfig(text, path);
+}

@@ -1,0 +1,105 @@
+/**
+ * Every key of the instance configuration file: exact keys, and patterns for per-module and per-provider keys.
+ * One list, used to parse, to suggest the closest key for a typo, and to check docs/configuration.md.
+ */
+export const exactKeys = [
+  'instance.name',
+  'instance.description',
+  'instance.bbox',
+  'instance.crs',
+  'storage.root',
+  'read_only',
+  'server.base.url',
+  'server.cors.allowed_origins',
+  'oauth2.server.enabled',
+  'oauth2.server.jwt.keystore.path',
+  'oauth2.server.jwt.keystore.alias',
+  'oauth2.server.jwt.keystore.password',
+  'oauth2.server.jwt.keystore.generate-if-missing',
+  'oidc.oauth2.login.enabled',
+  'oidc.jwt.token.authentication.enabled',
+  'oidc.logout.redirect_url',
+  'linked_accounts.enabled',
+  'linked_accounts.relogin_url',
+  'logging.file.max_size',
+  'logging.file.max_archives',
+  'changelog.aggregate',
+] as const;
+
+export const idpaKeys = ['client_id', 'client_secret', 'mapping_claim', 'redirect_url'] as const;
+export const idpbKeys = [
+  'tenant',
+  'client_id',
+  'client_secret',
+  'redirect_url',
+  'mapping_claim',
+  'enable_logout',
+] as const;
+export const genericProviderKeys = [
+  'client_id',
+  'client_secret',
+  'mapping_claim',
+  'redirect_url',
+  'issuer_uri',
+  'authorization_uri',
+  'token_uri',
+  'user_info_uri',
+  'jwk_uri',
+  'end_session_endpoint',
+  'scopes',
+  'display_alias',
+  'enable_logout',
+  'enable_pkce',
+  'client_authentication_method',
+] as const;
+
+export interface KeyPattern {
+  pattern: RegExp;
+  /** How the pattern reads in messages and docs. */
+  template: string;
+}
+
+export const keyPatterns: KeyPattern[] = [
+  { pattern: /^logging\.level\.[A-Za-z0-9_.-]+$/, template: 'logging.level.<module>' },
+  { pattern: new RegExp(`^oidc\\.provider\\.idpa\\.(${idpaKeys.join('|')})$`), template: 'oidc.provider.idpa.<key>' },
+  {
+    pattern: new RegExp(`^oidc\\.provider\\.idpb\\.\\d+\\.(${idpbKeys.join('|')})$`),
+    template: 'oidc.provider.idpb.<n>.<key>',
+  },
+  {
+    pattern: new RegExp(`^oidc\\.provider\\.(?!idpa\\.|idpb\\.)[a-z0-9_-]+\\.(${genericProviderKeys.join('|')})$`),
+    template: 'oidc.provider.<id>.<key>',
+  },
+];
+
+export function isKnownKey(key: string): boolean {
+  return (exactKeys as readonly string[]).includes(key) || keyPatterns.some((p) => p.pattern.test(key));
+}
+
+function distance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/** The valid key closest to `key`: exact keys, and pattern keys completed with the typed key's own segments. */
+export function closestKey(key: string): string {
+  const candidates: string[] = [...exactKeys];
+  const provider = /^oidc\.provider\.([^.]+)(?:\.(\d+))?\.(.+)$/.exec(key);
+  if (provider) {
+    candidates.push(...idpaKeys.map((k) => `oidc.provider.idpa.${k}`));
+    candidates.push(...idpbKeys.map((k) => `oidc.provider.idpb.${provider[2] ?? '0'}.${k}`));
+    candidates.push(...genericProviderKeys.map((k) => `oidc.provider.${provider[1]}.${k}`));
+  }
+  if (key.startsWith('logging.')) candidates.push(`logging.level.${key.split('.').slice(2).join('.') || 'root'}`);
+  return candidates.reduce((best, c) => (distance(key, c) < distance(key, best) ? c : best));
+}
