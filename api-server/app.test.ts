@@ -1,0 +1,149 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { errorCatalogue } from './errors.ts';
+import { startApiServer } from './server.ts';
+import { build } from './test/build.ts';
+
+describe('API server', () => {
+  it('refuses every write on a read-only instance with 403, except POST /result', async () => {
+    const { app } = await build('read_only = on');
+    // Later areas add write routes; the guard must hold for routes registered after it.
+    app.post('/widgets', async () => ({ ok: true }));
+    app.delete('/widgets/:id', async () => ({ ok: true }));
+    app.post('/result', async () => ({ computed: 42 }));
+    for (const [method, url] of [
+      ['POST', '/widgets'],
+      ['DELETE', '/widgets/x'],
+      ['PUT', '/datasets/x'],
+    ] as const) {
+      const res = await app.inject({ method, url });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({
+        id: 'read-only',
+        code: 'PermissionsInsufficient',
+        message: `This instance is read-only: ${method} ${url} is refused.`,
+        detail: `This instance is read-only: ${method} ${url} is refused.`,
+      });
+    }
+    expect((await app.inject({ method: 'POST', url: '/result' })).json()).toEqual({ computed: 42 });
+    expect((await app.inject({ url: '/datasets' })).statusCode).toBe(200);
+  });
+
+  it('lets writes through on a read-write instance', async () => {
+    const { app } = await build();
+    app.post('/widgets', async () => ({ ok: true }));
+    expect((await app.inject({ method: 'POST', url: '/widgets' })).statusCode).toBe(200);
+  });
+
+  it('echoes an alphanumeric X-Request-ID and puts it, with sessionId, in every log line of the request', async () => {
+    const { app, logLines } = await build();
+    const res = await app.inject({ url: '/health', headers: { 'x-request-id': 'abc123XYZ' } });
+    expect(res.headers['x-request-id']).toBe('abc123XYZ');
+    const lines = logLines().filter((l) => l.xRequestID === 'abc123XYZ');
+    expect(lines.length).toBeGreaterThanOrEqual(2); // incoming request and request completed
+    expect(lines.every((l) => l.sessionId === '')).toBe(true);
+  });
+
+  it('replaces a request id that is not alphanumeric', async () => {
+    const { app } = await build();
+    const res = await app.inject({ url: '/health', headers: { 'x-request-id': 'bad id\r\n<x>' } });
+    expect(res.headers['x-request-id']).toMatch(/^[a-f0-9]{32}$/);
+  });
+
+  it('answers 422 HTTPValidationError for a bad query, 404 for an unknown path', async () => {
+    const { app } = await build();
+    const bad = await app.inject({ url: '/datasets?f=xml' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail[0]).toMatchObject({ loc: ['query', 'f'], type: 'invalid_value' });
+    const missing = await app.inject({ url: '/no/such/path' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ detail: 'Not Found' });
+  });
+
+  it('hides the internals of a 500 from the body and logs them', async () => {
+    const { app, logLines } = await build();
+    app.get('/boom', async () => {
+      throw new Error('secret database password in message');
+    });
+    const res = await app.inject({ url: '/boom' });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ detail: 'Internal Server Error' });
+    expect(JSON.stringify(logLines())).toContain('secret database password in message');
+  });
+
+  it('answers a CORS preflight and exposes the headers clients read', async () => {
+    const { app } = await build();
+    const res = await app.inject({
+      method: 'OPTIONS',
+      url: '/datasets',
+      headers: { origin: 'https://viewer.example.org', 'access-control-request-method': 'POST' },
+    });
+    expect(res.statusCode).toBe(204);
+    expect(res.headers['access-control-allow-origin']).toBe('https://viewer.example.org');
+    const get = await app.inject({ url: '/health', headers: { origin: 'https://viewer.example.org' } });
+    expect(get.headers['access-control-expose-headers']).toMatch(/Location.*OpenEO-Identifier.*X-Request-ID/);
+  });
+
+  it('exposes request metrics at /metrics', async () => {
+    const { app } = await build();
+    await app.inject({ url: '/health' });
+    const res = await app.inject({ url: '/metrics' });
+    expect(res.headers['content-type']).toMatch(/text\/plain/);
+    expect(res.body).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="\/health",status_code="200"\} 1/,
+    );
+  });
+
+  it('describes itself in OpenAPI 3.1 with resolvable components and every documented route', async () => {
+    const { app } = await build();
+    const doc = (await app.inject({ url: '/openapi.json' })).json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('0.1.0');
+    for (const path of ['/', '/health', '/info', '/extent', '/datasets', '/datasets/{dataset_id}', '/.well-known/eo']) {
+      expect(doc.paths[path]?.get, path).toBeDefined();
+    }
+    expect(doc.paths['/metrics']).toBeUndefined();
+    for (const name of [
+      'HealthStatus',
+      'AppInfo',
+      'RootResponse',
+      'DatasetRecord',
+      'DatasetDetailRecord',
+      'HTTPValidationError',
+      'ValidationError',
+      'ExtentRecord',
+      'Link',
+    ]) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    expect(refs.filter((r) => !doc.components.schemas[r])).toEqual([]);
+    expect(Object.keys(doc.paths['/datasets/{dataset_id}'].get.responses).sort()).toEqual(['200', '404', '422', '500']);
+    const docs = await app.inject({ url: '/docs/' });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.body).toMatch(/swagger-ui/i);
+  });
+
+  it('finishes in-flight requests when it shuts down', async () => {
+    const { app } = await build();
+    app.get('/slow', async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return { done: true };
+    });
+    const server = await startApiServer(app, '127.0.0.1', 0);
+    const pending = fetch(`${server.url}/slow`).then((r) => r.json());
+    await new Promise((r) => setTimeout(r, 50));
+    await server.stop(5_000);
+    expect(await pending).toEqual({ done: true });
+    await expect(fetch(`${server.url}/health`)).rejects.toThrow();
+  });
+
+  it('documents every error code in docs/errors.md', async () => {
+    const docs = await readFile(resolve(import.meta.dirname, '../docs/errors.md'), 'utf8');
+    for (const [code, entry] of Object.entries(errorCatalogue)) {
+      expect(docs, code).toMatch(new RegExp(`\\| \`${code}\` \\| ${entry.status} \\|`));
+    }
+  });
+});

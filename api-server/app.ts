@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import cors from '@fastify/cors';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { pino, type Logger } from 'pino';
+import { Registry } from 'prom-client';
+import type { Cluster } from '../core/cluster/port.ts';
+import type { InstanceConfig } from '../core/config/index.ts';
+import { contextPlugin, type VersionInfo } from './plugins/app/context.ts';
+import { errorsPlugin } from './plugins/app/errors.ts';
+import { metricsPlugin } from './plugins/app/metrics.ts';
+import { readOnlyPlugin } from './plugins/app/read-only.ts';
+import { datasetRoutes } from './routes/datasets/index.ts';
+import { openApiPlugin } from './routes/docs/index.ts';
+import { systemRoutes } from './routes/system/index.ts';
+
+export interface BuildAppOptions {
+  cluster: Cluster;
+  config: InstanceConfig;
+  /** Shared with the operator in embedded mode so `/metrics` shows both. */
+  registry?: Registry;
+  /** A pino logger; without one the app does not log (tests, benchmarks). */
+  logger?: Logger | false;
+  namespace?: string;
+}
+
+export interface Endpoint {
+  path: string;
+  methods: string[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every documented route in openEO's `{param}` syntax, for the capabilities document. */
+    endpoints: Endpoint[];
+  }
+}
+
+const require = createRequire(import.meta.url);
+const REQUEST_ID = /^[A-Za-z0-9]{1,64}$/;
+
+function versionInfo(): VersionInfo {
+  const app = (require('../package.json') as { version: string }).version;
+  const fastify = (require('fastify/package.json') as { version: string }).version;
+  return { app, node: process.versions.node, fastify };
+}
+
+/** Builds the API server (without listening): the tests drive it with `inject`, `server.ts` listens. */
+export async function buildApp(options: BuildAppOptions) {
+  const serverOptions = {
+    // Spec 3: the request id is the client's X-Request-ID when alphanumeric, else a fresh one.
+    genReqId: (req: IncomingMessage) => {
+      const sent = req.headers['x-request-id'];
+      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID().replace(/-/g, '');
+    },
+    requestIdLogLabel: 'xRequestID',
+    childLoggerFactory: ((logger, bindings, childOptions) =>
+      logger.child({ ...bindings, sessionId: '' }, childOptions)) satisfies FastifyServerOptions['childLoggerFactory'],
+    return503OnClosing: true,
+  };
+  const app = Fastify({
+    ...serverOptions,
+    loggerInstance: options.logger || pino({ level: 'silent' }),
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const endpoints: Endpoint[] = [];
+  app.decorate('endpoints', endpoints);
+  app.addHook('onRoute', (route) => {
+    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide;
+    if (hidden || route.url.startsWith('/docs')) return;
+    const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
+      (m) => m !== 'HEAD' && m !== 'OPTIONS',
+    );
+    const known = endpoints.find((e) => e.path === path);
+    if (known) known.methods.push(...methods.filter((m) => !known.methods.includes(m)));
+    else if (methods.length > 0) endpoints.push({ path, methods: [...methods] });
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(contextPlugin, {
+    cluster: options.cluster,
+    config: options.config,
+    registry: options.registry ?? new Registry(),
+    version: versionInfo(),
+    namespace: options.namespace ?? 'default',
+  });
+  await app.register(errorsPlugin);
+  const origins = options.config.server.corsAllowedOrigins;
+  await app.register(cors, {
+    origin: origins.includes('*') ? true : origins,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    exposedHeaders: ['Location', 'OpenEO-Identifier', 'X-Request-ID', 'OpenEO-Costs', 'Link'],
+  });
+  await app.register(readOnlyPlugin);
+  await app.register(metricsPlugin);
+  await app.register(openApiPlugin);
+  await app.register(systemRoutes);
+  await app.register(datasetRoutes);
+  return app;
+}

@@ -1,0 +1,57 @@
+import type { FastifyReply } from 'fastify';
+
+/** Which representation an HTML-capable endpoint answers with (spec 1, content negotiation). */
+export type Representation = 'json' | 'html';
+
+interface MediaRange {
+  type: string;
+  q: number;
+  order: number;
+}
+
+function parseAccept(header: string): MediaRange[] {
+  return header
+    .split(',')
+    .map((part, order) => {
+      const [type, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      const quality = q ? Number(q.slice(2)) : 1;
+      return { type: type!.trim().toLowerCase(), q: Number.isFinite(quality) ? quality : 0, order };
+    })
+    .filter((r) => r.type !== '');
+}
+
+/** The quality the Accept header gives a media type: the most specific matching range wins, as in RFC 9110. */
+function qualityOf(ranges: MediaRange[], mediaType: string): { q: number; order: number } {
+  const [type] = mediaType.split('/');
+  const candidates = [
+    ranges.find((r) => r.type === mediaType),
+    ranges.find((r) => r.type === `${type}/*`),
+    ranges.find((r) => r.type === '*/*'),
+  ];
+  const match = candidates.find((r) => r !== undefined);
+  return match ? { q: match.q, order: match.order } : { q: 0, order: Infinity };
+}
+
+/**
+ * `f=html|json` decides outright; otherwise HTML only when Accept ranks text/html above application/json
+ * (a tie goes to whichever the client listed first; no Accept at all means JSON).
+ */
+export function negotiate(accept: string | undefined, f: string | undefined): Representation {
+  if (f === 'html' || f === 'json') return f;
+  if (!accept) return 'json';
+  const ranges = parseAccept(accept);
+  const html = qualityOf(ranges, 'text/html');
+  const json = qualityOf(ranges, 'application/json');
+  if (html.q === 0) return 'json';
+  if (html.q !== json.q) return html.q > json.q ? 'html' : 'json';
+  return html.order < json.order ? 'html' : 'json';
+}
+
+/**
+ * Sends a rendered page. Routes type their replies by their JSON response schemas; a page is the other
+ * representation of the same resource, sent as a string, which fastify writes without serializing.
+ */
+export function sendHtml(reply: FastifyReply, page: string): FastifyReply {
+  return reply.type('text/html; charset=utf-8').send(page);
+}

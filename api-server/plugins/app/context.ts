@@ -1,0 +1,33 @@
+import fp from 'fastify-plugin';
+import type { Registry } from 'prom-client';
+import type { Cluster } from '../../../core/cluster/port.ts';
+import type { InstanceConfig } from '../../../core/config/index.ts';
+
+export interface VersionInfo {
+  app: string;
+  node: string;
+  fastify: string;
+}
+
+export interface StratusContext {
+  cluster: Cluster;
+  config: InstanceConfig;
+  registry: Registry;
+  version: VersionInfo;
+  /** Namespace the API server reads resources from. */
+  namespace: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    stratus: StratusContext;
+  }
+}
+
+/** Shares the cluster port, configuration and metrics registry with every route. */
+export const contextPlugin = fp<StratusContext>(
+  async (app, context) => {
+    app.decorate('stratus', context);
+  },
+  { name: 'stratus-context', fastify: '5.x' },
+);

@@ -1,0 +1,33 @@
+import fp from 'fastify-plugin';
+import { Histogram } from 'prom-client';
+
+/** HTTP request metrics on the shared registry, and `/metrics` to scrape it (operator metrics included). */
+export const metricsPlugin = fp(
+  async (app) => {
+    const { registry } = app.stratus;
+    const duration =
+      (registry.getSingleMetric('http_request_duration_seconds') as Histogram<string> | undefined) ??
+      new Histogram({
+        name: 'http_request_duration_seconds',
+        help: 'Duration of HTTP requests in seconds, by method, route pattern and status code.',
+        labelNames: ['method', 'route', 'status_code'],
+        buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [registry],
+      });
+    app.addHook('onResponse', async (request, reply) => {
+      duration.observe(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? 'unmatched',
+          status_code: String(reply.statusCode),
+        },
+        reply.elapsedTime / 1000,
+      );
+    });
+    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+      reply.type(registry.contentType);
+      return registry.metrics();
+    });
+  },
+  { name: 'stratus-metrics', dependencies: ['stratus-context'] },
+);

@@ -1,0 +1,19 @@
+import fp from 'fastify-plugin';
+import { HttpError } from '../../errors.ts';
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Synchronous processing computes without storing anything, so a read-only instance still serves it. */
+const ALLOWED_WRITES = new Set(['POST /result']);
+
+/** Refuses every write on a read-only instance, for every route registered now or by later areas. */
+export const readOnlyPlugin = fp(
+  async (app) => {
+    app.addHook('onRequest', async (request) => {
+      if (!app.stratus.config.readOnly || !WRITES.has(request.method)) return;
+      const path = request.url.split('?')[0];
+      if (ALLOWED_WRITES.has(`${request.method} ${path}`)) return;
+      throw new HttpError('ReadOnly', `This instance is read-only: ${request.method} ${path} is refused.`);
+    });
+  },
+  { name: 'stratus-read-only', dependencies: ['stratus-context'] },
+);

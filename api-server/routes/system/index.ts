@@ -1,0 +1,109 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { datasetKind } from '../../../core/resources/dataset/schema.ts';
+import { negotiate, sendHtml } from '../../negotiation.ts';
+import {
+  appInfoSchema,
+  extentRecordSchema,
+  formatQuerySchema,
+  healthStatusSchema,
+  rootResponseSchema,
+  wellKnownSchema,
+} from '../../schemas.ts';
+import { landingPage } from './landing-page.ts';
+
+export const OPENEO_API_VERSION = '1.2.0';
+export const STAC_VERSION = '1.1.0';
+
+/** System and discovery routes of spec 1: root, health, info, extent and the openEO well-known document. */
+export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { config, version } = app.stratus;
+
+  const baseUrl = (request: { protocol: string; host: string }) =>
+    config.server.baseUrl ?? `${request.protocol}://${request.host}`;
+
+  app.get(
+    '/',
+    {
+      schema: {
+        summary: 'Landing page and openEO capabilities',
+        tags: ['System'],
+        querystring: formatQuerySchema,
+        produces: ['application/json', 'text/html'],
+        response: { 200: rootResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      reply.header('vary', 'Accept');
+      const links = [
+        { href: '/datasets', rel: 'data', title: 'Managed datasets' },
+        { href: '/extent', rel: 'related', title: 'Instance extent' },
+        { href: '/health', rel: 'status', title: 'Health' },
+        { href: '/info', rel: 'about', title: 'Application info' },
+        { href: '/openapi.json', rel: 'service-desc', title: 'OpenAPI description' },
+        { href: '/docs', rel: 'service-doc', title: 'Interactive API documentation' },
+        { href: '/.well-known/eo', rel: 'version-history', title: 'openEO API versions' },
+      ];
+      if (negotiate(request.headers.accept, request.query.f) === 'html') {
+        return sendHtml(reply, landingPage(config, links));
+      }
+      return {
+        message: `${config.instance.name}: climate data API`,
+        links,
+        api_version: OPENEO_API_VERSION,
+        backend_version: version.app,
+        stac_version: STAC_VERSION,
+        type: 'Catalog' as const,
+        id: 'stratus',
+        title: config.instance.name,
+        description: config.instance.description ?? 'Climate and earth-observation data for one country or region.',
+        endpoints: app.endpoints,
+        conformsTo: ['https://api.openeo.org/1.2.0', 'https://api.stacspec.org/v1.0.0/core'],
+      };
+    },
+  );
+
+  const wellKnown = {
+    schema: { summary: 'openEO API versions', tags: ['System'], response: { 200: wellKnownSchema } },
+  };
+  const versions = async (request: { protocol: string; host: string }) => ({
+    versions: [{ url: `${baseUrl(request)}/`, production: false, api_version: OPENEO_API_VERSION }],
+  });
+  app.get('/.well-known/eo', wellKnown, versions);
+  app.get('/.well-known/openeo', wellKnown, versions);
+
+  app.get(
+    '/health',
+    { schema: { summary: 'Health', tags: ['System'], response: { 200: healthStatusSchema } } },
+    async (request) => {
+      try {
+        await app.stratus.cluster.list(datasetKind, { namespace: app.stratus.namespace });
+        return { status: 'healthy' as const };
+      } catch (err) {
+        request.log.warn({ err }, 'health: resource store unavailable');
+        return {
+          status: 'degraded' as const,
+          details: { resources: `resource store unavailable: ${err instanceof Error ? err.message : String(err)}` },
+        };
+      }
+    },
+  );
+
+  app.get(
+    '/info',
+    { schema: { summary: 'Application info', tags: ['System'], response: { 200: appInfoSchema } } },
+    async () => ({
+      app_version: version.app,
+      python_version: `node ${version.node}`,
+      uvicorn_version: `fastify ${version.fastify}`,
+      node_version: version.node,
+      server: `fastify ${version.fastify}`,
+      read_only: config.readOnly,
+    }),
+  );
+
+  app.get(
+    '/extent',
+    { schema: { summary: 'Instance extent', tags: ['System'], response: { 200: extentRecordSchema } } },
+    async () => ({ name: config.instance.name, description: config.instance.description, bbox: config.instance.bbox }),
+  );
+};

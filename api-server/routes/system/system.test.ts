@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { build } from '../../test/build.ts';
+
+describe('system routes', () => {
+  it('answers the root as RootResponse and openEO capabilities, listing registered endpoints', async () => {
+    const { app } = await build();
+    const res = await app.inject({ url: '/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    const body = res.json();
+    expect(body).toMatchObject({
+      api_version: '1.2.0',
+      type: 'Catalog',
+      title: 'Test instance',
+      stac_version: '1.1.0',
+    });
+    expect(body.links).toEqual(expect.arrayContaining([{ href: '/datasets', rel: 'data', title: 'Managed datasets' }]));
+    expect(body.endpoints).toEqual(
+      expect.arrayContaining([
+        { path: '/datasets/{dataset_id}', methods: ['GET'] },
+        { path: '/health', methods: ['GET'] },
+      ]),
+    );
+    expect(body.endpoints.some((e: { path: string }) => e.path.startsWith('/docs') || e.path === '/metrics')).toBe(
+      false,
+    );
+  });
+
+  it('answers the landing page as HTML when asked, with the instance name escaped', async () => {
+    const { app } = await build('instance.name = <script>alert(1)</script> Land');
+    const res = await app.inject({ url: '/', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.headers.vary).toMatch(/Accept/);
+    expect(res.body).toMatch(/^<!doctype html>/);
+    expect(res.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt; Land');
+    expect(res.body).not.toContain('<script>alert(1)');
+    const forced = await app.inject({ url: '/?f=json', headers: { accept: 'text/html' } });
+    expect(forced.headers['content-type']).toMatch(/json/);
+  });
+
+  it('serves the openEO well-known document at both paths', async () => {
+    const { app } = await build('server.base.url = https://climate.example.org/');
+    for (const url of ['/.well-known/eo', '/.well-known/openeo']) {
+      expect((await app.inject({ url })).json()).toEqual({
+        versions: [{ url: 'https://climate.example.org/', production: false, api_version: '1.2.0' }],
+      });
+    }
+  });
+
+  it('reports health, degraded when the resource store fails', async () => {
+    const { app, cluster } = await build();
+    expect((await app.inject({ url: '/health' })).json()).toEqual({ status: 'healthy' });
+    cluster.list = async () => {
+      throw new Error('disk gone');
+    };
+    expect((await app.inject({ url: '/health' })).json()).toEqual({
+      status: 'degraded',
+      details: { resources: 'resource store unavailable: disk gone' },
+    });
+  });
+
+  it('answers info and extent from the runtime and the configuration', async () => {
+    const { app } = await build('instance.name = SL\ninstance.bbox = -13.5,6.9,-10.2,10.0\nread_only = on');
+    const info = (await app.inject({ url: '/info' })).json();
+    expect(info).toMatchObject({ app_version: '0.1.0', read_only: true, node_version: process.versions.node });
+    expect(info.python_version).toBe(`node ${process.versions.node}`);
+    expect(info.uvicorn_version).toMatch(/^fastify 5\./);
+    expect((await app.inject({ url: '/extent' })).json()).toEqual({
+      name: 'SL',
+      description: null,
+      bbox: [-13.5, 6.9, -10.2, 10],
+    });
+  });
+});

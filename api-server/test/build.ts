@@ -1,0 +1,44 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { onTestFinished } from 'vitest';
+import { openEmbeddedCluster, type EmbeddedCluster } from '../../core/cluster/embedded/index.ts';
+import { parseInstanceConfig } from '../../core/config/index.ts';
+import { buildApp } from '../app.ts';
+
+export interface Built {
+  app: Awaited<ReturnType<typeof buildApp>>;
+  cluster: EmbeddedCluster;
+  logLines: () => Record<string, unknown>[];
+}
+
+/** The real app over a fresh embedded cluster, with its log captured; torn down when the test ends. */
+export async function build(
+  configText = 'instance.name = Test instance\ninstance.bbox = -13.5,6.9,-10.2,10.0',
+): Promise<Built> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'stratus-api-'));
+  const cluster = await openEmbeddedCluster({ dataDir });
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const logger = pino({ level: 'debug' }, sink);
+  const app = await buildApp({
+    cluster,
+    config: parseInstanceConfig(configText, 'test'),
+    registry: new Registry(),
+    logger,
+  });
+  onTestFinished(async () => {
+    await app.close();
+    await cluster.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  return { app, cluster, logLines: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}

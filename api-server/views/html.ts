@@ -1,0 +1,68 @@
+/** Minimal server-rendered HTML: every interpolated value goes through `escapeHtml`. */
+
+const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => entities[c]!);
+}
+
+/** A tagged template that escapes every value unless it is already `SafeHtml`. */
+export class SafeHtml {
+  readonly html: string;
+  constructor(html: string) {
+    this.html = html;
+  }
+  toString(): string {
+    return this.html;
+  }
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0]!;
+  values.forEach((value, i) => {
+    const rendered = Array.isArray(value)
+      ? value.map((v) => (v instanceof SafeHtml ? v.html : escapeHtml(v))).join('')
+      : value instanceof SafeHtml
+        ? value.html
+        : escapeHtml(value);
+    out += rendered + strings[i + 1]!;
+  });
+  return new SafeHtml(out);
+}
+
+const style = `
+  :root { color-scheme: light dark; --accent: #1f6feb; }
+  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; }
+  header { background: #0b3d5c; color: #fff; padding: 1rem 2rem; }
+  header a { color: #fff; text-decoration: none; font-weight: 600; }
+  nav a { color: #cfe3f3; margin-left: 1.25rem; }
+  main { max-width: 64rem; margin: 2rem auto; padding: 0 1.5rem; }
+  table { border-collapse: collapse; width: 100%; }
+  th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #8884; }
+  code, .mono { font-family: ui-monospace, monospace; font-size: .9em; }
+  .muted { opacity: .7; }
+  dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1.5rem; }
+  dt { font-weight: 600; }
+`;
+
+export function page(title: string, instanceName: string, body: SafeHtml): string {
+  return `<!doctype html>${
+    html`<html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · ${instanceName}</title>
+        <style>
+          ${new SafeHtml(style)}
+        </style>
+      </head>
+      <body>
+        <header>
+          <a href="/">${instanceName}</a>
+          <nav><a href="/datasets">Datasets</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
+        </header>
+        <main>${body}</main>
+      </body>
+    </html>`.html
+  }`;
+}
