@@ -1,0 +1,48 @@
+import { isProviderAvailable } from '../../../core/providers/available.ts';
+import type { DataSource } from '../../../core/resources/data-source/schema.ts';
+import type { Plan } from '../../runtime/actions.ts';
+import { readinessConditions } from '../../runtime/readiness.ts';
+
+export interface DataSourceObserved {
+  providerAvailable: boolean;
+}
+
+export function observeDataSource(source: DataSource): DataSourceObserved {
+  return { providerAvailable: isProviderAvailable(source.spec.provider.name) };
+}
+
+/** A data source is Ready when this instance can fetch it; otherwise it is Stalled until a provider exists. */
+export function planDataSource(source: DataSource, observed: DataSourceObserved, now: Date): Plan {
+  const provider = source.spec.provider.name;
+  const generation = source.metadata.generation as number | undefined;
+  const conditions = readinessConditions(
+    source.status?.conditions,
+    observed.providerAvailable
+      ? { state: 'ready', reason: 'ProviderAvailable', message: `Provider ${provider} can fetch this source.` }
+      : {
+          state: 'stalled',
+          reason: 'ProviderUnavailable',
+          message: `No provider named ${provider} on this instance; the source cannot be ingested here.`,
+        },
+    generation,
+    now,
+  );
+  const status = { ...source.status, ingestable: observed.providerAvailable, conditions };
+  const changed = source.status?.ingestable !== observed.providerAvailable;
+  return {
+    actions: [
+      { kind: 'patchStatus', status },
+      ...(changed && !observed.providerAvailable
+        ? [
+            {
+              kind: 'event' as const,
+              type: 'Warning' as const,
+              reason: 'ProviderUnavailable',
+              message: conditions[0]!.message,
+            },
+          ]
+        : []),
+    ],
+    outcome: { kind: 'done', reason: observed.providerAvailable ? 'ingestable' : 'no provider' },
+  };
+}

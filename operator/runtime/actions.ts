@@ -1,0 +1,18 @@
+import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
+
+/** What a planner asks for. Only the applier turns these into writes, requeues and events. */
+export type Action =
+  | { kind: 'apply'; ref: KindRef; object: KubeObject }
+  | { kind: 'delete'; ref: KindRef; name: string; namespace?: string }
+  | { kind: 'patchStatus'; status: Record<string, unknown> }
+  | { kind: 'addFinalizer'; name: string }
+  | { kind: 'removeFinalizer'; name: string }
+  | { kind: 'event'; type: 'Normal' | 'Warning'; reason: string; message: string };
+
+/** How a reconcile ends; a decision that skips work says why. */
+export type Outcome = { kind: 'done'; reason: string } | { kind: 'requeueAfter'; ms: number; reason: string };
+
+export interface Plan {
+  actions: Action[];
+  outcome: Outcome;
+}

@@ -1,0 +1,69 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
+import type { Cluster } from '../../core/cluster/port.ts';
+import type { Plan } from './actions.ts';
+import { recordEvent } from './events.ts';
+
+export const FIELD_MANAGER = 'stratus-operator';
+
+export interface ApplyResult {
+  /** Status writes actually made (no-op writes are skipped). */
+  statusWrites: number;
+}
+
+/**
+ * Executes a plan for `primary` in order. The status write is compare-and-swap on the resourceVersion the
+ * planner saw, so a plan made from stale state fails with 409 and the controller re-reads and re-plans.
+ */
+export async function applyPlan(
+  cluster: Cluster,
+  kind: KindRef,
+  primary: KubeObject,
+  plan: Plan,
+  now: Date,
+  reportingInstance = 'embedded',
+): Promise<ApplyResult> {
+  let current = primary;
+  let statusWrites = 0;
+  const { name, namespace } = primary.metadata;
+  for (const action of plan.actions) {
+    switch (action.kind) {
+      case 'apply':
+        await cluster.apply(action.ref, action.object, { fieldManager: FIELD_MANAGER });
+        break;
+      case 'delete':
+        await cluster.delete(action.ref, action.name, action.namespace);
+        break;
+      case 'patchStatus': {
+        const status = { ...action.status, observedGeneration: current.metadata.generation };
+        if (isDeepStrictEqual(status, current.status)) break;
+        current = await cluster.updateStatus(kind, { ...current, status }, { fieldManager: FIELD_MANAGER });
+        statusWrites++;
+        break;
+      }
+      case 'addFinalizer':
+      case 'removeFinalizer': {
+        const finalizers = current.metadata.finalizers ?? [];
+        const has = finalizers.includes(action.name);
+        if (has === (action.kind === 'addFinalizer')) break;
+        const next =
+          action.kind === 'addFinalizer' ? [...finalizers, action.name] : finalizers.filter((f) => f !== action.name);
+        current = await cluster.patch(
+          kind,
+          name,
+          {
+            type: 'merge',
+            body: { metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: next } },
+          },
+          namespace,
+          { fieldManager: FIELD_MANAGER },
+        );
+        break;
+      }
+      case 'event':
+        await recordEvent(cluster, current, action, now, reportingInstance);
+        break;
+    }
+  }
+  return { statusWrites };
+}

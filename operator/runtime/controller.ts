@@ -1,0 +1,162 @@
+import type { Logger } from 'pino';
+import { isApiError } from '../../core/cluster/errors.ts';
+import { objectKey, type KindRef, type KubeObject } from '../../core/cluster/objects.ts';
+import type { Cluster } from '../../core/cluster/port.ts';
+import type { Plan } from './actions.ts';
+import { applyPlan } from './applier.ts';
+import type { ControllerMetrics } from './metrics.ts';
+import { WorkQueue } from './work-queue.ts';
+
+/** One controller: a kind, how to observe the world around an object, and a pure planner. */
+export interface ControllerDefinition<R extends KubeObject = KubeObject, O = unknown> {
+  name: string;
+  kind: KindRef;
+  observe(resource: R, cluster: Cluster): Promise<O>;
+  plan(resource: R, observed: O, now: Date): Plan;
+}
+
+export interface ControllerOptions {
+  cluster: Cluster;
+  metrics: ControllerMetrics;
+  logger: Logger;
+  namespace?: string;
+  workers?: number;
+  resyncMs?: number;
+  /** Delay before re-establishing a failed watch. */
+  rewatchMs?: number;
+  now?: () => Date;
+  queue?: Partial<Pick<ConstructorParameters<typeof WorkQueue>[0], 'baseDelayMs' | 'maxDelayMs' | 'qps' | 'burst'>>;
+}
+
+function splitKey(key: string): { namespace?: string; name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/**
+ * Level-triggered reconciliation: events only say which key to look at; every reconcile reads the object
+ * afresh and plans from what is, so a missed event is healed by the next event or the periodic resync.
+ */
+export class Controller<R extends KubeObject = KubeObject, O = unknown> {
+  readonly queue: WorkQueue;
+  readonly #definition: ControllerDefinition<R, O>;
+  readonly #options: Required<Pick<ControllerOptions, 'workers' | 'resyncMs' | 'rewatchMs'>> & ControllerOptions;
+  readonly #abort = new AbortController();
+  #running: Promise<unknown>[] = [];
+  #resyncTimer: NodeJS.Timeout | undefined;
+
+  constructor(definition: ControllerDefinition<R, O>, options: ControllerOptions) {
+    this.#definition = definition;
+    this.#options = {
+      ...options,
+      workers: options.workers ?? 2,
+      resyncMs: options.resyncMs ?? 10 * 60_000,
+      rewatchMs: options.rewatchMs ?? 1_000,
+    };
+    this.queue = new WorkQueue({ name: definition.name, metrics: options.metrics, ...options.queue });
+  }
+
+  get name(): string {
+    return this.#definition.name;
+  }
+
+  start(): void {
+    const { metrics, workers, resyncMs } = this.#options;
+    metrics.maxConcurrent.set({ controller: this.name }, workers);
+    this.#running.push(this.#watchLoop());
+    for (let i = 0; i < workers; i++) this.#running.push(this.#worker());
+    this.#resyncTimer = setInterval(() => void this.resync(), resyncMs);
+    this.#resyncTimer.unref?.();
+  }
+
+  async resync(): Promise<void> {
+    try {
+      const { items } = await this.#options.cluster.list(this.#definition.kind, { namespace: this.#options.namespace });
+      for (const item of items) this.queue.add(objectKey(item));
+    } catch (err) {
+      this.#options.logger.warn({ err, controller: this.name }, 'resync failed');
+    }
+  }
+
+  async #watchLoop(): Promise<void> {
+    const { cluster, logger, namespace, rewatchMs } = this.#options;
+    let resourceVersion: string | undefined;
+    const signal = this.#abort.signal;
+    while (!signal.aborted) {
+      try {
+        for await (const event of cluster.watch(this.#definition.kind, { namespace, resourceVersion, signal })) {
+          resourceVersion = event.object.metadata.resourceVersion;
+          this.queue.add(objectKey(event.object));
+        }
+      } catch (err) {
+        if (isApiError(err, 'Gone')) {
+          // Our place in history is gone: start over from the current state, which re-lists every object.
+          resourceVersion = undefined;
+          continue;
+        }
+        logger.warn({ err, controller: this.name }, 'watch failed; re-establishing');
+      }
+      if (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, rewatchMs));
+    }
+  }
+
+  async #worker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      this.#options.metrics.activeWorkers.inc({ controller: this.name });
+      try {
+        await this.reconcile(key);
+      } finally {
+        this.#options.metrics.activeWorkers.dec({ controller: this.name });
+        this.queue.done(key);
+      }
+    }
+  }
+
+  /** One reconcile of `key`: read, observe, plan, apply; requeue as the outcome or a failure says. */
+  async reconcile(key: string): Promise<void> {
+    const { cluster, metrics, logger } = this.#options;
+    const now = (this.#options.now ?? (() => new Date()))();
+    const started = performance.now();
+    const labels = { controller: this.name };
+    try {
+      const { name, namespace } = splitKey(key);
+      const resource = await cluster.get<R>(this.#definition.kind, name, namespace);
+      if (!resource) {
+        this.queue.forget(key);
+        metrics.reconcileTotal.inc({ ...labels, result: 'success' });
+        return;
+      }
+      const observed = await this.#definition.observe(resource, cluster);
+      const plan = this.#definition.plan(resource, observed, now);
+      await applyPlan(cluster, this.#definition.kind, resource, plan, now);
+      this.queue.forget(key);
+      if (plan.outcome.kind === 'requeueAfter') {
+        this.queue.addAfter(key, plan.outcome.ms);
+        metrics.reconcileTotal.inc({ ...labels, result: 'requeue_after' });
+      } else metrics.reconcileTotal.inc({ ...labels, result: 'success' });
+      logger.debug({ controller: this.name, key, outcome: plan.outcome }, 'reconciled');
+    } catch (err) {
+      if (isApiError(err, 'Conflict')) {
+        // Planned from a stale read: plan again from a fresh one.
+        metrics.reconcileTotal.inc({ ...labels, result: 'requeue' });
+        this.queue.add(key);
+      } else {
+        metrics.reconcileTotal.inc({ ...labels, result: 'error' });
+        metrics.reconcileErrors.inc(labels);
+        logger.error({ err, controller: this.name, key }, 'reconcile failed');
+        this.queue.addRateLimited(key);
+      }
+    } finally {
+      metrics.reconcileTime.observe(labels, (performance.now() - started) / 1000);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#abort.abort();
+    clearInterval(this.#resyncTimer);
+    this.queue.shutdown();
+    await Promise.all(this.#running);
+  }
+}
