@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import cors from '@fastify/cors';
 import type { IncomingMessage } from 'node:http';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -55,7 +55,7 @@ export async function buildApp(options: BuildAppOptions) {
       const sent = req.headers['x-request-id'];
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID().replace(/-/g, '');
     },
-    requestIdLogLabel: 'xRequestID',
+    logController: new LogController({ requestIdLogLabel: 'xRequestID' }),
     childLoggerFactory: ((logger, bindings, childOptions) =>
       logger.child({ ...bindings, sessionId: '' }, childOptions)) satisfies FastifyServerOptions['childLoggerFactory'],
     return503OnClosing: true,

@@ -1,0 +1,59 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { buildApp } from '../api-server/app.ts';
+import { startApiServer } from '../api-server/server.ts';
+import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
+import { applyManifests, loadManifests } from '../core/cluster/manifests.ts';
+import { loadInstanceConfig } from '../core/config/index.ts';
+import { createLogging } from '../core/logging/index.ts';
+import { findKind, validateObject } from '../core/resources/registry.ts';
+import { startOperator } from '../operator/manager.ts';
+import type { EmbeddedArgs } from './args.ts';
+
+export interface RunningEmbedded {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_CONFIG = 'config/stratus.properties';
+
+/** Embedded mode: the file-backed cluster, the controllers and the API server in one process. */
+export async function runEmbedded(args: EmbeddedArgs): Promise<RunningEmbedded> {
+  const dataDir = resolve(args.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const configPath =
+    args.config ?? process.env.STRATUS_CONFIG ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
+  const config = await loadInstanceConfig(configPath);
+  const logging = createLogging({ config, home: process.env.STRATUS_HOME ?? dataDir });
+  const log = logging.forModule('embedded');
+  for (const warning of config.warnings) log.warn(warning);
+
+  const cluster = await openEmbeddedCluster({ dataDir: join(dataDir, 'cluster') });
+  try {
+    for (const dir of args.manifests) {
+      const files = await loadManifests(dir, validateObject);
+      const applied = await applyManifests(cluster, files, (o) => findKind(o.apiVersion, o.kind)!);
+      log.info({ dir, objects: applied.length }, 'applied manifests');
+    }
+  } catch (err) {
+    await cluster.close();
+    throw err;
+  }
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const operator = startOperator({ cluster, registry, logger: logging.forModule('operator') });
+  const app = await buildApp({ cluster, config, registry, logger: logging.forModule('api-server') });
+  const server = await startApiServer(app, args.host, args.port);
+  return {
+    url: server.url,
+    stop: async () => {
+      await server.stop();
+      await operator.stop();
+      await cluster.close();
+      logging.close();
+    },
+  };
+}
