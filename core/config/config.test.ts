@@ -105,3 +105,14 @@ describe('instance configuration', () => {
     expect(closestKey('instance.nme')).toBe('instance.name');
   });
 });
+
+describe('docs/configuration.md', () => {
+  it('documents every key and key pattern', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { resolve } = await import('node:path');
+    const { exactKeys, keyPatterns } = await import('./keys.ts');
+    const docs = await readFile(resolve(import.meta.dirname, '../../docs/configuration.md'), 'utf8');
+    for (const key of [...exactKeys, ...keyPatterns.map((p) => p.template)])
+      expect(docs, key).toContain(`| \`${key}\` |`);
+  });
+});
