@@ -24,6 +24,8 @@ export interface BuildAppOptions {
   /** A pino logger; without one the app does not log (tests, benchmarks). */
   logger?: Logger | false;
   namespace?: string;
+  /** How long one health probe of the resource store answers `/health` (default 1 s). */
+  healthCacheMs?: number;
 }
 
 export interface Endpoint {
@@ -92,6 +94,7 @@ export async function buildApp(options: BuildAppOptions) {
     registry: options.registry ?? new Registry(),
     version: versionInfo(),
     namespace: options.namespace ?? 'default',
+    healthCacheMs: options.healthCacheMs ?? 1_000,
   });
   await app.register(errorsPlugin);
   const origins = options.config.server.corsAllowedOrigins;

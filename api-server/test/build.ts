@@ -34,6 +34,7 @@ export async function build(
     config: parseInstanceConfig(configText, 'test'),
     registry: new Registry(),
     logger,
+    healthCacheMs: 0,
   });
   onTestFinished(async () => {
     await app.close();

@@ -71,20 +71,27 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/.well-known/eo', wellKnown, versions);
   app.get('/.well-known/openeo', wellKnown, versions);
 
+  // Probes and load balancers call /health often; one store round trip per second answers them all.
+  let probe:
+    { at: number; result: Promise<{ status: 'healthy' | 'degraded'; details?: Record<string, string> }> } | undefined;
+  const checkStore = async (log: { warn(o: object, m: string): void }) => {
+    try {
+      await app.stratus.cluster.list(datasetKind, { namespace: app.stratus.namespace });
+      return { status: 'healthy' as const };
+    } catch (err) {
+      log.warn({ err }, 'health: resource store unavailable');
+      const message = err instanceof Error ? err.message : String(err);
+      return { status: 'degraded' as const, details: { resources: `resource store unavailable: ${message}` } };
+    }
+  };
+
   app.get(
     '/health',
     { schema: { summary: 'Health', tags: ['System'], response: { 200: healthStatusSchema } } },
     async (request) => {
-      try {
-        await app.stratus.cluster.list(datasetKind, { namespace: app.stratus.namespace });
-        return { status: 'healthy' as const };
-      } catch (err) {
-        request.log.warn({ err }, 'health: resource store unavailable');
-        return {
-          status: 'degraded' as const,
-          details: { resources: `resource store unavailable: ${err instanceof Error ? err.message : String(err)}` },
-        };
-      }
+      const now = Date.now();
+      if (!probe || now - probe.at >= app.stratus.healthCacheMs) probe = { at: now, result: checkStore(request.log) };
+      return probe.result;
     },
   );
 

@@ -72,3 +72,34 @@ describe('system routes', () => {
     });
   });
 });
+
+describe('health probe cache', () => {
+  it('answers repeated health checks from one store probe within the cache window', async () => {
+    const { mkdtemp, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { Registry } = await import('prom-client');
+    const { openEmbeddedCluster } = await import('../../../core/cluster/embedded/index.ts');
+    const { parseInstanceConfig } = await import('../../../core/config/index.ts');
+    const { buildApp } = await import('../../app.ts');
+    const dataDir = await mkdtemp(join(tmpdir(), 'stratus-health-'));
+    const cluster = await openEmbeddedCluster({ dataDir });
+    let probes = 0;
+    const list = cluster.list.bind(cluster);
+    cluster.list = (async (...args: Parameters<typeof list>) => {
+      probes++;
+      return list(...args);
+    }) as typeof cluster.list;
+    const app = await buildApp({
+      cluster,
+      config: parseInstanceConfig('', 't'),
+      registry: new Registry(),
+      healthCacheMs: 60_000,
+    });
+    for (let i = 0; i < 5; i++) expect((await app.inject({ url: '/health' })).json()).toEqual({ status: 'healthy' });
+    expect(probes).toBe(1);
+    await app.close();
+    await cluster.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+});
