@@ -18,5 +18,8 @@ COPY cmd ./cmd
 RUN mkdir -p /var/lib/stratus && chown 65532:65532 /var/lib/stratus
 USER 65532:65532
 EXPOSE 8000
+COPY manifests ./manifests
+COPY config ./config
 ENTRYPOINT ["node", "cmd/stratus.ts"]
-CMD ["api-server"]
+# Embedded mode until the Kubernetes operator and API server entry points land.
+CMD ["embedded", "--host", "0.0.0.0", "--data-dir", "/var/lib/stratus", "--manifests", "manifests/examples"]
