@@ -9,6 +9,7 @@ import { applyManifests, loadManifests } from '../core/cluster/manifests.ts';
 import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
 import { findKind, validateObject } from '../core/resources/registry.ts';
+import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
 import { startOperator } from '../operator/manager.ts';
 import type { EmbeddedArgs } from './args.ts';
 
@@ -44,7 +45,12 @@ export async function runEmbedded(args: EmbeddedArgs): Promise<RunningEmbedded> 
 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const operator = startOperator({ cluster, registry, logger: logging.forModule('operator') });
+  const operator = startOperator({
+    cluster,
+    registry,
+    logger: logging.forModule('operator'),
+    jobs: new ChildProcessRunner(),
+  });
   const app = await buildApp({ cluster, config, registry, logger: logging.forModule('api-server') });
   const server = await startApiServer(app, args.host, args.port);
   return {

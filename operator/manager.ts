@@ -3,6 +3,10 @@ import type { Registry } from 'prom-client';
 import type { Cluster } from '../core/cluster/port.ts';
 import { dataSourceController } from './controllers/data-source/controller.ts';
 import { datasetController } from './controllers/dataset/controller.ts';
+import { ingestionController } from './controllers/ingestion/controller.ts';
+import type { IngestionPlanOptions } from './controllers/ingestion/plan.ts';
+import type { JobRunner } from './jobs/runner.ts';
+import { objectKey } from '../core/cluster/objects.ts';
 import { Controller, type ControllerDefinition, type ControllerOptions } from './runtime/controller.ts';
 import { controllerMetrics } from './runtime/metrics.ts';
 
@@ -13,6 +17,8 @@ export interface OperatorOptions {
   namespace?: string;
   resyncMs?: number;
   workers?: number;
+  jobs: JobRunner;
+  ingestion?: IngestionPlanOptions;
 }
 
 export interface RunningOperator {
@@ -21,7 +27,9 @@ export interface RunningOperator {
 }
 
 /** Every controller of the operator; one line each. */
-export const controllerDefinitions = [dataSourceController, datasetController] as ControllerDefinition[];
+function controllerDefinitions(options: OperatorOptions): ControllerDefinition[] {
+  return [dataSourceController, datasetController, ingestionController(options.ingestion)] as ControllerDefinition[];
+}
 
 export function startOperator(options: OperatorOptions): RunningOperator {
   const shared: ControllerOptions = {
@@ -31,13 +39,20 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     namespace: options.namespace,
     resyncMs: options.resyncMs,
     workers: options.workers,
+    jobs: options.jobs,
   };
-  const controllers = controllerDefinitions.map((definition) => new Controller(definition, shared));
+  const controllers = controllerDefinitions(options).map((definition) => new Controller(definition, shared));
+  // A worker's progress or end is an event about its owner: reconcile the owner.
+  options.jobs.onChange((job) => {
+    const owner = controllers.find((c) => c.kind === job.owner.kind);
+    owner?.queue.add(objectKey({ metadata: { name: job.owner.name, namespace: job.owner.namespace } }));
+  });
   for (const controller of controllers) controller.start();
   return {
     controllers,
     stop: async () => {
       await Promise.all(controllers.map((c) => c.stop()));
+      await options.jobs.stop();
     },
   };
 }

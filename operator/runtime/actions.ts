@@ -1,4 +1,5 @@
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
+import type { JobSpec } from '../jobs/runner.ts';
 
 /** What a planner asks for. Only the applier turns these into writes, requeues and events. */
 export type Action =
@@ -7,7 +8,9 @@ export type Action =
   | { kind: 'patchStatus'; status: Record<string, unknown> }
   | { kind: 'addFinalizer'; name: string }
   | { kind: 'removeFinalizer'; name: string }
-  | { kind: 'event'; type: 'Normal' | 'Warning'; reason: string; message: string };
+  | { kind: 'event'; type: 'Normal' | 'Warning'; reason: string; message: string }
+  | { kind: 'startJob'; job: Omit<JobSpec, 'owner'> }
+  | { kind: 'cancelJob'; name: string };
 
 /** How a reconcile ends; a decision that skips work says why. */
 export type Outcome = { kind: 'done'; reason: string } | { kind: 'requeueAfter'; ms: number; reason: string };

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster } from '../../core/cluster/port.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import type { Plan } from './actions.ts';
 import { recordEvent } from './events.ts';
 
@@ -21,6 +22,7 @@ export async function applyPlan(
   primary: KubeObject,
   plan: Plan,
   now: Date,
+  jobs?: JobRunner,
   reportingInstance = 'embedded',
 ): Promise<ApplyResult> {
   let current = primary;
@@ -35,7 +37,10 @@ export async function applyPlan(
         await cluster.delete(action.ref, action.name, action.namespace);
         break;
       case 'patchStatus': {
-        const status = { ...action.status, observedGeneration: current.metadata.generation };
+        // Through JSON so that an `undefined` member counts as absent, as it will be once stored.
+        const status = JSON.parse(
+          JSON.stringify({ ...action.status, observedGeneration: current.metadata.generation }),
+        );
         if (isDeepStrictEqual(status, current.status)) break;
         current = await cluster.updateStatus(kind, { ...current, status }, { fieldManager: FIELD_MANAGER });
         statusWrites++;
@@ -62,6 +67,13 @@ export async function applyPlan(
       }
       case 'event':
         await recordEvent(cluster, current, action, now, reportingInstance);
+        break;
+      case 'startJob':
+        if (!jobs) throw new Error('a plan started a job but the controller has no job runner');
+        jobs.start({ ...action.job, owner: { kind, name, namespace } });
+        break;
+      case 'cancelJob':
+        jobs?.cancel(action.name);
         break;
     }
   }

@@ -9,6 +9,7 @@ import { openEmbeddedCluster, type EmbeddedCluster } from '../../core/cluster/em
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { API_VERSION } from '../../core/resources/registry.ts';
+import { ChildProcessRunner } from '../jobs/child-process-runner.ts';
 import { startOperator } from '../manager.ts';
 import { applyPlan } from './applier.ts';
 import { Controller, type ControllerDefinition } from './controller.ts';
@@ -47,7 +48,7 @@ describe('controller runtime', () => {
 
   it('reconciles a DataSource to its status, with an event and controller-runtime metrics', async () => {
     const registry = new Registry();
-    const operator = startOperator({ cluster, registry, logger });
+    const operator = startOperator({ cluster, registry, logger, jobs: new ChildProcessRunner() });
     await cluster.create(dataSourceKind, {
       apiVersion: API_VERSION,
       kind: 'DataSource',

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { isApiError } from '../../core/cluster/errors.ts';
 import { objectKey, type KindRef, type KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster } from '../../core/cluster/port.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import type { Plan } from './actions.ts';
 import { applyPlan } from './applier.ts';
 import type { ControllerMetrics } from './metrics.ts';
@@ -11,7 +12,7 @@ import { WorkQueue } from './work-queue.ts';
 export interface ControllerDefinition<R extends KubeObject = KubeObject, O = unknown> {
   name: string;
   kind: KindRef;
-  observe(resource: R, cluster: Cluster): Promise<O>;
+  observe(resource: R, cluster: Cluster, jobs: JobRunner | undefined): Promise<O>;
   plan(resource: R, observed: O, now: Date): Plan;
 }
 
@@ -19,6 +20,7 @@ export interface ControllerOptions {
   cluster: Cluster;
   metrics: ControllerMetrics;
   logger: Logger;
+  jobs?: JobRunner;
   namespace?: string;
   workers?: number;
   resyncMs?: number;
@@ -58,6 +60,10 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
 
   get name(): string {
     return this.#definition.name;
+  }
+
+  get kind(): KindRef {
+    return this.#definition.kind;
   }
 
   start(): void {
@@ -128,9 +134,9 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
         metrics.reconcileTotal.inc({ ...labels, result: 'success' });
         return;
       }
-      const observed = await this.#definition.observe(resource, cluster);
+      const observed = await this.#definition.observe(resource, cluster, this.#options.jobs);
       const plan = this.#definition.plan(resource, observed, now);
-      await applyPlan(cluster, this.#definition.kind, resource, plan, now);
+      await applyPlan(cluster, this.#definition.kind, resource, plan, now, this.#options.jobs);
       this.queue.forget(key);
       if (plan.outcome.kind === 'requeueAfter') {
         this.queue.addAfter(key, plan.outcome.ms);

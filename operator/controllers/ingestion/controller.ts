@@ -1,0 +1,24 @@
+import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
+import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import type { ControllerDefinition } from '../../runtime/controller.ts';
+import {
+  defaultIngestionPlanOptions,
+  jobNameFor,
+  planIngestion,
+  type IngestionObserved,
+  type IngestionPlanOptions,
+} from './plan.ts';
+
+export function ingestionController(
+  options: IngestionPlanOptions = defaultIngestionPlanOptions,
+): ControllerDefinition<Ingestion, IngestionObserved> {
+  return {
+    name: 'ingestion',
+    kind: ingestionKind,
+    observe: async (run, cluster, jobs) => ({
+      source: await cluster.get<DataSource>(dataSourceKind, run.spec.source, run.metadata.namespace),
+      job: jobs?.get(jobNameFor(run, run.status?.attempt ?? 1)),
+    }),
+    plan: (run, observed, now) => planIngestion(run, observed, now, options),
+  };
+}

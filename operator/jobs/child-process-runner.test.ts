@@ -1,0 +1,95 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KindRef } from '../../core/cluster/objects.ts';
+import { ChildProcessRunner } from './child-process-runner.ts';
+import type { JobState } from './runner.ts';
+
+const owner = {
+  kind: { apiVersion: 'v1', kind: 'X', plural: 'xs', namespaced: true, statusSubresource: true } as KindRef,
+  name: 'x',
+};
+
+function finished(runner: ChildProcessRunner, name: string, timeoutMs = 15_000): Promise<JobState> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not finish`)), timeoutMs);
+    const check = () => {
+      const state = runner.get(name);
+      if (state && state.phase !== 'running') {
+        clearTimeout(timer);
+        resolve(state);
+      }
+    };
+    runner.onChange(check);
+    check();
+  });
+}
+
+describe('child process job runner', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'stratus-runner-'));
+    process.env.STRATUS_WORKER_TASK_MODULES = resolve(import.meta.dirname, '../../test/fixtures/worker/tasks.ts');
+  });
+  afterAll(async () => {
+    delete process.env.STRATUS_WORKER_TASK_MODULES;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs a task in a worker process and relays its progress and result', async () => {
+    const runner = new ChildProcessRunner();
+    const progress: number[] = [];
+    runner.onChange((_job, state) => state.phase === 'running' && state.progress && progress.push(state.progress.done));
+    runner.start({ name: 'count-1', task: 'count', input: { steps: 3, stepMs: 10 }, owner });
+    runner.start({ name: 'count-1', task: 'count', input: { steps: 3, stepMs: 10 }, owner }); // idempotent
+    const state = await finished(runner, 'count-1');
+    expect(state).toMatchObject({ phase: 'succeeded', result: { counted: 3 }, progress: { done: 3, total: 3 } });
+    expect(progress).toEqual([1, 2, 3]);
+  });
+
+  it('cancels cooperatively between units of work', async () => {
+    const runner = new ChildProcessRunner();
+    runner.start({ name: 'count-2', task: 'count', input: { steps: 200, stepMs: 20 }, owner });
+    await new Promise<void>((r) => runner.onChange((_j, s) => (s.progress?.done ?? 0) >= 2 && r()));
+    runner.cancel('count-2');
+    const state = await finished(runner, 'count-2');
+    expect(state.phase).toBe('cancelled');
+    expect(state.progress!.done).toBeLessThan(200);
+  });
+
+  it('kills a worker that ignores cancellation after the grace period', async () => {
+    const runner = new ChildProcessRunner({ cancelGraceMs: 200 });
+    runner.start({ name: 'stubborn', task: 'stubborn', input: null, owner });
+    await new Promise((r) => setTimeout(r, 300));
+    runner.cancel('stubborn');
+    const state = await finished(runner, 'stubborn');
+    expect(state).toMatchObject({
+      phase: 'failed',
+      error: { type: 'WorkerCrashed', message: expect.stringMatching(/SIGKILL/) },
+    });
+  });
+
+  it('reports a crashed worker and an unknown task as failed attempts', async () => {
+    const runner = new ChildProcessRunner();
+    runner.start({ name: 'crash', task: 'crash', input: null, owner });
+    expect(await finished(runner, 'crash')).toMatchObject({
+      phase: 'failed',
+      error: { type: 'WorkerCrashed', message: expect.stringMatching(/exit code 3/) },
+    });
+    runner.start({ name: 'nope', task: 'no-such-task', input: null, owner });
+    expect(await finished(runner, 'nope')).toMatchObject({ phase: 'failed', error: { type: 'UnknownTask' } });
+  });
+
+  it('fails an ingestion whose provider this instance does not have, with a typed error', async () => {
+    const runner = new ChildProcessRunner();
+    runner.start({ name: 'ing', task: 'ingestion', input: { source: 'chirps', provider: 'chirps' }, owner });
+    expect(await finished(runner, 'ing')).toMatchObject({
+      phase: 'failed',
+      error: {
+        type: 'ProviderUnavailable',
+        message: 'No provider named chirps on this instance for data source chirps.',
+      },
+    });
+  });
+});

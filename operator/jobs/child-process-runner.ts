@@ -1,0 +1,89 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { FromWorker, ToWorker } from '../worker/protocol.ts';
+import type { JobRunner, JobSpec, JobState } from './runner.ts';
+
+const WORKER = resolve(import.meta.dirname, '../worker/main.ts');
+
+export interface ChildProcessRunnerOptions {
+  /** How long a cancelled attempt may take to stop before it is killed. */
+  cancelGraceMs?: number;
+  now?: () => Date;
+}
+
+/** The embedded job runner: one forked worker process per attempt, the same code a Kubernetes Job runs. */
+export class ChildProcessRunner implements JobRunner {
+  readonly #states = new Map<string, JobState>();
+  readonly #children = new Map<string, ChildProcess>();
+  readonly #listeners: ((job: JobSpec, state: JobState) => void)[] = [];
+  readonly #grace: number;
+  readonly #now: () => Date;
+
+  constructor(options: ChildProcessRunnerOptions = {}) {
+    this.#grace = options.cancelGraceMs ?? 10_000;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  onChange(listener: (job: JobSpec, state: JobState) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  get(name: string): JobState | undefined {
+    const state = this.#states.get(name);
+    return state ? structuredClone(state) : undefined;
+  }
+
+  start(job: JobSpec): void {
+    if (this.#states.has(job.name)) return;
+    const state: JobState = { name: job.name, phase: 'running', startedAt: this.#now().toISOString() };
+    this.#states.set(job.name, state);
+    const child = fork(WORKER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
+    this.#children.set(job.name, child);
+    const finish = (update: Partial<JobState>) => {
+      if (state.phase !== 'running') return;
+      Object.assign(state, update, { finishedAt: this.#now().toISOString() });
+      this.#emit(job, state);
+    };
+    child.on('message', (message: FromWorker) => {
+      if (message.type === 'progress') {
+        state.progress = { done: message.done, total: message.total, message: message.message };
+        this.#emit(job, state);
+      } else if (message.type === 'result') finish({ phase: 'succeeded', result: message.value });
+      else if (message.type === 'error')
+        finish({ phase: 'failed', error: { type: message.errorType, message: message.message } });
+      else if (message.type === 'cancelled') finish({ phase: 'cancelled' });
+    });
+    child.on('exit', (code, signal) => {
+      this.#children.delete(job.name);
+      const why = signal ? `signal ${signal}` : `exit code ${code}`;
+      finish({ phase: 'failed', error: { type: 'WorkerCrashed', message: `the worker process ended with ${why}` } });
+    });
+    child.on('error', (err) => finish({ phase: 'failed', error: { type: 'WorkerCrashed', message: err.message } }));
+    child.send({ type: 'start', task: job.task, input: job.input } satisfies ToWorker);
+    this.#emit(job, state);
+  }
+
+  cancel(name: string): void {
+    const child = this.#children.get(name);
+    if (!child) return;
+    child.send({ type: 'cancel' } satisfies ToWorker);
+    const timer = setTimeout(() => child.kill('SIGKILL'), this.#grace);
+    timer.unref();
+    child.once('exit', () => clearTimeout(timer));
+  }
+
+  #emit(job: JobSpec, state: JobState): void {
+    for (const listener of this.#listeners) listener(job, structuredClone(state));
+  }
+
+  async stop(): Promise<void> {
+    const exits = [...this.#children.entries()].map(
+      ([name, child]) =>
+        new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          this.cancel(name);
+        }),
+    );
+    await Promise.all(exits);
+  }
+}

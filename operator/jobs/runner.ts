@@ -1,0 +1,36 @@
+import type { KindRef } from '../../core/cluster/objects.ts';
+
+export interface JobProgress {
+  done: number;
+  total: number;
+  message?: string;
+}
+
+export interface JobState {
+  name: string;
+  phase: 'running' | 'succeeded' | 'failed' | 'cancelled';
+  startedAt: string;
+  finishedAt?: string;
+  progress?: JobProgress;
+  result?: unknown;
+  error?: { type: string; message: string };
+}
+
+export interface JobSpec {
+  /** Unique per attempt, e.g. `<run>-a<attempt>`: starting the same name twice starts it once. */
+  name: string;
+  task: string;
+  input: unknown;
+  owner: { kind: KindRef; name: string; namespace?: string };
+}
+
+/** Runs worker attempts for the controllers: child processes in embedded mode, batch/v1 Jobs on Kubernetes. */
+export interface JobRunner {
+  start(job: JobSpec): void;
+  get(name: string): JobState | undefined;
+  /** Asks the attempt to stop between units of work; it is killed after a grace period if it does not. */
+  cancel(name: string): void;
+  /** Called whenever an attempt changes state or reports progress, with its owner. */
+  onChange(listener: (job: JobSpec, state: JobState) => void): void;
+  stop(): Promise<void>;
+}

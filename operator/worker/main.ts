@@ -1,0 +1,48 @@
+/**
+ * The worker entry point: runs one task attempt. Forked by the embedded job runner (messages over IPC), or
+ * started as a Kubernetes Job container with `--task NAME --input JSON` (messages as JSON lines on stdout).
+ */
+import { parseArgs } from 'node:util';
+import { Cancelled, TaskError, type FromWorker, type ToWorker } from './protocol.ts';
+import { loadTask } from './tasks.ts';
+
+const viaIpc = typeof process.send === 'function';
+const send = (message: FromWorker) => (viaIpc ? process.send!(message) : console.log(JSON.stringify(message)));
+const controller = new AbortController();
+
+async function run(task: string, input: unknown): Promise<void> {
+  const implementation = await loadTask(task);
+  if (!implementation) {
+    send({ type: 'error', errorType: 'UnknownTask', message: `no task named ${task}` });
+    return;
+  }
+  try {
+    const value = await implementation(input, {
+      signal: controller.signal,
+      throwIfCancelled: () => {
+        if (controller.signal.aborted) throw new Cancelled();
+      },
+      progress: (done, total, message) => send({ type: 'progress', done, total, message }),
+    });
+    send({ type: 'result', value: value ?? null });
+  } catch (err) {
+    if (err instanceof Cancelled) send({ type: 'cancelled' });
+    else if (err instanceof TaskError) send({ type: 'error', errorType: err.type, message: err.message });
+    else send({ type: 'error', errorType: 'WorkerError', message: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+if (viaIpc) {
+  process.on('message', (message: ToWorker) => {
+    if (message.type === 'cancel') controller.abort();
+    if (message.type === 'start') void run(message.task, message.input).then(() => process.disconnect());
+  });
+} else {
+  const { values } = parseArgs({ options: { task: { type: 'string' }, input: { type: 'string', default: 'null' } } });
+  if (!values.task) {
+    console.error('usage: node operator/worker/main.ts --task NAME [--input JSON]');
+    process.exit(2);
+  }
+  process.once('SIGTERM', () => controller.abort());
+  await run(values.task, JSON.parse(values.input));
+}
