@@ -83,3 +83,13 @@ describe('generated CRDs', () => {
     });
   });
 });
+
+describe('docs/resources.md', () => {
+  it('is the reference generated from the schemas', async () => {
+    const { renderReference } = await import('./reference.ts');
+    const committed = await readFile(resolve(crdsDir, '../docs/resources.md'), 'utf8');
+    expect(committed, 'docs/resources.md drifted from core/resources; run `make crds`').toBe(
+      renderReference(resourceKinds),
+    );
+  });
+});
