@@ -113,3 +113,18 @@ export const artifactVersionSchema = z
       .describe('Stable machine identifier of the releasing authority.'),
   })
   .describe('Release identity (authority, value).');
+
+/** What a dataset says about its values: shared by a DataSource (the template) and the Datasets made from it. */
+export const datasetDescriptionFields = {
+  shortName: z.string().optional().describe('Short display name.'),
+  description: z.string().optional().describe('What the values mean, with caveats.'),
+  itemType: z.enum(['coverage', 'feature']).default('coverage').describe('coverage (raster) or feature (vector).'),
+  variable: z.string().optional().describe('Primary raster variable.'),
+  periodType: periodType.optional(),
+  units: z.string().optional().describe('Units of the primary variable.'),
+  resolution: z.string().optional().describe('Native spatial resolution summary.'),
+  sourceName: z.string().optional().describe('Upstream source name.'),
+  sourceUrl: z.string().optional().describe('Upstream source URL.'),
+  license,
+  licenseUrl: z.string().optional().describe('URL of the license text.'),
+};

@@ -1,21 +1,11 @@
 import { z } from 'zod';
-import { freeForm, license, periodType, statusBase } from '../common.ts';
+import { datasetDescriptionFields, freeForm, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 
 export const dataSourceSpecSchema = z
   .object({
     datasetName: z.string().min(1).describe('Full display name of datasets made from this source.'),
-    shortName: z.string().optional().describe('Short display name.'),
-    description: z.string().optional().describe('What the values mean, with caveats.'),
-    itemType: z.enum(['coverage', 'feature']).default('coverage').describe('coverage (raster) or feature (vector).'),
-    variable: z.string().optional().describe('Primary raster variable.'),
-    periodType: periodType.optional(),
-    units: z.string().optional().describe('Units of the primary variable.'),
-    resolution: z.string().optional().describe('Native spatial resolution summary.'),
-    sourceName: z.string().optional().describe('Upstream source name.'),
-    sourceUrl: z.string().optional().describe('Upstream source URL.'),
-    license,
-    licenseUrl: z.string().optional().describe('URL of the license text.'),
+    ...datasetDescriptionFields,
     provider: z
       .object({
         name: z.string().min(1).describe('Provider implementation, e.g. chirps, era5-land, worldpop, sample.'),

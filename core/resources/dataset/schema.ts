@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bbox, coverageSchema, dateTime, license, periodType, statusBase } from '../common.ts';
+import { bbox, coverageSchema, datasetDescriptionFields, dateTime, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 
 export const artifactFormat = z
@@ -10,17 +10,7 @@ export const datasetSpecSchema = z
   .object({
     source: z.string().min(1).describe('Name of the DataSource this dataset was created from.'),
     datasetName: z.string().min(1).describe('Full display name.'),
-    shortName: z.string().optional().describe('Short display name.'),
-    description: z.string().optional().describe('What the values mean, with caveats.'),
-    itemType: z.enum(['coverage', 'feature']).default('coverage').describe('coverage (raster) or feature (vector).'),
-    variable: z.string().optional().describe('Primary raster variable.'),
-    periodType: periodType.optional(),
-    units: z.string().optional().describe('Units of the primary variable.'),
-    resolution: z.string().optional().describe('Native spatial resolution summary.'),
-    sourceName: z.string().optional().describe('Upstream source name.'),
-    sourceUrl: z.string().optional().describe('Upstream source URL.'),
-    license,
-    licenseUrl: z.string().optional().describe('URL of the license text.'),
+    ...datasetDescriptionFields,
     format: artifactFormat.default('zarr'),
     zarrVersion: z
       .union([z.literal(2), z.literal(3)], { message: 'must be 2 or 3' })
