@@ -8,7 +8,7 @@ export interface RunningServer {
 export interface ListeningApp {
   listen(options: { host: string; port: number }): Promise<string>;
   close(): PromiseLike<unknown>;
-  server: { closeAllConnections(): void };
+  server: { closeAllConnections(): void; closeIdleConnections(): void };
   log: { warn(object: object, message: string): void };
 }
 
@@ -25,7 +25,10 @@ export async function startApiServer(app: ListeningApp, host: string, port: numb
           resolve();
         }, deadlineMs);
       });
+      // A keep-alive connection that was busy when closing began turns idle later: close it as soon as it does.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
       await Promise.race([app.close(), deadline]);
+      clearInterval(sweep);
       clearTimeout(timer);
     },
   };

@@ -93,3 +93,33 @@ describe('child process job runner', () => {
     });
   });
 });
+
+describe('worker entry point as a Job container', () => {
+  it('runs one task from --task and --input and reports JSON lines on stdout, failing the container when the task fails', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const result = spawnSync(
+      process.execPath,
+      [
+        resolve(import.meta.dirname, '../worker/main.ts'),
+        '--task',
+        'ingestion',
+        '--input',
+        '{"source":"era5","provider":"era5-land"}',
+      ],
+      { encoding: 'utf8', env: { ...process.env, STRATUS_WORKER_TASK_MODULES: '' } },
+    );
+    expect(result.status).toBe(1);
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      {
+        type: 'error',
+        errorType: 'ProviderUnavailable',
+        message: 'No provider named era5-land on this instance for data source era5.',
+      },
+    ]);
+  });
+});

@@ -10,11 +10,12 @@ const viaIpc = typeof process.send === 'function';
 const send = (message: FromWorker) => (viaIpc ? process.send!(message) : console.log(JSON.stringify(message)));
 const controller = new AbortController();
 
-async function run(task: string, input: unknown): Promise<void> {
+/** Runs the task and returns whether it succeeded. */
+async function run(task: string, input: unknown): Promise<boolean> {
   const implementation = await loadTask(task);
   if (!implementation) {
     send({ type: 'error', errorType: 'UnknownTask', message: `no task named ${task}` });
-    return;
+    return false;
   }
   try {
     const value = await implementation(input, {
@@ -25,10 +26,12 @@ async function run(task: string, input: unknown): Promise<void> {
       progress: (done, total, message) => send({ type: 'progress', done, total, message }),
     });
     send({ type: 'result', value: value ?? null });
+    return true;
   } catch (err) {
     if (err instanceof Cancelled) send({ type: 'cancelled' });
     else if (err instanceof TaskError) send({ type: 'error', errorType: err.type, message: err.message });
     else send({ type: 'error', errorType: 'WorkerError', message: err instanceof Error ? err.message : String(err) });
+    return false;
   }
 }
 
@@ -44,5 +47,6 @@ if (viaIpc) {
     process.exit(2);
   }
   process.once('SIGTERM', () => controller.abort());
-  await run(values.task, JSON.parse(values.input));
+  // A Job's pod must fail when the attempt fails, so that the Job's own backoff and status see it.
+  process.exitCode = (await run(values.task, JSON.parse(values.input))) ? 0 : 1;
 }
