@@ -253,6 +253,25 @@ export function clusterContract(name: string, setup: () => Promise<ContractSetup
       expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED a', 'MODIFIED a']);
     });
 
+    it('shows a label-filtered watch an object entering and leaving the selection', async () => {
+      await cluster.create(kind, widget('a', {}, { tier: 'gold' }));
+      const { resourceVersion } = await cluster.list(kind, { namespace: ns });
+      await cluster.patch(kind, 'a', { type: 'merge', body: { metadata: { labels: { tier: 'silver' } } } }, ns);
+      await cluster.patch(kind, 'a', { type: 'merge', body: { metadata: { labels: { tier: 'gold' } } } }, ns);
+      await cluster.patch(kind, 'a', { type: 'merge', body: { spec: { size: 7 } } }, ns);
+      const controller = new AbortController();
+      const events = await collect(
+        cluster.watch(kind, { namespace: ns, labelSelector: 'tier=gold', resourceVersion, signal: controller.signal }),
+        3,
+      );
+      controller.abort();
+      expect(events.map((e) => `${e.type} ${e.object.metadata.labels?.tier}`)).toEqual([
+        'DELETED silver',
+        'ADDED gold',
+        'MODIFIED gold',
+      ]);
+    });
+
     it('keeps an object with a finalizer until the finalizer is removed', async () => {
       await cluster.create(kind, { ...widget('a'), metadata: { name: 'a', namespace: ns, finalizers: ['x/hold'] } });
       const deleting = await cluster.delete(kind, 'a', ns);

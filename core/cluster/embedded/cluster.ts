@@ -32,12 +32,21 @@ const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DEFAULT_NAMESPACE = 'default';
 
+/** A change as retained for watches, with the labels the object had before it (for selector transitions). */
+interface HistoryEntry {
+  rv: number;
+  event: WatchEvent;
+  previousLabels: Record<string, string> | undefined;
+}
+
+type WatchFilter = { namespace?: string; selector: ReturnType<typeof parseLabelSelector> };
+
 interface KindState {
   ref: KindRef;
   objects: Map<string, KubeObject>;
   /** The stored JSON of each object: reads parse it, which is cheaper than deep-cloning the object. */
   texts: Map<string, string>;
-  history: { rv: number; event: WatchEvent }[];
+  history: HistoryEntry[];
   /** Highest resourceVersion no longer replayable: watches from below it get 410. */
   expiredBelow: number;
   watchers: Set<{ queue: WatchQueue; namespace?: string; selector: ReturnType<typeof parseLabelSelector> }>;
@@ -186,6 +195,7 @@ export class FileCluster implements EmbeddedCluster {
     const rv = ++this.#resourceVersion;
     object.metadata.resourceVersion = String(rv);
     const { namespace, name } = object.metadata;
+    const previousLabels = state.objects.get(objectKeyOf(namespace, name))?.metadata.labels;
     const path = this.#objectPath(state.ref, namespace, name);
     if (type === 'DELETED') {
       // The counter file keeps resourceVersions monotonic across restarts once the newest object is gone.
@@ -199,19 +209,38 @@ export class FileCluster implements EmbeddedCluster {
       state.objects.set(objectKeyOf(namespace, name), object);
       state.texts.set(objectKeyOf(namespace, name), text);
     }
-    this.#publish(state, rv, { type, object });
+    this.#publish(state, { rv, event: { type, object }, previousLabels });
     return structuredClone(object);
   }
 
-  #publish(state: KindState, rv: number, event: WatchEvent): void {
-    state.history.push({ rv, event });
+  #publish(state: KindState, entry: HistoryEntry): void {
+    state.history.push(entry);
     if (state.history.length > this.#historyLimit) state.expiredBelow = state.history.shift()!.rv;
     for (const watcher of state.watchers) {
-      if (this.#matches(event.object, watcher)) watcher.queue.push(structuredClone(event));
+      const event = this.#eventFor(entry, watcher);
+      if (event) watcher.queue.push(event);
     }
   }
 
-  #matches(object: KubeObject, filter: { namespace?: string; selector: ReturnType<typeof parseLabelSelector> }) {
+  /**
+   * What a filtered watcher sees of a change, as on the API server: an object whose labels start matching
+   * arrives as ADDED, one whose labels stop matching leaves as DELETED.
+   */
+  #eventFor(entry: HistoryEntry, filter: WatchFilter): WatchEvent | undefined {
+    const { event } = entry;
+    const now = this.#matches(event.object, filter);
+    if (event.type !== 'MODIFIED') return now ? structuredClone(event) : undefined;
+    const before = this.#matches(
+      { metadata: { ...event.object.metadata, labels: entry.previousLabels } } as KubeObject,
+      filter,
+    );
+    if (now && before) return structuredClone(event);
+    if (now) return { type: 'ADDED', object: structuredClone(event.object) };
+    if (before) return { type: 'DELETED', object: structuredClone(event.object) };
+    return undefined;
+  }
+
+  #matches(object: KubeObject, filter: WatchFilter) {
     return (
       (filter.namespace === undefined || object.metadata.namespace === filter.namespace) &&
       matchesLabels(filter.selector, object.metadata.labels)
@@ -444,8 +473,9 @@ export class FileCluster implements EmbeddedCluster {
         if (this.#matches(object, filter)) watcher.queue.push({ type: 'ADDED', object: structuredClone(object) });
       }
     } else {
-      for (const { rv, event } of state.history) {
-        if (rv > from && this.#matches(event.object, filter)) watcher.queue.push(structuredClone(event));
+      for (const entry of state.history) {
+        const event = entry.rv > from ? this.#eventFor(entry, filter) : undefined;
+        if (event) watcher.queue.push(event);
       }
     }
     state.watchers.add(watcher);
