@@ -28,16 +28,7 @@ export const conditionSchema = z
   .describe('A condition of the resource, per KEP-1623.');
 
 export type Condition = z.infer<typeof conditionSchema>;
-export type ConditionStatus = Condition['status'];
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
-
-export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
-  return conditions?.find((c) => c.type === type);
-}
-
-export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
-  return findCondition(conditions, type)?.status === 'True';
-}
 
 /**
  * Returns a new list with `input` set. `lastTransitionTime` moves only when the status changes, so a
@@ -57,25 +48,4 @@ export function setCondition(
   if (index >= 0) list[index] = next;
   else list.push(next);
   return list;
-}
-
-export function removeCondition(conditions: readonly Condition[] | undefined, type: string): Condition[] {
-  return (conditions ?? []).filter((c) => c.type !== type);
-}
-
-/** Same conditions ignoring lastTransitionTime order effects: used to skip no-op status writes. */
-export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly Condition[] | undefined): boolean {
-  const left = a ?? [];
-  const right = b ?? [];
-  if (left.length !== right.length) return false;
-  return left.every((c) => {
-    const other = findCondition(right, c.type);
-    return (
-      other !== undefined &&
-      other.status === c.status &&
-      other.reason === c.reason &&
-      other.message === c.message &&
-      other.observedGeneration === c.observedGeneration
-    );
-  });
 }

@@ -14,6 +14,7 @@ import { startOperator } from '../manager.ts';
 import { applyPlan } from './applier.ts';
 import { Controller, type ControllerDefinition } from './controller.ts';
 import { controllerMetrics } from './metrics.ts';
+import { eventually } from '../../test/support/eventually.ts';
 
 const thingKind: KindRef = {
   apiVersion: 'test.stratus.dev/v1',
@@ -24,19 +25,11 @@ const thingKind: KindRef = {
 };
 const logger = pino({ level: process.env.TEST_LOG ?? 'silent' });
 
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('controller runtime', () => {
   let dataDir: string;
   let cluster: EmbeddedCluster;
+  const createThing = (spec: Record<string, unknown> = {}) =>
+    cluster.create(thingKind, { apiVersion: thingKind.apiVersion, kind: 'Thing', metadata: { name: 'a' }, spec });
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'stratus-controller-'));
     cluster = await openEmbeddedCluster({ dataDir });
@@ -80,12 +73,7 @@ describe('controller runtime', () => {
   });
 
   it('skips status writes that change nothing', async () => {
-    const created = await cluster.create(thingKind, {
-      apiVersion: thingKind.apiVersion,
-      kind: 'Thing',
-      metadata: { name: 'a' },
-      spec: {},
-    });
+    const created = await createThing();
     const plan = {
       actions: [{ kind: 'patchStatus' as const, status: { phase: 'ok' } }],
       outcome: { kind: 'done' as const, reason: 'test' },
@@ -100,12 +88,7 @@ describe('controller runtime', () => {
   });
 
   it('records a repeated event once, counting the repeats', async () => {
-    const created = await cluster.create(thingKind, {
-      apiVersion: thingKind.apiVersion,
-      kind: 'Thing',
-      metadata: { name: 'a' },
-      spec: {},
-    });
+    const created = await createThing();
     const plan = {
       actions: [{ kind: 'event' as const, type: 'Normal' as const, reason: 'Tested', message: 'same' }],
       outcome: { kind: 'done' as const, reason: 't' },
@@ -118,12 +101,7 @@ describe('controller runtime', () => {
   });
 
   it('re-plans from a fresh read when its status write meets a conflict', async () => {
-    await cluster.create(thingKind, {
-      apiVersion: thingKind.apiVersion,
-      kind: 'Thing',
-      metadata: { name: 'a' },
-      spec: { n: 1 },
-    });
+    await createThing({ n: 1 });
     let observations = 0;
     const definition: ControllerDefinition<KubeObject<{ n: number }>, number> = {
       name: 'thing',
@@ -159,12 +137,7 @@ describe('controller runtime', () => {
   });
 
   it('converges on the periodic resync even when no event says anything changed', async () => {
-    await cluster.create(thingKind, {
-      apiVersion: thingKind.apiVersion,
-      kind: 'Thing',
-      metadata: { name: 'a' },
-      spec: {},
-    });
+    await createThing();
     let outside = 'before';
     const definition: ControllerDefinition<KubeObject, string> = {
       name: 'resync',
@@ -195,12 +168,7 @@ describe('controller runtime', () => {
   });
 
   it('backs off and retries a reconcile that fails', async () => {
-    await cluster.create(thingKind, {
-      apiVersion: thingKind.apiVersion,
-      kind: 'Thing',
-      metadata: { name: 'a' },
-      spec: {},
-    });
+    await createThing();
     let calls = 0;
     // The plan must be idempotent, as every real one is: a status that changed each pass would loop forever.
     const definition: ControllerDefinition<KubeObject, string> = {

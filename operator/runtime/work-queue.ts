@@ -103,10 +103,6 @@ export class WorkQueue {
     this.addAfter(key, this.nextDelay(key));
   }
 
-  failures(key: string): number {
-    return this.#failures.get(key) ?? 0;
-  }
-
   forget(key: string): void {
     this.#failures.delete(key);
   }

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isApiError } from '../../core/cluster/errors.ts';
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../core/cluster/port.ts';
+import { eventually } from '../support/eventually.ts';
 
 export interface ContractSetup {
   cluster: Cluster;
@@ -25,16 +26,6 @@ export const widgetKind: KindRef = {
 };
 export const gadgetKind: KindRef = { ...widgetKind, kind: 'Gadget', plural: 'gadgets' };
 
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met before the deadline');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
@@ -44,15 +35,13 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the call to fail');
 }
 
-async function collect(iterable: AsyncIterable<WatchEvent>, count: number, timeoutMs = 10_000): Promise<WatchEvent[]> {
+/** The first `count` events of a watch; a watch that falls short is caught by the test's own timeout. */
+async function collect(iterable: AsyncIterable<WatchEvent>, count: number): Promise<WatchEvent[]> {
   const events: WatchEvent[] = [];
-  const timer = setTimeout(() => undefined, timeoutMs);
-  const deadline = Date.now() + timeoutMs;
   for await (const event of iterable) {
     events.push(event);
-    if (events.length >= count || Date.now() > deadline) break;
+    if (events.length >= count) break;
   }
-  clearTimeout(timer);
   return events;
 }
 

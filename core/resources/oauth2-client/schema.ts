@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { freeForm, secretKeyRef, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 
-export const REGISTRAR_CLIENT_ID = 'system-dcr-registrar-client';
-
 export const clientAuthenticationMethod = z.enum(
   ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'],
   { message: 'must be one of client_secret_basic, client_secret_post, client_secret_jwt, private_key_jwt, none' },

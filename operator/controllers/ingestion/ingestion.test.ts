@@ -10,16 +10,16 @@ import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion
 import { API_VERSION, validateObject } from '../../../core/resources/registry.ts';
 import { ChildProcessRunner } from '../../jobs/child-process-runner.ts';
 import { startOperator, type RunningOperator } from '../../manager.ts';
+import { eventually } from '../../../test/support/eventually.ts';
 
-async function until(cluster: EmbeddedCluster, name: string, done: (run: Ingestion) => boolean, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const run = await cluster.get<Ingestion>(ingestionKind, name, 'default');
-    if (run && done(run)) return run;
-    if (Date.now() > deadline) throw new Error(`run ${name}: ${JSON.stringify(run?.status)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = (cluster: EmbeddedCluster, name: string, done: (run: Ingestion) => boolean) =>
+  eventually(
+    async () => {
+      const run = await cluster.get<Ingestion>(ingestionKind, name, 'default');
+      return run && done(run) ? run : undefined;
+    },
+    { timeoutMs: 20_000 },
+  );
 
 describe('ingestion runs end to end (embedded)', () => {
   let dataDir: string;
