@@ -22,7 +22,7 @@ DEPS_STAMP := node_modules/.stratus-installed
 DATA_DIR   ?= $(CURDIR)/.data
 PORT       ?= 8000
 
-.PHONY: help node deps run test unit lint typecheck crds verify bench e2e image clean
+.PHONY: help node deps interop-tools run test unit lint typecheck crds verify bench e2e image clean
 
 help:
 	@echo "make run        start the embedded operator, job runner and API server on localhost:$(PORT)"
@@ -50,6 +50,10 @@ $(DEPS_STAMP): package.json package-lock.json $(NODE_STAMP)
 
 deps: $(DEPS_STAMP)
 
+# Independent readers (Python xarray/zarr/rioxarray, GDAL) from Debian for the interop tests.
+interop-tools:
+	@bash scripts/install-interop-tools.sh
+
 run: $(DEPS_STAMP)
 	node cmd/stratus.ts embedded --data-dir $(DATA_DIR) --manifests manifests/examples --port $(PORT)
 
@@ -66,7 +70,7 @@ crds: $(DEPS_STAMP)
 verify: $(DEPS_STAMP)
 	node scripts/generate-crds.ts --check
 
-unit: $(DEPS_STAMP)
+unit: $(DEPS_STAMP) interop-tools
 	npx vitest run
 
 test: $(DEPS_STAMP)

@@ -1,10 +1,18 @@
+import type { RasterProvider } from './raster.ts';
+import { sampleProvider } from './sample.ts';
+
 /**
- * Names of the provider implementations this build carries (`DataSource.spec.provider.name`). A DataSource
- * naming any other provider is valid but not ingestable here. The providers (chirps, era5-land, worldpop,
- * sample) arrive with the raster datasets work; each adds its name here when it lands.
+ * The provider implementations this build carries, by `DataSource.spec.provider.name`. A DataSource naming any
+ * other provider is valid but not ingestable here.
  */
-export const availableProviders: readonly string[] = [];
+const providers: ReadonlyMap<string, RasterProvider> = new Map([sampleProvider].map((p) => [p.name, p]));
+
+export const availableProviders: readonly string[] = [...providers.keys()];
 
 export function isProviderAvailable(name: string): boolean {
-  return availableProviders.includes(name);
+  return providers.has(name);
+}
+
+export function rasterProvider(name: string): RasterProvider | undefined {
+  return providers.get(name);
 }

@@ -1,0 +1,54 @@
+import { ProviderError, gridCovering, type RasterProvider } from './raster.ts';
+
+/**
+ * The offline `sample` provider: a deterministic synthetic daily field over the requested extent, so that a
+ * laptop or a demo has real stored data with no network. Values lie in [0, 100): a seasonal wave that moves
+ * with longitude and latitude, plus per-cell noise from a hash of (seed, cell, day). Same inputs, same values.
+ */
+
+function hash(seed: number, a: number, b: number, c: number): number {
+  let h = (seed ^ 0x9e3779b9) >>> 0;
+  for (const v of [a, b, c]) {
+    h = Math.imul(h ^ (v >>> 0), 0x85ebca6b) >>> 0;
+    h = (h ^ (h >>> 13)) >>> 0;
+    h = Math.imul(h, 0xc2b2ae35) >>> 0;
+    h = (h ^ (h >>> 16)) >>> 0;
+  }
+  return h / 2 ** 32;
+}
+
+/** The sample value of the cell at (lon, lat), row j and column i, on the day `day` (days since 1970-01-01). */
+export function sampleValue(seed: number, lon: number, lat: number, j: number, i: number, day: number): number {
+  const season = Math.sin((2 * Math.PI * day) / 365.25 + lon * 0.5) * Math.cos(lat * 0.15);
+  const value = 50 + 35 * season + 10 * (hash(seed, j, i, day) - 0.5);
+  return Math.min(99.99, Math.max(0, value));
+}
+
+function numberParameter(parameters: Record<string, unknown>, name: string, fallback: number): number {
+  const value = parameters[name] ?? fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new ProviderError('InvalidParameters', `sample provider: parameter ${name} must be a number`);
+  return value;
+}
+
+export const sampleProvider: RasterProvider = {
+  name: 'sample',
+  open: async ({ parameters, bbox }) => {
+    const seed = numberParameter(parameters, 'seed', 42);
+    const resolution = numberParameter(parameters, 'resolution', 0.05);
+    if (resolution <= 0 || resolution > 10)
+      throw new ProviderError('InvalidParameters', 'sample provider: resolution must be in (0, 10] degrees');
+    const grid = gridCovering(bbox, resolution);
+    return {
+      grid,
+      read: async (period) => {
+        const day = Math.floor(period.start.getTime() / 86_400_000);
+        const values = new Float32Array(grid.lat.length * grid.lon.length);
+        for (let j = 0; j < grid.lat.length; j++)
+          for (let i = 0; i < grid.lon.length; i++)
+            values[j * grid.lon.length + i] = sampleValue(seed, grid.lon[i]!, grid.lat[j]!, j, i, day);
+        return values;
+      },
+    };
+  },
+};

@@ -1,0 +1,48 @@
+import { join, sep } from 'node:path';
+
+/**
+ * Where a dataset's files live under the storage root:
+ *   datasets/<id>/versions/<version>/   complete, immutable materializations (readers are served these)
+ *   datasets/<id>/staging/<version>/    a materialization being written; never served
+ * A version directory appears by one rename of its complete staging directory.
+ */
+
+/** Names the store accepts for datasets and versions: DNS-1123-like, so they are safe as one path segment. */
+const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+export function isSafeName(name: string): boolean {
+  return NAME.test(name) && !name.includes('..');
+}
+
+function checked(name: string): string {
+  if (!isSafeName(name)) throw new Error(`not a safe store name: ${JSON.stringify(name)}`);
+  return name;
+}
+
+export const datasetDir = (root: string, id: string) => join(root, 'datasets', checked(id));
+export const versionsDir = (root: string, id: string) => join(datasetDir(root, id), 'versions');
+export const stagingDir = (root: string, id: string) => join(datasetDir(root, id), 'staging');
+export const versionDir = (root: string, id: string, version: string) => join(versionsDir(root, id), checked(version));
+
+/** The store path of a version relative to the storage root, as recorded in the Dataset's status. */
+export const versionPath = (id: string, version: string) =>
+  ['datasets', checked(id), 'versions', checked(version)].join('/');
+
+/** A version id that sorts by creation time and names the attempt that wrote it. */
+export function newVersionId(now: Date, attempt: number): string {
+  return `${now.toISOString().replace(/[-:]/g, '').replace('.', '').toLowerCase()}-a${attempt}`;
+}
+
+/**
+ * Resolves a client-supplied key (`a/b/.zarray`) under `base`, or returns undefined when any segment could
+ * escape it: empty, `.`, `..`, backslashes, NUL, or percent-decoded separators. Callers answer 400 then.
+ */
+export function resolveKey(base: string, key: string): string | undefined {
+  if (key === '') return base;
+  const segments = key.split('/');
+  for (const segment of segments) {
+    if (segment === '' || segment === '.' || segment === '..') return undefined;
+    if (/[\\\0]/.test(segment) || segment.includes(sep)) return undefined;
+  }
+  return join(base, ...segments);
+}

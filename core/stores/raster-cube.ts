@@ -1,0 +1,227 @@
+import { cfTimeUnit, formatPeriod, type Period, type PeriodType } from '../periods/index.ts';
+import type { RasterGrid } from '../providers/raster.ts';
+import type { Compressor } from './zarr/codecs.ts';
+import { gridMappingAttributes, WGS84_WKT } from './zarr/crs.ts';
+import { ZarrV2GroupWriter, type ArrayDeclaration } from './zarr/v2.ts';
+
+/** What a raster cube holds: one variable over (time, lat, lon) on a north-up EPSG:4326 grid. */
+export interface RasterCubeDescription {
+  variable: string;
+  units?: string;
+  longName?: string;
+  periodType: PeriodType;
+  periods: Period[];
+  grid: RasterGrid;
+  /** Global attributes (title, source, license, ...). */
+  attributes: Record<string, unknown>;
+  compressor?: Compressor | null;
+}
+
+export interface Coverage {
+  spatial: { xmin: number; ymin: number; xmax: number; ymax: number };
+  temporal: { start: string | null; end: string | null };
+}
+
+/** Bytes per chunk that the chunk shape aims at (DESIGN.md §4: near 2 MiB). */
+const TARGET_CHUNK_BYTES = 2 * 1024 * 1024;
+const MAX_SPATIAL_CHUNK = 256;
+/** Compressions in flight at once; they run on libuv's pool, sized 4 by default. */
+const PARALLEL_CHUNKS = 4;
+
+export function chunkShape(periods: number, ny: number, nx: number): [number, number, number] {
+  const cy = Math.min(ny, MAX_SPATIAL_CHUNK);
+  const cx = Math.min(nx, MAX_SPATIAL_CHUNK);
+  const ct = Math.max(1, Math.min(periods, Math.round(TARGET_CHUNK_BYTES / (4 * cy * cx))));
+  return [ct, cy, cx];
+}
+
+function geoTransform(grid: RasterGrid): number[] {
+  const half = grid.resolution / 2;
+  return [grid.lon[0]! - half, grid.resolution, 0, grid.lat[0]! + half, 0, -grid.resolution];
+}
+
+export function gridCoverage(grid: RasterGrid): Coverage['spatial'] {
+  const half = grid.resolution / 2;
+  const round = (v: number) => Math.round(v * 1e9) / 1e9;
+  return {
+    xmin: round(grid.lon[0]! - half),
+    ymin: round(grid.lat[grid.lat.length - 1]! - half),
+    xmax: round(grid.lon[grid.lon.length - 1]! + half),
+    ymax: round(grid.lat[0]! + half),
+  };
+}
+
+/**
+ * Writes a raster cube as a Zarr v2 store with the CF and GDAL metadata that xarray, rioxarray and GDAL read:
+ * `_ARRAY_DIMENSIONS`, 1-D `time`/`lat`/`lon` coordinates, `grid_mapping` to a scalar `spatial_ref`, and `_CRS`.
+ * Periods are appended in order; every full block of time steps is written as soon as it is complete.
+ */
+export class RasterCubeWriter {
+  readonly #zarr: ZarrV2GroupWriter;
+  readonly #description: RasterCubeDescription;
+  readonly #data: ArrayDeclaration;
+  readonly #block: Float32Array;
+  readonly #shape: [number, number, number];
+  #appended = 0;
+
+  private constructor(dir: string, description: RasterCubeDescription) {
+    this.#zarr = new ZarrV2GroupWriter(dir);
+    this.#description = description;
+    const { grid, periods } = description;
+    const [ny, nx] = [grid.lat.length, grid.lon.length];
+    this.#shape = chunkShape(periods.length, ny, nx);
+    this.#block = new Float32Array(this.#shape[0] * ny * nx);
+    this.#data = {
+      name: description.variable,
+      meta: {
+        zarr_format: 2,
+        shape: [periods.length, ny, nx],
+        chunks: this.#shape,
+        dtype: '<f4',
+        compressor: description.compressor === undefined ? { id: 'zlib', level: 1 } : description.compressor,
+        fill_value: 'NaN',
+        order: 'C',
+        filters: null,
+        dimension_separator: '.',
+      },
+      attrs: {
+        _ARRAY_DIMENSIONS: ['time', 'lat', 'lon'],
+        ...(description.units !== undefined && { units: description.units }),
+        ...(description.longName !== undefined && { long_name: description.longName }),
+        grid_mapping: 'spatial_ref',
+        coordinates: 'spatial_ref',
+        _CRS: { wkt: WGS84_WKT },
+      },
+    };
+  }
+
+  static async create(dir: string, description: RasterCubeDescription): Promise<RasterCubeWriter> {
+    if (description.periods.length === 0) throw new Error('a raster cube needs at least one period');
+    const writer = new RasterCubeWriter(dir, description);
+    await writer.#writeCoordinates();
+    return writer;
+  }
+
+  get chunkShape(): readonly number[] {
+    return this.#shape;
+  }
+
+  async #writeCoordinates(): Promise<void> {
+    const { grid, periods, periodType, attributes } = this.#description;
+    const zarr = this.#zarr;
+    await zarr.group({ Conventions: 'CF-1.8', ...attributes });
+    const coordinate = (name: string, length: number, dtype: '<f8' | '<i8', attrs: Record<string, unknown>) => ({
+      name,
+      meta: {
+        zarr_format: 2 as const,
+        shape: [length],
+        chunks: [length],
+        dtype,
+        compressor: null,
+        fill_value: null,
+        order: 'C' as const,
+        filters: null,
+        dimension_separator: '.' as const,
+      },
+      attrs: { _ARRAY_DIMENSIONS: [name], ...attrs },
+    });
+    const time = cfTimeUnit(periodType);
+    await zarr.wholeArray(
+      coordinate('time', periods.length, '<i8', {
+        standard_name: 'time',
+        long_name: 'start of the period',
+        axis: 'T',
+        units: `${time.unit} since ${time.epoch}`,
+        calendar: 'proleptic_gregorian',
+      }),
+      BigInt64Array.from(periods, (p) => BigInt(Math.round(p.start.getTime() / time.step))),
+    );
+    await zarr.wholeArray(
+      coordinate('lat', grid.lat.length, '<f8', {
+        standard_name: 'latitude',
+        long_name: 'latitude',
+        units: 'degrees_north',
+        axis: 'Y',
+      }),
+      grid.lat,
+    );
+    await zarr.wholeArray(
+      coordinate('lon', grid.lon.length, '<f8', {
+        standard_name: 'longitude',
+        long_name: 'longitude',
+        units: 'degrees_east',
+        axis: 'X',
+      }),
+      grid.lon,
+    );
+    await zarr.wholeArray(
+      {
+        name: 'spatial_ref',
+        meta: {
+          zarr_format: 2,
+          shape: [],
+          chunks: [],
+          dtype: '<i8',
+          compressor: null,
+          fill_value: 0,
+          order: 'C',
+          filters: null,
+          dimension_separator: '.',
+        },
+        attrs: { _ARRAY_DIMENSIONS: [], ...gridMappingAttributes(geoTransform(grid)) },
+      },
+      new BigInt64Array(1),
+    );
+    await zarr.array(this.#data);
+  }
+
+  /** Adds the values of the next period (row-major lat, lon). */
+  async append(values: Float32Array): Promise<void> {
+    const { grid, periods } = this.#description;
+    const plane = grid.lat.length * grid.lon.length;
+    if (values.length !== plane) throw new Error(`expected ${plane} values, got ${values.length}`);
+    if (this.#appended >= periods.length) throw new Error('more periods appended than declared');
+    const slot = this.#appended % this.#shape[0];
+    this.#block.set(values, slot * plane);
+    this.#appended++;
+    if (slot === this.#shape[0] - 1 || this.#appended === periods.length) await this.#flushBlock(slot + 1);
+  }
+
+  async #flushBlock(filled: number): Promise<void> {
+    const [ct, cy, cx] = this.#shape;
+    const [ny, nx] = [this.#description.grid.lat.length, this.#description.grid.lon.length];
+    const t = Math.floor((this.#appended - 1) / ct);
+    const jobs: (() => Promise<void>)[] = [];
+    for (let cj = 0; cj * cy < ny; cj++) {
+      for (let ci = 0; ci * cx < nx; ci++) {
+        jobs.push(() => {
+          // Edge chunks keep the full chunk shape; cells past the array's edge hold the fill value.
+          const chunk = new Float32Array(ct * cy * cx).fill(Number.NaN);
+          for (let k = 0; k < filled; k++) {
+            for (let y = 0; y < cy && cj * cy + y < ny; y++) {
+              const from = k * ny * nx + (cj * cy + y) * nx + ci * cx;
+              const width = Math.min(cx, nx - ci * cx);
+              chunk.set(this.#block.subarray(from, from + width), (k * cy + y) * cx);
+            }
+          }
+          return this.#zarr.chunk(this.#data, [t, cj, ci], chunk);
+        });
+      }
+    }
+    for (let i = 0; i < jobs.length; i += PARALLEL_CHUNKS)
+      await Promise.all(jobs.slice(i, i + PARALLEL_CHUNKS).map((job) => job()));
+    this.#block.fill(Number.NaN);
+  }
+
+  /** Writes consolidated metadata; the store is complete afterwards. Returns what it covers. */
+  async finish(): Promise<Coverage> {
+    const { periods, grid } = this.#description;
+    if (this.#appended !== periods.length)
+      throw new Error(`${periods.length} periods declared but ${this.#appended} appended`);
+    await this.#zarr.consolidate();
+    return {
+      spatial: gridCoverage(grid),
+      temporal: { start: formatPeriod(periods[0]!), end: formatPeriod(periods[periods.length - 1]!) },
+    };
+  }
+}
