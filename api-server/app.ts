@@ -14,6 +14,7 @@ import { metricsPlugin } from './plugins/app/metrics.ts';
 import { readOnlyPlugin } from './plugins/app/read-only.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
 import { openApiPlugin } from './routes/docs/index.ts';
+import { zarrRoutes } from './routes/stores/zarr.ts';
 import { systemRoutes } from './routes/system/index.ts';
 
 export interface BuildAppOptions {
@@ -24,6 +25,8 @@ export interface BuildAppOptions {
   /** A pino logger; without one the app does not log (tests, benchmarks). */
   logger?: Logger | false;
   namespace?: string;
+  /** Root of the mounted stores; the operator's workers write there. */
+  storageRoot: string;
   /** How long one health probe of the resource store answers `/health` (default 1 s). */
   healthCacheMs?: number;
 }
@@ -95,6 +98,7 @@ export async function buildApp(options: BuildAppOptions) {
     version: versionInfo(),
     namespace: options.namespace ?? 'default',
     healthCacheMs: options.healthCacheMs ?? 1_000,
+    storageRoot: options.storageRoot,
   });
   await app.register(errorsPlugin);
   const origins = options.config.server.corsAllowedOrigins;
@@ -108,5 +112,6 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(openApiPlugin);
   await app.register(systemRoutes);
   await app.register(datasetRoutes);
+  await app.register(zarrRoutes);
   return app;
 }

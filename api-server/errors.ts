@@ -19,6 +19,11 @@ export const errorCatalogue = {
     envelope: 'native',
     description: 'The request conflicts with the stored state (a concurrent change, an existing object, a reused key).',
   },
+  RangeNotSatisfiable: {
+    status: 416,
+    envelope: 'native',
+    description: 'The Range header asks for bytes past the end of the file.',
+  },
   PayloadTooLarge: { status: 413, envelope: 'native', description: 'The body exceeds the size limit.' },
   UnsupportedMediaType: {
     status: 415,

@@ -50,7 +50,13 @@ export async function benchApi(datasets = 50, seconds = 10): Promise<EndpointFig
       });
     }
     const config = parseInstanceConfig('instance.name = Bench\ninstance.bbox = -13.5,6.9,-10.2,10.0\n', 'bench');
-    const app = await buildApp({ cluster, config, registry: new Registry(), logger: false });
+    const app = await buildApp({
+      cluster,
+      config,
+      registry: new Registry(),
+      logger: false,
+      storageRoot: join(root, 'store'),
+    });
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
 
     const paths = ['/health', '/datasets'];

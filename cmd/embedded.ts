@@ -43,15 +43,17 @@ export async function runEmbedded(args: EmbeddedArgs): Promise<RunningEmbedded> 
     throw err;
   }
 
+  const storageRoot = resolve(config.storageRoot ?? join(dataDir, 'store'));
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const operator = startOperator({
     cluster,
     registry,
     logger: logging.forModule('operator'),
+    instance: { storageRoot, bbox: config.instance.bbox },
     jobs: new ChildProcessRunner(),
   });
-  const app = await buildApp({ cluster, config, registry, logger: logging.forModule('api-server') });
+  const app = await buildApp({ cluster, config, storageRoot, registry, logger: logging.forModule('api-server') });
   const server = await startApiServer(app, args.host, args.port);
   return {
     url: server.url,

@@ -19,6 +19,8 @@ export interface OperatorOptions {
   workers?: number;
   jobs: JobRunner;
   ingestion?: IngestionPlanOptions;
+  /** Where stores live (the worker writes there) and the extent every dataset covers. */
+  instance: { storageRoot: string; bbox: [number, number, number, number] };
 }
 
 export interface RunningOperator {
@@ -28,7 +30,11 @@ export interface RunningOperator {
 
 /** Every controller of the operator; one line each. */
 function controllerDefinitions(options: OperatorOptions): ControllerDefinition[] {
-  return [dataSourceController, datasetController, ingestionController(options.ingestion)] as ControllerDefinition[];
+  return [
+    dataSourceController,
+    datasetController,
+    ingestionController(options.instance, options.ingestion),
+  ] as ControllerDefinition[];
 }
 
 export function startOperator(options: OperatorOptions): RunningOperator {

@@ -11,6 +11,7 @@ import { buildApp } from '../app.ts';
 
 export interface Built {
   app: Awaited<ReturnType<typeof buildApp>>;
+  storageRoot: string;
   cluster: EmbeddedCluster;
   logLines: () => Record<string, unknown>[];
 }
@@ -35,11 +36,17 @@ export async function build(
     registry: new Registry(),
     logger,
     healthCacheMs: 0,
+    storageRoot: join(dataDir, 'store'),
   });
   onTestFinished(async () => {
     await app.close();
     await cluster.close();
     await rm(dataDir, { recursive: true, force: true });
   });
-  return { app, cluster, logLines: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    app,
+    storageRoot: join(dataDir, 'store'),
+    cluster,
+    logLines: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }

@@ -114,3 +114,24 @@ export function cfTimeUnit(type: PeriodType): { unit: 'hours' | 'days'; epoch: s
     ? { unit: 'hours', epoch: '1970-01-01T00:00:00', step: 3_600_000 }
     : { unit: 'days', epoch: '1970-01-01', step: 86_400_000 };
 }
+
+/** The last complete period before `now`: the default end of a run that names none. */
+export function lastCompletePeriod(type: PeriodType, now: Date): string {
+  const current = parsePeriod(type, formatPeriod({ type, start: now }));
+  return formatPeriod({ type, start: new Date(current.start.getTime() - 1) });
+}
+
+/**
+ * The period range a run asks for: `start` is required, `end` defaults to the last complete period. Checked
+ * the same way by the API (400 before anything is queued), the planner and the worker.
+ */
+export function requestedRange(
+  type: PeriodType,
+  start: string | undefined,
+  end: string | undefined,
+  now: Date,
+): { start: string; end: string; periods: Period[] } {
+  if (!start) throw new PeriodError('start is required for this data source');
+  const resolvedEnd = end ?? lastCompletePeriod(type, now);
+  return { start, end: resolvedEnd, periods: periodRange(type, start, resolvedEnd) };
+}

@@ -6,6 +6,21 @@ import type { KindRef } from '../../core/cluster/objects.ts';
 import { ChildProcessRunner } from './child-process-runner.ts';
 import type { JobState } from './runner.ts';
 
+/** A complete worker input for a source whose provider this instance does not have. */
+const chirpsInput = {
+  run: 'r',
+  attempt: 1,
+  datasetId: 'chirps',
+  storageRoot: '/nonexistent',
+  bbox: [0, 0, 1, 1],
+  provider: { name: 'chirps' },
+  dataset: { name: 'CHIRPS', periodType: 'daily', format: 'zarr', zarrVersion: 2 },
+  start: '2024-01-01',
+  end: '2024-01-02',
+  overwrite: false,
+  keepVersions: [],
+};
+
 const owner = {
   kind: { apiVersion: 'v1', kind: 'X', plural: 'xs', namespaced: true, statusSubresource: true } as KindRef,
   name: 'x',
@@ -83,14 +98,13 @@ describe('child process job runner', () => {
 
   it('fails an ingestion whose provider this instance does not have, with a typed error', async () => {
     const runner = new ChildProcessRunner();
-    runner.start({ name: 'ing', task: 'ingestion', input: { source: 'chirps', provider: 'chirps' }, owner });
+    runner.start({ name: 'ing', task: 'ingestion', input: chirpsInput, owner });
     expect(await finished(runner, 'ing')).toMatchObject({
       phase: 'failed',
-      error: {
-        type: 'ProviderUnavailable',
-        message: 'No provider named chirps on this instance for data source chirps.',
-      },
+      error: { type: 'ProviderUnavailable', message: 'No provider named chirps on this instance.' },
     });
+    runner.start({ name: 'bad', task: 'ingestion', input: { source: 'chirps' }, owner });
+    expect(await finished(runner, 'bad')).toMatchObject({ phase: 'failed', error: { type: 'InvalidInput' } });
   });
 });
 
@@ -104,7 +118,7 @@ describe('worker entry point as a Job container', () => {
         '--task',
         'ingestion',
         '--input',
-        '{"source":"era5","provider":"era5-land"}',
+        JSON.stringify({ ...chirpsInput, provider: { name: 'era5-land' } }),
       ],
       { encoding: 'utf8', env: { ...process.env, STRATUS_WORKER_TASK_MODULES: '' } },
     );
@@ -118,7 +132,7 @@ describe('worker entry point as a Job container', () => {
       {
         type: 'error',
         errorType: 'ProviderUnavailable',
-        message: 'No provider named era5-land on this instance for data source era5.',
+        message: 'No provider named era5-land on this instance.',
       },
     ]);
   });

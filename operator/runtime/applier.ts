@@ -46,6 +46,15 @@ export async function applyPlan(
         statusWrites++;
         break;
       }
+      case 'patchStatusOf':
+        await cluster.patchStatus(
+          action.ref,
+          action.name,
+          { type: 'merge', body: { status: action.status } },
+          action.namespace,
+          { fieldManager: FIELD_MANAGER },
+        );
+        break;
       case 'addFinalizer':
       case 'removeFinalizer': {
         const finalizers = current.metadata.finalizers ?? [];

@@ -41,7 +41,13 @@ describe('controller runtime', () => {
 
   it('reconciles a DataSource to its status, with an event and controller-runtime metrics', async () => {
     const registry = new Registry();
-    const operator = startOperator({ cluster, registry, logger, jobs: new ChildProcessRunner() });
+    const operator = startOperator({
+      cluster,
+      registry,
+      logger,
+      instance: { storageRoot: join(dataDir, 'store'), bbox: [0, 0, 1, 1] },
+      jobs: new ChildProcessRunner(),
+    });
     await cluster.create(dataSourceKind, {
       apiVersion: API_VERSION,
       kind: 'DataSource',

@@ -1,26 +1,5 @@
-import { isProviderAvailable } from '../../core/providers/available.ts';
-import { TaskError, type Task } from './protocol.ts';
-
-interface RunInput {
-  source: string;
-  provider: string;
-}
-
-/**
- * Ingestion and sync runs. The providers that fetch data arrive with the raster datasets work; until a provider
- * is available the run fails with a clear, typed error instead of pretending to have fetched anything.
- */
-const ingestion: Task = async (input, context) => {
-  const { source, provider } = input as RunInput;
-  context.throwIfCancelled();
-  if (!isProviderAvailable(provider)) {
-    throw new TaskError(
-      'ProviderUnavailable',
-      `No provider named ${provider} on this instance for data source ${source}.`,
-    );
-  }
-  throw new TaskError('ProviderUnavailable', `Provider ${provider} has no ingestion implementation yet.`);
-};
+import { ingestion } from './ingestion.ts';
+import type { Task } from './protocol.ts';
 
 /** Tasks by name; test tasks are loaded from `STRATUS_WORKER_TASK_MODULES` so none ships here. */
 export const tasks: Record<string, Task> = { ingestion, sync: ingestion };

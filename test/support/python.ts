@@ -23,6 +23,7 @@ export async function python<T>(script: string, args: string[] = [], timeoutMs =
     const { stderr } = err as { stderr?: string };
     throw new Error(
       `python failed (run scripts/install-interop-tools.sh if a module is missing): ${stderr?.slice(-2000) ?? err}`,
+      { cause: err },
     );
   }
 }

@@ -16,6 +16,8 @@ export interface StratusContext {
   version: VersionInfo;
   /** Namespace the API server reads resources from. */
   namespace: string;
+  /** Root of the mounted stores (datasets/<id>/versions/<version>/...). */
+  storageRoot: string;
   /** How long one health probe of the resource store answers `/health`. */
   healthCacheMs: number;
 }

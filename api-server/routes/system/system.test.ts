@@ -95,6 +95,7 @@ describe('health probe cache', () => {
       config: parseInstanceConfig('', 't'),
       registry: new Registry(),
       healthCacheMs: 60_000,
+      storageRoot: join(dataDir, 'store'),
     });
     for (let i = 0; i < 5; i++) expect((await app.inject({ url: '/health' })).json()).toEqual({ status: 'healthy' });
     expect(probes).toBe(1);

@@ -1,7 +1,9 @@
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import {
+  datasetIdOf,
   defaultIngestionPlanOptions,
   jobNameFor,
   planIngestion,
@@ -10,6 +12,7 @@ import {
 } from './plan.ts';
 
 export function ingestionController(
+  instance: IngestionObserved['instance'],
   options: IngestionPlanOptions = defaultIngestionPlanOptions,
 ): ControllerDefinition<Ingestion, IngestionObserved> {
   return {
@@ -17,7 +20,9 @@ export function ingestionController(
     kind: ingestionKind,
     observe: async (run, cluster, jobs) => ({
       source: await cluster.get<DataSource>(dataSourceKind, run.spec.source, run.metadata.namespace),
+      dataset: await cluster.get<Dataset>(datasetKind, datasetIdOf(run), run.metadata.namespace),
       job: jobs?.get(jobNameFor(run, run.status?.attempt ?? 1)),
+      instance,
     }),
     plan: (run, observed, now) => planIngestion(run, observed, now, options),
   };

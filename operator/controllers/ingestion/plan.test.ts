@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
+import type { Dataset } from '../../../core/resources/dataset/schema.ts';
 import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import type { JobState } from '../../jobs/runner.ts';
@@ -7,7 +8,32 @@ import type { Action } from '../../runtime/actions.ts';
 import { planIngestion, retryDelaySeconds, type IngestionObserved } from './plan.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
-const source = { spec: { provider: { name: 'sample' } } } as DataSource;
+const source = {
+  metadata: { name: 'sample' },
+  spec: { datasetName: 'Sample', periodType: 'daily', provider: { name: 'sample' } },
+} as DataSource;
+const instance = { storageRoot: '/store', bbox: [-13.5, 6.9, -10.2, 10] as [number, number, number, number] };
+const version = (id: string, start: string, end: string) => ({
+  id,
+  createdAt: '2026-11-22T11:00:00Z',
+  format: 'zarr' as const,
+  coverage: { spatial: { xmin: -13.5, ymin: 6.9, xmax: -10.2, ymax: 10 }, temporal: { start, end } },
+  requestScope: { start, end, bbox: instance.bbox },
+  path: `datasets/sample/versions/${id}`,
+});
+const dataset = (versions: ReturnType<typeof version>[]) =>
+  ({
+    metadata: { name: 'sample' },
+    spec: { source: 'sample', datasetName: 'Sample', periodType: 'daily', format: 'zarr', zarrVersion: 2 },
+    status: { currentVersion: versions.at(-1)?.id, versions },
+  }) as unknown as Dataset;
+const observe = (extra: Partial<IngestionObserved> = {}): IngestionObserved => ({
+  source,
+  dataset: undefined,
+  job: undefined,
+  instance,
+  ...extra,
+});
 
 const run = (status?: Ingestion['status'], spec: Partial<Ingestion['spec']> = {}): Ingestion => ({
   apiVersion: API_VERSION,
@@ -21,6 +47,7 @@ const run = (status?: Ingestion['status'], spec: Partial<Ingestion['spec']> = {}
     maxAttempts: 3,
     cancelRequested: false,
     start: '2024-01-01',
+    end: '2024-01-31',
     ...spec,
   },
   ...(status ? { status } : {}),
@@ -59,11 +86,11 @@ const rows: Row[] = [
   {
     name: 'a new run is accepted and starts attempt 1',
     resource: run(),
-    observed: { source, job: undefined },
+    observed: observe(),
     want: {
       phase: 'accepted',
       attempt: 1,
-      kinds: ['patchStatus', 'startJob'],
+      kinds: ['apply', 'patchStatus', 'startJob'],
       ready: 'Unknown',
       reason: 'Started',
       outcome: 'done',
@@ -72,7 +99,7 @@ const rows: Row[] = [
   {
     name: 'a running attempt reports its progress in percent',
     resource: run({ phase: 'accepted', attempt: 1 }),
-    observed: { source, job: job('running', { progress: { done: 1, total: 3, message: '2024-01-02' } }) },
+    observed: observe({ job: job('running', { progress: { done: 1, total: 3, message: '2024-01-02' } }) }),
     want: {
       phase: 'running',
       kinds: ['patchStatus'],
@@ -83,22 +110,82 @@ const rows: Row[] = [
     },
   },
   {
-    name: 'a succeeded attempt marks the run successful and Ready',
+    name: 'a succeeded attempt switches the dataset to the new version, then marks the run successful',
     resource: run({ phase: 'running', attempt: 1 }),
-    observed: { source, job: job('succeeded', { result: { periods: 31 }, finishedAt: '2026-11-22T12:00:00Z' }) },
+    observed: observe({
+      dataset: dataset([version('v1', '2023-12-01', '2023-12-31')]),
+      job: job('succeeded', {
+        result: { datasetId: 'sample', version: version('v2', '2024-01-01', '2024-01-31') },
+        finishedAt: '2026-11-22T12:00:00Z',
+      }),
+    }),
     want: {
       phase: 'successful',
-      kinds: ['patchStatus', 'event'],
+      kinds: ['patchStatusOf', 'patchStatus', 'event'],
       ready: 'True',
       reason: 'Succeeded',
       outcome: 'done',
-      extra: { result: { periods: 31 } },
+      extra: {
+        result: { datasetId: 'sample', reused: false, version: 'v2' },
+        events: [
+          {
+            type: 'dataset.updated',
+            source: '/datasets/sample',
+            eventID: 'run:1',
+            data: {
+              dataset_id: 'sample',
+              version: 'v2',
+              action: 'rematerialize',
+              previous_end: '2023-12-31',
+              current_start: '2024-01-01',
+              current_end: '2024-01-31',
+            },
+          },
+        ],
+      },
+    },
+  },
+  {
+    name: 'a succeeded attempt with a result the planner cannot read fails the run',
+    resource: run({ phase: 'running', attempt: 1 }),
+    observed: observe({ job: job('succeeded', { result: { periods: 31 } }) }),
+    want: { phase: 'failed', kinds: ['patchStatus', 'event'], ready: 'False', reason: 'WorkerError', outcome: 'done' },
+  },
+  {
+    name: 'a run whose periods the current version already holds reuses it without a job',
+    resource: run(),
+    observed: observe({ dataset: dataset([version('v1', '2024-01-01', '2024-01-31')]) }),
+    want: {
+      phase: 'successful',
+      kinds: ['patchStatus'],
+      ready: 'True',
+      reason: 'Reused',
+      outcome: 'done',
+      extra: { result: { datasetId: 'sample', reused: true, version: 'v1' } },
+    },
+  },
+  {
+    name: 'overwrite regenerates even a matching version',
+    resource: run(undefined, { overwrite: true }),
+    observed: observe({ dataset: dataset([version('v1', '2024-01-01', '2024-01-31')]) }),
+    want: { phase: 'accepted', attempt: 1, kinds: ['patchStatus', 'startJob'], reason: 'Started', outcome: 'done' },
+  },
+  {
+    name: 'a malformed period fails the run before any job starts',
+    resource: run(undefined, { start: '2024-13-01' }),
+    observed: observe(),
+    want: {
+      phase: 'failed',
+      kinds: ['patchStatus', 'event'],
+      ready: 'False',
+      reason: 'InvalidRequest',
+      outcome: 'done',
     },
   },
   {
     name: 'a failed attempt with attempts left retries after the backoff',
     resource: run({ phase: 'running', attempt: 1 }),
-    observed: { source, job: job('failed', { error: { type: 'Upstream', message: '503' } }) },
+    observed: observe({ job: job('failed', { error: { type: 'Upstream', message: '503' } }) }),
     want: {
       phase: 'retrying',
       attempt: 2,
@@ -112,22 +199,27 @@ const rows: Row[] = [
   {
     name: 'a retrying run waits until retryAfter',
     resource: run({ phase: 'retrying', attempt: 2, retryAfter: '2026-11-22T12:01:00.000Z' }),
-    observed: { source, job: undefined },
+    observed: observe(),
     want: { kinds: [], outcome: 'requeueAfter' },
   },
   {
     name: 'a retrying run starts its next attempt once retryAfter has passed',
     resource: run({ phase: 'retrying', attempt: 2, retryAfter: '2026-11-22T11:59:00.000Z' }),
-    observed: { source, job: undefined },
-    want: { phase: 'running', attempt: 2, kinds: ['patchStatus', 'startJob'], reason: 'Started', outcome: 'done' },
+    observed: observe(),
+    want: {
+      phase: 'running',
+      attempt: 2,
+      kinds: ['apply', 'patchStatus', 'startJob'],
+      reason: 'Started',
+      outcome: 'done',
+    },
   },
   {
     name: 'the last failed attempt fails the run and stalls it',
     resource: run({ phase: 'running', attempt: 3 }),
-    observed: {
-      source,
+    observed: observe({
       job: job('failed', { name: 'run-a3', error: { type: 'ProviderUnavailable', message: 'no provider' } }),
-    },
+    }),
     want: {
       phase: 'failed',
       kinds: ['patchStatus', 'event'],
@@ -140,31 +232,31 @@ const rows: Row[] = [
   {
     name: 'a cancel request stops the running attempt first',
     resource: run({ phase: 'running', attempt: 1 }, { cancelRequested: true }),
-    observed: { source, job: job('running') },
+    observed: observe({ job: job('running') }),
     want: { kinds: ['cancelJob'], outcome: 'done' },
   },
   {
     name: 'a cancel request with no attempt running cancels the run',
     resource: run({ phase: 'retrying', attempt: 2 }, { cancelRequested: true }),
-    observed: { source, job: undefined },
+    observed: observe(),
     want: { phase: 'cancelled', kinds: ['patchStatus', 'event'], ready: 'False', reason: 'Cancelled', outcome: 'done' },
   },
   {
     name: 'an attempt that stopped on cancellation cancels the run',
     resource: run({ phase: 'running', attempt: 1 }, { cancelRequested: true }),
-    observed: { source, job: job('cancelled') },
+    observed: observe({ job: job('cancelled') }),
     want: { phase: 'cancelled', kinds: ['patchStatus', 'event'], reason: 'Cancelled', outcome: 'done' },
   },
   {
     name: 'a run of a source that does not exist fails at once',
     resource: run(),
-    observed: { source: undefined, job: undefined },
+    observed: observe({ source: undefined }),
     want: { phase: 'failed', kinds: ['patchStatus'], ready: 'False', reason: 'SourceNotFound', outcome: 'done' },
   },
   {
     name: 'a finished run plans nothing',
     resource: run({ phase: 'successful', attempt: 1 }),
-    observed: { source, job: job('succeeded') },
+    observed: observe({ job: job('succeeded') }),
     want: { kinds: [], outcome: 'done' },
   },
 ];
@@ -185,8 +277,35 @@ describe('Ingestion planner', () => {
       expect(start.job).toMatchObject({
         name: `run-a${row.want.attempt}`,
         task: 'ingestion',
-        input: { provider: 'sample' },
+        input: {
+          datasetId: 'sample',
+          storageRoot: '/store',
+          provider: { name: 'sample' },
+          start: '2024-01-01',
+          end: '2024-01-31',
+        },
       });
+  });
+
+  it('keeps the retained versions only, newest last, in the switch', () => {
+    const versions = [version('v1', '2023-11-01', '2023-11-30'), version('v2', '2023-12-01', '2023-12-31')];
+    const plan = planIngestion(
+      run({ phase: 'running', attempt: 1 }, { publish: true }),
+      observe({
+        dataset: dataset(versions),
+        job: job('succeeded', { result: { datasetId: 'sample', version: version('v3', '2024-01-01', '2024-01-31') } }),
+      }),
+      now,
+    );
+    const switchAction = plan.actions[0];
+    expect(switchAction).toMatchObject({ kind: 'patchStatusOf', name: 'sample' });
+    if (switchAction?.kind !== 'patchStatusOf') return;
+    expect(switchAction.status).toMatchObject({
+      currentVersion: 'v3',
+      extent: { temporal: { start: '2024-01-01', end: '2024-01-31' } },
+      publication: { status: 'published', publishedAt: now.toISOString() },
+    });
+    expect((switchAction.status.versions as { id: string }[]).map((v) => v.id)).toEqual(['v2', 'v3']);
   });
 
   it('backs off min(240, 60 * 2^(n-1)) seconds after attempt n', () => {

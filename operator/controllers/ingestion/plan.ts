@@ -1,5 +1,12 @@
+import { isDeepStrictEqual } from 'node:util';
+import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import type { Ingestion, IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
+import { API_VERSION } from '../../../core/resources/kind.ts';
+import { isSafeName, RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
+import type { IngestionInput } from '../../worker/ingestion-input.ts';
+import { ingestionResultSchema } from '../../worker/ingestion-input.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Plan } from '../../runtime/actions.ts';
 import { readinessConditions, type Readiness } from '../../runtime/readiness.ts';
@@ -7,8 +14,12 @@ import { readinessConditions, type Readiness } from '../../runtime/readiness.ts'
 export interface IngestionObserved {
   /** The DataSource the run fetches, if it exists. */
   source: DataSource | undefined;
+  /** The Dataset the run writes, if it exists yet. */
+  dataset: Dataset | undefined;
   /** The worker attempt of `status.attempt`, if the runner knows it. */
   job: JobState | undefined;
+  /** Where stores live and the extent every dataset covers. */
+  instance: { storageRoot: string; bbox: [number, number, number, number] };
 }
 
 export interface IngestionPlanOptions {
@@ -28,6 +39,67 @@ export function retryDelaySeconds(failedAttempt: number, options: IngestionPlanO
 }
 
 const TERMINAL = new Set(['successful', 'failed', 'cancelled']);
+
+/** The Dataset a run writes: `spec.datasetId`, else the source's name. */
+export function datasetIdOf(run: Ingestion): string {
+  return run.spec.datasetId ?? run.spec.source;
+}
+
+/** A new Dataset made from its DataSource template, as a run that finds none creates it. */
+export function datasetFromSource(
+  id: string,
+  namespace: string | undefined,
+  source: DataSource,
+  publish: boolean,
+): Dataset {
+  const {
+    provider: _provider,
+    sync: _sync,
+    temporalDirection: _direction,
+    display: _display,
+    ...description
+  } = source.spec;
+  return {
+    apiVersion: API_VERSION,
+    kind: datasetKind.kind,
+    metadata: { name: id, namespace, labels: { 'climate.stratus.dev/source': source.metadata.name } },
+    spec: { ...description, source: source.metadata.name, format: 'zarr', zarrVersion: 2, publish },
+  } as Dataset;
+}
+
+function workerInput(
+  run: Ingestion,
+  attempt: number,
+  observed: IngestionObserved,
+  range: { start: string; end: string },
+): IngestionInput {
+  const source = observed.source!;
+  const id = datasetIdOf(run);
+  const spec = observed.dataset?.spec;
+  return {
+    run: run.metadata.name,
+    attempt,
+    datasetId: id,
+    storageRoot: observed.instance.storageRoot,
+    bbox: observed.instance.bbox,
+    provider: { name: source.spec.provider.name, parameters: source.spec.provider.parameters ?? {} },
+    dataset: {
+      name: spec?.datasetName ?? source.spec.datasetName,
+      variable: spec?.variable ?? source.spec.variable ?? 'value',
+      units: spec?.units ?? source.spec.units,
+      periodType: spec?.periodType ?? source.spec.periodType,
+      license: spec?.license ?? source.spec.license,
+      source: spec?.sourceName ?? source.spec.sourceName,
+      sourceUrl: spec?.sourceUrl ?? source.spec.sourceUrl,
+      format: spec?.format ?? 'zarr',
+      zarrVersion: spec?.zarrVersion ?? 2,
+    },
+    start: range.start,
+    end: range.end,
+    overwrite: run.spec.overwrite,
+    keepVersions: (observed.dataset?.status?.versions ?? []).map((v) => v.id),
+  };
+}
 
 /** The lifecycle of one ingestion or sync run: start, follow, retry with backoff, cancel, finish. */
 export function planIngestion(
@@ -86,6 +158,17 @@ export function planIngestion(
     };
   }
 
+  const fail = (type: string, message: string) => ({
+    actions: [
+      write(
+        { ...status, phase: 'failed', finishedAt: at, error: { type, message } },
+        { state: 'stalled', reason: type, message },
+      ),
+      { kind: 'event' as const, type: 'Warning' as const, reason: type, message },
+    ],
+    outcome: { kind: 'done' as const, reason: type },
+  });
+
   if (!job) {
     if (status.phase === 'retrying' && status.retryAfter && Date.parse(status.retryAfter) > now.getTime()) {
       return {
@@ -97,8 +180,46 @@ export function planIngestion(
         },
       };
     }
+    const datasetId = datasetIdOf(run);
+    if (!isSafeName(datasetId)) return fail('InvalidRequest', `"${datasetId}" is not a valid dataset id.`);
+    const periodType = observed.dataset?.spec.periodType ?? observed.source.spec.periodType;
+    if (!periodType) return fail('InvalidRequest', `DataSource ${run.spec.source} declares no period type.`);
+    let range: { start: string; end: string };
+    try {
+      range = requestedRange(periodType, run.spec.start, run.spec.end, now);
+    } catch (err) {
+      if (err instanceof PeriodError) return fail('InvalidRequest', err.message);
+      throw err;
+    }
+    const scope = { start: range.start, end: range.end, bbox: observed.instance.bbox };
+    const current = observed.dataset?.status?.versions?.find((v) => v.id === observed.dataset?.status?.currentVersion);
+    if (current && !run.spec.overwrite && isDeepStrictEqual(current.requestScope, scope)) {
+      return {
+        actions: [
+          write(
+            {
+              ...status,
+              phase: 'successful',
+              finishedAt: at,
+              result: { datasetId, reused: true, version: current.id },
+            },
+            { state: 'ready', reason: 'Reused', message: `Version ${current.id} already holds the requested periods.` },
+          ),
+        ],
+        outcome: { kind: 'done', reason: 'reused the current version' },
+      };
+    }
     return {
       actions: [
+        ...(observed.dataset
+          ? []
+          : [
+              {
+                kind: 'apply' as const,
+                ref: datasetKind,
+                object: datasetFromSource(datasetId, run.metadata.namespace, observed.source, run.spec.publish),
+              },
+            ]),
         write(
           {
             ...status,
@@ -116,11 +237,7 @@ export function planIngestion(
         ),
         {
           kind: 'startJob',
-          job: {
-            name: jobName,
-            task: run.spec.mode,
-            input: { ...run.spec, run: run.metadata.name, attempt, provider: observed.source.spec.provider.name },
-          },
+          job: { name: jobName, task: run.spec.mode, input: workerInput(run, attempt, observed, range) },
         },
       ],
       outcome: { kind: 'done', reason: 'attempt started' },
@@ -150,16 +267,51 @@ export function planIngestion(
   }
 
   if (job.phase === 'succeeded') {
+    const parsed = ingestionResultSchema.safeParse(job.result);
+    if (!parsed.success) return fail('WorkerError', `the worker returned an invalid result: ${parsed.error.message}`);
+    const { version } = parsed.data;
+    const dataset = observed.dataset;
+    const previous = dataset?.status?.versions?.find((v) => v.id === dataset.status?.currentVersion);
+    const events = status.events ?? [];
+    const event = {
+      type: 'dataset.updated',
+      source: `/datasets/${parsed.data.datasetId}`,
+      eventID: `${run.metadata.name}:${events.length + 1}`,
+      time: at,
+      data: {
+        dataset_id: parsed.data.datasetId,
+        version: version.id,
+        action: previous ? 'rematerialize' : 'create',
+        previous_end: previous?.coverage.temporal.end ?? null,
+        current_start: version.coverage.temporal.start,
+        current_end: version.coverage.temporal.end,
+      },
+    };
     return {
       actions: [
+        // The switch: readers follow `currentVersion`, so this one status write moves them all to the new version.
+        {
+          kind: 'patchStatusOf',
+          ref: datasetKind,
+          name: parsed.data.datasetId,
+          namespace: run.metadata.namespace,
+          status: {
+            currentVersion: version.id,
+            versions: [...(dataset?.status?.versions ?? []), version].slice(-RETAINED_VERSIONS),
+            extent: version.coverage,
+            lastUpdated: version.createdAt,
+            ...(run.spec.publish && { publication: { status: 'published', publishedAt: at } }),
+          },
+        },
         write(
           {
             ...status,
             phase: 'successful',
             startedAt: status.startedAt ?? job.startedAt,
             finishedAt: job.finishedAt ?? at,
-            result: job.result as Record<string, unknown>,
+            result: { datasetId: parsed.data.datasetId, reused: false, version: version.id },
             error: undefined,
+            events: [...events, event],
           },
           { state: 'ready', reason: 'Succeeded', message: `The run succeeded on attempt ${attempt}.` },
         ),

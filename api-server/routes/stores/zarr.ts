@@ -1,0 +1,97 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { resolveKey } from '../../../core/stores/layout.ts';
+import { HttpError } from '../../errors.ts';
+import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
+import { sendFile } from './file-response.ts';
+
+const METADATA_KEYS = new Set(['.zarray', '.zattrs', '.zgroup', '.zmetadata', 'zarr.json']);
+
+export const storeListingSchema = z
+  .object({
+    dataset_id: z.string(),
+    version: z.string().describe('The version whose files are listed; readers are served this version.'),
+    path: z.string().describe('The listed directory, relative to the store root.'),
+    entries: z.array(
+      z.object({
+        name: z.string(),
+        type: z.enum(['file', 'directory']),
+        size: z.number().int().optional().describe('Bytes, for files.'),
+      }),
+    ),
+  })
+  .meta({ id: 'StoreListing', description: 'The entries of one directory of a Zarr store.' });
+
+/**
+ * `GET`/`HEAD /zarr/{dataset_id}/{key}`: the current version of a dataset's Zarr store as plain files. The
+ * version is looked up per request, so a switch takes effect at once; a key is resolved inside that version's
+ * directory only (400 for any key that could escape it).
+ */
+export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { cluster, namespace } = app.stratus;
+  const storageRoot = app.stratus.storageRoot;
+
+  async function currentVersion(id: string) {
+    const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
+    if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
+    if (dataset.spec.format !== 'zarr') throw new HttpError('NotFound', `Dataset ${id} is not stored as Zarr`);
+    const version = dataset.status?.versions?.find((v) => v.id === dataset.status?.currentVersion);
+    if (!version) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
+    return { id: version.id, base: join(storageRoot, ...version.path.split('/')) };
+  }
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/zarr/:dataset_id/*',
+    schema: {
+      summary: 'Zarr store content of a managed dataset',
+      description:
+        "Files of the current version of the dataset's Zarr store (consolidated metadata at `.zmetadata`), with " +
+        'ETag, Last-Modified and single byte ranges. A path ending in `/` lists the directory as JSON.',
+      tags: ['Datasets'],
+      params: z.object({ dataset_id: resourceIdSchema, '*': z.string().describe('Key inside the store.') }),
+      produces: ['application/octet-stream', 'application/json'],
+      response: {
+        200: z.union([storeListingSchema, z.any()]),
+        400: errorDetailSchema,
+        404: errorDetailSchema,
+        416: errorDetailSchema,
+        ...commonErrorResponses,
+      },
+    },
+    handler: async (request, reply) => {
+      const { dataset_id: id, '*': key } = request.params;
+      const version = await currentVersion(id);
+      const listing = key === '' || key.endsWith('/');
+      const path = resolveKey(version.base, listing ? key.replace(/\/$/, '') : key);
+      if (path === undefined) throw new HttpError('BadRequest', `invalid store key: ${JSON.stringify(key)}`);
+      if (!listing) {
+        const name = key.slice(key.lastIndexOf('/') + 1);
+        const sent = await sendFile(request, reply, path, {
+          contentType: METADATA_KEYS.has(name) ? 'application/json' : 'application/octet-stream',
+          etagPrefix: version.id,
+        });
+        if (sent) return reply;
+        if (!(await stat(path).catch(() => undefined))?.isDirectory())
+          throw new HttpError('NotFound', `no key ${key} in the store of dataset ${id}`);
+      }
+      const entries = await readdir(path, { withFileTypes: true }).catch(() => {
+        throw new HttpError('NotFound', `no directory ${key} in the store of dataset ${id}`);
+      });
+      const listed = await Promise.all(
+        entries
+          .filter((e) => e.isFile() || e.isDirectory())
+          .sort((a, b) => a.name.localeCompare(b.name))
+          .map(async (e) =>
+            e.isFile()
+              ? { name: e.name, type: 'file' as const, size: (await stat(join(path, e.name))).size }
+              : { name: e.name, type: 'directory' as const },
+          ),
+      );
+      return { dataset_id: id, version: version.id, path: key.replace(/\/$/, ''), entries: listed };
+    },
+  });
+};

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { bbox, coverageSchema, periodType } from '../../core/resources/common.ts';
+import { artifactFormat } from '../../core/resources/dataset/schema.ts';
+
+/**
+ * What the Ingestion controller hands a worker attempt: everything the run needs, so the worker reads nothing
+ * from the cluster (in Kubernetes mode it is a Job's argument).
+ */
+const bboxTuple = z.tuple([z.number(), z.number(), z.number(), z.number()]);
+
+export const ingestionInputSchema = z.object({
+  run: z.string().min(1),
+  attempt: z.number().int().min(1),
+  datasetId: z.string().min(1),
+  storageRoot: z.string().min(1),
+  bbox: bboxTuple,
+  provider: z.object({ name: z.string().min(1), parameters: z.record(z.string(), z.unknown()).default({}) }),
+  dataset: z.object({
+    name: z.string(),
+    variable: z.string().min(1).default('value'),
+    units: z.string().optional(),
+    periodType: periodType.optional(),
+    license: z.string().optional(),
+    source: z.string().optional(),
+    sourceUrl: z.string().optional(),
+    format: artifactFormat,
+    zarrVersion: z.union([z.literal(2), z.literal(3)]),
+  }),
+  start: z.string().optional(),
+  end: z.string().optional(),
+  overwrite: z.boolean(),
+  /** Version directories the Dataset still references; every other one under versions/ is removed. */
+  keepVersions: z.array(z.string()),
+});
+
+export type IngestionInput = z.infer<typeof ingestionInputSchema>;
+
+export const ingestionResultSchema = z.object({
+  datasetId: z.string(),
+  version: z.object({
+    id: z.string(),
+    createdAt: z.string(),
+    format: artifactFormat,
+    coverage: coverageSchema,
+    requestScope: z.object({ start: z.string().nullable(), end: z.string().nullable(), bbox: bbox.nullable() }),
+    path: z.string(),
+  }),
+});
+
+export type IngestionResult = z.infer<typeof ingestionResultSchema>;

@@ -1,0 +1,106 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { formatPeriod, PeriodError, requestedRange } from '../../core/periods/index.ts';
+import { rasterProvider } from '../../core/providers/available.ts';
+import { ProviderError } from '../../core/providers/raster.ts';
+import { publishDirectory, removeTree, syncTree } from '../../core/stores/files.ts';
+import { newVersionId, stagingDir, versionDir, versionPath, versionsDir } from '../../core/stores/layout.ts';
+import { RasterCubeWriter } from '../../core/stores/raster-cube.ts';
+import { ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
+import { TaskError, type Task, type TaskContext } from './protocol.ts';
+
+function requestedPeriods(input: IngestionInput, now: Date) {
+  const type = input.dataset.periodType;
+  if (!type) throw new TaskError('InvalidRequest', `dataset ${input.datasetId} has no period type`);
+  try {
+    return requestedRange(type, input.start, input.end, now);
+  } catch (err) {
+    if (err instanceof PeriodError) throw new TaskError('InvalidRequest', err.message);
+    throw err;
+  }
+}
+
+/**
+ * Crash leftovers never outlive the next run: the staging area is emptied, and version directories that the
+ * Dataset no longer references are removed. Only one run writes a dataset at a time, so nothing here is live.
+ */
+async function sweep(input: IngestionInput): Promise<void> {
+  await removeTree(stagingDir(input.storageRoot, input.datasetId));
+  const versions = versionsDir(input.storageRoot, input.datasetId);
+  const names = await readdir(versions).catch(() => [] as string[]);
+  for (const name of names) if (!input.keepVersions.includes(name)) await removeTree(join(versions, name));
+}
+
+async function materialize(input: IngestionInput, context: TaskContext): Promise<IngestionResult> {
+  const now = new Date();
+  const { periods, start, end } = requestedPeriods(input, now);
+  const requestScope = { start, end, bbox: input.bbox };
+  const version = {
+    createdAt: now.toISOString(),
+    format: input.dataset.format,
+    requestScope,
+  };
+  if (input.dataset.format !== 'zarr' || input.dataset.zarrVersion !== 2)
+    throw new TaskError(
+      'UnsupportedFormat',
+      `this instance writes zarr (Zarr v2) stores; ${input.dataset.format}${input.dataset.format === 'zarr' ? ' v3' : ''} is not available yet`,
+    );
+  const provider = rasterProvider(input.provider.name);
+  if (!provider)
+    throw new TaskError('ProviderUnavailable', `No provider named ${input.provider.name} on this instance.`);
+
+  await sweep(input);
+  const id = newVersionId(now, input.attempt);
+  const staging = join(stagingDir(input.storageRoot, input.datasetId), id);
+  try {
+    const session = await provider.open({
+      parameters: input.provider.parameters,
+      bbox: input.bbox,
+      signal: context.signal,
+    });
+    try {
+      const writer = await RasterCubeWriter.create(staging, {
+        variable: input.dataset.variable,
+        units: input.dataset.units,
+        longName: input.dataset.name,
+        periodType: input.dataset.periodType!,
+        periods,
+        grid: session.grid,
+        attributes: {
+          title: input.dataset.name,
+          ...(input.dataset.source && { source: input.dataset.source }),
+          ...(input.dataset.sourceUrl && { references: input.dataset.sourceUrl }),
+          ...(input.dataset.license && { license: input.dataset.license }),
+          history: `${now.toISOString()} Stratus ingestion ${input.run} attempt ${input.attempt}`,
+        },
+      });
+      context.progress(0, periods.length, `fetching ${periods.length} periods`);
+      for (const [index, period] of periods.entries()) {
+        context.throwIfCancelled();
+        await writer.append(await session.read(period));
+        context.progress(index + 1, periods.length, `stored ${formatPeriod(period)}`);
+      }
+      const coverage = await writer.finish();
+      await syncTree(staging);
+      context.throwIfCancelled();
+      await publishDirectory(staging, versionDir(input.storageRoot, input.datasetId, id));
+      return {
+        datasetId: input.datasetId,
+        version: { ...version, id, coverage, path: versionPath(input.datasetId, id) },
+      };
+    } finally {
+      await session.close?.();
+    }
+  } catch (err) {
+    await removeTree(staging);
+    if (err instanceof ProviderError) throw new TaskError(err.type, err.message);
+    throw err;
+  }
+}
+
+/** An ingestion attempt: fetch every requested period into a new version directory, published by one rename. */
+export const ingestion: Task = async (raw, context) => {
+  const parsed = ingestionInputSchema.safeParse(raw);
+  if (!parsed.success) throw new TaskError('InvalidInput', `invalid ingestion input: ${parsed.error.message}`);
+  return materialize(parsed.data, context);
+};
