@@ -12,7 +12,9 @@ import { contextPlugin, type VersionInfo } from './plugins/app/context.ts';
 import { errorsPlugin } from './plugins/app/errors.ts';
 import { metricsPlugin } from './plugins/app/metrics.ts';
 import { readOnlyPlugin } from './plugins/app/read-only.ts';
+import { dataSourceRoutes } from './routes/data-sources/index.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
+import { ingestionRoutes } from './routes/ingestions/index.ts';
 import { openApiPlugin } from './routes/docs/index.ts';
 import { zarrRoutes } from './routes/stores/zarr.ts';
 import { systemRoutes } from './routes/system/index.ts';
@@ -111,7 +113,9 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(metricsPlugin);
   await app.register(openApiPlugin);
   await app.register(systemRoutes);
+  await app.register(dataSourceRoutes);
   await app.register(datasetRoutes);
   await app.register(zarrRoutes);
+  await app.register(ingestionRoutes);
   return app;
 }

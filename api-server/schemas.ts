@@ -142,6 +142,72 @@ export const datasetListResponseSchema = z
   .object({ kind: z.string().default('DatasetList'), items: z.array(datasetRecordSchema) })
   .meta({ id: 'DatasetListResponse' });
 
+export const dataSourceRecordSchema = z
+  .object({
+    dataset_id: z.string(),
+    dataset_name: z.string(),
+    itemType: z.enum(['feature', 'coverage']),
+    ingestable: z.boolean().describe('Whether this instance has a provider that can fetch the source.'),
+  })
+  .catchall(z.unknown())
+  .meta({ id: 'DataSourceRecord', description: 'A dataset template: free-form, with itemType and ingestable.' });
+
+export const createIngestionRequestSchema = z
+  .object({
+    dataset_id: z.string().min(1).describe('Id of a data source as listed by GET /data-sources.'),
+    start: z.string().nullish().describe('First period, in the source-native form.'),
+    end: z.string().nullish().describe('Last period; defaults to the last complete period.'),
+    overwrite: z.boolean().default(false).describe('Regenerate an existing matching artifact.'),
+    publish: z.boolean().default(true),
+  })
+  .strict()
+  .meta({ id: 'CreateIngestionRequest' });
+
+export const ingestionResponseSchema = z
+  .object({
+    ingestion_id: z.string(),
+    status: z.string().describe('Execution status: accepted, running, retrying, successful, failed, cancelled.'),
+    dataset: datasetRecordSchema.nullable(),
+  })
+  .meta({ id: 'IngestionResponse' });
+
+export const ingestionListResponseSchema = z
+  .object({ kind: z.string().default('IngestionList'), items: z.array(ingestionResponseSchema) })
+  .meta({ id: 'IngestionListResponse' });
+
+const jobEventRecordSchema = z
+  .object({
+    type: z.string(),
+    source: z.string(),
+    data: z.record(z.string(), z.unknown()).optional(),
+    eventID: z.string(),
+    time: z.string(),
+  })
+  .meta({ id: 'JobEvent' });
+
+export const ingestionJobSchema = z
+  .object({
+    jobID: z.string(),
+    processID: z.string().describe('ingestion or sync.'),
+    type: z.literal('process'),
+    status: z.enum(['accepted', 'running', 'retrying', 'successful', 'failed', 'cancelled']),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    attempt: z.number().int(),
+    maxAttempts: z.number().int(),
+    progress: z
+      .object({ done: z.number(), total: z.number(), percent: z.number(), message: z.string().nullable() })
+      .nullable(),
+    result: z.record(z.string(), z.unknown()).nullable(),
+    error: z.object({ type: z.string(), message: z.string() }).meta({ id: 'JobError' }).nullable(),
+    cancelRequested: z.boolean(),
+    retryAfter: z.string().nullable(),
+    events: z.array(jobEventRecordSchema),
+    links: z.array(linkSchema),
+  })
+  .meta({ id: 'IngestionJob', description: 'The job record of an ingestion or sync run.' });
+
 /** `f` chooses the representation of an HTML-capable endpoint outright. */
 export const formatQuerySchema = z.object({
   f: z.enum(['html', 'json']).optional().describe('Representation: html or json; overrides Accept.'),

@@ -25,7 +25,7 @@ describe('embedded mode', () => {
     try {
       expect(await (await fetch(`${running.url}/health`)).json()).toEqual({ status: 'healthy' });
       const datasets = (await (await fetch(`${running.url}/datasets`)).json()) as { items: { dataset_id: string }[] };
-      expect(datasets.items.map((d) => d.dataset_id)).toContain('sample-daily');
+      expect(datasets.items.map((d) => d.dataset_id)).toContain('sample');
       expect(await (await fetch(`${running.url}/extent`)).json()).toMatchObject({ bbox: [-13.5, 6.9, -10.2, 10] });
       let metrics = '';
       for (let i = 0; i < 100 && !/controller_runtime_reconcile_total\{controller="dataset"/.test(metrics); i++) {

@@ -1,9 +1,9 @@
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { datasetIdOf } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import {
-  datasetIdOf,
   defaultIngestionPlanOptions,
   jobNameFor,
   planIngestion,

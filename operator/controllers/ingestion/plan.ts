@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import type { Ingestion, IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { isSafeName, RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
@@ -36,13 +37,6 @@ export function jobNameFor(run: Ingestion, attempt: number): string {
 
 export function retryDelaySeconds(failedAttempt: number, options: IngestionPlanOptions): number {
   return Math.min(options.retryCapSeconds, options.retryBaseSeconds * 2 ** (failedAttempt - 1));
-}
-
-const TERMINAL = new Set(['successful', 'failed', 'cancelled']);
-
-/** The Dataset a run writes: `spec.datasetId`, else the source's name. */
-export function datasetIdOf(run: Ingestion): string {
-  return run.spec.datasetId ?? run.spec.source;
 }
 
 /** A new Dataset made from its DataSource template, as a run that finds none creates it. */
@@ -118,8 +112,7 @@ export function planIngestion(
     status: { ...next, conditions: readinessConditions(status.conditions, readiness, generation, now) },
   });
 
-  if (status.phase && TERMINAL.has(status.phase))
-    return { actions: [], outcome: { kind: 'done', reason: `run ${status.phase}` } };
+  if (isFinished(run)) return { actions: [], outcome: { kind: 'done', reason: `run ${status.phase}` } };
 
   const { job } = observed;
   if (run.spec.cancelRequested) {

@@ -1,0 +1,78 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { HttpError } from '../../errors.ts';
+import { negotiate, sendHtml } from '../../negotiation.ts';
+import {
+  commonErrorResponses,
+  dataSourceRecordSchema,
+  errorDetailSchema,
+  formatQuerySchema,
+  resourceIdSchema,
+} from '../../schemas.ts';
+import { dataSourceListPage, dataSourcePage } from './pages.ts';
+import { dataSourceRecord, sortSources } from './record.ts';
+
+/** Dataset templates, read from DataSource resources; `ingestable` says whether this instance can fetch them. */
+export const dataSourceRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { cluster, config, namespace } = app.stratus;
+
+  app.get(
+    '/data-sources',
+    {
+      schema: {
+        summary: 'List data sources',
+        description: 'Rasters first, then feature collections. The HTML page lists only what this instance can fetch.',
+        tags: ['Data sources'],
+        querystring: formatQuerySchema,
+        produces: ['application/json', 'text/html'],
+        response: { 200: z.array(dataSourceRecordSchema), ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      reply.header('vary', 'Accept');
+      const { items } = await cluster.list<DataSource>(dataSourceKind, { namespace });
+      const records = sortSources(items.map(dataSourceRecord));
+      if (negotiate(request.headers.accept, request.query.f) === 'html')
+        return sendHtml(reply, dataSourceListPage(config.instance.name, records));
+      return records;
+    },
+  );
+
+  app.get(
+    '/data-sources/:dataset_id',
+    {
+      schema: {
+        summary: 'One data source with the coverage a dataset made from it would have',
+        tags: ['Data sources'],
+        params: z.object({ dataset_id: resourceIdSchema }),
+        querystring: formatQuerySchema,
+        produces: ['application/json', 'text/html'],
+        response: { 200: dataSourceRecordSchema, 404: errorDetailSchema, ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      reply.header('vary', 'Accept');
+      const source = await cluster.get<DataSource>(dataSourceKind, request.params.dataset_id, namespace);
+      if (!source) throw new HttpError('NotFound', `Data source ${request.params.dataset_id} not found`);
+      const { items: datasets } = await cluster.list<Dataset>(datasetKind, {
+        namespace,
+        labelSelector: `climate.stratus.dev/source=${source.metadata.name}`,
+      });
+      const [xmin, ymin, xmax, ymax] = config.instance.bbox;
+      const record = {
+        ...dataSourceRecord(source),
+        coverage: {
+          spatial: { xmin, ymin, xmax, ymax },
+          crs: config.instance.crs,
+          period_type: source.spec.periodType ?? null,
+        },
+        datasets: datasets.map((d) => ({ dataset_id: d.metadata.name, href: `/datasets/${d.metadata.name}` })),
+      };
+      if (negotiate(request.headers.accept, request.query.f) === 'html')
+        return sendHtml(reply, dataSourcePage(config.instance.name, record, config.readOnly));
+      return record;
+    },
+  );
+};

@@ -1,0 +1,213 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Cluster } from '../../../core/cluster/port.ts';
+import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
+import { isProviderAvailable } from '../../../core/providers/available.ts';
+import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
+import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import { API_VERSION } from '../../../core/resources/kind.ts';
+import { HttpError } from '../../errors.ts';
+import {
+  commonErrorResponses,
+  createIngestionRequestSchema,
+  errorDetailSchema,
+  ingestionJobSchema,
+  ingestionListResponseSchema,
+  ingestionResponseSchema,
+  resourceIdSchema,
+} from '../../schemas.ts';
+import { datasetRecord } from '../datasets/record.ts';
+import { ingestionJob } from './record.ts';
+
+const preferAsync = (prefer: string | undefined) =>
+  (prefer ?? '').split(/[,;]/).some((p) => p.trim().toLowerCase() === 'respond-async');
+
+/** Resolves with the run once it has finished; the watch starts from the current state, so nothing is missed. */
+async function finished(cluster: Cluster, run: Ingestion, signal: AbortSignal): Promise<Ingestion | undefined> {
+  const { name, namespace } = run.metadata;
+  const labelSelector = `${DATASET_LABEL}=${(run.metadata.labels as Record<string, string> | undefined)?.[DATASET_LABEL] ?? ''}`;
+  try {
+    for await (const event of cluster.watch<Ingestion>(ingestionKind, { namespace, labelSelector, signal })) {
+      if (event.type === 'DELETED' && event.object.metadata.name === name) return undefined;
+      if (event.object.metadata.name === name && isFinished(event.object)) return event.object;
+    }
+  } catch (err) {
+    if (signal.aborted) return undefined;
+    throw err;
+  }
+  return undefined;
+}
+
+/** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
+export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { cluster, config, namespace } = app.stratus;
+
+  const responseOf = async (run: Ingestion) => {
+    const dataset = await cluster.get<Dataset>(datasetKind, datasetIdOf(run), namespace);
+    return {
+      ingestion_id: run.metadata.name,
+      status: run.status?.phase ?? 'accepted',
+      dataset: dataset ? datasetRecord(dataset, config.instance.bbox) : null,
+    };
+  };
+
+  const getRun = async (id: string) => {
+    const run = await cluster.get<Ingestion>(ingestionKind, id, namespace);
+    if (!run) throw new HttpError('NotFound', `Ingestion ${id} not found`);
+    return run;
+  };
+
+  app.post(
+    '/ingestions',
+    {
+      schema: {
+        summary: 'Ingest a data source into its managed dataset',
+        description:
+          'Checks the request, then starts an Ingestion run. Without `Prefer: respond-async` the response waits ' +
+          'for the run to finish; with it, 202 and `Location: /ingestions/jobs/<job_id>`.',
+        tags: ['Ingestions'],
+        headers: z.object({ prefer: z.string().optional() }),
+        body: createIngestionRequestSchema,
+        response: {
+          200: ingestionResponseSchema,
+          202: ingestionJobSchema,
+          400: errorDetailSchema,
+          404: errorDetailSchema,
+          409: errorDetailSchema,
+          ...commonErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const source = await cluster.get<DataSource>(dataSourceKind, body.dataset_id, namespace);
+      if (!source) throw new HttpError('NotFound', `Data source ${body.dataset_id} not found`);
+      if (!isProviderAvailable(source.spec.provider.name))
+        throw new HttpError(
+          'BadRequest',
+          `Data source ${body.dataset_id} needs provider ${source.spec.provider.name}, which this instance does not have`,
+        );
+      if (!source.spec.periodType)
+        throw new HttpError('BadRequest', `Data source ${body.dataset_id} declares no period type`);
+      try {
+        requestedRange(source.spec.periodType, body.start ?? undefined, body.end ?? undefined, new Date());
+      } catch (err) {
+        if (err instanceof PeriodError) throw new HttpError('BadRequest', err.message);
+        throw err;
+      }
+      const datasetId = body.dataset_id;
+      const { items } = await cluster.list<Ingestion>(ingestionKind, { namespace });
+      const active = items.find((r) => datasetIdOf(r) === datasetId && !isFinished(r));
+      if (active)
+        throw new HttpError(
+          'Conflict',
+          `Ingestion ${active.metadata.name} is already writing dataset ${datasetId}; wait for it or cancel it`,
+        );
+      const run = await cluster.create<Ingestion>(ingestionKind, {
+        apiVersion: API_VERSION,
+        kind: ingestionKind.kind,
+        metadata: {
+          name: `${datasetId.slice(0, 50)}-${randomBytes(4).toString('hex')}`,
+          namespace,
+          labels: { [DATASET_LABEL]: datasetId, 'climate.stratus.dev/source': source.metadata.name },
+        },
+        spec: {
+          source: source.metadata.name,
+          datasetId,
+          mode: 'ingestion',
+          ...(body.start ? { start: body.start } : {}),
+          ...(body.end ? { end: body.end } : {}),
+          overwrite: body.overwrite,
+          publish: body.publish,
+          maxAttempts: 3,
+          cancelRequested: false,
+        },
+      } as Ingestion);
+      if (preferAsync(request.headers.prefer)) {
+        reply.code(202).header('location', `/ingestions/jobs/${run.metadata.name}`);
+        reply.header('preference-applied', 'respond-async');
+        return ingestionJob(run);
+      }
+      // The run goes on if the client leaves; only the wait stops.
+      const stop = new AbortController();
+      reply.raw.once('close', () => stop.abort());
+      const done = await finished(cluster, run, stop.signal);
+      stop.abort();
+      return responseOf(done ?? run);
+    },
+  );
+
+  app.get(
+    '/ingestions',
+    {
+      schema: {
+        summary: 'List ingestion runs, newest first',
+        tags: ['Ingestions'],
+        response: { 200: ingestionListResponseSchema, ...commonErrorResponses },
+      },
+    },
+    async () => {
+      const { items } = await cluster.list<Ingestion>(ingestionKind, { namespace });
+      const created = (r: Ingestion) => (r.metadata as { creationTimestamp?: string }).creationTimestamp ?? '';
+      const sorted = [...items].sort((a, b) => created(b).localeCompare(created(a)));
+      return { kind: 'IngestionList', items: await Promise.all(sorted.map(responseOf)) };
+    },
+  );
+
+  app.get(
+    '/ingestions/:ingestion_id',
+    {
+      schema: {
+        summary: 'One ingestion run with the managed dataset it writes',
+        tags: ['Ingestions'],
+        params: z.object({ ingestion_id: resourceIdSchema }),
+        response: { 200: ingestionResponseSchema, 404: errorDetailSchema, ...commonErrorResponses },
+      },
+    },
+    async (request) => responseOf(await getRun(request.params.ingestion_id)),
+  );
+
+  app.get(
+    '/ingestions/jobs/:job_id',
+    {
+      schema: {
+        summary: 'The job record of an ingestion or sync run',
+        tags: ['Ingestions'],
+        params: z.object({ job_id: resourceIdSchema }),
+        response: { 200: ingestionJobSchema, 404: errorDetailSchema, ...commonErrorResponses },
+      },
+    },
+    async (request) => ingestionJob(await getRun(request.params.job_id)),
+  );
+
+  app.delete(
+    '/ingestions/jobs/:job_id',
+    {
+      schema: {
+        summary: 'Request cooperative cancellation of a run',
+        description:
+          'The run stops between periods; every committed version is kept. A finished run cannot be cancelled (409).',
+        tags: ['Ingestions'],
+        params: z.object({ job_id: resourceIdSchema }),
+        response: { 202: ingestionJobSchema, 404: errorDetailSchema, 409: errorDetailSchema, ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const run = await getRun(request.params.job_id);
+      if (isFinished(run))
+        throw new HttpError('Conflict', `Ingestion ${run.metadata.name} already finished (${run.status?.phase})`);
+      const patched = await cluster.patch<Ingestion>(
+        ingestionKind,
+        run.metadata.name,
+        { type: 'merge', body: { spec: { cancelRequested: true } } },
+        namespace,
+        { fieldManager: 'stratus-api-server' },
+      );
+      reply.code(202);
+      return ingestionJob(patched);
+    },
+  );
+};

@@ -1,0 +1,278 @@
+/**
+ * Raster datasets end to end in embedded mode, over real HTTP: data sources, ingestion (sync, async, conflicts,
+ * cancellation, refusals), the Zarr store served at /zarr, and that store read by Python xarray and GDAL.
+ */
+import { request as httpRequest } from 'node:http';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
+import { periodRange } from '../../core/periods/index.ts';
+import { sampleProvider } from '../../core/providers/sample.ts';
+import { eventually } from '../support/eventually.ts';
+import { python } from '../support/python.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const BBOX: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
+
+let running: RunningEmbedded;
+let dataDir: string;
+let url: string;
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+
+/** A request with the path sent byte for byte (fetch would normalize `..` away). */
+function rawStatus(path: string): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolveStatus, reject) => {
+    const req = httpRequest({ host: hostname, port, path, method: 'GET' }, (res) => {
+      res.resume();
+      resolveStatus(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+interface Job {
+  jobID: string;
+  status: string;
+  cancelRequested: boolean;
+  progress: { done: number; total: number } | null;
+  result: Record<string, unknown> | null;
+  events: { type: string; data: Record<string, unknown> }[];
+}
+
+const job = async (id: string) => (await (await get(`/ingestions/jobs/${id}`)).json()) as Job;
+const until = (id: string, statuses: string[]) =>
+  eventually(
+    async () => {
+      const record = await job(id);
+      return statuses.includes(record.status) ? record : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'stratus-raster-api-'));
+  const extra = join(dataDir, 'manifests');
+  await import('node:fs/promises').then((fs) => fs.mkdir(extra));
+  await writeFile(
+    join(extra, 'chirps.yaml'),
+    [
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: DataSource',
+      'metadata: {name: chirps-elsewhere, namespace: default}',
+      'spec: {datasetName: CHIRPS, periodType: daily, provider: {name: no-such-provider}}',
+    ].join('\n'),
+  );
+  running = await runEmbedded({
+    dataDir,
+    manifests: [join(root, 'manifests/examples'), extra],
+    config: join(root, 'config/stratus.properties'),
+    host: '127.0.0.1',
+    port: 0,
+  });
+  url = running.url;
+  // The example Ingestion materializes 2024 of the sample source at start.
+  await until('sample-2024', ['successful']);
+}, 60_000);
+
+afterAll(async () => {
+  await running?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('data sources', () => {
+  it('lists every source with ingestable in JSON, rasters first', async () => {
+    const sources = (await (await get('/data-sources')).json()) as { dataset_id: string; ingestable: boolean }[];
+    expect(sources.map((s) => [s.dataset_id, s.ingestable])).toEqual([
+      ['chirps-elsewhere', false],
+      ['sample', true],
+    ]);
+  });
+
+  it('lists only what this instance can fetch in HTML, and the detail page offers an ingestion form', async () => {
+    const list = await (await get('/data-sources', { accept: 'text/html' })).text();
+    expect(list).toContain('href="/data-sources/sample"');
+    expect(list).not.toContain('chirps-elsewhere"');
+    const detail = await (await get('/data-sources/sample', { accept: 'text/html' })).text();
+    expect(detail).toContain('<form id="ingest" data-source="sample">');
+    const json = (await (await get('/data-sources/sample')).json()) as Record<string, unknown>;
+    expect(json).toMatchObject({
+      dataset_id: 'sample',
+      itemType: 'coverage',
+      period_type: 'daily',
+      coverage: { spatial: { xmin: -13.5, ymin: 6.9, xmax: -10.2, ymax: 10 } },
+      datasets: [{ dataset_id: 'sample', href: '/datasets/sample' }],
+    });
+    expect(json).not.toHaveProperty('parameters');
+    expect((await get('/data-sources/nope')).status).toBe(404);
+  });
+});
+
+describe('ingestion requests', () => {
+  it('refuses an unknown source (404), a malformed period or a source without provider (400) before queueing', async () => {
+    const before = ((await (await get('/ingestions')).json()) as { items: unknown[] }).items.length;
+    const unknown = await post('/ingestions', { dataset_id: 'nope', start: '2024-01-01' });
+    expect(unknown.status).toBe(404);
+    const malformed = await post('/ingestions', { dataset_id: 'sample', start: '2024-13-01' });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { detail: string }).detail).toMatch(/expected the form 2024-01-31/);
+    const reversed = await post('/ingestions', { dataset_id: 'sample', start: '2024-02-01', end: '2024-01-01' });
+    expect(reversed.status).toBe(400);
+    const noProvider = await post('/ingestions', { dataset_id: 'chirps-elsewhere', start: '2024-01-01' });
+    expect(noProvider.status).toBe(400);
+    expect(((await noProvider.json()) as { detail: string }).detail).toMatch(/no-such-provider/);
+    const invalid = await post('/ingestions', { dataset_id: 'sample', start: '2024-01-01', extra: 1 });
+    expect(invalid.status).toBe(422);
+    expect(((await (await get('/ingestions')).json()) as { items: unknown[] }).items.length).toBe(before);
+  });
+
+  it('runs synchronously and answers with the dataset it wrote', async () => {
+    const response = await post('/ingestions', {
+      dataset_id: 'sample',
+      start: '2024-01-01',
+      end: '2024-02-15',
+      overwrite: true,
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { ingestion_id: string; status: string; dataset: Record<string, unknown> };
+    expect(body.status).toBe('successful');
+    expect(body.dataset).toMatchObject({
+      dataset_id: 'sample',
+      extent: { temporal: { start: '2024-01-01', end: '2024-02-15' } },
+      publication: { status: 'published' },
+    });
+    expect(await (await get(`/ingestions/${body.ingestion_id}`)).json()).toMatchObject({ status: 'successful' });
+    const detail = (await (await get('/datasets/sample')).json()) as { versions: { created_at: string }[] };
+    expect(detail.versions).toHaveLength(2);
+    expect(detail.versions[0]!.created_at > detail.versions[1]!.created_at).toBe(true);
+  });
+
+  it('runs asynchronously with 202 and Location, refuses a second writer with 409, and records dataset.updated', async () => {
+    const response = await post(
+      '/ingestions',
+      { dataset_id: 'sample', start: '2023-06-01', end: '2024-06-30', overwrite: true },
+      { prefer: 'respond-async' },
+    );
+    expect(response.status).toBe(202);
+    const accepted = (await response.json()) as Job;
+    expect(response.headers.get('location')).toBe(`/ingestions/jobs/${accepted.jobID}`);
+    expect(accepted).toMatchObject({ status: 'accepted', cancelRequested: false });
+    const second = await post('/ingestions', { dataset_id: 'sample', start: '2024-01-01', overwrite: true });
+    expect(second.status).toBe(409);
+    const done = await until(accepted.jobID, ['successful', 'failed']);
+    expect(done).toMatchObject({ status: 'successful', progress: { done: 396, total: 396 } });
+    expect(done.events).toMatchObject([
+      {
+        type: 'dataset.updated',
+        data: { dataset_id: 'sample', current_start: '2023-06-01', current_end: '2024-06-30' },
+      },
+    ]);
+    expect((await fetch(`${url}/ingestions/jobs/${accepted.jobID}`, { method: 'DELETE' })).status).toBe(409);
+  });
+
+  it('cancels a running ingestion between periods and keeps the version readers are served', async () => {
+    const before = (await (await get('/datasets/sample')).json()) as { extent: unknown };
+    const response = await post(
+      '/ingestions',
+      { dataset_id: 'sample', start: '1990-01-01', end: '2024-12-31', overwrite: true },
+      { prefer: 'respond-async' },
+    );
+    const { jobID } = (await response.json()) as Job;
+    await eventually(async () => ((await job(jobID)).progress?.done ?? 0) > 0 || undefined, { timeoutMs: 20_000 });
+    const cancel = await fetch(`${url}/ingestions/jobs/${jobID}`, { method: 'DELETE' });
+    expect(cancel.status).toBe(202);
+    expect(((await cancel.json()) as Job).cancelRequested).toBe(true);
+    const cancelled = await until(jobID, ['cancelled', 'successful', 'failed']);
+    expect(cancelled.status).toBe('cancelled');
+    expect(((await (await get('/datasets/sample')).json()) as { extent: unknown }).extent).toEqual(before.extent);
+  });
+});
+
+describe('the Zarr store over HTTP', () => {
+  it('serves metadata as JSON with validators, conditional requests and byte ranges', async () => {
+    const meta = await get('/zarr/sample/.zmetadata');
+    expect(meta.status).toBe(200);
+    expect(meta.headers.get('content-type')).toMatch(/^application\/json/);
+    const etag = meta.headers.get('etag')!;
+    expect(etag).toMatch(/^"/);
+    expect(meta.headers.get('last-modified')).toBeTruthy();
+    const text = await meta.text();
+    expect(JSON.parse(text).metadata['value/.zarray'].dtype).toBe('<f4');
+
+    expect((await get('/zarr/sample/.zmetadata', { 'if-none-match': etag })).status).toBe(304);
+    const range = await get('/zarr/sample/.zmetadata', { range: 'bytes=0-9' });
+    expect(range.status).toBe(206);
+    expect(range.headers.get('content-range')).toBe(`bytes 0-9/${Buffer.byteLength(text)}`);
+    expect(await range.text()).toBe(text.slice(0, 10));
+    const suffix = await get('/zarr/sample/.zmetadata', { range: 'bytes=-5' });
+    expect(await suffix.text()).toBe(text.slice(-5));
+    const past = await get('/zarr/sample/.zmetadata', { range: 'bytes=99999999-' });
+    expect(past.status).toBe(416);
+    expect(past.headers.get('content-range')).toBe(`bytes */${Buffer.byteLength(text)}`);
+
+    const head = await fetch(`${url}/zarr/sample/value/0.0.0`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('application/octet-stream');
+    expect(Number(head.headers.get('content-length'))).toBeGreaterThan(0);
+    expect(await head.text()).toBe('');
+  });
+
+  it('answers 404 for missing keys and datasets, 400 for any key escaping the store, and lists directories', async () => {
+    expect((await get('/zarr/sample/value/9.9.9')).status).toBe(404);
+    expect((await get('/zarr/nope/.zmetadata')).status).toBe(404);
+    for (const path of ['/zarr/sample/../../cluster', '/zarr/sample/value/../../../x', '/zarr/sample/a//b'])
+      expect(await rawStatus(path)).toBe(400);
+    expect(await rawStatus('/zarr/sample/%2e%2e/%2e%2e/x')).toBe(400);
+    const listing = (await (await get('/zarr/sample/')).json()) as {
+      entries: { name: string; type: string; size?: number }[];
+    };
+    expect(listing.entries.map((e) => e.name)).toEqual(
+      expect.arrayContaining(['.zmetadata', '.zgroup', 'value', 'time', 'lat', 'lon', 'spatial_ref']),
+    );
+    expect(listing.entries.find((e) => e.name === 'value')).toEqual({ name: 'value', type: 'directory' });
+    const sub = (await (await get('/zarr/sample/value/')).json()) as { entries: { name: string }[] };
+    expect(sub.entries.map((e) => e.name)).toContain('.zarray');
+  });
+
+  it('is opened over HTTP by xarray and by GDAL (/vsicurl/) with the values the provider produced', async () => {
+    const dataset = (await (await get('/datasets/sample')).json()) as {
+      extent: { temporal: { start: string; end: string } };
+    };
+    const { start, end } = dataset.extent.temporal;
+    const valuesFile = join(dataDir, 'values.f32');
+    const view = await python<{
+      xarray: { shape: number[]; epsg: number; time: string[] };
+      gdal: { size: number[]; epsg: number; first_band_equals_xarray: boolean };
+    }>(await readFile(join(root, 'test/interop/zarr-readers.py'), 'utf8'), [
+      `${url}/zarr/sample/`,
+      'value',
+      valuesFile,
+    ]);
+    const periods = periodRange('daily', start, end);
+    const session = await sampleProvider.open({
+      parameters: { seed: 42 },
+      bbox: BBOX,
+      signal: new AbortController().signal,
+    });
+    const plane = session.grid.lat.length * session.grid.lon.length;
+    expect(view.xarray.shape).toEqual([periods.length, session.grid.lat.length, session.grid.lon.length]);
+    expect(view.xarray.epsg).toBe(4326);
+    expect(view.xarray.time[0]).toBe(`${start}T00:00:00`);
+    expect(view.gdal).toMatchObject({ size: view.xarray.shape, epsg: 4326, first_band_equals_xarray: true });
+    const read = new Float32Array((await readFile(valuesFile)).buffer.slice(0));
+    for (const t of [0, Math.floor(periods.length / 2), periods.length - 1]) {
+      const expected = await session.read(periods[t]!);
+      expect(read.subarray(t * plane, (t + 1) * plane)).toEqual(expected);
+    }
+  });
+});
