@@ -4,6 +4,7 @@ import { join, sep } from 'node:path';
  * Where a dataset's files live under the storage root:
  *   datasets/<id>/versions/<version>/   complete, immutable materializations (readers are served these)
  *   datasets/<id>/staging/<version>/    a materialization being written; never served
+ *   datasets/<id>/thumbnails/<version>.png  the preview rendered with a version
  * A version directory appears by one rename of its complete staging directory.
  */
 
@@ -29,6 +30,11 @@ export const datasetDir = (root: string, id: string) => join(root, 'datasets', c
 export const versionsDir = (root: string, id: string) => join(datasetDir(root, id), 'versions');
 export const stagingDir = (root: string, id: string) => join(datasetDir(root, id), 'staging');
 export const versionDir = (root: string, id: string, version: string) => join(versionsDir(root, id), checked(version));
+
+export const thumbnailsDir = (root: string, id: string) => join(datasetDir(root, id), 'thumbnails');
+/** Store path (relative to the root) of the thumbnail rendered with a version. */
+export const thumbnailPath = (id: string, version: string) =>
+  ['datasets', checked(id), 'thumbnails', `${checked(version)}.png`].join('/');
 
 /** The store path of a version relative to the storage root, as recorded in the Dataset's status. */
 export const versionPath = (id: string, version: string) =>

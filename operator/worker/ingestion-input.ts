@@ -29,6 +29,16 @@ export const ingestionInputSchema = z.object({
   start: z.string().optional(),
   end: z.string().optional(),
   overwrite: z.boolean(),
+  /** How the thumbnail is coloured (the template's display). */
+  display: z
+    .object({
+      colormap: z.string().optional(),
+      range: z.tuple([z.number(), z.number()]).optional(),
+      nodata: z.number().optional(),
+    })
+    .default({}),
+  /** The thumbnail the Dataset shows now; kept by the sweep so a failed render leaves it in place. */
+  keepThumbnail: z.string().optional(),
   /** Version directories the Dataset still references; every other one under versions/ is removed. */
   keepVersions: z.array(z.string()),
 });
@@ -45,6 +55,8 @@ export const ingestionResultSchema = z.object({
     requestScope: z.object({ start: z.string().nullable(), end: z.string().nullable(), bbox: bbox.nullable() }),
     path: z.string(),
   }),
+  /** Store path of the thumbnail rendered for this version; absent when rendering failed or had nothing to show. */
+  thumbnail: z.string().optional(),
 });
 
 export type IngestionResult = z.infer<typeof ingestionResultSchema>;

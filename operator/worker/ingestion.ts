@@ -1,10 +1,21 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DEFAULT_COLORMAP } from '../../core/render/colormap.ts';
+import { renderThumbnail } from '../../core/render/thumbnail.ts';
+import type { RasterGrid } from '../../core/providers/raster.ts';
 import { formatPeriod, PeriodError, requestedRange } from '../../core/periods/index.ts';
 import { rasterProvider } from '../../core/providers/available.ts';
 import { ProviderError } from '../../core/providers/raster.ts';
-import { publishDirectory, removeTree, syncTree } from '../../core/stores/files.ts';
-import { newVersionId, stagingDir, versionDir, versionPath, versionsDir } from '../../core/stores/layout.ts';
+import { publishDirectory, removeTree, syncTree, writeDurable } from '../../core/stores/files.ts';
+import {
+  newVersionId,
+  stagingDir,
+  thumbnailPath,
+  thumbnailsDir,
+  versionDir,
+  versionPath,
+  versionsDir,
+} from '../../core/stores/layout.ts';
 import { RasterCubeWriter } from '../../core/stores/raster-cube.ts';
 import { ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
 import { TaskError, type Task, type TaskContext } from './protocol.ts';
@@ -29,6 +40,32 @@ async function sweep(input: IngestionInput): Promise<void> {
   const versions = versionsDir(input.storageRoot, input.datasetId);
   const names = await readdir(versions).catch(() => [] as string[]);
   for (const name of names) if (!input.keepVersions.includes(name)) await removeTree(join(versions, name));
+  const thumbnails = thumbnailsDir(input.storageRoot, input.datasetId);
+  for (const name of await readdir(thumbnails).catch(() => [] as string[]))
+    if (input.keepThumbnail !== ['datasets', input.datasetId, 'thumbnails', name].join('/'))
+      await removeTree(join(thumbnails, name));
+}
+
+/**
+ * Renders the preview of the last period next to the version. A failed or empty render returns undefined, and
+ * the Dataset keeps showing its previous image.
+ */
+async function renderPreview(input: IngestionInput, version: string, grid: RasterGrid, values: Float32Array) {
+  try {
+    const png = renderThumbnail(values, grid.lon.length, grid.lat.length, {
+      colormap: input.display.colormap ?? DEFAULT_COLORMAP,
+      range: input.display.range,
+      nodata: input.display.nodata,
+    });
+    if (!png) return undefined;
+    const path = thumbnailPath(input.datasetId, version);
+    const target = join(input.storageRoot, ...path.split('/'));
+    await writeDurable(`${target}.tmp`, png);
+    await rename(`${target}.tmp`, target);
+    return path;
+  } catch {
+    return undefined;
+  }
 }
 
 async function materialize(input: IngestionInput, context: TaskContext): Promise<IngestionResult> {
@@ -75,18 +112,22 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
         },
       });
       context.progress(0, periods.length, `fetching ${periods.length} periods`);
+      let last: Float32Array = new Float32Array();
       for (const [index, period] of periods.entries()) {
         context.throwIfCancelled();
-        await writer.append(await session.read(period));
+        last = await session.read(period);
+        await writer.append(last);
         context.progress(index + 1, periods.length, `stored ${formatPeriod(period)}`);
       }
       const coverage = await writer.finish();
       await syncTree(staging);
       context.throwIfCancelled();
       await publishDirectory(staging, versionDir(input.storageRoot, input.datasetId, id));
+      const thumbnail = await renderPreview(input, id, session.grid, last);
       return {
         datasetId: input.datasetId,
         version: { ...version, id, coverage, path: versionPath(input.datasetId, id) },
+        ...(thumbnail && { thumbnail }),
       };
     } finally {
       await session.close?.();

@@ -198,6 +198,35 @@ describe('ingestion requests', () => {
   });
 });
 
+describe('thumbnails', () => {
+  it('serves a PNG of the newest period that GDAL reads, coloured and linked from the record', async () => {
+    const record = (await (await get('/datasets/sample')).json()) as { links: { rel: string; href: string }[] };
+    expect(record.links).toContainEqual(
+      expect.objectContaining({ rel: 'preview', href: '/datasets/sample/thumbnail.png' }),
+    );
+    const response = await get('/datasets/sample/thumbnail.png');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    const file = join(dataDir, 'thumbnail.png');
+    await writeFile(file, Buffer.from(await response.arrayBuffer()));
+    const png = await python<{ size: number[]; bands: number; alpha_min: number; distinct_red: number }>(
+      [
+        'import json, sys',
+        'from osgeo import gdal',
+        'd = gdal.Open(sys.argv[1])',
+        'a = d.ReadAsArray()',
+        'print(json.dumps({"size": [d.RasterXSize, d.RasterYSize], "bands": d.RasterCount,',
+        '  "alpha_min": int(a[3].min()), "distinct_red": len(set(a[0].flatten().tolist()))}))',
+      ].join('\n'),
+      [file],
+    );
+    // 66 x 62 cells fit in 256 pixels: one pixel per cell, every cell has a value, the colours vary.
+    expect(png).toMatchObject({ size: [66, 62], bands: 4, alpha_min: 255 });
+    expect(png.distinct_red).toBeGreaterThan(10);
+    expect((await get('/datasets/nope/thumbnail.png')).status).toBe(404);
+  });
+});
+
 describe('the Zarr store over HTTP', () => {
   it('serves metadata as JSON with validators, conditional requests and byte ranges', async () => {
     const meta = await get('/zarr/sample/.zmetadata');

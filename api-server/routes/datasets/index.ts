@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { HttpError } from '../../errors.ts';
@@ -11,6 +12,7 @@ import {
   formatQuerySchema,
   resourceIdSchema,
 } from '../../schemas.ts';
+import { sendFile } from '../stores/file-response.ts';
 import { datasetDetailRecord, datasetRecord } from './record.ts';
 import { datasetListPage, datasetPage } from './pages.ts';
 
@@ -63,4 +65,33 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
       return record;
     },
   );
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/datasets/:dataset_id/thumbnail.png',
+    schema: {
+      summary: 'Preview image of a dataset',
+      description:
+        "A PNG of the newest period, coloured with the template's colormap. 404 only when no thumbnail was ever " +
+        'produced: a later failed or empty render keeps the previous image, so a 200 may be stale.',
+      tags: ['Datasets'],
+      params: z.object({ dataset_id: resourceIdSchema }),
+      produces: ['image/png'],
+      response: { 200: z.any(), 404: errorDetailSchema, ...commonErrorResponses },
+    },
+    handler: async (request, reply) => {
+      const id = request.params.dataset_id;
+      const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
+      if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
+      const path = dataset.status?.thumbnail;
+      const sent =
+        path !== undefined &&
+        (await sendFile(request, reply, join(app.stratus.storageRoot, ...path.split('/')), {
+          contentType: 'image/png',
+          etagPrefix: 'thumbnail',
+        }));
+      if (!sent) throw new HttpError('NotFound', `Dataset ${id} has no thumbnail yet`);
+      return reply;
+    },
+  });
 };

@@ -27,6 +27,7 @@ export function datasetRecord(dataset: Dataset, bbox: [number, number, number, n
   }
   if (spec.format === 'icechunk')
     links.push({ href: `/icechunk/${id}/`, rel: 'icechunk', title: 'Icechunk repository' });
+  if (status?.thumbnail) links.push({ href: `/datasets/${id}/thumbnail.png`, rel: 'preview', title: 'Thumbnail' });
   if (spec.format === 'netcdf')
     links.push({ href: `/datasets/${id}/download`, rel: 'enclosure', title: 'NetCDF file' });
   return {

@@ -91,6 +91,12 @@ function workerInput(
     start: range.start,
     end: range.end,
     overwrite: run.spec.overwrite,
+    display: {
+      colormap: source.spec.display?.colormap,
+      range: source.spec.display?.range as [number, number] | undefined,
+      nodata: source.spec.display?.nodata,
+    },
+    keepThumbnail: observed.dataset?.status?.thumbnail,
     keepVersions: (observed.dataset?.status?.versions ?? []).map((v) => v.id),
   };
 }
@@ -293,6 +299,7 @@ export function planIngestion(
             versions: [...(dataset?.status?.versions ?? []), version].slice(-RETAINED_VERSIONS),
             extent: version.coverage,
             lastUpdated: version.createdAt,
+            ...(parsed.data.thumbnail && { thumbnail: parsed.data.thumbnail }),
             ...(run.spec.publish && { publication: { status: 'published', publishedAt: at } }),
           },
         },

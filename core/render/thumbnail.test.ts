@@ -1,0 +1,40 @@
+import { inflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { colorAt } from './colormap.ts';
+import { renderThumbnail } from './thumbnail.ts';
+
+/** Reads back the IHDR size and the unfiltered RGBA rows of a PNG written by encodePng. */
+function decode(png: Buffer): { width: number; height: number; pixel: (x: number, y: number) => number[] } {
+  expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  const width = png.readUInt32BE(16);
+  const height = png.readUInt32BE(20);
+  const idatLength = png.readUInt32BE(33);
+  expect(png.toString('latin1', 37, 41)).toBe('IDAT');
+  const raw = inflateSync(png.subarray(41, 41 + idatLength));
+  const stride = 1 + width * 4;
+  return { width, height, pixel: (x, y) => [...raw.subarray(y * stride + 1 + x * 4, y * stride + 5 + x * 4)] };
+}
+
+describe('renderThumbnail', () => {
+  it('colours values over the style range and leaves no-data transparent', () => {
+    const values = Float32Array.from([0, 50, 100, Number.NaN, -9999, 100]);
+    const png = renderThumbnail(values, 3, 2, { colormap: 'viridis', range: [0, 100], nodata: -9999 })!;
+    const image = decode(png);
+    expect([image.width, image.height]).toEqual([3, 2]);
+    expect(image.pixel(0, 0)).toEqual([...colorAt('viridis', 0), 255]);
+    expect(image.pixel(2, 0)).toEqual([...colorAt('viridis', 1), 255]);
+    expect(image.pixel(0, 1)[3]).toBe(0);
+    expect(image.pixel(1, 1)[3]).toBe(0);
+  });
+
+  it('scales the longer side down to 256 pixels', () => {
+    const image = decode(renderThumbnail(new Float32Array(1000 * 500).fill(1), 1000, 500, { colormap: 'blues' })!);
+    expect([image.width, image.height]).toEqual([256, 128]);
+  });
+
+  it('renders nothing when no cell has a value, so the previous image stays', () => {
+    expect(
+      renderThumbnail(Float32Array.from([Number.NaN, 5]), 2, 1, { colormap: 'viridis', nodata: 5 }),
+    ).toBeUndefined();
+  });
+});

@@ -1,0 +1,41 @@
+import { colorAt } from './colormap.ts';
+import { encodePng } from './png.ts';
+
+export interface ThumbnailStyle {
+  colormap: string;
+  /** Values mapped to the two ends of the colormap; the data's own range when absent. */
+  range?: [number, number];
+  nodata?: number;
+}
+
+const MAX_SIDE = 256;
+
+/**
+ * A PNG preview of one raster plane (row-major, north-up): scaled by nearest neighbour to at most 256 pixels on
+ * its longer side, coloured with the style, with no-data and NaN cells transparent. Returns undefined when no
+ * cell has a value, so the caller keeps the previous image.
+ */
+export function renderThumbnail(
+  values: Float32Array,
+  width: number,
+  height: number,
+  style: ThumbnailStyle,
+): Buffer | undefined {
+  const valid = (v: number) => Number.isFinite(v) && v !== style.nodata;
+  let [lo, hi] = style.range ?? [Infinity, -Infinity];
+  if (!style.range) for (const v of values) if (valid(v)) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
+  if (!values.some(valid)) return undefined;
+  const scale = Math.min(1, MAX_SIDE / Math.max(width, height));
+  const [w, h] = [Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale))];
+  const rgba = new Uint8Array(w * h * 4);
+  const span = hi - lo || 1;
+  for (let y = 0; y < h; y++) {
+    const sy = Math.min(height - 1, Math.floor((y * height) / h));
+    for (let x = 0; x < w; x++) {
+      const v = values[sy * width + Math.min(width - 1, Math.floor((x * width) / w))]!;
+      if (!valid(v)) continue;
+      rgba.set([...colorAt(style.colormap, (v - lo) / span), 255], (y * w + x) * 4);
+    }
+  }
+  return encodePng(w, h, rgba);
+}
