@@ -22,4 +22,4 @@ COPY manifests ./manifests
 COPY config ./config
 ENTRYPOINT ["node", "cmd/stratus.ts"]
 # Embedded mode until the Kubernetes operator and API server entry points land.
-CMD ["embedded", "--host", "0.0.0.0", "--data-dir", "/var/lib/stratus", "--manifests", "manifests/examples"]
+CMD ["embedded", "--host", "0.0.0.0", "--data-dir", "/var/lib/stratus", "--manifests", "manifests/data-sources", "--manifests", "manifests/examples"]

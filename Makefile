@@ -55,7 +55,7 @@ interop-tools:
 	@bash scripts/install-interop-tools.sh
 
 run: $(DEPS_STAMP)
-	node cmd/stratus.ts embedded --data-dir $(DATA_DIR) --manifests manifests/examples --port $(PORT)
+	node cmd/stratus.ts embedded --data-dir $(DATA_DIR) --manifests manifests/data-sources --manifests manifests/examples --port $(PORT)
 
 typecheck: $(DEPS_STAMP)
 	npx tsc --noEmit -p tsconfig.json

@@ -17,7 +17,7 @@ describe('embedded mode', () => {
   it('applies the example manifests, reconciles them and answers over HTTP', async () => {
     const running = await runEmbedded({
       dataDir,
-      manifests: [join(root, 'manifests/examples')],
+      manifests: [join(root, 'manifests/data-sources'), join(root, 'manifests/examples')],
       config: join(root, 'config/stratus.properties'),
       host: '127.0.0.1',
       port: 0,

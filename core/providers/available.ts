@@ -1,11 +1,14 @@
 import type { RasterProvider } from './raster.ts';
+import { chirpsProvider } from './chirps.ts';
 import { sampleProvider } from './sample.ts';
 
 /**
  * The provider implementations this build carries, by `DataSource.spec.provider.name`. A DataSource naming any
  * other provider is valid but not ingestable here.
  */
-const providers: ReadonlyMap<string, RasterProvider> = new Map([sampleProvider].map((p) => [p.name, p]));
+const providers: ReadonlyMap<string, RasterProvider> = new Map(
+  [sampleProvider, chirpsProvider].map((p) => [p.name, p]),
+);
 
 export const availableProviders: readonly string[] = [...providers.keys()];
 

@@ -1,3 +1,4 @@
+import { parameter } from './options.ts';
 import { ProviderError, gridCovering, type RasterProvider } from './raster.ts';
 
 /**
@@ -24,18 +25,11 @@ export function sampleValue(seed: number, lon: number, lat: number, j: number, i
   return Math.min(99.99, Math.max(0, value));
 }
 
-function numberParameter(parameters: Record<string, unknown>, name: string, fallback: number): number {
-  const value = parameters[name] ?? fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value))
-    throw new ProviderError('InvalidParameters', `sample provider: parameter ${name} must be a number`);
-  return value;
-}
-
 export const sampleProvider: RasterProvider = {
   name: 'sample',
   open: async ({ parameters, bbox }) => {
-    const seed = numberParameter(parameters, 'seed', 42);
-    const resolution = numberParameter(parameters, 'resolution', 0.05);
+    const seed = parameter('sample', parameters, 'seed', 'number') ?? 42;
+    const resolution = parameter('sample', parameters, 'resolution', 'number') ?? 0.05;
     if (resolution <= 0 || resolution > 10)
       throw new ProviderError('InvalidParameters', 'sample provider: resolution must be in (0, 10] degrees');
     const grid = gridCovering(bbox, resolution);

@@ -13,7 +13,7 @@ const chirpsInput = {
   datasetId: 'chirps',
   storageRoot: '/nonexistent',
   bbox: [0, 0, 1, 1],
-  provider: { name: 'chirps' },
+  provider: { name: 'no-such-provider' },
   dataset: { name: 'CHIRPS', periodType: 'daily', format: 'zarr', zarrVersion: 2 },
   start: '2024-01-01',
   end: '2024-01-02',
@@ -101,7 +101,7 @@ describe('child process job runner', () => {
     runner.start({ name: 'ing', task: 'ingestion', input: chirpsInput, owner });
     expect(await finished(runner, 'ing')).toMatchObject({
       phase: 'failed',
-      error: { type: 'ProviderUnavailable', message: 'No provider named chirps on this instance.' },
+      error: { type: 'ProviderUnavailable', message: 'No provider named no-such-provider on this instance.' },
     });
     runner.start({ name: 'bad', task: 'ingestion', input: { source: 'chirps' }, owner });
     expect(await finished(runner, 'bad')).toMatchObject({ phase: 'failed', error: { type: 'InvalidInput' } });

@@ -75,7 +75,7 @@ beforeAll(async () => {
   );
   running = await runEmbedded({
     dataDir,
-    manifests: [join(root, 'manifests/examples'), extra],
+    manifests: [join(root, 'manifests/data-sources'), join(root, 'manifests/examples'), extra],
     config: join(root, 'config/stratus.properties'),
     host: '127.0.0.1',
     port: 0,
@@ -95,7 +95,10 @@ describe('data sources', () => {
     const sources = (await (await get('/data-sources')).json()) as { dataset_id: string; ingestable: boolean }[];
     expect(sources.map((s) => [s.dataset_id, s.ingestable])).toEqual([
       ['chirps-elsewhere', false],
+      ['chirps-v3-daily', true],
+      ['era5-land-t2m-hourly', false],
       ['sample', true],
+      ['worldpop-population-yearly', false],
     ]);
   });
 

@@ -53,7 +53,7 @@ describe('ingestion runs end to end (embedded)', () => {
       ingestion: { retryBaseSeconds: 0.3, retryCapSeconds: 0.6 },
     });
     for (const [name, provider] of [
-      ['chirps', 'chirps'],
+      ['chirps', 'no-such-provider'],
       ['sample', 'sample'],
     ]) {
       await cluster.create(dataSourceKind, {

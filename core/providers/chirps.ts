@@ -1,0 +1,45 @@
+import { formatPeriod } from '../periods/index.ts';
+import { openRemoteTiff, readTiffWindow } from './geotiff.ts';
+import { httpOptions, parameter, placeOnGrid } from './options.ts';
+import { gridCovering, ProviderError, type RasterProvider } from './raster.ts';
+
+/** Where CHC publishes CHIRPS v3.0 final daily COGs. */
+export const CHIRPS_BASE_URL = 'https://data.chc.ucsb.edu/products/CHIRPS/v3.0/daily/final';
+/** CHIRPS v3 is a 0.05 degree grid whose edges are multiples of 0.05. */
+const RESOLUTION = 0.05;
+
+/** The COG of one day: `<base>/<flavor>/cogs/<YYYY>/chirps-v3.0.<flavor>.<YYYY>.<MM>.<DD>.cog`. */
+export function chirpsUrl(base: string, flavor: string, day: string): string {
+  const [year, month, date] = day.split('-');
+  return `${base}/${flavor}/cogs/${year}/chirps-v3.0.${flavor}.${year}.${month}.${date}.cog`;
+}
+
+/**
+ * CHIRPS v3.0 daily precipitation (mm/day): each period is one global COG, of which only the tiles covering the
+ * extent are fetched, with HTTP range requests. Ocean cells (-9999) become NaN.
+ * Parameters: `baseUrl`, `flavor` (`rnl` by default), and the HTTP knobs of `httpOptions`.
+ */
+export const chirpsProvider: RasterProvider = {
+  name: 'chirps',
+  open: async ({ parameters, bbox, signal }) => {
+    const base = (parameter('chirps', parameters, 'baseUrl', 'string') ?? CHIRPS_BASE_URL).replace(/\/+$/, '');
+    const flavor = parameter('chirps', parameters, 'flavor', 'string') ?? 'rnl';
+    const http = httpOptions('chirps', parameters, signal);
+    const grid = gridCovering(bbox, RESOLUTION);
+    return {
+      grid,
+      read: async (period) => {
+        if (period.type !== 'daily')
+          throw new ProviderError('InvalidParameters', `chirps provides daily periods, not ${period.type}`);
+        const tiff = await openRemoteTiff(chirpsUrl(base, flavor, formatPeriod(period)), http);
+        const window = await readTiffWindow(tiff, bbox, signal, -9999);
+        if (Math.abs(window.grid.resolution - RESOLUTION) > 1e-9)
+          throw new ProviderError(
+            'UnsupportedLayout',
+            `expected a ${RESOLUTION} degree grid, got ${window.grid.resolution}`,
+          );
+        return placeOnGrid(grid, window.grid, window.values);
+      },
+    };
+  },
+};
