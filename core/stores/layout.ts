@@ -31,6 +31,9 @@ export const versionsDir = (root: string, id: string) => join(datasetDir(root, i
 export const stagingDir = (root: string, id: string) => join(datasetDir(root, id), 'staging');
 export const versionDir = (root: string, id: string, version: string) => join(versionsDir(root, id), checked(version));
 
+/** The file of a NetCDF-4 version inside its version directory. */
+export const NETCDF_FILE = 'data.nc';
+
 export const thumbnailsDir = (root: string, id: string) => join(datasetDir(root, id), 'thumbnails');
 /** Store path (relative to the root) of the thumbnail rendered with a version. */
 export const thumbnailPath = (id: string, version: string) =>

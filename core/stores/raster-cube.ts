@@ -35,7 +35,8 @@ export function chunkShape(periods: number, ny: number, nx: number): [number, nu
   return [ct, cy, cx];
 }
 
-function geoTransform(grid: RasterGrid): number[] {
+/** GDAL's affine transform of the grid: origin at the north-west corner of the first cell. */
+export function geoTransform(grid: RasterGrid): number[] {
   const half = grid.resolution / 2;
   return [grid.lon[0]! - half, grid.resolution, 0, grid.lat[0]! + half, 0, -grid.resolution];
 }
@@ -48,6 +49,14 @@ export function gridCoverage(grid: RasterGrid): Coverage['spatial'] {
     ymin: round(grid.lat[grid.lat.length - 1]! - half),
     xmax: round(grid.lon[grid.lon.length - 1]! + half),
     ymax: round(grid.lat[0]! + half),
+  };
+}
+
+/** What a complete cube covers: the grid's edges and its first and last period. */
+export function cubeCoverage({ grid, periods }: RasterCubeDescription): Coverage {
+  return {
+    spatial: gridCoverage(grid),
+    temporal: { start: formatPeriod(periods[0]!), end: formatPeriod(periods[periods.length - 1]!) },
   };
 }
 
@@ -215,13 +224,10 @@ export class RasterCubeWriter {
 
   /** Writes consolidated metadata; the store is complete afterwards. Returns what it covers. */
   async finish(): Promise<Coverage> {
-    const { periods, grid } = this.#description;
+    const { periods } = this.#description;
     if (this.#appended !== periods.length)
       throw new Error(`${periods.length} periods declared but ${this.#appended} appended`);
     await this.#zarr.consolidate();
-    return {
-      spatial: gridCoverage(grid),
-      temporal: { start: formatPeriod(periods[0]!), end: formatPeriod(periods[periods.length - 1]!) },
-    };
+    return cubeCoverage(this.#description);
   }
 }

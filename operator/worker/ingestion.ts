@@ -1,4 +1,4 @@
-import { readdir, rename } from 'node:fs/promises';
+import { mkdir, readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_COLORMAP } from '../../core/render/colormap.ts';
 import { renderThumbnail } from '../../core/render/thumbnail.ts';
@@ -16,7 +16,7 @@ import {
   versionPath,
   versionsDir,
 } from '../../core/stores/layout.ts';
-import { RasterCubeWriter } from '../../core/stores/raster-cube.ts';
+import { openCubeSink, unsupportedFormat } from '../../core/stores/cube-sink.ts';
 import { ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
 import { TaskError, type Task, type TaskContext } from './protocol.ts';
 
@@ -77,11 +77,8 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
     format: input.dataset.format,
     requestScope,
   };
-  if (input.dataset.format !== 'zarr' || input.dataset.zarrVersion !== 2)
-    throw new TaskError(
-      'UnsupportedFormat',
-      `this instance writes zarr (Zarr v2) stores; ${input.dataset.format}${input.dataset.format === 'zarr' ? ' v3' : ''} is not available yet`,
-    );
+  const unsupported = unsupportedFormat(input.dataset);
+  if (unsupported) throw new TaskError('UnsupportedFormat', unsupported);
   const provider = rasterProvider(input.provider.name);
   if (!provider)
     throw new TaskError('ProviderUnavailable', `No provider named ${input.provider.name} on this instance.`);
@@ -96,7 +93,8 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
       signal: context.signal,
     });
     try {
-      const writer = await RasterCubeWriter.create(staging, {
+      await mkdir(staging, { recursive: true });
+      const sink = await openCubeSink(staging, input.dataset, {
         variable: input.dataset.variable,
         units: input.dataset.units,
         longName: input.dataset.name,
@@ -116,10 +114,10 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
       for (const [index, period] of periods.entries()) {
         context.throwIfCancelled();
         last = await session.read(period);
-        await writer.append(last);
+        await sink.append(last);
         context.progress(index + 1, periods.length, `stored ${formatPeriod(period)}`);
       }
-      const coverage = await writer.finish();
+      const coverage = await sink.finish();
       await syncTree(staging);
       context.throwIfCancelled();
       await publishDirectory(staging, versionDir(input.storageRoot, input.datasetId, id));

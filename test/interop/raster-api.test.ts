@@ -73,6 +73,21 @@ beforeAll(async () => {
       'spec: {datasetName: CHIRPS, periodType: daily, provider: {name: no-such-provider}}',
     ].join('\n'),
   );
+  // A dataset of the sample source stored as NetCDF-4, filled by an Ingestion applied with it.
+  await writeFile(
+    join(extra, 'netcdf.yaml'),
+    [
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: Dataset',
+      'metadata: {name: sample-nc, namespace: default}',
+      'spec: {source: sample, datasetName: Sample as NetCDF, variable: value, periodType: daily, format: netcdf}',
+      '---',
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: Ingestion',
+      'metadata: {name: sample-nc-january, namespace: default}',
+      "spec: {source: sample, datasetId: sample-nc, start: '2024-01-01', end: '2024-01-31'}",
+    ].join('\n'),
+  );
   running = await runEmbedded({
     dataDir,
     manifests: [join(root, 'manifests/data-sources'), join(root, 'manifests/examples'), extra],
@@ -114,7 +129,10 @@ describe('data sources', () => {
       itemType: 'coverage',
       period_type: 'daily',
       coverage: { spatial: { xmin: -13.5, ymin: 6.9, xmax: -10.2, ymax: 10 } },
-      datasets: [{ dataset_id: 'sample', href: '/datasets/sample' }],
+      datasets: [
+        { dataset_id: 'sample', href: '/datasets/sample' },
+        { dataset_id: 'sample-nc', href: '/datasets/sample-nc' },
+      ],
     });
     expect(json).not.toHaveProperty('parameters');
     expect((await get('/data-sources/nope')).status).toBe(404);
@@ -227,6 +245,49 @@ describe('thumbnails', () => {
     expect(png).toMatchObject({ size: [66, 62], bands: 4, alpha_min: 255 });
     expect(png.distinct_red).toBeGreaterThan(10);
     expect((await get('/datasets/nope/thumbnail.png')).status).toBe(404);
+  });
+});
+
+describe('NetCDF download', () => {
+  it('serves the NetCDF-4 file of a netcdf dataset, read by ncdump and xarray with the provider values', async () => {
+    await until('sample-nc-january', ['successful']);
+    const response = await get('/datasets/sample-nc/download');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/x-netcdf');
+    expect(response.headers.get('content-disposition')).toBe('attachment; filename="sample-nc.nc"');
+    const file = join(dataDir, 'download.nc');
+    await writeFile(file, Buffer.from(await response.arrayBuffer()));
+    const header = await python<{ header: string }>(
+      'import json, subprocess, sys\nprint(json.dumps({"header": subprocess.run(["ncdump", "-h", sys.argv[1]], check=True, capture_output=True, text=True).stdout}))',
+      [file],
+    );
+    expect(header.header).toMatch(/time = 31 ;/);
+    expect(header.header).toMatch(/float value\(time, lat, lon\)/);
+    const valuesFile = join(dataDir, 'nc-values.f32');
+    const read = await python<{ shape: number[] }>(
+      [
+        'import json, sys',
+        'import numpy as np, xarray as xr',
+        'ds = xr.open_dataset(sys.argv[1], engine="netcdf4")',
+        'np.asarray(ds["value"].isel(time=30).values, dtype="<f4").tofile(sys.argv[2])',
+        'print(json.dumps({"shape": list(ds["value"].shape)}))',
+      ].join('\n'),
+      [file, valuesFile],
+    );
+    expect(read.shape).toEqual([31, 62, 66]);
+    const session = await sampleProvider.open({
+      parameters: { seed: 42 },
+      bbox: BBOX,
+      signal: new AbortController().signal,
+    });
+    const expected = await session.read(periodRange('daily', '2024-01-31', '2024-01-31')[0]!);
+    expect(new Float32Array((await readFile(valuesFile)).buffer.slice(0))).toEqual(expected);
+  });
+
+  it('refuses other formats with 409, and serves no Zarr for a netcdf dataset', async () => {
+    expect((await get('/datasets/sample/download')).status).toBe(409);
+    expect((await get('/datasets/nope/download')).status).toBe(404);
+    expect((await get('/zarr/sample-nc/.zmetadata')).status).toBe(404);
   });
 });
 

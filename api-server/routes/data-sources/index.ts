@@ -56,10 +56,10 @@ export const dataSourceRoutes: FastifyPluginAsyncZod = async (app) => {
       reply.header('vary', 'Accept');
       const source = await cluster.get<DataSource>(dataSourceKind, request.params.dataset_id, namespace);
       if (!source) throw new HttpError('NotFound', `Data source ${request.params.dataset_id} not found`);
-      const { items: datasets } = await cluster.list<Dataset>(datasetKind, {
-        namespace,
-        labelSelector: `climate.stratus.dev/source=${source.metadata.name}`,
-      });
+      // By spec.source, not by label: a Dataset applied from YAML need not carry the label.
+      const datasets = (await cluster.list<Dataset>(datasetKind, { namespace })).items.filter(
+        (d) => d.spec.source === source.metadata.name,
+      );
       const [xmin, ymin, xmax, ymax] = config.instance.bbox;
       const record = {
         ...dataSourceRecord(source),

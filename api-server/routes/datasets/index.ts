@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { NETCDF_FILE } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { negotiate, sendHtml } from '../../negotiation.ts';
 import {
@@ -91,6 +92,39 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
           etagPrefix: 'thumbnail',
         }));
       if (!sent) throw new HttpError('NotFound', `Dataset ${id} has no thumbnail yet`);
+      return reply;
+    },
+  });
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/datasets/:dataset_id/download',
+    schema: {
+      summary: 'The NetCDF-4 file of a dataset',
+      description:
+        'Only for datasets stored as `netcdf`, the one single-file format (`application/x-netcdf`, a `.nc` ' +
+        'attachment). Any other format answers 409: read Zarr stores at `/zarr/{dataset_id}/`.',
+      tags: ['Datasets'],
+      params: z.object({ dataset_id: resourceIdSchema }),
+      produces: ['application/x-netcdf'],
+      response: { 200: z.any(), 404: errorDetailSchema, 409: errorDetailSchema, ...commonErrorResponses },
+    },
+    handler: async (request, reply) => {
+      const id = request.params.dataset_id;
+      const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
+      if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
+      if (dataset.spec.format !== 'netcdf')
+        throw new HttpError(
+          'Conflict',
+          `Dataset ${id} is stored as ${dataset.spec.format}; only netcdf datasets have a single file to download`,
+        );
+      const version = dataset.status?.versions?.find((v) => v.id === dataset.status?.currentVersion);
+      const path = version && join(app.stratus.storageRoot, ...version.path.split('/'), NETCDF_FILE);
+      reply.header('content-disposition', `attachment; filename="${id}.nc"`);
+      const sent =
+        path !== undefined &&
+        (await sendFile(request, reply, path, { contentType: 'application/x-netcdf', etagPrefix: version!.id }));
+      if (!sent) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
       return reply;
     },
   });
