@@ -1,6 +1,8 @@
 /** `make bench`: runs every benchmark once and prints the figures with their ratio to the peer. */
 import { benchApi } from './api.ts';
+import { benchRasters } from './rasters.ts';
 import { benchStore } from './store.ts';
+import { benchZarrServing } from './zarr-serving.ts';
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 const round = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -26,5 +28,25 @@ for (const f of api) {
     `| GET ${f.path} | ${round(f.stratusRequestsPerSecond)} | ${f.stratusLatencyP99Ms} | ${round(f.peerRequestsPerSecond)} | ${ratio(f.stratusRequestsPerSecond, f.peerRequestsPerSecond)} |`,
   );
 }
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const serving = await benchZarrServing(seconds);
+console.log('\n/zarr chunk GETs (wrk, 2 threads, 32 connections, keys in turn)');
+console.log('| chunk | Stratus (req/s) | peer: nginx (req/s) | ratio |');
+console.log('| --- | --- | --- | --- |');
+for (const f of serving)
+  console.log(`| ${f.chunk} | ${round(f.stratus)} | ${round(f.nginx)} | ${ratio(f.stratus, f.nginx)} |`);
+
+const rasters = await benchRasters(Number(process.env.BENCH_DAYS ?? 366));
+console.log('\nRaster writing');
+console.log('| measurement | Stratus | peer | ratio |');
+console.log('| --- | --- | --- | --- |');
+const { zarrWrite: z, ingestion: i } = rasters;
+console.log(
+  `| Zarr v2 write, ${round(z.megabytes)} MB float32 | ${z.stratusMBps.toFixed(1)} MB/s | zarr-python 2.13: ${z.peerMBps.toFixed(1)} MB/s | ${ratio(z.stratusMBps, z.peerMBps)} |`,
+);
+console.log(
+  `| ingestion, ${i.periods} daily COG windows | ${i.stratusPerSecond.toFixed(1)} periods/s | GDAL /vsicurl/ + zarr-python: ${i.peerPerSecond.toFixed(1)} periods/s | ${ratio(i.stratusPerSecond, i.peerPerSecond)} |`,
+);
+
 // The Icechunk/wasm pitfall of DESIGN.md §4 aside, open handles must not keep a benchmark alive.
 process.exit(0);

@@ -5,6 +5,7 @@ import { renderThumbnail } from '../../core/render/thumbnail.ts';
 import type { RasterGrid } from '../../core/providers/raster.ts';
 import { formatPeriod, PeriodError, requestedRange } from '../../core/periods/index.ts';
 import { rasterProvider } from '../../core/providers/available.ts';
+import { readInOrder } from '../../core/providers/read-ahead.ts';
 import { ProviderError } from '../../core/providers/raster.ts';
 import { publishDirectory, removeTree, syncTree, writeDurable } from '../../core/stores/files.ts';
 import {
@@ -111,11 +112,13 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
       });
       context.progress(0, periods.length, `fetching ${periods.length} periods`);
       let last: Float32Array = new Float32Array();
-      for (const [index, period] of periods.entries()) {
+      let index = 0;
+      for await (const values of readInOrder(session, periods)) {
         context.throwIfCancelled();
-        last = await session.read(period);
-        await sink.append(last);
-        context.progress(index + 1, periods.length, `stored ${formatPeriod(period)}`);
+        last = values;
+        await sink.append(values);
+        index++;
+        context.progress(index, periods.length, `stored ${formatPeriod(periods[index - 1]!)}`);
       }
       const coverage = await sink.finish();
       await syncTree(staging);

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../errors.ts';
+import type { ImmutableFileCache } from './file-cache.ts';
 
 /** Files up to this size are read in one call; larger ones are streamed. */
 const READ_WHOLE_LIMIT = 4 * 1024 * 1024;
@@ -40,6 +41,8 @@ function notModified(request: FastifyRequest, etag: string, mtime: Date): boolea
 
 export interface FileResponseOptions {
   contentType: string;
+  /** For paths inside immutable store versions: metadata and small files come from memory. */
+  cache?: ImmutableFileCache;
   /** Identifies the immutable content the path holds now (e.g. the store version), part of the ETag. */
   etagPrefix: string;
 }
@@ -54,9 +57,14 @@ export async function sendFile(
   path: string,
   options: FileResponseOptions,
 ): Promise<boolean> {
-  const info = await stat(path).catch(() => undefined);
-  if (!info?.isFile()) return false;
-  const etag = `"${options.etagPrefix}-${info.size.toString(36)}-${Math.floor(info.mtimeMs).toString(36)}"`;
+  const info = options.cache
+    ? await options.cache.get(path)
+    : await stat(path).then(
+        (s) => (s.isFile() ? { size: s.size, mtime: s.mtime } : undefined),
+        () => undefined,
+      );
+  if (!info) return false;
+  const etag = `"${options.etagPrefix}-${info.size.toString(36)}-${info.mtime.getTime().toString(36)}"`;
   reply
     .header('etag', etag)
     .header('last-modified', info.mtime.toUTCString())
@@ -82,6 +90,8 @@ export async function sendFile(
   reply.header('content-length', length);
   if (request.method === 'HEAD' || length === 0) {
     await reply.send();
+  } else if ('bytes' in info && info.bytes instanceof Buffer) {
+    await reply.send(range ? info.bytes.subarray(start, end + 1) : info.bytes);
   } else if (info.size <= READ_WHOLE_LIMIT) {
     const bytes = await readFile(path);
     await reply.send(range ? bytes.subarray(start, end + 1) : bytes);

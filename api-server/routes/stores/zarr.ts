@@ -6,6 +6,7 @@ import { datasetKind, type Dataset } from '../../../core/resources/dataset/schem
 import { resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
+import { ImmutableFileCache } from './file-cache.ts';
 import { sendFile } from './file-response.ts';
 
 const METADATA_KEYS = new Set(['.zarray', '.zattrs', '.zgroup', '.zmetadata', 'zarr.json']);
@@ -33,6 +34,7 @@ export const storeListingSchema = z
 export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
   const { cluster, namespace } = app.stratus;
   const storageRoot = app.stratus.storageRoot;
+  const files = new ImmutableFileCache();
 
   async function currentVersion(id: string) {
     const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
@@ -73,6 +75,7 @@ export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
         const sent = await sendFile(request, reply, path, {
           contentType: METADATA_KEYS.has(name) ? 'application/json' : 'application/octet-stream',
           etagPrefix: version.id,
+          cache: files,
         });
         if (sent) return reply;
         if (!(await stat(path).catch(() => undefined))?.isDirectory())

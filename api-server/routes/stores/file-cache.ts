@@ -1,0 +1,48 @@
+import { readFile, stat } from 'node:fs/promises';
+
+export interface CachedFile {
+  size: number;
+  mtime: Date;
+  /** The whole content, for files small enough to keep. */
+  bytes?: Buffer;
+}
+
+/**
+ * Store versions are immutable once published (they appear by one rename and are never written again), so the
+ * metadata and, up to `maxFileBytes`, the content of a file can be kept in memory and served without touching
+ * the disk. Least recently used entries go first once `maxBytes` is held. A path that does not exist is never
+ * cached: it may appear with the next version.
+ */
+export class ImmutableFileCache {
+  readonly #entries = new Map<string, CachedFile>();
+  readonly #maxBytes: number;
+  readonly #maxFileBytes: number;
+  #bytes = 0;
+
+  constructor({ maxBytes = 128 << 20, maxFileBytes = 2 << 20 } = {}) {
+    this.#maxBytes = maxBytes;
+    this.#maxFileBytes = maxFileBytes;
+  }
+
+  /** The file at `path`, or undefined when it is not a regular file. */
+  async get(path: string): Promise<CachedFile | undefined> {
+    const hit = this.#entries.get(path);
+    if (hit) {
+      this.#entries.delete(path);
+      this.#entries.set(path, hit);
+      return hit;
+    }
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) return undefined;
+    const entry: CachedFile = { size: info.size, mtime: info.mtime };
+    if (info.size <= this.#maxFileBytes) entry.bytes = await readFile(path);
+    this.#entries.set(path, entry);
+    this.#bytes += entry.bytes?.length ?? 0;
+    for (const [key, old] of this.#entries) {
+      if (this.#bytes <= this.#maxBytes) break;
+      this.#entries.delete(key);
+      this.#bytes -= old.bytes?.length ?? 0;
+    }
+    return entry;
+  }
+}

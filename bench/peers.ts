@@ -1,0 +1,91 @@
+/** The benchmark peers that run as separate programs: nginx serving a directory, wrk loading a URL. */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface Nginx {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** nginx (Debian's, from scripts/install-bench-tools.sh) serving `dir` at `prefix`, tuned as a static file server. */
+export async function startNginx(work: string, prefix: string, dir: string): Promise<Nginx> {
+  const port = await freePort();
+  await mkdir(join(work, 'logs'), { recursive: true });
+  const conf = join(work, 'nginx.conf');
+  await writeFile(
+    conf,
+    `${process.getuid?.() === 0 ? 'user root;' : ''}
+worker_processes auto;
+pid ${join(work, 'nginx.pid')};
+error_log ${join(work, 'logs/error.log')} warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  open_file_cache max=10000 inactive=60s;
+  default_type application/octet-stream;
+  client_body_temp_path ${work}/body; proxy_temp_path ${work}/proxy; fastcgi_temp_path ${work}/fastcgi;
+  uwsgi_temp_path ${work}/uwsgi; scgi_temp_path ${work}/scgi;
+  server {
+    listen 127.0.0.1:${port};
+    location ${prefix} { alias ${dir}/; etag on; }
+  }
+}
+`,
+  );
+  const child: ChildProcess = spawn('nginx', ['-p', work, '-c', conf, '-g', 'daemon off;'], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGQUIT');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+/** Requests per second that wrk reaches on `paths` (taken in turn), with 2 threads and `connections`. */
+export async function wrk(base: string, paths: string[], seconds: number, connections = 32): Promise<number> {
+  const script = join(process.env.TMPDIR ?? '/tmp', `stratus-wrk-${process.pid}.lua`);
+  await writeFile(
+    script,
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}
+local i = 0
+request = function()
+  i = i % #paths + 1
+  return wrk.format(nil, paths[i])
+end
+`,
+  );
+  const { stdout } = await run('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '-s', script, base], {
+    maxBuffer: 1 << 20,
+  });
+  const match = /Requests\/sec:\s+([\d.]+)/.exec(stdout);
+  if (!match) throw new Error(`wrk printed no rate:\n${stdout}`);
+  if (/Non-2xx or 3xx responses/.test(stdout)) throw new Error(`wrk saw error responses:\n${stdout}`);
+  return Number(match[1]);
+}
