@@ -3,7 +3,7 @@
  * cancellation, refusals), the Zarr store served at /zarr, and that store read by Python xarray and GDAL.
  */
 import { request as httpRequest } from 'node:http';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { periodRange } from '../../core/periods/index.ts';
 import { sampleProvider } from '../../core/providers/sample.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
+import { startUpstream, type Upstream } from '../support/upstream.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const BBOX: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
@@ -19,6 +20,8 @@ const BBOX: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
 let running: RunningEmbedded;
 let dataDir: string;
 let url: string;
+/** A CHC-like server with synthetic CHIRPS COGs for 2024-01-01..05, for the local `chirps-local` source. */
+let chc: Upstream;
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -63,7 +66,34 @@ const until = (id: string, statuses: string[]) =>
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'stratus-raster-api-'));
   const extra = join(dataDir, 'manifests');
-  await import('node:fs/promises').then((fs) => fs.mkdir(extra));
+  await mkdir(extra);
+  await python(await readFile(join(root, 'test/fixtures/providers/make-cogs.py'), 'utf8'), [
+    join(dataDir, 'chc/final'),
+    'rnl/cogs/%Y/chirps-v3.0.rnl.%Y.%m.%d.cog',
+    '2024-01-01',
+    '2024-01-05',
+    '-20',
+    '20',
+    '0.05',
+    '400',
+    '400',
+  ]);
+  chc = await startUpstream(join(dataDir, 'chc'));
+  await writeFile(
+    join(extra, 'chirps-local.yaml'),
+    [
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: DataSource',
+      'metadata: {name: chirps-local, namespace: default}',
+      'spec:',
+      '  datasetName: CHIRPS from a local CHC',
+      '  variable: precip',
+      '  periodType: daily',
+      '  units: mm/day',
+      `  provider: {name: chirps, parameters: {baseUrl: '${chc.url}/final', backoffMs: 5}}`,
+      '  display: {colormap: blues, range: [0, 50]}',
+    ].join('\n'),
+  );
   await writeFile(
     join(extra, 'chirps.yaml'),
     [
@@ -102,6 +132,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await running?.stop();
+  await chc?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -110,6 +141,7 @@ describe('data sources', () => {
     const sources = (await (await get('/data-sources')).json()) as { dataset_id: string; ingestable: boolean }[];
     expect(sources.map((s) => [s.dataset_id, s.ingestable])).toEqual([
       ['chirps-elsewhere', false],
+      ['chirps-local', true],
       ['chirps-v3-daily', true],
       ['era5-land-t2m-hourly', false],
       ['sample', true],
@@ -121,6 +153,7 @@ describe('data sources', () => {
     const list = await (await get('/data-sources', { accept: 'text/html' })).text();
     expect(list).toContain('href="/data-sources/sample"');
     expect(list).not.toContain('chirps-elsewhere"');
+    expect(list).toContain('href="/data-sources/chirps-local"');
     const detail = await (await get('/data-sources/sample', { accept: 'text/html' })).text();
     expect(detail).toContain('<form id="ingest" data-source="sample">');
     const json = (await (await get('/data-sources/sample')).json()) as Record<string, unknown>;
@@ -245,6 +278,42 @@ describe('thumbnails', () => {
     expect(png).toMatchObject({ size: [66, 62], bands: 4, alpha_min: 255 });
     expect(png.distinct_red).toBeGreaterThan(10);
     expect((await get('/datasets/nope/thumbnail.png')).status).toBe(404);
+  });
+});
+
+describe('a CHIRPS ingestion from a local CHC server', () => {
+  it('serves at /zarr, to xarray, exactly the fixture values of the extent window as GDAL reads them', async () => {
+    const response = await post('/ingestions', { dataset_id: 'chirps-local', start: '2024-01-01', end: '2024-01-05' });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { status: string }).status).toBe('successful');
+    const served = join(dataDir, 'chirps-served.f32');
+    await python(await readFile(join(root, 'test/interop/zarr-readers.py'), 'utf8'), [
+      `${url}/zarr/chirps-local/`,
+      'precip',
+      served,
+    ]);
+    const expected = join(dataDir, 'chirps-expected.f32');
+    await python(
+      [
+        'import sys',
+        'import numpy as np',
+        'from osgeo import gdal',
+        'root, out = sys.argv[1], sys.argv[2]',
+        'planes = []',
+        'for day in range(1, 6):',
+        '    d = gdal.Open(f"{root}/rnl/cogs/2024/chirps-v3.0.rnl.2024.01.{day:02d}.cog")',
+        '    x0, res, _, y0, _, _ = d.GetGeoTransform()',
+        '    a = d.GetRasterBand(1).ReadAsArray(round((-13.5 - x0) / res), round((y0 - 10.0) / res), 66, 62)',
+        '    a = a.astype("<f4"); a[a == -9999] = np.nan; planes.append(a)',
+        'np.stack(planes).tofile(out)',
+        'print("{}")',
+      ].join('\n'),
+      [join(dataDir, 'chc/final'), expected],
+    );
+    const [a, b] = [await readFile(served), await readFile(expected)];
+    expect(a.length).toBe(5 * 62 * 66 * 4);
+    expect(a.equals(b)).toBe(true);
+    expect(chc.requests.some((r) => r.includes('chirps-v3.0.rnl.2024.01.05.cog bytes='))).toBe(true);
   });
 });
 
