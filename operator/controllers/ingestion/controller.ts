@@ -1,6 +1,6 @@
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
-import { datasetIdOf } from '../../../core/resources/ingestion/run.ts';
+import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import {
@@ -10,6 +10,13 @@ import {
   type IngestionObserved,
   type IngestionPlanOptions,
 } from './plan.ts';
+
+const created = (run: Ingestion) => (run.metadata as { creationTimestamp?: string }).creationTimestamp ?? '';
+
+/** Creation order, with the name breaking ties, so that of two runs exactly one counts as first. */
+function createdBefore(a: Ingestion, b: Ingestion): boolean {
+  return created(a) < created(b) || (created(a) === created(b) && a.metadata.name < b.metadata.name);
+}
 
 export function ingestionController(
   instance: IngestionObserved['instance'],
@@ -21,6 +28,13 @@ export function ingestionController(
     observe: async (run, cluster, jobs) => ({
       source: await cluster.get<DataSource>(dataSourceKind, run.spec.source, run.metadata.namespace),
       dataset: await cluster.get<Dataset>(datasetKind, datasetIdOf(run), run.metadata.namespace),
+      earlierWriters: run.status?.jobName
+        ? []
+        : (await cluster.list<Ingestion>(ingestionKind, { namespace: run.metadata.namespace })).items
+            .filter(
+              (other) => datasetIdOf(other) === datasetIdOf(run) && !isFinished(other) && createdBefore(other, run),
+            )
+            .map((other) => other.metadata.name),
       job: jobs?.get(jobNameFor(run, run.status?.attempt ?? 1)),
       instance,
     }),

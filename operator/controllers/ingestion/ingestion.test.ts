@@ -121,6 +121,17 @@ describe('ingestion runs end to end (embedded)', () => {
     });
   });
 
+  it('runs two runs of one dataset one after the other, never both at once', async () => {
+    await create('one', { end: '2024-06-30', overwrite: true });
+    await create('two', { end: '2024-06-30', overwrite: true });
+    const [one, two] = [
+      await until(cluster, 'one', (r) => r.status?.phase === 'successful'),
+      await until(cluster, 'two', (r) => r.status?.phase === 'successful'),
+    ];
+    const [first, second] = one.status!.startedAt! < two.status!.startedAt! ? [one, two] : [two, one];
+    expect(second.status!.startedAt! >= first.status!.finishedAt!).toBe(true);
+  });
+
   it('retries a flaky attempt and succeeds, with the result in status', async () => {
     process.env.STRATUS_WORKER_TASK_MODULES = resolve(
       import.meta.dirname,

@@ -31,6 +31,7 @@ const observe = (extra: Partial<IngestionObserved> = {}): IngestionObserved => (
   source,
   dataset: undefined,
   job: undefined,
+  earlierWriters: [],
   instance,
   ...extra,
 });
@@ -169,6 +170,18 @@ const rows: Row[] = [
     resource: run(undefined, { overwrite: true }),
     observed: observe({ dataset: dataset([version('v1', '2024-01-01', '2024-01-31')]) }),
     want: { phase: 'accepted', attempt: 1, kinds: ['patchStatus', 'startJob'], reason: 'Started', outcome: 'done' },
+  },
+  {
+    name: 'a run waits while an earlier run writes the same dataset',
+    resource: run(),
+    observed: observe({ earlierWriters: ['older-run'] }),
+    want: {
+      phase: 'accepted',
+      kinds: ['patchStatus'],
+      ready: 'Unknown',
+      reason: 'WaitingForWriter',
+      outcome: 'requeueAfter',
+    },
   },
   {
     name: 'a malformed period fails the run before any job starts',

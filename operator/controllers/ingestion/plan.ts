@@ -19,6 +19,8 @@ export interface IngestionObserved {
   dataset: Dataset | undefined;
   /** The worker attempt of `status.attempt`, if the runner knows it. */
   job: JobState | undefined;
+  /** Unfinished runs on the same dataset that were created first: this run waits for them (one writer). */
+  earlierWriters: string[];
   /** Where stores live and the extent every dataset covers. */
   instance: { storageRoot: string; bbox: [number, number, number, number] };
 }
@@ -206,6 +208,18 @@ export function planIngestion(
           ),
         ],
         outcome: { kind: 'done', reason: 'reused the current version' },
+      };
+    }
+    if (observed.earlierWriters.length > 0) {
+      const message = `Waiting for ${observed.earlierWriters.join(', ')} to finish writing dataset ${datasetId}.`;
+      return {
+        actions: [
+          write(
+            { ...status, phase: status.phase ?? 'accepted' },
+            { state: 'progressing', reason: 'WaitingForWriter', message },
+          ),
+        ],
+        outcome: { kind: 'requeueAfter', ms: 5_000, reason: 'another run writes the dataset' },
       };
     }
     return {
