@@ -9,6 +9,8 @@ import { applyManifests, loadManifests } from '../core/cluster/manifests.ts';
 import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
 import { findKind, validateObject } from '../core/resources/registry.ts';
+import { secretKind, secretValue, type Secret } from '../core/resources/secret.ts';
+import type { KubeObject } from '../core/cluster/objects.ts';
 import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
 import { startOperator } from '../operator/manager.ts';
 import type { EmbeddedArgs } from './args.ts';
@@ -51,7 +53,12 @@ export async function runEmbedded(args: EmbeddedArgs): Promise<RunningEmbedded> 
     registry,
     logger: logging.forModule('operator'),
     instance: { storageRoot, bbox: config.instance.bbox },
-    jobs: new ChildProcessRunner(),
+    jobs: new ChildProcessRunner({
+      resolveSecret: async (namespace, name, key) => {
+        const secret = await cluster.get<Secret & KubeObject>(secretKind, name, namespace);
+        return secret && secretValue(secret, key);
+      },
+    }),
   });
   const app = await buildApp({ cluster, config, storageRoot, registry, logger: logging.forModule('api-server') });
   const server = await startApiServer(app, args.host, args.port);

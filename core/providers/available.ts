@@ -1,5 +1,6 @@
 import type { RasterProvider } from './raster.ts';
 import { chirpsProvider } from './chirps.ts';
+import { era5LandProvider } from './era5-land.ts';
 import { sampleProvider } from './sample.ts';
 
 /**
@@ -7,7 +8,7 @@ import { sampleProvider } from './sample.ts';
  * other provider is valid but not ingestable here.
  */
 const providers: ReadonlyMap<string, RasterProvider> = new Map(
-  [sampleProvider, chirpsProvider].map((p) => [p.name, p]),
+  [sampleProvider, chirpsProvider, era5LandProvider].map((p) => [p.name, p]),
 );
 
 export const availableProviders: readonly string[] = [...providers.keys()];

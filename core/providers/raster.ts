@@ -14,6 +14,8 @@ export interface RasterRequest {
   /** xmin, ymin, xmax, ymax in degrees. */
   bbox: [number, number, number, number];
   signal: AbortSignal;
+  /** HTTP basic credentials from the source's Secret, when it names one. */
+  credentials?: { username: string; password: string };
 }
 
 /** One open fetch session of a provider: the grid it delivers, and the values of one period at a time. */

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { FieldCause } from '../cluster/errors.ts';
-import type { KubeObject } from '../cluster/objects.ts';
+import type { KindRef, KubeObject } from '../cluster/objects.ts';
 import { dataSourceKind } from './data-source/schema.ts';
 import { datasetKind } from './dataset/schema.ts';
 import { deliveryKind } from './delivery/schema.ts';
@@ -14,6 +14,7 @@ import { oauth2AuthorizationKind } from './oauth2-authorization/schema.ts';
 import { oauth2ClientKind } from './oauth2-client/schema.ts';
 import { processingJobKind } from './processing-job/schema.ts';
 import { scheduleKind } from './schedule/schema.ts';
+import { secretKind } from './secret.ts';
 import { userKind } from './user/schema.ts';
 import { workflowKind } from './workflow/schema.ts';
 
@@ -37,8 +38,12 @@ export const resourceKinds: readonly ResourceKind[] = [
   initialAccessTokenKind,
 ];
 
-export function findKind(apiVersion: string, kind: string): ResourceKind | undefined {
-  return resourceKinds.find((k) => k.apiVersion === apiVersion && k.kind === kind);
+/** Kinds accepted in manifests: Stratus's own, and the built-in Secret. */
+type ManifestKind = KindRef & { schema: z.ZodType };
+const manifestKinds: readonly ManifestKind[] = [...resourceKinds, secretKind];
+
+export function findKind(apiVersion: string, kind: string): ManifestKind | undefined {
+  return manifestKinds.find((k) => k.apiVersion === apiVersion && k.kind === kind);
 }
 
 export function kindByName(kind: string): ResourceKind {
@@ -65,7 +70,7 @@ export function validateObject(object: unknown): ValidationResult {
   const { apiVersion, kind } = (object ?? {}) as { apiVersion?: unknown; kind?: unknown };
   const found = typeof apiVersion === 'string' && typeof kind === 'string' ? findKind(apiVersion, kind) : undefined;
   if (!found) {
-    const known = resourceKinds.map((k) => k.kind).join(', ');
+    const known = manifestKinds.map((k) => k.kind).join(', ');
     return {
       ok: false,
       issues: [

@@ -96,6 +96,28 @@ describe('child process job runner', () => {
     expect(await finished(runner, 'nope')).toMatchObject({ phase: 'failed', error: { type: 'UnknownTask' } });
   });
 
+  it('passes Secret keys named by the job as environment variables, and fails a job whose Secret is missing', async () => {
+    const secrets: Record<string, string> = { 'default/creds/password': 'tok-123' };
+    const runner = new ChildProcessRunner({
+      resolveSecret: async (namespace, name, key) => secrets[`${namespace}/${name}/${key}`],
+    });
+    const env = [{ name: 'PROVIDER_PASSWORD', secretKeyRef: { name: 'creds', key: 'password' } }];
+    const namespaced = { ...owner, namespace: 'default' };
+    runner.start({ name: 'env', task: 'env', input: { name: 'PROVIDER_PASSWORD' }, owner: namespaced, env });
+    expect(await finished(runner, 'env')).toMatchObject({ phase: 'succeeded', result: { value: 'tok-123' } });
+    runner.start({
+      name: 'no-secret',
+      task: 'env',
+      input: { name: 'X' },
+      owner: namespaced,
+      env: [{ name: 'X', secretKeyRef: { name: 'absent', key: 'password' } }],
+    });
+    expect(await finished(runner, 'no-secret')).toMatchObject({
+      phase: 'failed',
+      error: { type: 'SecretNotFound', message: 'Secret absent has no key password (for X)' },
+    });
+  });
+
   it('fails an ingestion whose provider this instance does not have, with a typed error', async () => {
     const runner = new ChildProcessRunner();
     runner.start({ name: 'ing', task: 'ingestion', input: chirpsInput, owner });
@@ -118,7 +140,7 @@ describe('worker entry point as a Job container', () => {
         '--task',
         'ingestion',
         '--input',
-        JSON.stringify({ ...chirpsInput, provider: { name: 'era5-land' } }),
+        JSON.stringify({ ...chirpsInput, provider: { name: 'not-here-either' } }),
       ],
       { encoding: 'utf8', env: { ...process.env, STRATUS_WORKER_TASK_MODULES: '' } },
     );
@@ -132,7 +154,7 @@ describe('worker entry point as a Job container', () => {
       {
         type: 'error',
         errorType: 'ProviderUnavailable',
-        message: 'No provider named era5-land on this instance.',
+        message: 'No provider named not-here-either on this instance.',
       },
     ]);
   });

@@ -9,6 +9,8 @@ export interface ChildProcessRunnerOptions {
   /** How long a cancelled attempt may take to stop before it is killed. */
   cancelGraceMs?: number;
   now?: () => Date;
+  /** Looks up one key of a Secret, for `JobSpec.env`; without it a job naming a Secret fails. */
+  resolveSecret?: (namespace: string | undefined, name: string, key: string) => Promise<string | undefined>;
 }
 
 /** The embedded job runner: one forked worker process per attempt, the same code a Kubernetes Job runs. */
@@ -18,10 +20,23 @@ export class ChildProcessRunner implements JobRunner {
   readonly #listeners: ((job: JobSpec, state: JobState) => void)[] = [];
   readonly #grace: number;
   readonly #now: () => Date;
+  readonly #resolveSecret: ChildProcessRunnerOptions['resolveSecret'];
 
   constructor(options: ChildProcessRunnerOptions = {}) {
     this.#grace = options.cancelGraceMs ?? 10_000;
     this.#now = options.now ?? (() => new Date());
+    this.#resolveSecret = options.resolveSecret;
+  }
+
+  /** The job's Secret-backed variables, or the reason one cannot be resolved. */
+  async #secretEnv(job: JobSpec): Promise<Record<string, string> | string> {
+    const env: Record<string, string> = {};
+    for (const { name, secretKeyRef: ref } of job.env ?? []) {
+      const value = await this.#resolveSecret?.(job.owner.namespace, ref.name, ref.key);
+      if (value === undefined) return `Secret ${ref.name} has no key ${ref.key} (for ${name})`;
+      env[name] = value;
+    }
+    return env;
   }
 
   onChange(listener: (job: JobSpec, state: JobState) => void): void {
@@ -37,7 +52,34 @@ export class ChildProcessRunner implements JobRunner {
     if (this.#states.has(job.name)) return;
     const state: JobState = { name: job.name, phase: 'running', startedAt: this.#now().toISOString() };
     this.#states.set(job.name, state);
-    const child = fork(WORKER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'json' });
+    void this.#secretEnv(job).then(
+      (env) => {
+        if (typeof env === 'string') {
+          Object.assign(state, {
+            phase: 'failed',
+            finishedAt: this.#now().toISOString(),
+            error: { type: 'SecretNotFound', message: env },
+          });
+          this.#emit(job, state);
+        } else this.#fork(job, state, env);
+      },
+      (err: unknown) => {
+        Object.assign(state, {
+          phase: 'failed',
+          finishedAt: this.#now().toISOString(),
+          error: { type: 'SecretNotFound', message: `reading the job's Secrets failed: ${String(err)}` },
+        });
+        this.#emit(job, state);
+      },
+    );
+  }
+
+  #fork(job: JobSpec, state: JobState, env: Record<string, string>): void {
+    const child = fork(WORKER, [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'json',
+      env: { ...process.env, ...env },
+    });
     this.#children.set(job.name, child);
     const finish = (update: Partial<JobState>) => {
       if (state.phase !== 'running') return;

@@ -22,6 +22,11 @@ export interface JobSpec {
   task: string;
   input: unknown;
   owner: { kind: KindRef; name: string; namespace?: string };
+  /**
+   * Environment variables from Secret keys in the owner's namespace: how credentials reach a worker without
+   * appearing in its input (a Job gets `valueFrom.secretKeyRef`; the embedded runner resolves them itself).
+   */
+  env?: { name: string; secretKeyRef: { name: string; key: string } }[];
 }
 
 /** Runs worker attempts for the controllers: child processes in embedded mode, batch/v1 Jobs on Kubernetes. */

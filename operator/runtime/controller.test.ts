@@ -52,7 +52,7 @@ describe('controller runtime', () => {
       apiVersion: API_VERSION,
       kind: 'DataSource',
       metadata: { name: 'era5', namespace: 'default' },
-      spec: { datasetName: 'ERA5-Land', provider: { name: 'era5-land' } },
+      spec: { datasetName: 'ERA5-Land', provider: { name: 'no-such-provider' } },
     });
     const source = await eventually(async () => {
       const s = await cluster.get<KubeObject<unknown, { ingestable?: boolean; observedGeneration?: number }>>(

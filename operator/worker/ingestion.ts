@@ -18,7 +18,7 @@ import {
   versionsDir,
 } from '../../core/stores/layout.ts';
 import { openCubeSink, unsupportedFormat } from '../../core/stores/cube-sink.ts';
-import { ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
+import { CREDENTIALS_ENV, ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
 import { TaskError, type Task, type TaskContext } from './protocol.ts';
 
 function requestedPeriods(input: IngestionInput, now: Date) {
@@ -88,10 +88,12 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
   const id = newVersionId(now, input.attempt);
   const staging = join(stagingDir(input.storageRoot, input.datasetId), id);
   try {
+    const [username, password] = [process.env[CREDENTIALS_ENV.username], process.env[CREDENTIALS_ENV.password]];
     const session = await provider.open({
       parameters: input.provider.parameters,
       bbox: input.bbox,
       signal: context.signal,
+      ...(username !== undefined && password !== undefined && { credentials: { username, password } }),
     });
     try {
       await mkdir(staging, { recursive: true });

@@ -22,6 +22,8 @@ let dataDir: string;
 let url: string;
 /** A CHC-like server with synthetic CHIRPS COGs for 2024-01-01..05, for the local `chirps-local` source. */
 let chc: Upstream;
+/** An Earth-Data-Hub-like server with a synthetic ERA5-Land Zarr store behind basic auth. */
+let edh: Upstream;
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -79,6 +81,44 @@ beforeAll(async () => {
     '400',
   ]);
   chc = await startUpstream(join(dataDir, 'chc'));
+  await python(await readFile(join(root, 'test/fixtures/providers/make-era5-zarr.py'), 'utf8'), [
+    join(dataDir, 'edh/era5-land.zarr'),
+    '2024-01-01T00',
+    '24',
+    '10.5',
+    '6.5',
+  ]);
+  edh = await startUpstream(join(dataDir, 'edh'), { user: 'edh', password: 'token-42' });
+  const era5Source = (name: string, secret: string) =>
+    [
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: DataSource',
+      `metadata: {name: ${name}, namespace: default}`,
+      'spec:',
+      '  datasetName: ERA5-Land from a local store',
+      '  variable: t2m',
+      '  periodType: hourly',
+      '  units: degC',
+      `  provider: {name: era5-land, parameters: {storeUrl: '${edh.url}/era5-land.zarr', credentialsSecret: ${secret}, attempts: 1}}`,
+    ].join('\n');
+  await writeFile(
+    join(extra, 'era5-local.yaml'),
+    [
+      'apiVersion: v1',
+      'kind: Secret',
+      'metadata: {name: edh-credentials, namespace: default}',
+      'stringData: {username: edh, password: token-42}',
+      '---',
+      'apiVersion: v1',
+      'kind: Secret',
+      'metadata: {name: edh-wrong, namespace: default}',
+      `data: {username: ${Buffer.from('edh').toString('base64')}, password: ${Buffer.from('nope').toString('base64')}}`,
+      '---',
+      era5Source('era5-local', 'edh-credentials'),
+      '---',
+      era5Source('era5-wrong-password', 'edh-wrong'),
+    ].join('\n'),
+  );
   await writeFile(
     join(extra, 'chirps-local.yaml'),
     [
@@ -133,6 +173,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await running?.stop();
   await chc?.close();
+  await edh?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -143,7 +184,9 @@ describe('data sources', () => {
       ['chirps-elsewhere', false],
       ['chirps-local', true],
       ['chirps-v3-daily', true],
-      ['era5-land-t2m-hourly', false],
+      ['era5-land-t2m-hourly', true],
+      ['era5-local', true],
+      ['era5-wrong-password', true],
       ['sample', true],
       ['worldpop-population-yearly', false],
     ]);
@@ -314,6 +357,47 @@ describe('a CHIRPS ingestion from a local CHC server', () => {
     expect(a.length).toBe(5 * 62 * 66 * 4);
     expect(a.equals(b)).toBe(true);
     expect(chc.requests.some((r) => r.includes('chirps-v3.0.rnl.2024.01.05.cog bytes='))).toBe(true);
+  });
+});
+
+describe('an ERA5-Land ingestion with credentials from a Secret', () => {
+  it('authenticates with the Secret, rotates longitudes and stores degrees Celsius', async () => {
+    const response = await post('/ingestions', {
+      dataset_id: 'era5-local',
+      start: '2024-01-01T00',
+      end: '2024-01-01T23',
+    });
+    const body = (await response.json()) as { status: string; dataset: { extent: unknown } };
+    expect(body.status).toBe('successful');
+    expect(body.dataset.extent).toMatchObject({ temporal: { start: '2024-01-01T00', end: '2024-01-01T23' } });
+    const meta = (await (await get('/zarr/era5-local/.zmetadata')).json()) as {
+      metadata: Record<string, { shape?: number[]; units?: string }>;
+    };
+    expect(meta.metadata['t2m/.zarray']?.shape).toEqual([24, 32, 34]);
+    expect(meta.metadata['time/.zattrs']?.units).toBe('hours since 1970-01-01T00:00:00');
+    expect(edh.requests.some((r) => r.includes('/era5-land.zarr/t2m/'))).toBe(true);
+    // The Secret reached the worker through its environment, never through the run's input.
+    const runs = (await (await get('/ingestions')).json()) as { items: { ingestion_id: string }[] };
+    const run = await job(runs.items.find((r) => r.ingestion_id.startsWith('era5-local'))!.ingestion_id);
+    expect(JSON.stringify(run)).not.toContain('token-42');
+  });
+
+  it('fails with AuthenticationFailed when the Secret holds the wrong password', async () => {
+    const response = await post(
+      '/ingestions',
+      { dataset_id: 'era5-wrong-password', start: '2024-01-01T00', end: '2024-01-01T01' },
+      { prefer: 'respond-async' },
+    );
+    const { jobID } = (await response.json()) as Job;
+    const failed = await eventually(
+      async () => {
+        const record = (await job(jobID)) as Job & { error: { type: string } | null };
+        return record.error ? record : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(failed.error).toMatchObject({ type: 'AuthenticationFailed' });
+    await fetch(`${url}/ingestions/jobs/${jobID}`, { method: 'DELETE' });
   });
 });
 

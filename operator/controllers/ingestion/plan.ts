@@ -7,7 +7,7 @@ import type { Ingestion, IngestionStatus } from '../../../core/resources/ingesti
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { isSafeName, RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
 import type { IngestionInput } from '../../worker/ingestion-input.ts';
-import { ingestionResultSchema } from '../../worker/ingestion-input.ts';
+import { CREDENTIALS_ENV, ingestionResultSchema } from '../../worker/ingestion-input.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Plan } from '../../runtime/actions.ts';
 import { readinessConditions, type Readiness } from '../../runtime/readiness.ts';
@@ -61,6 +61,12 @@ export function datasetFromSource(
     metadata: { name: id, namespace, labels: { 'climate.stratus.dev/source': source.metadata.name } },
     spec: { ...description, source: source.metadata.name, format: 'zarr', zarrVersion: 2, publish },
   } as Dataset;
+}
+
+function credentialsEnv(source: DataSource) {
+  const secret = source.spec.provider.parameters?.credentialsSecret;
+  if (typeof secret !== 'string') return undefined;
+  return Object.entries(CREDENTIALS_ENV).map(([key, name]) => ({ name, secretKeyRef: { name: secret, key } }));
 }
 
 function workerInput(
@@ -250,7 +256,12 @@ export function planIngestion(
         ),
         {
           kind: 'startJob',
-          job: { name: jobName, task: run.spec.mode, input: workerInput(run, attempt, observed, range) },
+          job: {
+            name: jobName,
+            task: run.spec.mode,
+            input: workerInput(run, attempt, observed, range),
+            env: credentialsEnv(observed.source),
+          },
         },
       ],
       outcome: { kind: 'done', reason: 'attempt started' },
