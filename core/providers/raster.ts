@@ -14,6 +14,8 @@ export interface RasterRequest {
   /** xmin, ymin, xmax, ymax in degrees. */
   bbox: [number, number, number, number];
   signal: AbortSignal;
+  /** The periods the run will read, in order, for providers whose grid comes from the data itself. */
+  periods?: Period[];
   /** HTTP basic credentials from the source's Secret, when it names one. */
   credentials?: { username: string; password: string };
 }

@@ -93,6 +93,7 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
       parameters: input.provider.parameters,
       bbox: input.bbox,
       signal: context.signal,
+      periods,
       ...(username !== undefined && password !== undefined && { credentials: { username, password } }),
     });
     try {

@@ -188,7 +188,7 @@ describe('data sources', () => {
       ['era5-local', true],
       ['era5-wrong-password', true],
       ['sample', true],
-      ['worldpop-population-yearly', false],
+      ['worldpop-population-yearly', true],
     ]);
   });
 
