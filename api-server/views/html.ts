@@ -66,3 +66,9 @@ export function page(title: string, instanceName: string, body: SafeHtml): strin
     </html>`.html
   }`;
 }
+
+/** One term of a definition list; a missing value shows as a dash. */
+export function field(label: string, value: unknown): SafeHtml {
+  return html`<dt>${label}</dt>
+    <dd>${value ?? '—'}</dd>`;
+}

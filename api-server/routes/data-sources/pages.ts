@@ -1,4 +1,4 @@
-import { html, page } from '../../views/html.ts';
+import { field, html, page } from '../../views/html.ts';
 import type { DataSourceRecord } from './record.ts';
 
 export function dataSourceListPage(instanceName: string, records: DataSourceRecord[]): string {
@@ -42,9 +42,6 @@ export function dataSourceListPage(instanceName: string, records: DataSourceReco
 
 /** The detail page; its form posts a CreateIngestionRequest as JSON and links to the job it starts. */
 export function dataSourcePage(instanceName: string, r: DataSourceRecord, readOnly: boolean): string {
-  const field = (label: string, value: unknown) =>
-    html`<dt>${label}</dt>
-      <dd>${value ?? '—'}</dd>`;
   const form =
     !r.ingestable || readOnly
       ? html`<p>${readOnly ? 'This instance is read-only.' : 'This instance has no provider for this source.'}</p>`

@@ -1,5 +1,6 @@
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
+import { descriptionRecord } from '../datasets/record.ts';
 
 export interface DataSourceRecord {
   dataset_id: string;
@@ -17,18 +18,7 @@ export function dataSourceRecord(source: DataSource): DataSourceRecord {
   const { spec } = source;
   return {
     dataset_id: source.metadata.name,
-    dataset_name: spec.datasetName,
-    short_name: spec.shortName ?? null,
-    description: spec.description ?? null,
-    itemType: spec.itemType,
-    variable: spec.itemType === 'feature' ? null : (spec.variable ?? null),
-    period_type: spec.periodType ?? null,
-    units: spec.units ?? null,
-    resolution: spec.resolution ?? null,
-    source: spec.sourceName ?? null,
-    source_url: spec.sourceUrl ?? null,
-    license: spec.license ?? 'other',
-    license_url: spec.licenseUrl ?? null,
+    ...descriptionRecord(spec),
     provider: spec.provider.name,
     sync_kind: spec.sync?.kind ?? 'temporal',
     temporal_direction: spec.temporalDirection,

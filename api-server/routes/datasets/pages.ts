@@ -1,4 +1,4 @@
-import { html, page } from '../../views/html.ts';
+import { field, html, page } from '../../views/html.ts';
 import type { DatasetDetailRecord, DatasetRecord } from './record.ts';
 
 const period = (r: DatasetRecord) => `${r.extent.temporal.start ?? '—'} … ${r.extent.temporal.end ?? '—'}`;
@@ -43,9 +43,6 @@ export function datasetListPage(instanceName: string, records: DatasetRecord[]):
 }
 
 export function datasetPage(instanceName: string, r: DatasetDetailRecord): string {
-  const field = (label: string, value: unknown) =>
-    html`<dt>${label}</dt>
-      <dd>${value ?? '—'}</dd>`;
   return page(
     r.dataset_name,
     instanceName,

@@ -17,6 +17,40 @@ function coverageRecord(coverage: Coverage | undefined, fallback: [number, numbe
   };
 }
 
+type DescriptionSpec = Pick<
+  Dataset['spec'],
+  | 'datasetName'
+  | 'shortName'
+  | 'description'
+  | 'itemType'
+  | 'variable'
+  | 'periodType'
+  | 'units'
+  | 'resolution'
+  | 'sourceName'
+  | 'sourceUrl'
+  | 'license'
+  | 'licenseUrl'
+>;
+
+/** What a dataset or its template says about its values, in the API's snake_case with nulls (spec 1). */
+export function descriptionRecord(spec: DescriptionSpec) {
+  return {
+    dataset_name: spec.datasetName,
+    short_name: spec.shortName ?? null,
+    description: spec.description ?? null,
+    itemType: spec.itemType,
+    variable: spec.itemType === 'feature' ? null : (spec.variable ?? null),
+    period_type: spec.periodType ?? null,
+    units: spec.units ?? null,
+    resolution: spec.resolution ?? null,
+    source: spec.sourceName ?? null,
+    source_url: spec.sourceUrl ?? null,
+    license: spec.license ?? 'other',
+    license_url: spec.licenseUrl ?? null,
+  };
+}
+
 /** The DatasetRecord of spec 1 for a Dataset resource: snake_case, nulls where the resource has nothing. */
 export function datasetRecord(dataset: Dataset, bbox: [number, number, number, number]): DatasetRecord {
   const { spec, status, metadata } = dataset;
@@ -33,18 +67,7 @@ export function datasetRecord(dataset: Dataset, bbox: [number, number, number, n
   return {
     dataset_id: id,
     source_dataset_id: spec.source,
-    dataset_name: spec.datasetName,
-    short_name: spec.shortName ?? null,
-    description: spec.description ?? null,
-    itemType: spec.itemType,
-    variable: spec.itemType === 'feature' ? null : (spec.variable ?? null),
-    period_type: spec.periodType ?? null,
-    units: spec.units ?? null,
-    resolution: spec.resolution ?? null,
-    source: spec.sourceName ?? null,
-    source_url: spec.sourceUrl ?? null,
-    license: spec.license ?? 'other',
-    license_url: spec.licenseUrl ?? null,
+    ...descriptionRecord(spec),
     extent: coverageRecord(status?.extent, spec.bbox ? (spec.bbox as [number, number, number, number]) : bbox),
     last_updated: status?.lastUpdated ?? (metadata as { creationTimestamp?: string }).creationTimestamp ?? '',
     links,
