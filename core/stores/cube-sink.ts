@@ -16,10 +16,10 @@ export interface StoreFormat {
 
 /** Why a format cannot be written here, or undefined when it can. */
 export function unsupportedFormat({ format, zarrVersion }: StoreFormat): string | undefined {
-  if (format === 'zarr' && zarrVersion === 2) return undefined;
+  if (format === 'zarr' && (zarrVersion === 2 || zarrVersion === 3)) return undefined;
   if (format === 'netcdf') return undefined;
   const name = format === 'zarr' ? `Zarr v${zarrVersion}` : format;
-  return `this instance writes Zarr v2 stores and NetCDF-4 files; ${name} is not available yet`;
+  return `this instance writes Zarr v2 and v3 stores and NetCDF-4 files; ${name} is not available yet`;
 }
 
 /**
@@ -33,7 +33,8 @@ export async function openCubeSink(
 ): Promise<CubeSink> {
   const why = unsupportedFormat(format);
   if (why) throw new Error(why);
-  if (format.format === 'zarr') return RasterCubeWriter.create(dir, description);
+  if (format.format === 'zarr')
+    return RasterCubeWriter.create(dir, { ...description, zarrVersion: format.zarrVersion === 3 ? 3 : 2 });
   const planes: Float32Array[] = [];
   return {
     append: async (values) => void planes.push(values),

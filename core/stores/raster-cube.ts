@@ -2,7 +2,9 @@ import { cfTimeUnit, formatPeriod, type Period, type PeriodType } from '../perio
 import type { RasterGrid } from '../providers/raster.ts';
 import type { Compressor } from './zarr/codecs.ts';
 import { gridMappingAttributes, WGS84_WKT } from './zarr/crs.ts';
-import { ZarrV2GroupWriter, type ArrayDeclaration } from './zarr/v2.ts';
+import type { ArraySpec, TypedValues, ZarrGroupWriter } from './zarr/group-writer.ts';
+import { ZarrV2GroupWriter } from './zarr/v2.ts';
+import { ZarrV3GroupWriter } from './zarr/v3.ts';
 
 /** What a raster cube holds: one variable over (time, lat, lon) on a north-up EPSG:4326 grid. */
 export interface RasterCubeDescription {
@@ -15,6 +17,8 @@ export interface RasterCubeDescription {
   /** Global attributes (title, source, license, ...). */
   attributes: Record<string, unknown>;
   compressor?: Compressor | null;
+  /** Zarr format of the store (2 unless asked). */
+  zarrVersion?: 2 | 3;
 }
 
 export interface Coverage {
@@ -61,20 +65,22 @@ export function cubeCoverage({ grid, periods }: RasterCubeDescription): Coverage
 }
 
 /**
- * Writes a raster cube as a Zarr v2 store with the CF and GDAL metadata that xarray, rioxarray and GDAL read:
- * `_ARRAY_DIMENSIONS`, 1-D `time`/`lat`/`lon` coordinates, `grid_mapping` to a scalar `spatial_ref`, and `_CRS`.
- * Periods are appended in order; every full block of time steps is written as soon as it is complete.
+ * Writes a raster cube as a Zarr store (v2 by default, v3 on request) with the CF and GDAL metadata that xarray,
+ * rioxarray and GDAL read: dimension names, 1-D `time`/`lat`/`lon` coordinates, `grid_mapping` to a scalar
+ * `spatial_ref`, and `_CRS`. Periods are appended in order; every full block of time steps is written as soon as
+ * it is complete.
  */
 export class RasterCubeWriter {
-  readonly #zarr: ZarrV2GroupWriter;
+  readonly #zarr: ZarrGroupWriter;
   readonly #description: RasterCubeDescription;
-  readonly #data: ArrayDeclaration;
+  readonly #data: ArraySpec;
   readonly #block: Float32Array;
   readonly #shape: [number, number, number];
   #appended = 0;
 
   private constructor(dir: string, description: RasterCubeDescription) {
-    this.#zarr = new ZarrV2GroupWriter(dir);
+    const v3 = description.zarrVersion === 3;
+    this.#zarr = v3 ? new ZarrV3GroupWriter(dir) : new ZarrV2GroupWriter(dir);
     this.#description = description;
     const { grid, periods } = description;
     const [ny, nx] = [grid.lat.length, grid.lon.length];
@@ -82,19 +88,15 @@ export class RasterCubeWriter {
     this.#block = new Float32Array(this.#shape[0] * ny * nx);
     this.#data = {
       name: description.variable,
-      meta: {
-        zarr_format: 2,
-        shape: [periods.length, ny, nx],
-        chunks: this.#shape,
-        dtype: '<f4',
-        compressor: description.compressor === undefined ? { id: 'zlib', level: 1 } : description.compressor,
-        fill_value: 'NaN',
-        order: 'C',
-        filters: null,
-        dimension_separator: '.',
-      },
-      attrs: {
-        _ARRAY_DIMENSIONS: ['time', 'lat', 'lon'],
+      shape: [periods.length, ny, nx],
+      chunks: this.#shape,
+      dataType: 'float32',
+      // zlib for v2 (every v2 reader has it); v3 has no zlib codec, and zstd decodes fastest.
+      compressor:
+        description.compressor === undefined ? { id: v3 ? 'zstd' : 'zlib', level: 1 } : description.compressor,
+      fillValue: 'NaN',
+      dimensions: ['time', 'lat', 'lon'],
+      attributes: {
         ...(description.units !== undefined && { units: description.units }),
         ...(description.longName !== undefined && { long_name: description.longName }),
         grid_mapping: 'spatial_ref',
@@ -115,28 +117,37 @@ export class RasterCubeWriter {
     return this.#shape;
   }
 
+  /** Declares a small array and writes it as its single chunk. */
+  async #whole(spec: ArraySpec, values: TypedValues): Promise<void> {
+    await this.#zarr.array(spec);
+    await this.#zarr.chunk(
+      spec,
+      spec.shape.map(() => 0),
+      values,
+    );
+  }
+
   async #writeCoordinates(): Promise<void> {
     const { grid, periods, periodType, attributes } = this.#description;
-    const zarr = this.#zarr;
-    await zarr.group({ Conventions: 'CF-1.8', ...attributes });
-    const coordinate = (name: string, length: number, dtype: '<f8' | '<i8', attrs: Record<string, unknown>) => ({
+    await this.#zarr.group({ Conventions: 'CF-1.8', ...attributes });
+    const coordinate = (
+      name: string,
+      length: number,
+      dataType: 'float64' | 'int64',
+      extra: Record<string, unknown>,
+    ): ArraySpec => ({
       name,
-      meta: {
-        zarr_format: 2 as const,
-        shape: [length],
-        chunks: [length],
-        dtype,
-        compressor: null,
-        fill_value: null,
-        order: 'C' as const,
-        filters: null,
-        dimension_separator: '.' as const,
-      },
-      attrs: { _ARRAY_DIMENSIONS: [name], ...attrs },
+      shape: [length],
+      chunks: [length],
+      dataType,
+      compressor: null,
+      fillValue: null,
+      dimensions: [name],
+      attributes: extra,
     });
     const time = cfTimeUnit(periodType);
-    await zarr.wholeArray(
-      coordinate('time', periods.length, '<i8', {
+    await this.#whole(
+      coordinate('time', periods.length, 'int64', {
         standard_name: 'time',
         long_name: 'start of the period',
         axis: 'T',
@@ -145,8 +156,8 @@ export class RasterCubeWriter {
       }),
       BigInt64Array.from(periods, (p) => BigInt(Math.round(p.start.getTime() / time.step))),
     );
-    await zarr.wholeArray(
-      coordinate('lat', grid.lat.length, '<f8', {
+    await this.#whole(
+      coordinate('lat', grid.lat.length, 'float64', {
         standard_name: 'latitude',
         long_name: 'latitude',
         units: 'degrees_north',
@@ -154,8 +165,8 @@ export class RasterCubeWriter {
       }),
       grid.lat,
     );
-    await zarr.wholeArray(
-      coordinate('lon', grid.lon.length, '<f8', {
+    await this.#whole(
+      coordinate('lon', grid.lon.length, 'float64', {
         standard_name: 'longitude',
         long_name: 'longitude',
         units: 'degrees_east',
@@ -163,25 +174,20 @@ export class RasterCubeWriter {
       }),
       grid.lon,
     );
-    await zarr.wholeArray(
+    await this.#whole(
       {
         name: 'spatial_ref',
-        meta: {
-          zarr_format: 2,
-          shape: [],
-          chunks: [],
-          dtype: '<i8',
-          compressor: null,
-          fill_value: 0,
-          order: 'C',
-          filters: null,
-          dimension_separator: '.',
-        },
-        attrs: { _ARRAY_DIMENSIONS: [], ...gridMappingAttributes(geoTransform(grid)) },
+        shape: [],
+        chunks: [],
+        dataType: 'int64',
+        compressor: null,
+        fillValue: 0,
+        dimensions: [],
+        attributes: gridMappingAttributes(geoTransform(grid)),
       },
       new BigInt64Array(1),
     );
-    await zarr.array(this.#data);
+    await this.#zarr.array(this.#data);
   }
 
   /** Adds the values of the next period (row-major lat, lon). */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
 import { periodRange } from '../../core/periods/index.ts';
 import { sampleProvider } from '../../core/providers/sample.ts';
+import * as zarr from 'zarrita';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
 import { startUpstream, type Upstream } from '../support/upstream.ts';
@@ -156,6 +157,16 @@ beforeAll(async () => {
       'kind: Ingestion',
       'metadata: {name: sample-nc-january, namespace: default}',
       "spec: {source: sample, datasetId: sample-nc, start: '2024-01-01', end: '2024-01-31'}",
+      '---',
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: Dataset',
+      'metadata: {name: sample-v3, namespace: default}',
+      'spec: {source: sample, datasetName: Sample as Zarr v3, variable: value, periodType: daily, zarrVersion: 3}',
+      '---',
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: Ingestion',
+      'metadata: {name: sample-v3-february, namespace: default}',
+      "spec: {source: sample, datasetId: sample-v3, start: '2024-02-01', end: '2024-02-29'}",
     ].join('\n'),
   );
   running = await runEmbedded({
@@ -208,6 +219,7 @@ describe('data sources', () => {
       datasets: [
         { dataset_id: 'sample', href: '/datasets/sample' },
         { dataset_id: 'sample-nc', href: '/datasets/sample-nc' },
+        { dataset_id: 'sample-v3', href: '/datasets/sample-v3' },
       ],
     });
     expect(json).not.toHaveProperty('parameters');
@@ -398,6 +410,33 @@ describe('an ERA5-Land ingestion with credentials from a Secret', () => {
     );
     expect(failed.error).toMatchObject({ type: 'AuthenticationFailed' });
     await fetch(`${url}/ingestions/jobs/${jobID}`, { method: 'DELETE' });
+  });
+});
+
+describe('Zarr v3', () => {
+  it('serves a v3 store that zarrita opens over HTTP, with dimension names and the provider values', async () => {
+    await until('sample-v3-february', ['successful']);
+    const root = await zarr.open(new zarr.FetchStore(`${url}/zarr/sample-v3/`), { kind: 'group' });
+    expect(root.attrs).toMatchObject({ Conventions: 'CF-1.8' });
+    const array = await zarr.open(root.resolve('value'), { kind: 'array' });
+    expect(array.shape).toEqual([29, 62, 66]);
+    const meta = (await (await get('/zarr/sample-v3/value/zarr.json')).json()) as {
+      dimension_names: string[];
+      codecs: { name: string }[];
+    };
+    expect(meta.dimension_names).toEqual(['time', 'lat', 'lon']);
+    expect(meta.codecs.map((c) => c.name)).toEqual(['bytes', 'zstd']);
+    const last = await zarr.get(array, [28, null, null]);
+    const session = await sampleProvider.open({
+      parameters: { seed: 42 },
+      bbox: BBOX,
+      signal: new AbortController().signal,
+    });
+    expect(new Float32Array((last.data as Float32Array).buffer.slice(0))).toEqual(
+      await session.read(periodRange('daily', '2024-02-29', '2024-02-29')[0]!),
+    );
+    const time = await zarr.get(await zarr.open(root.resolve('time'), { kind: 'array' }));
+    expect(Number((time.data as BigInt64Array)[0])).toBe(Date.UTC(2024, 1, 1) / 86_400_000);
   });
 });
 

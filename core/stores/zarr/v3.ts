@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { writeDurable } from '../files.ts';
+import { encodeChunk } from './codecs.ts';
+import { bytesOf, type ArraySpec, type TypedValues, type ZarrGroupWriter } from './group-writer.ts';
+
+/**
+ * Zarr v3 (https://zarr-specs.readthedocs.io/en/latest/v3/core/index.html): one `zarr.json` per node, chunk keys
+ * `c/<i>/<j>/...`, `bytes` (little-endian) then the compressor as codecs. The root `zarr.json` is written last,
+ * with the arrays' metadata inline as `consolidated_metadata` (as zarr-python 3 writes it), so that the store
+ * exists for a reader only once it is complete.
+ */
+export class ZarrV3GroupWriter implements ZarrGroupWriter {
+  readonly #dir: string;
+  readonly #arrays: Record<string, unknown> = {};
+  #attributes: Record<string, unknown> = {};
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  async group(attributes: Record<string, unknown>): Promise<void> {
+    this.#attributes = attributes;
+  }
+
+  async array(spec: ArraySpec): Promise<void> {
+    // v3 has no zlib codec (it has gzip and zstd): zlib is a v2 choice.
+    if (spec.compressor?.id === 'zlib') throw new Error('Zarr v3 has no zlib codec; use gzip or zstd');
+    const compressor = spec.compressor && {
+      name: spec.compressor.id,
+      configuration:
+        spec.compressor.id === 'zstd'
+          ? { level: spec.compressor.level, checksum: false }
+          : { level: spec.compressor.level },
+    };
+    const metadata = {
+      zarr_format: 3,
+      node_type: 'array',
+      shape: spec.shape,
+      data_type: spec.dataType,
+      chunk_grid: { name: 'regular', configuration: { chunk_shape: spec.chunks } },
+      chunk_key_encoding: { name: 'default', configuration: { separator: '/' } },
+      fill_value: spec.fillValue ?? 0,
+      codecs: [{ name: 'bytes', configuration: { endian: 'little' } }, ...(compressor ? [compressor] : [])],
+      attributes: spec.attributes,
+      dimension_names: spec.dimensions,
+    };
+    this.#arrays[spec.name] = metadata;
+    await writeDurable(join(this.#dir, spec.name, 'zarr.json'), JSON.stringify(metadata, null, 2));
+  }
+
+  async chunk(spec: ArraySpec, index: number[], values: TypedValues): Promise<void> {
+    const key = join(this.#dir, spec.name, 'c', ...index.map(String));
+    await writeDurable(key, await encodeChunk(spec.compressor, bytesOf(values)));
+  }
+
+  async consolidate(): Promise<void> {
+    await writeDurable(
+      join(this.#dir, 'zarr.json'),
+      JSON.stringify(
+        {
+          zarr_format: 3,
+          node_type: 'group',
+          attributes: this.#attributes,
+          consolidated_metadata: { kind: 'inline', must_understand: false, metadata: this.#arrays },
+        },
+        null,
+        2,
+      ),
+    );
+  }
+}
