@@ -16,6 +16,7 @@ import { dataSourceRoutes } from './routes/data-sources/index.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
 import { ingestionRoutes } from './routes/ingestions/index.ts';
 import { openApiPlugin } from './routes/docs/index.ts';
+import { ImmutableFileCache } from './routes/stores/file-cache.ts';
 import { zarrRoutes } from './routes/stores/zarr.ts';
 import { systemRoutes } from './routes/system/index.ts';
 
@@ -101,6 +102,7 @@ export async function buildApp(options: BuildAppOptions) {
     namespace: options.namespace ?? 'default',
     healthCacheMs: options.healthCacheMs ?? 1_000,
     storageRoot: options.storageRoot,
+    files: new ImmutableFileCache(),
   });
   await app.register(errorsPlugin);
   const origins = options.config.server.corsAllowedOrigins;

@@ -49,3 +49,8 @@ export interface KindRef {
 export function objectKey(obj: { metadata: { namespace?: string; name: string } }): string {
   return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
 }
+
+/** When the store created the object, as RFC 3339; empty before it is stored. Schemas keep metadata loose. */
+export function creationTimestamp(object: { metadata: unknown }): string {
+  return (object.metadata as ObjectMeta).creationTimestamp ?? '';
+}

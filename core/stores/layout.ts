@@ -43,6 +43,9 @@ export const thumbnailPath = (id: string, version: string) =>
 export const versionPath = (id: string, version: string) =>
   ['datasets', checked(id), 'versions', checked(version)].join('/');
 
+/** The file system path of a store path recorded in a status (`datasets/<id>/...`). */
+export const storeFile = (root: string, path: string, ...more: string[]) => join(root, ...path.split('/'), ...more);
+
 /** A version id that sorts by creation time and names the attempt that wrote it. */
 export function newVersionId(now: Date, attempt: number): string {
   return `${now.toISOString().replace(/[-:]/g, '').replace('.', '').toLowerCase()}-a${attempt}`;

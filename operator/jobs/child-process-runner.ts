@@ -28,12 +28,12 @@ export class ChildProcessRunner implements JobRunner {
     this.#resolveSecret = options.resolveSecret;
   }
 
-  /** The job's Secret-backed variables, or the reason one cannot be resolved. */
-  async #secretEnv(job: JobSpec): Promise<Record<string, string> | string> {
+  /** The job's Secret-backed variables; rejects naming the first key that cannot be resolved. */
+  async #secretEnv(job: JobSpec): Promise<Record<string, string>> {
     const env: Record<string, string> = {};
     for (const { name, secretKeyRef: ref } of job.env ?? []) {
       const value = await this.#resolveSecret?.(job.owner.namespace, ref.name, ref.key);
-      if (value === undefined) return `Secret ${ref.name} has no key ${ref.key} (for ${name})`;
+      if (value === undefined) throw new Error(`Secret ${ref.name} has no key ${ref.key} (for ${name})`);
       env[name] = value;
     }
     return env;
@@ -53,21 +53,12 @@ export class ChildProcessRunner implements JobRunner {
     const state: JobState = { name: job.name, phase: 'running', startedAt: this.#now().toISOString() };
     this.#states.set(job.name, state);
     void this.#secretEnv(job).then(
-      (env) => {
-        if (typeof env === 'string') {
-          Object.assign(state, {
-            phase: 'failed',
-            finishedAt: this.#now().toISOString(),
-            error: { type: 'SecretNotFound', message: env },
-          });
-          this.#emit(job, state);
-        } else this.#fork(job, state, env);
-      },
+      (env) => this.#fork(job, state, env),
       (err: unknown) => {
         Object.assign(state, {
           phase: 'failed',
           finishedAt: this.#now().toISOString(),
-          error: { type: 'SecretNotFound', message: `reading the job's Secrets failed: ${String(err)}` },
+          error: { type: 'SecretNotFound', message: err instanceof Error ? err.message : String(err) },
         });
         this.#emit(job, state);
       },

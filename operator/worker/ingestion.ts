@@ -11,6 +11,7 @@ import { publishDirectory, removeTree, syncTree, writeDurable } from '../../core
 import {
   newVersionId,
   stagingDir,
+  storeFile,
   thumbnailPath,
   thumbnailsDir,
   versionDir,
@@ -60,7 +61,7 @@ async function renderPreview(input: IngestionInput, version: string, grid: Raste
     });
     if (!png) return undefined;
     const path = thumbnailPath(input.datasetId, version);
-    const target = join(input.storageRoot, ...path.split('/'));
+    const target = storeFile(input.storageRoot, path);
     await writeDurable(`${target}.tmp`, png);
     await rename(`${target}.tmp`, target);
     return path;

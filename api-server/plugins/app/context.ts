@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { Registry } from 'prom-client';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import type { InstanceConfig } from '../../../core/config/index.ts';
+import type { ImmutableFileCache } from '../../routes/stores/file-cache.ts';
 
 export interface VersionInfo {
   app: string;
@@ -18,6 +19,8 @@ export interface StratusContext {
   namespace: string;
   /** Root of the mounted stores (datasets/<id>/versions/<version>/...). */
   storageRoot: string;
+  /** Store files in memory: versions never change once published (see routes/stores/file-cache.ts). */
+  files: ImmutableFileCache;
   /** How long one health probe of the resource store answers `/health`. */
   healthCacheMs: number;
 }

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { join } from 'node:path';
 import { z } from 'zod';
-import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
-import { NETCDF_FILE } from '../../../core/stores/layout.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { NETCDF_FILE, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { negotiate, sendHtml } from '../../negotiation.ts';
 import {
@@ -87,9 +86,10 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
       const path = dataset.status?.thumbnail;
       const sent =
         path !== undefined &&
-        (await sendFile(request, reply, join(app.stratus.storageRoot, ...path.split('/')), {
+        (await sendFile(request, reply, storeFile(app.stratus.storageRoot, path), {
           contentType: 'image/png',
           etagPrefix: 'thumbnail',
+          cache: app.stratus.files,
         }));
       if (!sent) throw new HttpError('NotFound', `Dataset ${id} has no thumbnail yet`);
       return reply;
@@ -118,12 +118,16 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
           'Conflict',
           `Dataset ${id} is stored as ${dataset.spec.format}; only netcdf datasets have a single file to download`,
         );
-      const version = dataset.status?.versions?.find((v) => v.id === dataset.status?.currentVersion);
-      const path = version && join(app.stratus.storageRoot, ...version.path.split('/'), NETCDF_FILE);
+      const version = currentVersionOf(dataset);
+      const path = version && storeFile(app.stratus.storageRoot, version.path, NETCDF_FILE);
       reply.header('content-disposition', `attachment; filename="${id}.nc"`);
       const sent =
         path !== undefined &&
-        (await sendFile(request, reply, path, { contentType: 'application/x-netcdf', etagPrefix: version!.id }));
+        (await sendFile(request, reply, path, {
+          contentType: 'application/x-netcdf',
+          etagPrefix: version!.id,
+          cache: app.stratus.files,
+        }));
       if (!sent) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
       return reply;
     },

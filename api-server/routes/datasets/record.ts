@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { creationTimestamp } from '../../../core/cluster/objects.ts';
 import type { Dataset } from '../../../core/resources/dataset/schema.ts';
 import type { datasetDetailRecordSchema, datasetRecordSchema } from '../../schemas.ts';
 
@@ -69,7 +70,7 @@ export function datasetRecord(dataset: Dataset, bbox: [number, number, number, n
     source_dataset_id: spec.source,
     ...descriptionRecord(spec),
     extent: coverageRecord(status?.extent, spec.bbox ? (spec.bbox as [number, number, number, number]) : bbox),
-    last_updated: status?.lastUpdated ?? (metadata as { creationTimestamp?: string }).creationTimestamp ?? '',
+    last_updated: status?.lastUpdated ?? creationTimestamp(dataset),
     links,
     publication: {
       status: status?.publication?.status ?? 'unpublished',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { creationTimestamp } from '../../../core/cluster/objects.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
 import { isProviderAvailable } from '../../../core/providers/available.ts';
@@ -45,14 +46,13 @@ async function finished(cluster: Cluster, run: Ingestion, signal: AbortSignal): 
 export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
   const { cluster, config, namespace } = app.stratus;
 
-  const responseOf = async (run: Ingestion) => {
-    const dataset = await cluster.get<Dataset>(datasetKind, datasetIdOf(run), namespace);
-    return {
-      ingestion_id: run.metadata.name,
-      status: run.status?.phase ?? 'accepted',
-      dataset: dataset ? datasetRecord(dataset, config.instance.bbox) : null,
-    };
-  };
+  const response = (run: Ingestion, dataset: Dataset | undefined) => ({
+    ingestion_id: run.metadata.name,
+    status: run.status?.phase ?? 'accepted',
+    dataset: dataset ? datasetRecord(dataset, config.instance.bbox) : null,
+  });
+  const responseOf = async (run: Ingestion) =>
+    response(run, await cluster.get<Dataset>(datasetKind, datasetIdOf(run), namespace));
 
   const getRun = async (id: string) => {
     const run = await cluster.get<Ingestion>(ingestionKind, id, namespace);
@@ -150,10 +150,13 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async () => {
-      const { items } = await cluster.list<Ingestion>(ingestionKind, { namespace });
-      const created = (r: Ingestion) => (r.metadata as { creationTimestamp?: string }).creationTimestamp ?? '';
-      const sorted = [...items].sort((a, b) => created(b).localeCompare(created(a)));
-      return { kind: 'IngestionList', items: await Promise.all(sorted.map(responseOf)) };
+      const [{ items }, datasets] = await Promise.all([
+        cluster.list<Ingestion>(ingestionKind, { namespace }),
+        cluster.list<Dataset>(datasetKind, { namespace }),
+      ]);
+      const byId = new Map(datasets.items.map((d) => [d.metadata.name, d]));
+      const sorted = [...items].sort((a, b) => creationTimestamp(b).localeCompare(creationTimestamp(a)));
+      return { kind: 'IngestionList', items: sorted.map((run) => response(run, byId.get(datasetIdOf(run)))) };
     },
   );
 

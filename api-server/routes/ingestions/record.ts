@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { creationTimestamp } from '../../../core/cluster/objects.ts';
 import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import type { ingestionJobSchema } from '../../schemas.ts';
 
@@ -14,7 +15,7 @@ export function ingestionJob(run: Ingestion): IngestionJob {
     processID: spec.mode,
     type: 'process',
     status: status.phase ?? 'accepted',
-    createdAt: (metadata as { creationTimestamp?: string }).creationTimestamp ?? '',
+    createdAt: creationTimestamp(run),
     startedAt: status.startedAt ?? null,
     finishedAt: status.finishedAt ?? null,
     attempt: status.attempt ?? 0,

@@ -1,11 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../errors.ts';
 import type { ImmutableFileCache } from './file-cache.ts';
-
-/** Files up to this size are read in one call; larger ones are streamed. */
-const READ_WHOLE_LIMIT = 4 * 1024 * 1024;
 
 type ByteRange = { start: number; end: number };
 
@@ -41,14 +37,15 @@ function notModified(request: FastifyRequest, etag: string, mtime: Date): boolea
 
 export interface FileResponseOptions {
   contentType: string;
-  /** For paths inside immutable store versions: metadata and small files come from memory. */
-  cache?: ImmutableFileCache;
+  /** Where metadata and small files come from: every path served here is immutable once it exists. */
+  cache: ImmutableFileCache;
   /** Identifies the immutable content the path holds now (e.g. the store version), part of the ETag. */
   etagPrefix: string;
 }
 
 /**
- * Answers GET or HEAD for one file with validators (ETag, Last-Modified), conditional requests (304) and single
+ * Answers GET or HEAD for one file of a store (an immutable path: a version's file, a version's thumbnail) with
+ * validators (ETag, Last-Modified), conditional requests (304) and single
  * byte ranges (206, 416). Returns false when the path is no regular file, so the caller answers 404.
  */
 export async function sendFile(
@@ -57,12 +54,7 @@ export async function sendFile(
   path: string,
   options: FileResponseOptions,
 ): Promise<boolean> {
-  const info = options.cache
-    ? await options.cache.get(path)
-    : await stat(path).then(
-        (s) => (s.isFile() ? { size: s.size, mtime: s.mtime } : undefined),
-        () => undefined,
-      );
+  const info = await options.cache.get(path);
   if (!info) return false;
   const etag = `"${options.etagPrefix}-${info.size.toString(36)}-${info.mtime.getTime().toString(36)}"`;
   reply
@@ -90,11 +82,8 @@ export async function sendFile(
   reply.header('content-length', length);
   if (request.method === 'HEAD' || length === 0) {
     await reply.send();
-  } else if ('bytes' in info && info.bytes instanceof Buffer) {
+  } else if (info.bytes) {
     await reply.send(range ? info.bytes.subarray(start, end + 1) : info.bytes);
-  } else if (info.size <= READ_WHOLE_LIMIT) {
-    const bytes = await readFile(path);
-    await reply.send(range ? bytes.subarray(start, end + 1) : bytes);
   } else {
     await reply.send(createReadStream(path, { start, end }));
   }

@@ -2,11 +2,10 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
-import { resolveKey } from '../../../core/stores/layout.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { resolveKey, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { ImmutableFileCache } from './file-cache.ts';
 import { sendFile } from './file-response.ts';
 
 const METADATA_KEYS = new Set(['.zarray', '.zattrs', '.zgroup', '.zmetadata', 'zarr.json']);
@@ -34,15 +33,14 @@ export const storeListingSchema = z
 export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
   const { cluster, namespace } = app.stratus;
   const storageRoot = app.stratus.storageRoot;
-  const files = new ImmutableFileCache();
 
   async function currentVersion(id: string) {
     const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
     if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
     if (dataset.spec.format !== 'zarr') throw new HttpError('NotFound', `Dataset ${id} is not stored as Zarr`);
-    const version = dataset.status?.versions?.find((v) => v.id === dataset.status?.currentVersion);
+    const version = currentVersionOf(dataset);
     if (!version) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
-    return { id: version.id, base: join(storageRoot, ...version.path.split('/')) };
+    return { id: version.id, base: storeFile(storageRoot, version.path) };
   }
 
   app.route({
@@ -75,7 +73,7 @@ export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
         const sent = await sendFile(request, reply, path, {
           contentType: METADATA_KEYS.has(name) ? 'application/json' : 'application/octet-stream',
           etagPrefix: version.id,
-          cache: files,
+          cache: app.stratus.files,
         });
         if (sent) return reply;
         if (!(await stat(path).catch(() => undefined))?.isDirectory())

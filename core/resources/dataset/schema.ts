@@ -71,3 +71,8 @@ export const { kind: datasetKind, schema: datasetSchema } = defineKind({
 export type DatasetSpec = z.infer<typeof datasetSpecSchema>;
 export type DatasetStatus = z.infer<typeof datasetStatusSchema>;
 export type Dataset = z.infer<typeof datasetSchema>;
+
+/** The version readers are served: the entry of `status.versions` that `status.currentVersion` names. */
+export function currentVersionOf(dataset: Dataset | undefined) {
+  return dataset?.status?.versions?.find((v) => v.id === dataset.status?.currentVersion);
+}

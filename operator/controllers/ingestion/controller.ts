@@ -1,3 +1,4 @@
+import { creationTimestamp } from '../../../core/cluster/objects.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
@@ -11,11 +12,10 @@ import {
   type IngestionPlanOptions,
 } from './plan.ts';
 
-const created = (run: Ingestion) => (run.metadata as { creationTimestamp?: string }).creationTimestamp ?? '';
-
 /** Creation order, with the name breaking ties, so that of two runs exactly one counts as first. */
 function createdBefore(a: Ingestion, b: Ingestion): boolean {
-  return created(a) < created(b) || (created(a) === created(b) && a.metadata.name < b.metadata.name);
+  const [x, y] = [creationTimestamp(a), creationTimestamp(b)];
+  return x < y || (x === y && a.metadata.name < b.metadata.name);
 }
 
 export function ingestionController(

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
-import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import type { Ingestion, IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
@@ -199,7 +199,7 @@ export function planIngestion(
       throw err;
     }
     const scope = { start: range.start, end: range.end, bbox: observed.instance.bbox };
-    const current = observed.dataset?.status?.versions?.find((v) => v.id === observed.dataset?.status?.currentVersion);
+    const current = currentVersionOf(observed.dataset);
     if (current && !run.spec.overwrite && isDeepStrictEqual(current.requestScope, scope)) {
       return {
         actions: [
@@ -295,7 +295,7 @@ export function planIngestion(
     if (!parsed.success) return fail('WorkerError', `the worker returned an invalid result: ${parsed.error.message}`);
     const { version } = parsed.data;
     const dataset = observed.dataset;
-    const previous = dataset?.status?.versions?.find((v) => v.id === dataset.status?.currentVersion);
+    const previous = currentVersionOf(dataset);
     const events = status.events ?? [];
     const event = {
       type: 'dataset.updated',
