@@ -1,5 +1,8 @@
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { NETCDF_FILE } from './layout.ts';
+import { publishDirectory, removeTree, syncTree } from './files.ts';
+import { openIcechunkVersion } from './icechunk/version-writer.ts';
+import { icechunkDir, icechunkPath, NETCDF_FILE, stagingDir, versionDir, versionPath } from './layout.ts';
 import { writeNetcdfCube } from './netcdf.ts';
 import { cubeCoverage, RasterCubeWriter, type Coverage, type RasterCubeDescription } from './raster-cube.ts';
 
@@ -7,6 +10,22 @@ import { cubeCoverage, RasterCubeWriter, type Coverage, type RasterCubeDescripti
 export interface CubeSink {
   append(values: Float32Array): Promise<void>;
   finish(): Promise<Coverage>;
+}
+
+/** Where a published version lives: its store path, and for Icechunk the snapshot that holds it. */
+export interface PublishedVersion {
+  path: string;
+  snapshot?: string;
+}
+
+/**
+ * A new version being written. Nothing of it is visible to readers until `publish`, which makes the finished
+ * version readable in one atomic step; `discard` drops an unfinished one.
+ */
+export interface VersionWriter {
+  sink: CubeSink;
+  publish(): Promise<PublishedVersion>;
+  discard(): Promise<void>;
 }
 
 export interface StoreFormat {
@@ -17,30 +36,52 @@ export interface StoreFormat {
 /** Why a format cannot be written here, or undefined when it can. */
 export function unsupportedFormat({ format, zarrVersion }: StoreFormat): string | undefined {
   if (format === 'zarr' && (zarrVersion === 2 || zarrVersion === 3)) return undefined;
-  if (format === 'netcdf') return undefined;
+  if (format === 'netcdf' || format === 'icechunk') return undefined;
   const name = format === 'zarr' ? `Zarr v${zarrVersion}` : format;
-  return `this instance writes Zarr v2 and v3 stores and NetCDF-4 files; ${name} is not available yet`;
+  return `raster datasets are stored as Zarr v2 or v3, Icechunk or NetCDF-4; ${name} is not a raster format`;
 }
 
 /**
- * Opens the sink of a version directory. Zarr streams each block of periods to disk as it fills; NetCDF-4 is
- * written as one file at the end (h5wasm writes synchronously), so its planes stay in memory until then.
+ * Zarr streams each block of periods to disk as it fills; NetCDF-4 is written as one file at the end (h5wasm
+ * writes synchronously), so its planes stay in memory until then.
  */
-export async function openCubeSink(
-  dir: string,
-  format: StoreFormat,
-  description: RasterCubeDescription,
-): Promise<CubeSink> {
-  const why = unsupportedFormat(format);
-  if (why) throw new Error(why);
+async function openDirectorySink(dir: string, format: StoreFormat, description: RasterCubeDescription) {
   if (format.format === 'zarr')
     return RasterCubeWriter.create(dir, { ...description, zarrVersion: format.zarrVersion === 3 ? 3 : 2 });
   const planes: Float32Array[] = [];
   return {
-    append: async (values) => void planes.push(values),
+    append: async (values: Float32Array) => void planes.push(values),
     finish: async () => {
       await writeNetcdfCube(join(dir, NETCDF_FILE), description, planes);
       return cubeCoverage(description);
     },
+  };
+}
+
+/**
+ * Opens a new version of a dataset. Zarr and NetCDF versions are directories written under `staging/` and
+ * published by one rename into `versions/`; Icechunk versions are snapshots of the dataset's repository.
+ */
+export async function openVersionWriter(
+  storageRoot: string,
+  datasetId: string,
+  versionId: string,
+  format: StoreFormat,
+  description: RasterCubeDescription,
+): Promise<VersionWriter> {
+  const why = unsupportedFormat(format);
+  if (why) throw new Error(why);
+  if (format.format === 'icechunk')
+    return openIcechunkVersion(icechunkDir(storageRoot, datasetId), icechunkPath(datasetId), versionId, description);
+  const staging = join(stagingDir(storageRoot, datasetId), versionId);
+  await mkdir(staging, { recursive: true });
+  return {
+    sink: await openDirectorySink(staging, format, description),
+    publish: async () => {
+      await syncTree(staging);
+      await publishDirectory(staging, versionDir(storageRoot, datasetId, versionId));
+      return { path: versionPath(datasetId, versionId) };
+    },
+    discard: () => removeTree(staging),
   };
 }

@@ -5,7 +5,9 @@ import { join, sep } from 'node:path';
  *   datasets/<id>/versions/<version>/   complete, immutable materializations (readers are served these)
  *   datasets/<id>/staging/<version>/    a materialization being written; never served
  *   datasets/<id>/thumbnails/<version>.png  the preview rendered with a version
- * A version directory appears by one rename of its complete staging directory.
+ *   datasets/<id>/icechunk/             the Icechunk repository of an `icechunk` dataset: its versions are snapshots
+ * A version directory appears by one rename of its complete staging directory; an Icechunk version by one
+ * compare-and-swap of the repository's `main` branch.
  */
 
 /**
@@ -30,6 +32,10 @@ export const datasetDir = (root: string, id: string) => join(root, 'datasets', c
 export const versionsDir = (root: string, id: string) => join(datasetDir(root, id), 'versions');
 export const stagingDir = (root: string, id: string) => join(datasetDir(root, id), 'staging');
 export const versionDir = (root: string, id: string, version: string) => join(versionsDir(root, id), checked(version));
+
+export const icechunkDir = (root: string, id: string) => join(datasetDir(root, id), 'icechunk');
+/** Store path of a dataset's Icechunk repository, as its versions record it. */
+export const icechunkPath = (id: string) => ['datasets', checked(id), 'icechunk'].join('/');
 
 /** The file of a NetCDF-4 version inside its version directory. */
 export const NETCDF_FILE = 'data.nc';

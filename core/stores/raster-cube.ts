@@ -2,7 +2,13 @@ import { cfTimeUnit, formatPeriod, type Period, type PeriodType } from '../perio
 import type { RasterGrid } from '../providers/raster.ts';
 import type { Compressor } from './zarr/codecs.ts';
 import { gridMappingAttributes, WGS84_WKT } from './zarr/crs.ts';
-import type { ArraySpec, TypedValues, ZarrGroupWriter } from './zarr/group-writer.ts';
+import {
+  directoryKeys,
+  type ArraySpec,
+  type KeyWriter,
+  type TypedValues,
+  type ZarrGroupWriter,
+} from './zarr/group-writer.ts';
 import { ZarrV2GroupWriter } from './zarr/v2.ts';
 import { ZarrV3GroupWriter } from './zarr/v3.ts';
 
@@ -78,9 +84,9 @@ export class RasterCubeWriter {
   readonly #shape: [number, number, number];
   #appended = 0;
 
-  private constructor(dir: string, description: RasterCubeDescription) {
+  private constructor(keys: KeyWriter, description: RasterCubeDescription) {
     const v3 = description.zarrVersion === 3;
-    this.#zarr = v3 ? new ZarrV3GroupWriter(dir) : new ZarrV2GroupWriter(dir);
+    this.#zarr = v3 ? new ZarrV3GroupWriter(keys) : new ZarrV2GroupWriter(keys);
     this.#description = description;
     const { grid, periods } = description;
     const [ny, nx] = [grid.lat.length, grid.lon.length];
@@ -106,15 +112,21 @@ export class RasterCubeWriter {
     };
   }
 
-  static async create(dir: string, description: RasterCubeDescription): Promise<RasterCubeWriter> {
+  /** A writer into a directory (each key a flushed file) or into any other key writer. */
+  static async create(target: string | KeyWriter, description: RasterCubeDescription): Promise<RasterCubeWriter> {
     if (description.periods.length === 0) throw new Error('a raster cube needs at least one period');
-    const writer = new RasterCubeWriter(dir, description);
+    const writer = new RasterCubeWriter(typeof target === 'string' ? directoryKeys(target) : target, description);
     await writer.#writeCoordinates();
     return writer;
   }
 
   get chunkShape(): readonly number[] {
     return this.#shape;
+  }
+
+  /** Periods appended but not yet written: 0 right after a block of time steps went to the store. */
+  get pendingPeriods(): number {
+    return this.#appended === this.#description.periods.length ? 0 : this.#appended % this.#shape[0];
   }
 
   /** Declares a small array and writes it as its single chunk. */

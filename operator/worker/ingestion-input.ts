@@ -60,6 +60,7 @@ export const ingestionResultSchema = z.object({
     coverage: coverageSchema,
     requestScope: z.object({ start: z.string().nullable(), end: z.string().nullable(), bbox: bbox.nullable() }),
     path: z.string(),
+    snapshot: z.string().optional(),
   }),
   /** Store path of the thumbnail rendered for this version; absent when rendering failed or had nothing to show. */
   thumbnail: z.string().optional(),

@@ -1,4 +1,4 @@
-import { mkdir, readdir, rename } from 'node:fs/promises';
+import { readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_COLORMAP } from '../../core/render/colormap.ts';
 import { renderThumbnail } from '../../core/render/thumbnail.ts';
@@ -7,18 +7,16 @@ import { formatPeriod, PeriodError, requestedRange } from '../../core/periods/in
 import { rasterProvider } from '../../core/providers/available.ts';
 import { readInOrder } from '../../core/providers/read-ahead.ts';
 import { ProviderError } from '../../core/providers/raster.ts';
-import { publishDirectory, removeTree, syncTree, writeDurable } from '../../core/stores/files.ts';
+import { removeTree, writeDurable } from '../../core/stores/files.ts';
 import {
   newVersionId,
   stagingDir,
   storeFile,
   thumbnailPath,
   thumbnailsDir,
-  versionDir,
-  versionPath,
   versionsDir,
 } from '../../core/stores/layout.ts';
-import { openCubeSink, unsupportedFormat } from '../../core/stores/cube-sink.ts';
+import { openVersionWriter, unsupportedFormat, type VersionWriter } from '../../core/stores/cube-sink.ts';
 import { CREDENTIALS_ENV, ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
 import { TaskError, type Task, type TaskContext } from './protocol.ts';
 
@@ -87,7 +85,7 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
 
   await sweep(input);
   const id = newVersionId(now, input.attempt);
-  const staging = join(stagingDir(input.storageRoot, input.datasetId), id);
+  let target: VersionWriter | undefined;
   try {
     const [username, password] = [process.env[CREDENTIALS_ENV.username], process.env[CREDENTIALS_ENV.password]];
     const session = await provider.open({
@@ -98,8 +96,7 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
       ...(username !== undefined && password !== undefined && { credentials: { username, password } }),
     });
     try {
-      await mkdir(staging, { recursive: true });
-      const sink = await openCubeSink(staging, input.dataset, {
+      target = await openVersionWriter(input.storageRoot, input.datasetId, id, input.dataset, {
         variable: input.dataset.variable,
         units: input.dataset.units,
         longName: input.dataset.name,
@@ -120,25 +117,24 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
       for await (const values of readInOrder(session, periods)) {
         context.throwIfCancelled();
         last = values;
-        await sink.append(values);
+        await target.sink.append(values);
         index++;
         context.progress(index, periods.length, `stored ${formatPeriod(periods[index - 1]!)}`);
       }
-      const coverage = await sink.finish();
-      await syncTree(staging);
+      const coverage = await target.sink.finish();
       context.throwIfCancelled();
-      await publishDirectory(staging, versionDir(input.storageRoot, input.datasetId, id));
+      const published = await target.publish();
       const thumbnail = await renderPreview(input, id, session.grid, last);
       return {
         datasetId: input.datasetId,
-        version: { ...version, id, coverage, path: versionPath(input.datasetId, id) },
+        version: { ...version, id, coverage, ...published },
         ...(thumbnail && { thumbnail }),
       };
     } finally {
       await session.close?.();
     }
   } catch (err) {
-    await removeTree(staging);
+    await target?.discard();
     if (err instanceof ProviderError) throw new TaskError(err.type, err.message);
     throw err;
   }

@@ -32,6 +32,7 @@ export const datasetVersionSchema = z
       .optional()
       .describe('Scope of the request that produced this version.'),
     path: z.string().describe('Store path of this version, relative to the storage root.'),
+    snapshot: z.string().optional().describe('Icechunk snapshot holding this version, in an icechunk dataset.'),
   })
   .describe('One materialization of the dataset.');
 

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { writeDurable } from '../files.ts';
 import type { Compressor } from './codecs.ts';
 
 export type TypedValues = Float32Array | Float64Array | Int32Array | BigInt64Array;
@@ -28,6 +30,17 @@ export interface ZarrGroupWriter {
   chunk(spec: ArraySpec, index: number[], values: TypedValues): Promise<void>;
   consolidate(): Promise<void>;
 }
+
+/**
+ * Where the keys of a Zarr group go (`lat/.zarray`, `value/c/0/1/2`): a directory, one flushed file per key, or a
+ * transactional store such as an Icechunk session, which makes them visible only when it commits.
+ */
+export type KeyWriter = (key: string, value: Uint8Array | string) => Promise<void>;
+
+export const directoryKeys =
+  (dir: string): KeyWriter =>
+  (key, value) =>
+    writeDurable(join(dir, ...key.split('/')), value);
 
 export const bytesOf = (values: TypedValues) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
 

@@ -1,22 +1,20 @@
-import { join } from 'node:path';
-import { writeDurable } from '../files.ts';
 import { encodeChunk } from './codecs.ts';
-import { bytesOf, type ArraySpec, type TypedValues, type ZarrGroupWriter } from './group-writer.ts';
+import { bytesOf, type ArraySpec, type TypedValues, type KeyWriter, type ZarrGroupWriter } from './group-writer.ts';
 
 const DTYPES = { float32: '<f4', float64: '<f8', int64: '<i8' } as const;
 
 /** Zarr v2 (https://zarr-specs.readthedocs.io/en/latest/v2/v2.0.html) with consolidated `.zmetadata`. */
 export class ZarrV2GroupWriter implements ZarrGroupWriter {
-  readonly #dir: string;
+  readonly #write: KeyWriter;
   readonly #metadata: Record<string, unknown> = {};
 
-  constructor(dir: string) {
-    this.#dir = dir;
+  constructor(write: KeyWriter) {
+    this.#write = write;
   }
 
   async #json(key: string, value: unknown): Promise<void> {
     this.#metadata[key] = value;
-    await writeDurable(join(this.#dir, key), JSON.stringify(value, null, 2));
+    await this.#write(key, JSON.stringify(value, null, 2));
   }
 
   async group(attributes: Record<string, unknown>): Promise<void> {
@@ -41,13 +39,10 @@ export class ZarrV2GroupWriter implements ZarrGroupWriter {
 
   async chunk(spec: ArraySpec, index: number[], values: TypedValues): Promise<void> {
     const key = index.length === 0 ? '0' : index.join('.');
-    await writeDurable(join(this.#dir, spec.name, key), await encodeChunk(spec.compressor, bytesOf(values)));
+    await this.#write(`${spec.name}/${key}`, await encodeChunk(spec.compressor, bytesOf(values)));
   }
 
   async consolidate(): Promise<void> {
-    await writeDurable(
-      join(this.#dir, '.zmetadata'),
-      JSON.stringify({ metadata: this.#metadata, zarr_consolidated_format: 1 }, null, 2),
-    );
+    await this.#write('.zmetadata', JSON.stringify({ metadata: this.#metadata, zarr_consolidated_format: 1 }, null, 2));
   }
 }

@@ -1,7 +1,5 @@
-import { join } from 'node:path';
-import { writeDurable } from '../files.ts';
 import { encodeChunk } from './codecs.ts';
-import { bytesOf, type ArraySpec, type TypedValues, type ZarrGroupWriter } from './group-writer.ts';
+import { bytesOf, type ArraySpec, type TypedValues, type KeyWriter, type ZarrGroupWriter } from './group-writer.ts';
 
 /**
  * Zarr v3 (https://zarr-specs.readthedocs.io/en/latest/v3/core/index.html): one `zarr.json` per node, chunk keys
@@ -10,12 +8,12 @@ import { bytesOf, type ArraySpec, type TypedValues, type ZarrGroupWriter } from 
  * exists for a reader only once it is complete.
  */
 export class ZarrV3GroupWriter implements ZarrGroupWriter {
-  readonly #dir: string;
+  readonly #write: KeyWriter;
   readonly #arrays: Record<string, unknown> = {};
   #attributes: Record<string, unknown> = {};
 
-  constructor(dir: string) {
-    this.#dir = dir;
+  constructor(write: KeyWriter) {
+    this.#write = write;
   }
 
   async group(attributes: Record<string, unknown>): Promise<void> {
@@ -45,17 +43,17 @@ export class ZarrV3GroupWriter implements ZarrGroupWriter {
       dimension_names: spec.dimensions,
     };
     this.#arrays[spec.name] = metadata;
-    await writeDurable(join(this.#dir, spec.name, 'zarr.json'), JSON.stringify(metadata, null, 2));
+    await this.#write(`${spec.name}/zarr.json`, JSON.stringify(metadata, null, 2));
   }
 
   async chunk(spec: ArraySpec, index: number[], values: TypedValues): Promise<void> {
-    const key = join(this.#dir, spec.name, 'c', ...index.map(String));
-    await writeDurable(key, await encodeChunk(spec.compressor, bytesOf(values)));
+    const key = [spec.name, 'c', ...index].join('/');
+    await this.#write(key, await encodeChunk(spec.compressor, bytesOf(values)));
   }
 
   async consolidate(): Promise<void> {
-    await writeDurable(
-      join(this.#dir, 'zarr.json'),
+    await this.#write(
+      'zarr.json',
       JSON.stringify(
         {
           zarr_format: 3,
