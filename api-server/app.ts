@@ -17,6 +17,8 @@ import { datasetRoutes } from './routes/datasets/index.ts';
 import { ingestionRoutes } from './routes/ingestions/index.ts';
 import { openApiPlugin } from './routes/docs/index.ts';
 import { ImmutableFileCache } from './routes/stores/file-cache.ts';
+import { icechunkRoutes } from './routes/stores/icechunk.ts';
+import { IcechunkSnapshots } from './routes/stores/icechunk-snapshots.ts';
 import { zarrRoutes } from './routes/stores/zarr.ts';
 import { systemRoutes } from './routes/system/index.ts';
 
@@ -103,6 +105,7 @@ export async function buildApp(options: BuildAppOptions) {
     healthCacheMs: options.healthCacheMs ?? 1_000,
     storageRoot: options.storageRoot,
     files: new ImmutableFileCache(),
+    icechunk: new IcechunkSnapshots(),
   });
   await app.register(errorsPlugin);
   const origins = options.config.server.corsAllowedOrigins;
@@ -118,6 +121,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(dataSourceRoutes);
   await app.register(datasetRoutes);
   await app.register(zarrRoutes);
+  await app.register(icechunkRoutes);
   await app.register(ingestionRoutes);
   return app;
 }

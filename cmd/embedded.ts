@@ -11,19 +11,28 @@ import { createLogging } from '../core/logging/index.ts';
 import { findKind, validateObject } from '../core/resources/registry.ts';
 import { secretKind, secretValue, type Secret } from '../core/resources/secret.ts';
 import type { KubeObject } from '../core/cluster/objects.ts';
+import type { Cluster } from '../core/cluster/port.ts';
 import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
-import { startOperator } from '../operator/manager.ts';
+import { startOperator, type OperatorOptions } from '../operator/manager.ts';
 import type { EmbeddedArgs } from './args.ts';
 
 export interface RunningEmbedded {
   url: string;
+  /** The embedded cluster, for tools and tests that apply or read resources in process. */
+  cluster: Cluster;
   stop(): Promise<void>;
 }
 
 const DEFAULT_CONFIG = 'config/stratus.properties';
 
-/** Embedded mode: the file-backed cluster, the controllers and the API server in one process. */
-export async function runEmbedded(args: EmbeddedArgs): Promise<RunningEmbedded> {
+/**
+ * Embedded mode: the file-backed cluster, the controllers and the API server in one process. `operatorOptions`
+ * lets tools and tests tune the operator (e.g. a shorter retry backoff); the command line never sets them.
+ */
+export async function runEmbedded(
+  args: EmbeddedArgs,
+  operatorOptions: Pick<OperatorOptions, 'ingestion'> = {},
+): Promise<RunningEmbedded> {
   const dataDir = resolve(args.dataDir);
   await mkdir(dataDir, { recursive: true });
   const configPath =
@@ -49,6 +58,7 @@ export async function runEmbedded(args: EmbeddedArgs): Promise<RunningEmbedded> 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const operator = startOperator({
+    ...operatorOptions,
     cluster,
     registry,
     logger: logging.forModule('operator'),
@@ -64,6 +74,7 @@ export async function runEmbedded(args: EmbeddedArgs): Promise<RunningEmbedded> 
   const server = await startApiServer(app, args.host, args.port);
   return {
     url: server.url,
+    cluster,
     stop: async () => {
       await server.stop();
       await operator.stop();

@@ -58,15 +58,20 @@ export function newVersionId(now: Date, attempt: number): string {
 }
 
 /**
- * Resolves a client-supplied key (`a/b/.zarray`) under `base`, or returns undefined when any segment could
- * escape it: empty, `.`, `..`, backslashes, NUL, or percent-decoded separators. Callers answer 400 then.
+ * Whether a client-supplied key (`a/b/.zarray`) stays inside the store it names: no segment is empty, `.`, `..`,
+ * or holds a backslash, NUL or a (percent-decoded) separator. Callers answer 400 otherwise.
  */
+export function isSafeKey(key: string): boolean {
+  return key
+    .split('/')
+    .every(
+      (segment) =>
+        segment !== '' && segment !== '.' && segment !== '..' && !/[\\\0]/.test(segment) && !segment.includes(sep),
+    );
+}
+
+/** Resolves a client-supplied key under `base` (`''` is `base` itself), or undefined when it is not safe. */
 export function resolveKey(base: string, key: string): string | undefined {
   if (key === '') return base;
-  const segments = key.split('/');
-  for (const segment of segments) {
-    if (segment === '' || segment === '.' || segment === '..') return undefined;
-    if (/[\\\0]/.test(segment) || segment.includes(sep)) return undefined;
-  }
-  return join(base, ...segments);
+  return isSafeKey(key) ? join(base, ...key.split('/')) : undefined;
 }

@@ -7,8 +7,24 @@ import { Cancelled, TaskError, type FromWorker, type ToWorker } from './protocol
 import { loadTask } from './tasks.ts';
 
 const viaIpc = typeof process.send === 'function';
-const send = (message: FromWorker) => (viaIpc ? process.send!(message) : console.log(JSON.stringify(message)));
+/** The last message handed to the channel, settled once it was written out. */
+let sent: Promise<void> = Promise.resolve();
+const send = (message: FromWorker) => {
+  sent = new Promise<void>((resolve) => {
+    if (viaIpc) process.send!(message, undefined, {}, () => resolve());
+    else process.stdout.write(`${JSON.stringify(message)}\n`, () => resolve());
+  });
+};
 const controller = new AbortController();
+
+/**
+ * Ends the process once the last message is out. The exit is explicit: a task's libraries may keep handles open
+ * (Icechunk's wasm build keeps its thread pool alive), and an attempt is over when its result is reported.
+ */
+async function exit(code: number): Promise<never> {
+  await sent;
+  process.exit(code);
+}
 
 /** Runs the task and returns whether it succeeded. */
 async function run(task: string, input: unknown): Promise<boolean> {
@@ -38,7 +54,7 @@ async function run(task: string, input: unknown): Promise<boolean> {
 if (viaIpc) {
   process.on('message', (message: ToWorker) => {
     if (message.type === 'cancel') controller.abort();
-    if (message.type === 'start') void run(message.task, message.input).then(() => process.disconnect());
+    if (message.type === 'start') void run(message.task, message.input).then((ok) => exit(ok ? 0 : 1));
   });
 } else {
   const { values } = parseArgs({ options: { task: { type: 'string' }, input: { type: 'string', default: 'null' } } });
@@ -48,5 +64,5 @@ if (viaIpc) {
   }
   process.once('SIGTERM', () => controller.abort());
   // A Job's pod must fail when the attempt fails, so that the Job's own backoff and status see it.
-  process.exitCode = (await run(values.task, JSON.parse(values.input))) ? 0 : 1;
+  await exit((await run(values.task, JSON.parse(values.input))) ? 0 : 1);
 }

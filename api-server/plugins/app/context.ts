@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import type { InstanceConfig } from '../../../core/config/index.ts';
 import type { ImmutableFileCache } from '../../routes/stores/file-cache.ts';
+import type { IcechunkSnapshots } from '../../routes/stores/icechunk-snapshots.ts';
 
 export interface VersionInfo {
   app: string;
@@ -21,6 +22,8 @@ export interface StratusContext {
   storageRoot: string;
   /** Store files in memory: versions never change once published (see routes/stores/file-cache.ts). */
   files: ImmutableFileCache;
+  /** Read sessions and key bytes of Icechunk snapshots, which never change either. */
+  icechunk: IcechunkSnapshots;
   /** How long one health probe of the resource store answers `/health`. */
   healthCacheMs: number;
 }

@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { ByteBudgetLru } from './byte-budget-lru.ts';
 
 export interface CachedFile {
   size: number;
@@ -14,35 +15,23 @@ export interface CachedFile {
  * cached: it may appear with the next version.
  */
 export class ImmutableFileCache {
-  readonly #entries = new Map<string, CachedFile>();
-  readonly #maxBytes: number;
+  readonly #entries: ByteBudgetLru<CachedFile>;
   readonly #maxFileBytes: number;
-  #bytes = 0;
 
   constructor({ maxBytes = 128 << 20, maxFileBytes = 2 << 20 } = {}) {
-    this.#maxBytes = maxBytes;
+    this.#entries = new ByteBudgetLru(maxBytes);
     this.#maxFileBytes = maxFileBytes;
   }
 
   /** The file at `path`, or undefined when it is not a regular file. */
   async get(path: string): Promise<CachedFile | undefined> {
     const hit = this.#entries.get(path);
-    if (hit) {
-      this.#entries.delete(path);
-      this.#entries.set(path, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const info = await stat(path).catch(() => undefined);
     if (!info?.isFile()) return undefined;
     const entry: CachedFile = { size: info.size, mtime: info.mtime };
     if (info.size <= this.#maxFileBytes) entry.bytes = await readFile(path);
-    this.#entries.set(path, entry);
-    this.#bytes += entry.bytes?.length ?? 0;
-    for (const [key, old] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(key);
-      this.#bytes -= old.bytes?.length ?? 0;
-    }
+    this.#entries.set(path, entry, entry.bytes?.length ?? 0);
     return entry;
   }
 }

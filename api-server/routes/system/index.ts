@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { negotiate, sendHtml } from '../../negotiation.ts';
 import {
   appInfoSchema,
+  errorDetailSchema,
   extentRecordSchema,
   formatQuerySchema,
   healthStatusSchema,
@@ -10,6 +12,7 @@ import {
   wellKnownSchema,
 } from '../../schemas.ts';
 import { landingPage } from './landing-page.ts';
+import { listIcechunkObjects, listObjectsQuerySchema } from '../stores/icechunk.ts';
 
 export const OPENEO_API_VERSION = '1.2.0';
 export const STAC_VERSION = '1.1.0';
@@ -27,12 +30,17 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Landing page and openEO capabilities',
         tags: ['System'],
-        querystring: formatQuerySchema,
-        produces: ['application/json', 'text/html'],
-        response: { 200: rootResponseSchema },
+        description:
+          'The root is also the openEO base URL. With `list-type=2` it answers an S3 ListObjectsV2 request over ' +
+          'the Icechunk repositories served at `/icechunk/` (XML), which is how Icechunk clients list objects.',
+        querystring: formatQuerySchema.extend(listObjectsQuerySchema.shape),
+        produces: ['application/json', 'text/html', 'application/xml'],
+        response: { 200: z.union([rootResponseSchema, z.string()]), 400: errorDetailSchema, 404: errorDetailSchema },
       },
     },
     async (request, reply) => {
+      if (request.query['list-type'] !== undefined)
+        return reply.type('application/xml').send(await listIcechunkObjects(app.stratus, request.query));
       reply.header('vary', 'Accept');
       const links = [
         { href: '/datasets', rel: 'data', title: 'Managed datasets' },

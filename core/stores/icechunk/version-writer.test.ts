@@ -7,7 +7,8 @@ import { periodRange } from '../../periods/index.ts';
 import { sampleProvider } from '../../providers/sample.ts';
 import type { RasterCubeDescription } from '../raster-cube.ts';
 import { isTransientName } from './file-storage.ts';
-import { MAIN_BRANCH, openIcechunkVersion, openRepository } from './version-writer.ts';
+import { MAIN_BRANCH, openRepository } from './repository.ts';
+import { openIcechunkVersion } from './version-writer.ts';
 
 const bbox: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
 

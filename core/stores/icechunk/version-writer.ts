@@ -1,18 +1,7 @@
-import { mkdir } from 'node:fs/promises';
-import type { Repository, Session } from '@earthmover/icechunk';
+import type { Session } from '@earthmover/icechunk';
 import type { CubeSink, VersionWriter } from '../cube-sink.ts';
 import { RasterCubeWriter, type RasterCubeDescription } from '../raster-cube.ts';
-import { fileSystemStorage } from './file-storage.ts';
-import { icechunk } from './module.ts';
-
-/** The branch readers follow; a version is published by moving it. */
-export const MAIN_BRANCH = 'main';
-
-/** Opens a dataset's repository on the file system, creating it on first use. */
-export async function openRepository(dir: string): Promise<Repository> {
-  await mkdir(dir, { recursive: true });
-  return icechunk().Repository.openOrCreate(fileSystemStorage(dir));
-}
+import { MAIN_BRANCH, openOrCreateRepository } from './repository.ts';
 
 const asBuffer = (value: Uint8Array | string) =>
   typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
@@ -30,7 +19,7 @@ export async function openIcechunkVersion(
   versionId: string,
   description: RasterCubeDescription,
 ): Promise<VersionWriter> {
-  const repo = await openRepository(dir);
+  const repo = await openOrCreateRepository(dir);
   for (const branch of await repo.listBranches()) if (branch !== MAIN_BRANCH) await repo.deleteBranch(branch);
   const base = await repo.lookupBranch(MAIN_BRANCH);
   const branch = `run-${versionId}`;

@@ -1,0 +1,18 @@
+import { mkdir } from 'node:fs/promises';
+import type { Repository } from '@earthmover/icechunk';
+import { fileSystemStorage } from './file-storage.ts';
+import { icechunk } from './module.ts';
+
+/** The branch readers follow; a version is published by moving it. */
+export const MAIN_BRANCH = 'main';
+
+/** Opens the repository in `dir`; fails when there is none. */
+export function openRepository(dir: string): Promise<Repository> {
+  return icechunk().Repository.open(fileSystemStorage(dir));
+}
+
+/** Opens the repository in `dir`, creating it on first use (writers only). */
+export async function openOrCreateRepository(dir: string): Promise<Repository> {
+  await mkdir(dir, { recursive: true });
+  return icechunk().Repository.openOrCreate(fileSystemStorage(dir));
+}
