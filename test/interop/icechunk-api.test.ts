@@ -3,7 +3,6 @@
  * /icechunk/{id}/ and reopened over HTTP by the Icechunk SDK's own fetch storage; /zarr/{id}/ serves the same
  * Zarr v3 keys to plain Zarr clients; a worker killed mid-run leaves readers on the previous snapshot.
  */
-import { request as httpRequest } from 'node:http';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,6 +18,7 @@ import { ingestionKind } from '../../core/resources/ingestion/schema.ts';
 import { validateObject } from '../../core/resources/registry.ts';
 import { openRepository } from '../../core/stores/icechunk/repository.ts';
 import { eventually } from '../support/eventually.ts';
+import { rawStatus as rawRequestStatus } from '../support/raw-request.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const BBOX: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
@@ -44,18 +44,7 @@ const until = (id: string, statuses: string[]) =>
 
 const datasetStatus = async (id: string) => (await running.cluster.get<Dataset>(datasetKind, id, 'default'))!.status!;
 
-/** A request with the path sent byte for byte (fetch would normalize `..` away). */
-function rawStatus(path: string): Promise<number> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolveStatus, reject) => {
-    const req = httpRequest({ host: hostname, port, path, method: 'GET' }, (res) => {
-      res.resume();
-      resolveStatus(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const rawStatus = (path: string) => rawRequestStatus(url, path);
 
 /** The sample source's values for a range of days, as the provider produces them. */
 async function sampleValues(start: string, end: string): Promise<Float32Array[]> {

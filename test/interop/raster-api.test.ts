@@ -2,7 +2,6 @@
  * Raster datasets end to end in embedded mode, over real HTTP: data sources, ingestion (sync, async, conflicts,
  * cancellation, refusals), the Zarr store served at /zarr, and that store read by Python xarray and GDAL.
  */
-import { request as httpRequest } from 'node:http';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,6 +11,7 @@ import { periodRange } from '../../core/periods/index.ts';
 import { sampleProvider } from '../../core/providers/sample.ts';
 import * as zarr from 'zarrita';
 import { eventually } from '../support/eventually.ts';
+import { rawStatus as rawRequestStatus } from '../support/raw-request.ts';
 import { python } from '../support/python.ts';
 import { startUpstream, type Upstream } from '../support/upstream.ts';
 
@@ -34,18 +34,7 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
     body: JSON.stringify(body),
   });
 
-/** A request with the path sent byte for byte (fetch would normalize `..` away). */
-function rawStatus(path: string): Promise<number> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolveStatus, reject) => {
-    const req = httpRequest({ host: hostname, port, path, method: 'GET' }, (res) => {
-      res.resume();
-      resolveStatus(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const rawStatus = (path: string) => rawRequestStatus(url, path);
 
 interface Job {
   jobID: string;

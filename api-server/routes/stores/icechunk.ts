@@ -7,9 +7,9 @@ import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resou
 import { isTransientName } from '../../../core/stores/icechunk/file-storage.ts';
 import { icechunkDir, isSafeKey, isSafeName, resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
-import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
+import { resourceIdSchema } from '../../schemas.ts';
 import { listDirectory, sendFile } from './file-response.ts';
-import { storeListingSchema } from './zarr.ts';
+import { storeResponses } from './zarr.ts';
 
 /**
  * Top-level folders of an Icechunk repository whose objects are named by content ids: a path there never changes
@@ -42,13 +42,7 @@ export const icechunkRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['Datasets'],
       params: z.object({ dataset_id: resourceIdSchema, '*': z.string().describe('Object path in the repository.') }),
       produces: ['application/octet-stream', 'application/json'],
-      response: {
-        200: z.union([storeListingSchema, z.any()]),
-        400: errorDetailSchema,
-        404: errorDetailSchema,
-        416: errorDetailSchema,
-        ...commonErrorResponses,
-      },
+      response: storeResponses,
     },
     handler: async (request, reply) => {
       const { dataset_id: id, '*': key } = request.params;

@@ -27,6 +27,15 @@ export const storeListingSchema = z
   })
   .meta({ id: 'StoreListing', description: 'The entries of one directory of a Zarr store.' });
 
+/** What a store route answers: bytes or a directory listing, 400 for an unsafe path, 404, 416. */
+export const storeResponses = {
+  200: z.union([storeListingSchema, z.any()]),
+  400: errorDetailSchema,
+  404: errorDetailSchema,
+  416: errorDetailSchema,
+  ...commonErrorResponses,
+};
+
 /**
  * `GET`/`HEAD /zarr/{dataset_id}/{key}`: the current version of a dataset's Zarr store as plain files. The
  * version is looked up per request, so a switch takes effect at once; a key is resolved inside that version's
@@ -89,13 +98,7 @@ export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['Datasets'],
       params: z.object({ dataset_id: resourceIdSchema, '*': z.string().describe('Key inside the store.') }),
       produces: ['application/octet-stream', 'application/json'],
-      response: {
-        200: z.union([storeListingSchema, z.any()]),
-        400: errorDetailSchema,
-        404: errorDetailSchema,
-        416: errorDetailSchema,
-        ...commonErrorResponses,
-      },
+      response: storeResponses,
     },
     handler: async (request, reply) => {
       const { dataset_id: id, '*': key } = request.params;
