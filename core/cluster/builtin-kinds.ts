@@ -24,3 +24,11 @@ export const namespaceKind: KindRef = {
   namespaced: false,
   statusSubresource: true,
 };
+
+export const leaseKind: KindRef = {
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  plural: 'leases',
+  namespaced: true,
+  statusSubresource: false,
+};
