@@ -1,16 +1,39 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/** Tests that need the real API server (scripts/kube-test-cluster.sh) are named `*.kube.test.ts`. */
+const kubeTests = '**/*.kube.test.ts';
 
 export default defineConfig({
   test: {
-    include: [
-      'core/**/*.test.ts',
-      'operator/**/*.test.ts',
-      'api-server/**/*.test.ts',
-      'cmd/**/*.test.ts',
-      'scripts/**/*.test.ts',
-      'test/**/*.test.ts',
-    ],
     testTimeout: 20_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: [
+            'core/**/*.test.ts',
+            'operator/**/*.test.ts',
+            'api-server/**/*.test.ts',
+            'cmd/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'test/**/*.test.ts',
+          ],
+          exclude: [...configDefaults.exclude, kubeTests],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'kube',
+          include: [kubeTests],
+          exclude: [...configDefaults.exclude, '.tools/**'],
+          globalSetup: ['test/support/kube-cluster.global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

@@ -8,3 +8,27 @@ export const eventKind: KindRef = {
   namespaced: true,
   statusSubresource: false,
 };
+
+export const customResourceDefinitionKind: KindRef = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  plural: 'customresourcedefinitions',
+  namespaced: false,
+  statusSubresource: true,
+};
+
+export const namespaceKind: KindRef = {
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  plural: 'namespaces',
+  namespaced: false,
+  statusSubresource: true,
+};
+
+export const leaseKind: KindRef = {
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  plural: 'leases',
+  namespaced: true,
+  statusSubresource: false,
+};

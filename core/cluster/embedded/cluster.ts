@@ -15,7 +15,7 @@ import type {
   WatchOptions,
 } from '../port.ts';
 import { loadJsonFiles, removeFileDurably, writeFileAtomic } from './files.ts';
-import { WatchQueue } from './watch-queue.ts';
+import { WatchQueue } from '../watch-queue.ts';
 
 export interface EmbeddedClusterOptions {
   dataDir: string;
@@ -32,11 +32,14 @@ const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DEFAULT_NAMESPACE = 'default';
 
-/** A change as retained for watches, with the labels the object had before it (for selector transitions). */
+/**
+ * A change as retained for watches. When it changed the labels, the object as it was before goes with it: a
+ * filtered watcher that stops matching sees that object leave, as the API server shows it.
+ */
 interface HistoryEntry {
   rv: number;
   event: WatchEvent;
-  previousLabels: Record<string, string> | undefined;
+  relabelled?: KubeObject;
 }
 
 type WatchFilter = { namespace?: string; selector: ReturnType<typeof parseLabelSelector> };
@@ -195,7 +198,8 @@ export class FileCluster implements EmbeddedCluster {
     const rv = ++this.#resourceVersion;
     object.metadata.resourceVersion = String(rv);
     const { namespace, name } = object.metadata;
-    const previousLabels = state.objects.get(objectKeyOf(namespace, name))?.metadata.labels;
+    const previous = state.objects.get(objectKeyOf(namespace, name));
+    const relabelled = previous && !sameJson(previous.metadata.labels, object.metadata.labels) ? previous : undefined;
     const path = this.#objectPath(state.ref, namespace, name);
     if (type === 'DELETED') {
       // The counter file keeps resourceVersions monotonic across restarts once the newest object is gone.
@@ -209,7 +213,7 @@ export class FileCluster implements EmbeddedCluster {
       state.objects.set(objectKeyOf(namespace, name), object);
       state.texts.set(objectKeyOf(namespace, name), text);
     }
-    this.#publish(state, { rv, event: { type, object }, previousLabels });
+    this.#publish(state, { rv, event: { type, object }, ...(relabelled ? { relabelled } : {}) });
     return structuredClone(object);
   }
 
@@ -224,20 +228,21 @@ export class FileCluster implements EmbeddedCluster {
 
   /**
    * What a filtered watcher sees of a change, as on the API server: an object whose labels start matching
-   * arrives as ADDED, one whose labels stop matching leaves as DELETED.
+   * arrives as ADDED; one whose labels stop matching leaves as DELETED, carrying the object as it last matched
+   * (with the change's resourceVersion, so that a watch resumed from it misses nothing).
    */
   #eventFor(entry: HistoryEntry, filter: WatchFilter): WatchEvent | undefined {
     const { event } = entry;
     const now = this.#matches(event.object, filter);
     if (event.type !== 'MODIFIED') return now ? structuredClone(event) : undefined;
-    const before = this.#matches(
-      { metadata: { ...event.object.metadata, labels: entry.previousLabels } } as KubeObject,
-      filter,
-    );
+    const previous = entry.relabelled ?? event.object;
+    const before = this.#matches(previous, filter);
     if (now && before) return structuredClone(event);
     if (now) return { type: 'ADDED', object: structuredClone(event.object) };
-    if (before) return { type: 'DELETED', object: structuredClone(event.object) };
-    return undefined;
+    if (!before) return undefined;
+    const left = structuredClone(previous);
+    left.metadata.resourceVersion = event.object.metadata.resourceVersion;
+    return { type: 'DELETED', object: left };
   }
 
   #matches(object: KubeObject, filter: WatchFilter) {

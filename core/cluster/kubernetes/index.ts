@@ -1,0 +1,18 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubernetesCluster } from './cluster.ts';
+import { RestClient } from './rest.ts';
+
+export { DEFAULT_FIELD_MANAGER, KubernetesCluster } from './cluster.ts';
+
+export interface KubernetesClusterOptions {
+  /** A kubeconfig file; without one, `$KUBECONFIG`, `~/.kube/config` or the in-cluster service account. */
+  kubeconfig?: string;
+}
+
+/** Connects the Cluster port to the API server that the kubeconfig (or the pod's service account) names. */
+export function openKubernetesCluster(options: KubernetesClusterOptions = {}): KubernetesCluster {
+  const config = new KubeConfig();
+  if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
+  else config.loadFromDefault();
+  return new KubernetesCluster(new RestClient(config));
+}

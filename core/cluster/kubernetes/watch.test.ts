@@ -1,0 +1,108 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isApiError } from '../errors.ts';
+import type { KindRef } from '../objects.ts';
+import type { WatchEvent } from '../port.ts';
+import { RestClient } from './rest.ts';
+import { watchKind } from './watch.ts';
+
+const kind: KindRef = {
+  apiVersion: 'contract.stratus.dev/v1',
+  kind: 'Widget',
+  plural: 'widgets',
+  namespaced: true,
+  statusSubresource: true,
+};
+
+const widget = (name: string, resourceVersion: string) => ({ metadata: { name, namespace: 'ns', resourceVersion } });
+const line = (event: unknown) => `${JSON.stringify(event)}\n`;
+
+/** A stand-in API server whose one watch answer the test scripts; it records the request URLs. */
+async function stubServer(answer: (res: ServerResponse) => void): Promise<{ rest: RestClient; urls: string[] }> {
+  const urls: string[] = [];
+  server = createServer((req, res) => {
+    urls.push(req.url ?? '');
+    answer(res);
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    // The client library allows plain HTTP only with verification explicitly off.
+    clusters: [
+      { name: 'stub', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true },
+    ],
+    users: [{ name: 'stub', token: 'secret' }],
+    contexts: [{ name: 'stub', cluster: 'stub', user: 'stub' }],
+    currentContext: 'stub',
+  });
+  return { rest: new RestClient(config), urls };
+}
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  server = undefined;
+});
+
+async function drain(iterable: AsyncIterable<WatchEvent>): Promise<{ events: string[]; error?: unknown }> {
+  const events: string[] = [];
+  try {
+    for await (const e of iterable) events.push(`${e.type} ${e.object.metadata.name} ${e.object.kind}`);
+  } catch (error) {
+    return { events, error };
+  }
+  return { events };
+}
+
+describe('Kubernetes watch stream', () => {
+  it('delivers events with their kind, skips bookmarks and ends when the server ends the stream', async () => {
+    const { rest, urls } = await stubServer((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(line({ type: 'ADDED', object: widget('a', '5') }));
+      res.write(line({ type: 'BOOKMARK', object: widget('', '6') }));
+      res.end(line({ type: 'DELETED', object: widget('a', '7') }));
+    });
+    const result = await drain(watchKind(rest, kind, { namespace: 'ns', resourceVersion: '4', labelSelector: 'x=y' }));
+    expect(result).toEqual({ events: ['ADDED a Widget', 'DELETED a Widget'] });
+    const query = new URL(urls[0]!, 'http://stub').searchParams;
+    expect(urls[0]).toMatch(/^\/apis\/contract\.stratus\.dev\/v1\/namespaces\/ns\/widgets\?/);
+    expect(Object.fromEntries(query)).toMatchObject({ watch: 'true', resourceVersion: '4', labelSelector: 'x=y' });
+  });
+
+  it('throws 410 Gone after the events before it when the server reports an expired resourceVersion', async () => {
+    const { rest } = await stubServer((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(line({ type: 'MODIFIED', object: widget('a', '9') }));
+      res.end(line({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' } }));
+    });
+    const { events, error } = await drain(watchKind(rest, kind, { resourceVersion: '1' }));
+    expect(events).toEqual(['MODIFIED a Widget']);
+    expect(isApiError(error, 'Gone') && error.code).toBe(410);
+  });
+
+  it('throws the answer of a refused watch request as an ApiError', async () => {
+    const { rest } = await stubServer((res) => {
+      res.writeHead(410, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', code: 410, reason: 'Gone', message: 'too old resource version' }));
+    });
+    const { error } = await drain(watchKind(rest, kind, { resourceVersion: '1' }));
+    expect(isApiError(error, 'Gone') && error.message).toBe('too old resource version');
+  });
+
+  it('ends without an error when the consumer aborts', async () => {
+    const { rest } = await stubServer((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(line({ type: 'ADDED', object: widget('a', '5') }));
+    });
+    const controller = new AbortController();
+    const events: string[] = [];
+    for await (const e of watchKind(rest, kind, { signal: controller.signal })) {
+      events.push(e.type);
+      controller.abort();
+    }
+    expect(events).toEqual(['ADDED']);
+  });
+});
