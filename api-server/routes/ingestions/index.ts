@@ -85,6 +85,11 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
       const body = request.body;
       const source = await cluster.get<DataSource>(dataSourceKind, body.dataset_id, namespace);
       if (!source) throw new HttpError('NotFound', `Data source ${body.dataset_id} not found`);
+      if (source.spec.itemType === 'feature')
+        throw new HttpError(
+          'BadRequest',
+          `Data source ${body.dataset_id} is a feature collection template; refresh it with POST /features/${body.dataset_id}/refresh`,
+        );
       if (!isProviderAvailable(source.spec.provider.name))
         throw new HttpError(
           'BadRequest',
