@@ -188,7 +188,7 @@ const jobEventRecordSchema = z
 export const ingestionJobSchema = z
   .object({
     jobID: z.string(),
-    processID: z.string().describe('ingestion or sync.'),
+    processID: z.string().describe('ingestion, sync or feature refresh.'),
     type: z.literal('process'),
     status: z.enum(['accepted', 'running', 'retrying', 'successful', 'failed', 'cancelled']),
     createdAt: z.string(),

@@ -7,7 +7,7 @@ export interface FeatureRequest {
   bbox: Bbox;
   signal: AbortSignal;
   /** Credentials from the Secret the source names, when it names one. */
-  credentials?: { username?: string; password?: string; token?: string };
+  credentials?: { username: string; password: string };
 }
 
 /** A source's features as fetched: a GeoJSON FeatureCollection document, not yet validated. */
