@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { creationTimestamp } from '../../../core/cluster/objects.ts';
-import type { Cluster } from '../../../core/cluster/port.ts';
 import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
@@ -22,25 +21,7 @@ import {
 } from '../../schemas.ts';
 import { datasetRecord } from '../datasets/record.ts';
 import { ingestionJob } from './record.ts';
-
-const preferAsync = (prefer: string | undefined) =>
-  (prefer ?? '').split(/[,;]/).some((p) => p.trim().toLowerCase() === 'respond-async');
-
-/** Resolves with the run once it has finished; the watch starts from the current state, so nothing is missed. */
-async function finished(cluster: Cluster, run: Ingestion, signal: AbortSignal): Promise<Ingestion | undefined> {
-  const { name, namespace } = run.metadata;
-  const labelSelector = `${DATASET_LABEL}=${(run.metadata.labels as Record<string, string> | undefined)?.[DATASET_LABEL] ?? ''}`;
-  try {
-    for await (const event of cluster.watch<Ingestion>(ingestionKind, { namespace, labelSelector, signal })) {
-      if (event.type === 'DELETED' && event.object.metadata.name === name) return undefined;
-      if (event.object.metadata.name === name && isFinished(event.object)) return event.object;
-    }
-  } catch (err) {
-    if (signal.aborted) return undefined;
-    throw err;
-  }
-  return undefined;
-}
+import { activeRunOn, preferAsync, untilFinished } from './runs.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
 export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -104,8 +85,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         throw err;
       }
       const datasetId = body.dataset_id;
-      const { items } = await cluster.list<Ingestion>(ingestionKind, { namespace });
-      const active = items.find((r) => datasetIdOf(r) === datasetId && !isFinished(r));
+      const active = await activeRunOn(cluster, namespace, datasetId);
       if (active)
         throw new HttpError(
           'Conflict',
@@ -136,12 +116,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         reply.header('preference-applied', 'respond-async');
         return ingestionJob(run);
       }
-      // The run goes on if the client leaves; only the wait stops.
-      const stop = new AbortController();
-      reply.raw.once('close', () => stop.abort());
-      const done = await finished(cluster, run, stop.signal);
-      stop.abort();
-      return responseOf(done ?? run);
+      return responseOf((await untilFinished(cluster, run, reply)) ?? run);
     },
   );
 
