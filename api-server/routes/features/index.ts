@@ -1,12 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
-import { DATASET_LABEL } from '../../../core/resources/ingestion/run.ts';
-import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
-import { API_VERSION } from '../../../core/resources/kind.ts';
 import { storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import {
@@ -17,8 +13,7 @@ import {
   ingestionJobSchema,
   resourceIdSchema,
 } from '../../schemas.ts';
-import { ingestionJob } from '../ingestions/record.ts';
-import { activeRunOn, preferAsync, untilFinished } from '../ingestions/runs.ts';
+import { accepted, activeRunOn, createRun, preferAsync, untilFinished } from '../ingestions/runs.ts';
 import { sendFile } from '../stores/file-response.ts';
 import { featureCollectionRecord, isPublished, isStored } from './record.ts';
 
@@ -154,29 +149,16 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
           'Conflict',
           `Run ${active.metadata.name} is already writing feature collection ${id}; wait for it or cancel it`,
         );
-      const run = await cluster.create<Ingestion>(ingestionKind, {
-        apiVersion: API_VERSION,
-        kind: ingestionKind.kind,
-        metadata: {
-          name: `${id.slice(0, 50)}-${randomBytes(4).toString('hex')}`,
-          namespace,
-          labels: { [DATASET_LABEL]: id, 'climate.stratus.dev/source': templateName },
-        },
-        spec: {
-          source: templateName,
-          datasetId: id,
-          mode: 'feature-refresh',
-          overwrite: true,
-          publish: request.query.publish,
-          maxAttempts: REFRESH_ATTEMPTS,
-          cancelRequested: false,
-        },
-      } as Ingestion);
-      if (preferAsync(request.headers.prefer)) {
-        reply.code(202).header('location', `/ingestions/jobs/${run.metadata.name}`);
-        reply.header('preference-applied', 'respond-async');
-        return ingestionJob(run);
-      }
+      const run = await createRun(cluster, namespace, {
+        source: templateName,
+        datasetId: id,
+        mode: 'feature-refresh',
+        overwrite: true,
+        publish: request.query.publish,
+        maxAttempts: REFRESH_ATTEMPTS,
+        cancelRequested: false,
+      });
+      if (preferAsync(request.headers.prefer)) return accepted(reply, run);
       const done = await untilFinished(cluster, run, reply);
       const job = `/ingestions/jobs/${run.metadata.name}`;
       if (done?.status?.phase === 'successful') return featureCollectionRecord(await storedCollection(id));

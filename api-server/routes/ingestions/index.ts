@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { creationTimestamp } from '../../../core/cluster/objects.ts';
@@ -6,9 +5,8 @@ import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
-import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
+import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
-import { API_VERSION } from '../../../core/resources/kind.ts';
 import { HttpError } from '../../errors.ts';
 import {
   commonErrorResponses,
@@ -21,7 +19,7 @@ import {
 } from '../../schemas.ts';
 import { datasetRecord } from '../datasets/record.ts';
 import { ingestionJob } from './record.ts';
-import { activeRunOn, preferAsync, untilFinished } from './runs.ts';
+import { accepted, activeRunOn, createRun, preferAsync, untilFinished } from './runs.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
 export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -91,31 +89,18 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
           'Conflict',
           `Ingestion ${active.metadata.name} is already writing dataset ${datasetId}; wait for it or cancel it`,
         );
-      const run = await cluster.create<Ingestion>(ingestionKind, {
-        apiVersion: API_VERSION,
-        kind: ingestionKind.kind,
-        metadata: {
-          name: `${datasetId.slice(0, 50)}-${randomBytes(4).toString('hex')}`,
-          namespace,
-          labels: { [DATASET_LABEL]: datasetId, 'climate.stratus.dev/source': source.metadata.name },
-        },
-        spec: {
-          source: source.metadata.name,
-          datasetId,
-          mode: 'ingestion',
-          ...(body.start ? { start: body.start } : {}),
-          ...(body.end ? { end: body.end } : {}),
-          overwrite: body.overwrite,
-          publish: body.publish,
-          maxAttempts: 3,
-          cancelRequested: false,
-        },
-      } as Ingestion);
-      if (preferAsync(request.headers.prefer)) {
-        reply.code(202).header('location', `/ingestions/jobs/${run.metadata.name}`);
-        reply.header('preference-applied', 'respond-async');
-        return ingestionJob(run);
-      }
+      const run = await createRun(cluster, namespace, {
+        source: source.metadata.name,
+        datasetId,
+        mode: 'ingestion',
+        ...(body.start ? { start: body.start } : {}),
+        ...(body.end ? { end: body.end } : {}),
+        overwrite: body.overwrite,
+        publish: body.publish,
+        maxAttempts: 3,
+        cancelRequested: false,
+      });
+      if (preferAsync(request.headers.prefer)) return accepted(reply, run);
       return responseOf((await untilFinished(cluster, run, reply)) ?? run);
     },
   );

@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import { API_VERSION } from '../../../core/resources/kind.ts';
+import { ingestionJob } from './record.ts';
 
 /** What the routes that start runs (ingestions, syncs, feature refreshes) share. */
 
@@ -42,4 +45,29 @@ export async function untilFinished(cluster: Cluster, run: Ingestion, reply: Fas
 export async function activeRunOn(cluster: Cluster, namespace: string, target: string): Promise<Ingestion | undefined> {
   const { items } = await cluster.list<Ingestion>(ingestionKind, { namespace });
   return items.find((r) => datasetIdOf(r) === target && !isFinished(r));
+}
+
+/** Creates a run named `<target>-<8 hex>`, labelled with its target and source so a watch can select it. */
+export function createRun(
+  cluster: Cluster,
+  namespace: string,
+  spec: Ingestion['spec'] & { datasetId: string },
+): Promise<Ingestion> {
+  return cluster.create<Ingestion>(ingestionKind, {
+    apiVersion: API_VERSION,
+    kind: ingestionKind.kind,
+    metadata: {
+      name: `${spec.datasetId.slice(0, 50)}-${randomBytes(4).toString('hex')}`,
+      namespace,
+      labels: { [DATASET_LABEL]: spec.datasetId, 'climate.stratus.dev/source': spec.source },
+    },
+    spec,
+  } as Ingestion);
+}
+
+/** The answer to `Prefer: respond-async`: 202, the job record and where it stays. */
+export function accepted(reply: FastifyReply, run: Ingestion) {
+  reply.code(202).header('location', `/ingestions/jobs/${run.metadata.name}`);
+  reply.header('preference-applied', 'respond-async');
+  return ingestionJob(run);
 }
