@@ -4,6 +4,7 @@ import { featureCollectionDir, featureFilePath } from '../../core/features/layou
 import { writeGeoParquet } from '../../core/features/geoparquet.ts';
 import { prepareFeatures } from '../../core/features/prepare.ts';
 import { featureProvider } from '../../core/features/providers/available.ts';
+import type { Credentials } from '../../core/providers/http.ts';
 import { ProviderError } from '../../core/providers/raster.ts';
 import { newVersionId, storeFile } from '../../core/stores/layout.ts';
 import {
@@ -11,7 +12,7 @@ import {
   type FeatureRefreshInput,
   type FeatureRefreshResult,
 } from './feature-refresh-input.ts';
-import { CREDENTIALS_ENV } from './ingestion-input.ts';
+import { CREDENTIALS_ENV, TOKEN_ENV } from './ingestion-input.ts';
 import { TaskError, type Task, type TaskContext } from './protocol.ts';
 
 /**
@@ -25,7 +26,10 @@ async function sweep(input: FeatureRefreshInput): Promise<void> {
       await rm(join(dir, name), { force: true, recursive: true });
 }
 
-function credentials() {
+/** The credentials the job runner put in the environment: a token wins over basic credentials. */
+function credentials(tokenScheme: string): Credentials | undefined {
+  const token = process.env[TOKEN_ENV];
+  if (token !== undefined) return { token, scheme: tokenScheme };
   const [username, password] = [process.env[CREDENTIALS_ENV.username], process.env[CREDENTIALS_ENV.password]];
   return username !== undefined && password !== undefined ? { username, password } : undefined;
 }
@@ -40,7 +44,7 @@ async function refresh(input: FeatureRefreshInput, context: TaskContext): Promis
     parameters: input.provider.parameters,
     bbox: input.bbox,
     signal: context.signal,
-    credentials: credentials(),
+    credentials: credentials(provider.tokenScheme ?? 'Bearer'),
   });
   context.throwIfCancelled();
   const { features, report } = prepareFeatures(fetched.document, {

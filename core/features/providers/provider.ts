@@ -1,3 +1,4 @@
+import type { Credentials } from '../../providers/http.ts';
 import type { Bbox } from '../geometry.ts';
 
 /** What a feature provider is asked for: the source's provider parameters and the instance extent. */
@@ -7,7 +8,7 @@ export interface FeatureRequest {
   bbox: Bbox;
   signal: AbortSignal;
   /** Credentials from the Secret the source names, when it names one. */
-  credentials?: { username: string; password: string };
+  credentials?: Credentials;
 }
 
 /** A source's features as fetched: a GeoJSON FeatureCollection document, not yet validated. */
@@ -21,5 +22,7 @@ export interface FetchedFeatures {
 
 export interface FeatureProvider {
   name: string;
+  /** The `Authorization` scheme of a token from `tokenSecret` (DHIS2: `ApiToken`); `Bearer` when unset. */
+  tokenScheme?: string;
   fetch(request: FeatureRequest): Promise<FetchedFeatures>;
 }

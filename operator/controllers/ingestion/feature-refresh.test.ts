@@ -115,6 +115,28 @@ describe('Ingestion planner: feature refresh runs', () => {
     });
   });
 
+  it.each([
+    [
+      'basic credentials from credentialsSecret',
+      { credentialsSecret: 'dhis2-login' },
+      [
+        { name: 'STRATUS_CREDENTIALS_USERNAME', secretKeyRef: { name: 'dhis2-login', key: 'username' } },
+        { name: 'STRATUS_CREDENTIALS_PASSWORD', secretKeyRef: { name: 'dhis2-login', key: 'password' } },
+      ],
+    ],
+    [
+      'a token from tokenSecret',
+      { tokenSecret: 'dhis2-token' },
+      [{ name: 'STRATUS_CREDENTIALS_TOKEN', secretKeyRef: { name: 'dhis2-token', key: 'token' } }],
+    ],
+    ['nothing without a Secret', {}, undefined],
+  ])('hands the attempt %s, never in its input', (_name, parameters, env) => {
+    const source = { ...template, spec: { ...template.spec, provider: { name: 'url', parameters } } } as DataSource;
+    const [start] = find(planIngestion(refresh(), observe({ source }), now).actions, 'startJob');
+    expect(start!.job.env).toEqual(env);
+    expect(start!.job.input).toMatchObject({ provider: { name: 'url', parameters } });
+  });
+
   it('waits while an earlier run writes the same collection', () => {
     const plan = planIngestion(refresh(), observe({ earlierWriters: ['districts-00000000'] }), now);
     expect(find(plan.actions, 'startJob')).toEqual([]);

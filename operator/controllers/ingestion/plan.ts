@@ -8,7 +8,7 @@ import type { Ingestion, IngestionStatus } from '../../../core/resources/ingesti
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { isSafeName, RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
 import type { IngestionInput } from '../../worker/ingestion-input.ts';
-import { CREDENTIALS_ENV, ingestionResultSchema } from '../../worker/ingestion-input.ts';
+import { CREDENTIALS_ENV, ingestionResultSchema, TOKEN_ENV } from '../../worker/ingestion-input.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Action, Plan } from '../../runtime/actions.ts';
 import { readinessConditions, type Readiness } from '../../runtime/readiness.ts';
@@ -67,10 +67,18 @@ export function datasetFromSource(
   } as Dataset;
 }
 
+/** Secret-backed variables of a job: basic credentials from `credentialsSecret`, a token from `tokenSecret`. */
 function credentialsEnv(source: DataSource) {
-  const secret = source.spec.provider.parameters?.credentialsSecret;
-  if (typeof secret !== 'string') return undefined;
-  return Object.entries(CREDENTIALS_ENV).map(([key, name]) => ({ name, secretKeyRef: { name: secret, key } }));
+  const { credentialsSecret, tokenSecret } = source.spec.provider.parameters ?? {};
+  const env = [
+    ...(typeof credentialsSecret === 'string'
+      ? Object.entries(CREDENTIALS_ENV).map(([key, name]) => ({ name, secretKeyRef: { name: credentialsSecret, key } }))
+      : []),
+    ...(typeof tokenSecret === 'string'
+      ? [{ name: TOKEN_ENV, secretKeyRef: { name: tokenSecret, key: 'token' } }]
+      : []),
+  ];
+  return env.length > 0 ? env : undefined;
 }
 
 function workerInput(
