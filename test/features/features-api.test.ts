@@ -1,9 +1,10 @@
 /**
  * Feature collections end to end in embedded mode, over real HTTP: the example refresh of the offline sample
- * template at start, synchronous and asynchronous refreshes with their job records and events, and the stored
- * GeoParquet file read back by hyparquet and by an independent reader (parquet-wasm + Arrow + wkx).
+ * template at start, synchronous and asynchronous refreshes with their job records and events, the stored
+ * GeoParquet file read back by hyparquet and by an independent reader (parquet-wasm + Arrow + wkx), and
+ * refreshes from local GeoJSON and DHIS2-like servers that fail while the previous collection stays served.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
@@ -13,11 +14,82 @@ import wkx from 'wkx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
 import { eventually } from '../support/eventually.ts';
+import { startUpstream, type Upstream } from '../support/upstream.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 let running: RunningEmbedded;
 let dataDir: string;
 let url: string;
+/** Serves `districts.geojson` for the `districts-url` template. */
+let files: Upstream;
+/** A DHIS2-like organisation units API behind a personal access token, for the `org-units` template. */
+let dhis2: Upstream;
+let filesDir: string;
+
+const square = (x: number, y: number) => [
+  [
+    [x, y],
+    [x + 1, y],
+    [x + 1, y + 1],
+    [x, y + 1],
+    [x, y],
+  ],
+];
+const districts = (features: { code?: string; x: number }[]) =>
+  JSON.stringify({
+    type: 'FeatureCollection',
+    features: features.map(({ code, x }) => ({
+      type: 'Feature',
+      properties: code === undefined ? {} : { code },
+      geometry: { type: 'Polygon', coordinates: square(x, 8) },
+    })),
+  });
+const GOOD = districts([
+  { code: 'A', x: -13 },
+  { code: 'B', x: -12 },
+]);
+
+/** Templates of the two remote providers, pointing at the local servers with quick retries. */
+function templates(): string {
+  const fast = 'attempts: 2, backoffMs: 10, timeoutMs: 500';
+  return [
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: DataSource',
+    'metadata: {name: districts-url, namespace: default}',
+    `spec: {datasetName: Districts from a URL, itemType: feature, idProperty: code, provider: {name: url, parameters: {url: '${files.url}/districts.geojson', ${fast}}}}`,
+    '---',
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: DataSource',
+    'metadata: {name: org-units, namespace: default}',
+    `spec: {datasetName: Organisation units, itemType: feature, idProperty: id, provider: {name: dhis2, parameters: {baseUrl: '${dhis2.url}', levels: [2], pageSize: 1, tokenSecret: dhis2-token, ${fast}}}}`,
+    '---',
+    'apiVersion: v1',
+    'kind: Secret',
+    'metadata: {name: dhis2-token, namespace: default}',
+    'stringData: {token: d2pat_test}',
+  ].join('\n');
+}
+
+async function startUpstreams() {
+  filesDir = await mkdtemp(join(tmpdir(), 'stratus-feature-upstream-'));
+  await writeFile(join(filesDir, 'districts.geojson'), GOOD);
+  await mkdir(join(filesDir, 'org-units'));
+  const units = [
+    { id: 'O6uvpzGd5pu', name: 'Bo', level: 2, geometry: { type: 'Polygon', coordinates: square(-12, 7) } },
+    { id: 'fdc6uOvgoji', name: 'Bombali', level: 2, geometry: { type: 'Polygon', coordinates: square(-12, 9) } },
+  ];
+  for (const [index, unit] of units.entries())
+    await writeFile(
+      join(filesDir, 'org-units', `${index + 1}.json`),
+      JSON.stringify({ pager: { page: index + 1, pageCount: units.length }, organisationUnits: [unit] }),
+    );
+  files = await startUpstream(filesDir);
+  dhis2 = await startUpstream(
+    filesDir,
+    { authorization: 'ApiToken d2pat_test' },
+    { fileFor: (u) => `org-units/${u.searchParams.get('page')}.json` },
+  );
+}
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers });
 const post = (path: string, headers: Record<string, string> = {}) =>
@@ -43,9 +115,13 @@ const jobDone = (location: string) =>
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'stratus-features-'));
+  await startUpstreams();
+  const extra = join(dataDir, 'extra-manifests');
+  await mkdir(extra);
+  await writeFile(join(extra, 'templates.yaml'), templates());
   running = await runEmbedded({
     dataDir,
-    manifests: [join(root, 'manifests/data-sources'), join(root, 'manifests/examples')],
+    manifests: [join(root, 'manifests/data-sources'), join(root, 'manifests/examples'), extra],
     config: join(root, 'config/stratus.properties'),
     host: '127.0.0.1',
     port: 0,
@@ -55,7 +131,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await running?.stop();
+  await files?.close();
+  await dhis2?.close();
   await rm(dataDir, { recursive: true, force: true });
+  await rm(filesDir, { recursive: true, force: true });
 });
 
 describe('the sample feature collection of make run', () => {
@@ -126,5 +205,98 @@ describe('POST /features/{id}/refresh', () => {
         data: expect.objectContaining({ collection_id: 'sample-districts', action: 'replace', feature_count: 12 }),
       }),
     ]);
+  });
+});
+
+describe('refreshes from remote providers', () => {
+  it('stores a GeoJSON collection from a URL', async () => {
+    const response = await post('/features/districts-url/refresh');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ id: 'districts-url', id_property: 'code', feature_count: 2 });
+  });
+
+  it('stores the organisation units of a DHIS2-like API, every page, with the token from the Secret', async () => {
+    const response = await post('/features/org-units/refresh');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ id: 'org-units', id_property: 'id', feature_count: 2 });
+    expect(dhis2.requests.map((r) => new URL(r.split(' ')[1]!, 'http://x').searchParams.get('page'))).toEqual([
+      '1',
+      '2',
+    ]);
+  });
+
+  describe('a failed refresh answers 502 and leaves the previous collection served', () => {
+    const served = async () => {
+      const response = await get('/features/districts-url/data.parquet');
+      expect(response.status).toBe(200);
+      const rows = await parquetReadObjects({ file: await response.arrayBuffer() });
+      return { etag: response.headers.get('etag'), codes: rows.map((r) => r.code) };
+    };
+
+    it.each([
+      [
+        'the server answers 500',
+        () => files.fail('/districts.geojson', 'status-500', 'status-500'),
+        /UpstreamUnavailable: .*HTTP 500/,
+      ],
+      [
+        'the server never answers',
+        () => files.fail('/districts.geojson', 'hang', 'hang'),
+        /UpstreamUnavailable: .*no answer within 500 ms/,
+      ],
+      [
+        'the body is not JSON',
+        () => writeFile(join(filesDir, 'districts.geojson'), '{"type": "Feat'),
+        /InvalidGeoJSON: .* is not JSON/,
+      ],
+      [
+        'a feature has no id_property',
+        () => writeFile(join(filesDir, 'districts.geojson'), districts([{ code: 'A', x: -13 }, { x: -12 }])),
+        /InvalidFeatures: 1 feature problem\(s\): #1: no value for id_property "code"/,
+      ],
+      [
+        'a geometry cannot be repaired',
+        () =>
+          writeFile(
+            join(filesDir, 'districts.geojson'),
+            JSON.stringify({
+              type: 'FeatureCollection',
+              features: [
+                {
+                  type: 'Feature',
+                  properties: { code: 'A' },
+                  geometry: {
+                    type: 'Polygon',
+                    coordinates: [
+                      [
+                        [0, 0],
+                        [1, 1],
+                      ],
+                    ],
+                  },
+                },
+              ],
+            }),
+          ),
+        /InvalidFeatures: .*#0 \(id "A"\): a ring has 2 distinct positions/,
+      ],
+    ])('when %s', async (_name, breakIt, detail) => {
+      const before = await served();
+      const record = await (await get('/features/districts-url')).json();
+      await breakIt();
+      try {
+        const response = await post('/features/districts-url/refresh');
+        expect(response.status).toBe(502);
+        const body = (await response.json()) as { detail: string };
+        expect(body.detail).toMatch(detail);
+        expect(body.detail).toMatch(
+          /the previous collection stays served. Job record: \/ingestions\/jobs\/districts-url-/,
+        );
+        expect(await served()).toEqual(before);
+        expect(await (await get('/features/districts-url')).json()).toEqual(record);
+      } finally {
+        await writeFile(join(filesDir, 'districts.geojson'), GOOD);
+      }
+    });
   });
 });
