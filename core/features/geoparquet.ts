@@ -2,12 +2,13 @@
  * GeoParquet 1.1 writer: one row per feature, the geometry as WKB in `geometry`, a `bbox` struct column
  * (xmin, ymin, xmax, ymax) declared as the geometry's covering so readers can skip row groups by their
  * statistics, one column per property, and the `geo` file metadata (primary column, geometry types, CRS as
- * PROJJSON, bbox). Parquet encoding itself is hyparquet-writer's.
+ * PROJJSON, bbox). WKB is encoded here (`wkb.ts`); Parquet encoding itself is hyparquet-writer's.
  */
-import { geojsonToWkb, parquetWriteBuffer, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
+import { parquetWriteBuffer, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
 import { writeFileAtomic } from '../stores/files.ts';
 import { STORED_CRS_PROJJSON } from './crs.ts';
 import { bboxOf, unionBbox, type Bbox, type Feature, type GeometryType, type PropertyValue } from './geometry.ts';
+import { geometryToWkb } from './wkb.ts';
 
 export const GEOMETRY_COLUMN = 'geometry';
 export const BBOX_COLUMN = 'bbox';
@@ -86,7 +87,13 @@ export function encodeGeoParquet(
     })),
   ];
   const columnData: ColumnSource[] = [
-    { name: GEOMETRY_COLUMN, data: features.map((f) => geojsonToWkb(f.geometry)) },
+    // Plain pages without statistics: WKB neither repeats nor orders usefully; the bbox columns carry the statistics.
+    {
+      name: GEOMETRY_COLUMN,
+      data: features.map((f) => geometryToWkb(f.geometry)),
+      encoding: 'PLAIN',
+      statistics: false,
+    },
     { name: BBOX_COLUMN, data: boxes.map(([xmin, ymin, xmax, ymax]) => ({ xmin, ymin, xmax, ymax })) },
   ];
   for (const name of properties) {

@@ -102,6 +102,17 @@ describe('validateFeatures', () => {
     ['a non-finite coordinate', { type: 'Point', coordinates: [0, null] }, /not 2 to 4 finite numbers/],
     ['a one-position line', { type: 'LineString', coordinates: [[0, 0]] }, /at least 2/],
     ['an unsupported type', { type: 'GeometryCollection', geometries: [] }, /"GeometryCollection" is not supported/],
+    [
+      'positions of mixed dimensions',
+      {
+        type: 'LineString',
+        coordinates: [
+          [0, 0],
+          [1, 1, 5],
+        ],
+      },
+      /positions mix 2 and 3 coordinates/,
+    ],
   ])('refuses the collection for an unrepairable geometry: %s', (_name, geometry, message) => {
     const result = problemsOf(() => validateFeatures([feature('A', geometry)], 'code'));
     expect(result.type).toBe('InvalidFeatures');

@@ -7,6 +7,7 @@
 import { ProviderError } from '../providers/raster.ts';
 import {
   GEOMETRY_TYPES,
+  positionsOf,
   type Feature,
   type Geometry,
   type GeometryType,
@@ -203,6 +204,12 @@ export function validateFeatures(
     } catch (err) {
       if (!(err instanceof Unrepairable)) throw err;
       problems.push({ feature, problem: 'invalid-geometry', message: err.message });
+      return;
+    }
+    const dimensions = repaired && new Set(positionsOf(repaired).map((p) => p.length));
+    if (dimensions && dimensions.size > 1) {
+      const found = [...dimensions].sort().join(' and ');
+      problems.push({ feature, problem: 'invalid-geometry', message: `positions mix ${found} coordinates` });
       return;
     }
     for (const [action, count] of counts) repairs.push({ feature, action, count });
