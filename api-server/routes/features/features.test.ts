@@ -220,6 +220,16 @@ describe('POST /features/{id}/refresh refusals', () => {
     expect(await runs(built)).toEqual([]);
   });
 
+  it('answers 400 for a template that declares no idProperty, and queues nothing', async () => {
+    const built = await build();
+    const { idProperty: _omitted, ...spec } = template('districts', 'sample').spec;
+    await built.cluster.create(dataSourceKind, { ...template('districts', 'sample'), spec });
+    const response = await built.app.inject({ method: 'POST', url: '/features/districts/refresh' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().detail).toMatch(/declares no idProperty/);
+    expect(await runs(built)).toEqual([]);
+  });
+
   it('answers 422 for a publish flag that is not a boolean', async () => {
     const built = await build();
     await built.cluster.create(dataSourceKind, template('districts', 'sample'));

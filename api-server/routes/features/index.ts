@@ -143,6 +143,11 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
           'BadRequest',
           `Feature collection template ${templateName} needs provider ${provider}, which this instance does not have`,
         );
+      if (!existing && template.spec.idProperty === undefined)
+        throw new HttpError(
+          'BadRequest',
+          `Feature collection template ${templateName} declares no idProperty, the property features are identified by`,
+        );
       const active = await activeRunOn(cluster, namespace, id);
       if (active)
         throw new HttpError(

@@ -137,6 +137,26 @@ describe('Ingestion planner: feature refresh runs', () => {
     expect(start!.job.input).toMatchObject({ provider: { name: 'url', parameters } });
   });
 
+  it("takes credentials from the collection's own provider when it has one", () => {
+    const own = collection();
+    own.spec.provider = { name: 'url', parameters: { url: 'http://x/a.geojson', tokenSecret: 'own-token' } };
+    const [start] = find(planIngestion(refresh(), observe({ collection: own }), now).actions, 'startJob');
+    expect(start!.job.input).toMatchObject({ provider: { name: 'url' } });
+    expect(start!.job.env).toEqual([
+      { name: 'STRATUS_CREDENTIALS_TOKEN', secretKeyRef: { name: 'own-token', key: 'token' } },
+    ]);
+  });
+
+  it('fails a first refresh whose template declares no idProperty, and starts nothing', () => {
+    const { idProperty: _omitted, ...spec } = template.spec;
+    const plan = planIngestion(refresh(), observe({ source: { ...template, spec } as DataSource }), now);
+    expect(find(plan.actions, 'startJob')).toEqual([]);
+    expect(find(plan.actions, 'patchStatus')[0]!.status).toMatchObject({
+      phase: 'failed',
+      error: { type: 'InvalidRequest', message: expect.stringMatching(/declares no idProperty/) },
+    });
+  });
+
   it('waits while an earlier run writes the same collection', () => {
     const plan = planIngestion(refresh(), observe({ earlierWriters: ['districts-00000000'] }), now);
     expect(find(plan.actions, 'startJob')).toEqual([]);

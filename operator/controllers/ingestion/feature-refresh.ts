@@ -16,6 +16,7 @@ export function featureCollectionFromSource(
   namespace: string | undefined,
   source: DataSource,
   publish: boolean,
+  idProperty: string,
 ): FeatureCollection {
   const { spec } = source;
   return {
@@ -29,7 +30,7 @@ export function featureCollectionFromSource(
       license: spec.license,
       ...(spec.licenseUrl && { licenseUrl: spec.licenseUrl }),
       ...(spec.sourceName && { attribution: spec.sourceName }),
-      idProperty: spec.idProperty ?? 'id',
+      idProperty,
       publish,
     },
   } as FeatureCollection;
@@ -42,9 +43,14 @@ export function featureRefreshAttempt(
   source: DataSource,
   collection: FeatureCollection | undefined,
   instance: { storageRoot: string; bbox: [number, number, number, number] },
-): { ensure: Action[]; input: FeatureRefreshInput } {
+): { ensure: Action[]; input: FeatureRefreshInput } | { error: string } {
   const id = datasetIdOf(run);
-  const created = featureCollectionFromSource(id, run.metadata.namespace, source, run.spec.publish);
+  const idProperty = collection?.spec.idProperty ?? source.spec.idProperty;
+  if (idProperty === undefined)
+    return {
+      error: `DataSource ${source.metadata.name} declares no idProperty, and no FeatureCollection ${id} names one.`,
+    };
+  const created = featureCollectionFromSource(id, run.metadata.namespace, source, run.spec.publish, idProperty);
   const provider = collection?.spec.provider ?? source.spec.provider;
   return {
     ensure: collection ? [] : [{ kind: 'apply', ref: featureCollectionKind, object: created }],
@@ -55,7 +61,7 @@ export function featureRefreshAttempt(
       storageRoot: instance.storageRoot,
       bbox: instance.bbox,
       provider: { name: provider.name, parameters: provider.parameters ?? {} },
-      idProperty: collection?.spec.idProperty ?? created.spec.idProperty,
+      idProperty,
       keepFiles: collection?.status?.path ? [collection.status.path] : [],
     },
   };

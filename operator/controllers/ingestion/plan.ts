@@ -67,9 +67,12 @@ export function datasetFromSource(
   } as Dataset;
 }
 
-/** Secret-backed variables of a job: basic credentials from `credentialsSecret`, a token from `tokenSecret`. */
-function credentialsEnv(source: DataSource) {
-  const { credentialsSecret, tokenSecret } = source.spec.provider.parameters ?? {};
+/**
+ * Secret-backed variables of a job: basic credentials from `credentialsSecret`, a token from `tokenSecret`, both
+ * parameters of the provider the attempt uses.
+ */
+function credentialsEnv(parameters: Record<string, unknown>) {
+  const { credentialsSecret, tokenSecret } = parameters;
   const env = [
     ...(typeof credentialsSecret === 'string'
       ? Object.entries(CREDENTIALS_ENV).map(([key, name]) => ({ name, secretKeyRef: { name: credentialsSecret, key } }))
@@ -201,7 +204,7 @@ export function planIngestion(
       outcome: { kind: 'requeueAfter', ms: 5_000, reason: 'another run writes the same target' },
     };
   };
-  const startAttempt = (ensure: Action[], input: unknown): Plan => ({
+  const startAttempt = (ensure: Action[], input: { provider: { parameters: Record<string, unknown> } }): Plan => ({
     actions: [
       ...ensure,
       write(
@@ -217,7 +220,7 @@ export function planIngestion(
       ),
       {
         kind: 'startJob',
-        job: { name: jobName, task: run.spec.mode, input, env: credentialsEnv(observed.source!) },
+        job: { name: jobName, task: run.spec.mode, input, env: credentialsEnv(input.provider.parameters) },
       },
     ],
     outcome: { kind: 'done', reason: 'attempt started' },
@@ -256,14 +259,11 @@ export function planIngestion(
     const datasetId = datasetIdOf(run);
     if (!isSafeName(datasetId)) return fail('InvalidRequest', `"${datasetId}" is not a valid dataset id.`);
     if (run.spec.mode === 'feature-refresh') {
-      const { ensure, input } = featureRefreshAttempt(
-        run,
-        attempt,
-        observed.source,
-        observed.collection,
-        observed.instance,
+      const attemptPlan = featureRefreshAttempt(run, attempt, observed.source, observed.collection, observed.instance);
+      if ('error' in attemptPlan) return fail('InvalidRequest', attemptPlan.error);
+      return (
+        waitForEarlierWriters(`feature collection ${datasetId}`) ?? startAttempt(attemptPlan.ensure, attemptPlan.input)
       );
-      return waitForEarlierWriters(`feature collection ${datasetId}`) ?? startAttempt(ensure, input);
     }
     const periodType = observed.dataset?.spec.periodType ?? observed.source.spec.periodType;
     if (!periodType) return fail('InvalidRequest', `DataSource ${run.spec.source} declares no period type.`);
