@@ -14,6 +14,7 @@ import { metricsPlugin } from './plugins/app/metrics.ts';
 import { readOnlyPlugin } from './plugins/app/read-only.ts';
 import { dataSourceRoutes } from './routes/data-sources/index.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
+import { featureRoutes } from './routes/features/index.ts';
 import { ingestionRoutes } from './routes/ingestions/index.ts';
 import { openApiPlugin } from './routes/docs/index.ts';
 import { ImmutableFileCache } from './routes/stores/file-cache.ts';
@@ -123,5 +124,6 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(zarrRoutes);
   await app.register(icechunkRoutes);
   await app.register(ingestionRoutes);
+  await app.register(featureRoutes);
   return app;
 }

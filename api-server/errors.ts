@@ -35,6 +35,12 @@ export const errorCatalogue = {
     envelope: 'read-only',
     description: 'The instance is read-only: every write is refused except `POST /result`.',
   },
+  RefreshFailed: {
+    status: 502,
+    envelope: 'native',
+    description:
+      'A synchronous feature refresh failed upstream (no answer, an error, data that cannot be stored); the previous collection stays served.',
+  },
   ServiceUnavailable: {
     status: 503,
     envelope: 'native',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { artifactVersionSchema } from '../core/resources/common.ts';
 
 /**
  * Records of the climate data API (spec 1) as zod schemas. Routes validate and serialize with them, and the
@@ -188,7 +189,7 @@ const jobEventRecordSchema = z
 export const ingestionJobSchema = z
   .object({
     jobID: z.string(),
-    processID: z.string().describe('ingestion or sync.'),
+    processID: z.string().describe('ingestion, sync or feature refresh.'),
     type: z.literal('process'),
     status: z.enum(['accepted', 'running', 'retrying', 'successful', 'failed', 'cancelled']),
     createdAt: z.string(),
@@ -226,3 +227,28 @@ export const commonErrorResponses = {
   422: httpValidationErrorSchema,
   500: errorDetailSchema,
 };
+
+export const artifactVersionRecordSchema = artifactVersionSchema.meta({ id: 'ArtifactVersion' });
+
+export const featureCollectionRecordSchema = z
+  .object({
+    id: z.string().describe('Stable identifier, also the name it is loaded by.'),
+    name: z.string(),
+    description: z.string().nullable(),
+    license: z.string().default('other'),
+    license_url: z.string().nullable(),
+    attribution: z.string().nullable(),
+    id_property: z.string().describe('Property each feature is identified by.'),
+    feature_count: z.number().int(),
+    geometry_types: z.array(z.string()).describe('Types the stored file declares; empty means not stated.'),
+    primary_geometry: z.string().describe('Name of the geometry column.'),
+    crs: z.string().describe('CRS of the stored geometry.'),
+    version: artifactVersionRecordSchema.nullable(),
+    extent: artifactCoverageSchema,
+    last_updated: z.string(),
+  })
+  .meta({ id: 'FeatureCollectionRecord' });
+
+export const featureCollectionListResponseSchema = z
+  .object({ kind: z.string().default('FeatureCollectionList'), items: z.array(featureCollectionRecordSchema) })
+  .meta({ id: 'FeatureCollectionListResponse' });

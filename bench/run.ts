@@ -1,5 +1,6 @@
 /** `make bench`: runs every benchmark once and prints the figures with their ratio to the peer. */
 import { benchApi } from './api.ts';
+import { benchFeatures } from './features.ts';
 import { benchRasters } from './rasters.ts';
 import { benchStore } from './store.ts';
 import { benchZarrServing } from './zarr-serving.ts';
@@ -46,6 +47,17 @@ console.log(
 );
 console.log(
   `| ingestion, ${i.periods} daily COG windows | ${i.stratusPerSecond.toFixed(1)} periods/s | GDAL /vsicurl/ + zarr-python: ${i.peerPerSecond.toFixed(1)} periods/s | ${ratio(i.stratusPerSecond, i.peerPerSecond)} |`,
+);
+
+const features = await benchFeatures(Number(process.env.BENCH_FEATURES ?? 50_000));
+console.log(`\nFeature collections, ${round(features.count)} polygons of 32 vertices`);
+console.log('| measurement | Stratus (features/s) | peer: GDAL 3.6 (features/s) | ratio |');
+console.log('| --- | --- | --- | --- |');
+console.log(
+  `| write: GeoJSON -> GeoParquet (${features.parquetMegabytes.toFixed(1)} MB) / ogr2ogr -> FlatGeobuf (${features.peerMegabytes.toFixed(1)} MB) | ${round(features.write.stratusPerSecond)} | ${round(features.write.peerPerSecond)} | ${ratio(features.write.stratusPerSecond, features.write.peerPerSecond)} |`,
+);
+console.log(
+  `| read every feature (GeoParquet with hyparquet / FlatGeobuf with OGR) | ${round(features.read.stratusPerSecond)} | ${round(features.read.peerPerSecond)} | ${ratio(features.read.stratusPerSecond, features.read.peerPerSecond)} |`,
 );
 
 // The Icechunk/wasm pitfall of DESIGN.md §4 aside, open handles must not keep a benchmark alive.

@@ -1,3 +1,4 @@
+import { featureProvider } from '../features/providers/available.ts';
 import type { RasterProvider } from './raster.ts';
 import { chirpsProvider } from './chirps.ts';
 import { era5LandProvider } from './era5-land.ts';
@@ -14,8 +15,9 @@ const providers: ReadonlyMap<string, RasterProvider> = new Map(
 
 export const availableProviders: readonly string[] = [...providers.keys()];
 
-export function isProviderAvailable(name: string): boolean {
-  return providers.has(name);
+/** Whether this build can fetch a source: raster providers for coverages, feature providers for features. */
+export function isProviderAvailable(name: string, itemType: 'coverage' | 'feature' = 'coverage'): boolean {
+  return itemType === 'feature' ? featureProvider(name) !== undefined : providers.has(name);
 }
 
 export function rasterProvider(name: string): RasterProvider | undefined {

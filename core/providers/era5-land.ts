@@ -1,4 +1,5 @@
 import { httpOptions, parameter } from './options.ts';
+import { authorizationHeader } from './http.ts';
 import { cfTimesToMs } from './cf-time.ts';
 import { RemoteZarrGroup } from './remote-zarr.ts';
 import { ProviderError, type RasterProvider } from './raster.ts';
@@ -42,11 +43,7 @@ export const era5LandProvider: RasterProvider = {
     const variable = parameter('era5-land', parameters, 'variable', 'string') ?? 't2m';
     const http = {
       ...httpOptions('era5-land', parameters, signal),
-      headers: credentials
-        ? {
-            authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`,
-          }
-        : undefined,
+      headers: credentials ? authorizationHeader(credentials) : undefined,
     };
     const group = await RemoteZarrGroup.open(url, http);
     const data = group.array(variable);

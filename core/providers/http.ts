@@ -19,6 +19,16 @@ export interface HttpBody {
   bytes: Uint8Array;
 }
 
+/** Credentials a worker has from the Secrets its source names: HTTP basic, or an API token. */
+export type Credentials = { username: string; password: string } | { token: string; scheme: string };
+
+/** The `Authorization` header for credentials; a token is sent as `<scheme> <token>` (e.g. `ApiToken ...`). */
+export function authorizationHeader(credentials: Credentials): Record<string, string> {
+  if ('token' in credentials) return { authorization: `${credentials.scheme} ${credentials.token}` };
+  const pair = Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64');
+  return { authorization: `Basic ${pair}` };
+}
+
 const DEFAULTS = { timeoutMs: 30_000, attempts: 4, backoffMs: 500 };
 
 class Retryable extends Error {}

@@ -7,7 +7,8 @@ import { ProviderError, gridCovering, type RasterProvider } from './raster.ts';
  * with longitude and latitude, plus per-cell noise from a hash of (seed, cell, day). Same inputs, same values.
  */
 
-function hash(seed: number, a: number, b: number, c: number): number {
+/** A deterministic hash of (seed, a, b, c) into [0, 1); the sample feature provider uses it too. */
+export function hash(seed: number, a: number, b: number, c: number): number {
   let h = (seed ^ 0x9e3779b9) >>> 0;
   for (const v of [a, b, c]) {
     h = Math.imul(h ^ (v >>> 0), 0x85ebca6b) >>> 0;

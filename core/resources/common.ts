@@ -98,6 +98,13 @@ export const coverageSchema = z
   })
   .describe('Extent covered by stored data.');
 
+export const publicationSchema = z
+  .object({
+    status: z.enum(['unpublished', 'published']).describe('Publication status.'),
+    publishedAt: dateTime.optional(),
+  })
+  .describe('Publication state.');
+
 export const artifactVersionSchema = z
   .object({
     value: z

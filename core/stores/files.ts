@@ -1,5 +1,5 @@
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** Writes `data` to `path` and flushes it to disk before returning, so a later rename publishes complete bytes. */
 export async function writeDurable(path: string, data: Uint8Array | string): Promise<void> {
@@ -39,4 +39,20 @@ export async function publishDirectory(from: string, to: string): Promise<void> 
 
 export async function removeTree(path: string): Promise<void> {
   await rm(path, { recursive: true, force: true });
+}
+
+/**
+ * Replaces the file at `path` with `data` so that a reader sees either the previous file or the new one whole:
+ * written and flushed under a temporary name in the same directory, renamed over, and the rename made durable.
+ */
+export async function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    await writeDurable(temporary, data);
+    await rename(temporary, path);
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw err;
+  }
+  await syncDirectory(dirname(path));
 }

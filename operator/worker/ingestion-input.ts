@@ -12,6 +12,9 @@ import { artifactFormat } from '../../core/resources/dataset/schema.ts';
  */
 export const CREDENTIALS_ENV = { username: 'STRATUS_CREDENTIALS_USERNAME', password: 'STRATUS_CREDENTIALS_PASSWORD' };
 
+/** Env variable a worker reads an API token from: the `token` key of the Secret named by `tokenSecret`. */
+export const TOKEN_ENV = 'STRATUS_CREDENTIALS_TOKEN';
+
 const bboxTuple = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 
 export const ingestionInputSchema = z.object({

@@ -189,6 +189,7 @@ describe('data sources', () => {
       ['era5-wrong-password', true],
       ['sample', true],
       ['worldpop-population-yearly', true],
+      ['sample-districts', true],
     ]);
   });
 

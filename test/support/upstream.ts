@@ -18,15 +18,31 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
-export async function startUpstream(root: string, auth?: { user: string; password: string }): Promise<Upstream> {
+/** HTTP basic credentials, or the exact `Authorization` value an API expects (e.g. `ApiToken ...`). */
+export type UpstreamAuth = { user: string; password: string } | { authorization: string };
+
+export interface UpstreamOptions {
+  /** The file (relative to the root) that answers a request, for APIs whose query selects the content. */
+  fileFor?: (url: URL) => string;
+}
+
+export async function startUpstream(
+  root: string,
+  auth?: UpstreamAuth,
+  options: UpstreamOptions = {},
+): Promise<Upstream> {
   const faults: { suffix: string; fault: Fault }[] = [];
   const requests: string[] = [];
   const hanging = new Set<ServerResponse>();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    requests.push(`${req.method} ${path} ${req.headers.range ?? ''}`.trim());
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = decodeURIComponent(url.pathname);
+    requests.push(`${req.method} ${path}${url.search} ${req.headers.range ?? ''}`.trim());
     if (auth) {
-      const expected = `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+      const expected =
+        'authorization' in auth
+          ? auth.authorization
+          : `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
       if (req.headers.authorization !== expected) {
         res.writeHead(401, { 'www-authenticate': 'Basic realm="upstream"' }).end();
         return;
@@ -42,7 +58,7 @@ export async function startUpstream(root: string, auth?: { user: string; passwor
       hanging.add(res);
       return;
     }
-    const file = normalize(join(root, path));
+    const file = normalize(join(root, options.fileFor?.(url) ?? path));
     if (!file.startsWith(root)) return void res.writeHead(400).end();
     const bytes = await readFile(file).catch(() => undefined);
     if (!bytes) return void res.writeHead(404).end('not found');

@@ -42,6 +42,10 @@ export function dataSourceListPage(instanceName: string, records: DataSourceReco
 
 /** The detail page; its form posts a CreateIngestionRequest as JSON and links to the job it starts. */
 export function dataSourcePage(instanceName: string, r: DataSourceRecord, readOnly: boolean): string {
+  // A feature collection template is fetched by a refresh, which has no periods to ask for.
+  const refreshHint = html`<p>
+    A feature collection template: <code>POST /features/${r.dataset_id}/refresh</code> fetches it.
+  </p>`;
   const form =
     !r.ingestable || readOnly
       ? html`<p>${readOnly ? 'This instance is read-only.' : 'This instance has no provider for this source.'}</p>`
@@ -100,7 +104,7 @@ export function dataSourcePage(instanceName: string, r: DataSourceRecord, readOn
         ]}
       </dl>
       <h2>Ingest</h2>
-      ${form}
+      ${r.itemType === 'feature' && r.ingestable && !readOnly ? refreshHint : form}
       <p class="muted">Also as <a href="/data-sources/${r.dataset_id}?f=json">JSON</a>.</p>`,
   );
 }

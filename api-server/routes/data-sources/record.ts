@@ -23,7 +23,7 @@ export function dataSourceRecord(source: DataSource): DataSourceRecord {
     sync_kind: spec.sync?.kind ?? 'temporal',
     temporal_direction: spec.temporalDirection,
     display: spec.display ?? null,
-    ingestable: isProviderAvailable(spec.provider.name),
+    ingestable: isProviderAvailable(spec.provider.name, spec.itemType),
   };
 }
 

@@ -5,6 +5,13 @@ import type { ingestionJobSchema } from '../../schemas.ts';
 
 export type IngestionJob = z.infer<typeof ingestionJobSchema>;
 
+/** DESIGN.md §4 names the processes; a resource's mode cannot hold the space of `feature refresh`. */
+const PROCESS_ID: Record<Ingestion['spec']['mode'], string> = {
+  ingestion: 'ingestion',
+  sync: 'sync',
+  'feature-refresh': 'feature refresh',
+};
+
 /** The job record of a run (DESIGN.md §4), from the Ingestion resource and its status. */
 export function ingestionJob(run: Ingestion): IngestionJob {
   const { metadata, spec } = run;
@@ -12,7 +19,7 @@ export function ingestionJob(run: Ingestion): IngestionJob {
   const id = metadata.name;
   return {
     jobID: id,
-    processID: spec.mode,
+    processID: PROCESS_ID[spec.mode],
     type: 'process',
     status: status.phase ?? 'accepted',
     createdAt: creationTimestamp(run),

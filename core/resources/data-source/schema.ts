@@ -12,6 +12,11 @@ export const dataSourceSpecSchema = z
         parameters: freeForm('Provider parameters (URLs, variables, credentials references).').optional(),
       })
       .describe('Where and how data is fetched.'),
+    idProperty: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('For itemType feature: the property each feature is identified by (id_property).'),
     sync: z
       .object({
         kind: z.enum(['temporal', 'release', 'static']).default('temporal').describe('How the source moves forward.'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bbox, coverageSchema, datasetDescriptionFields, dateTime, statusBase } from '../common.ts';
+import { bbox, coverageSchema, datasetDescriptionFields, dateTime, publicationSchema, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 
 export const artifactFormat = z
@@ -41,13 +41,7 @@ export const datasetStatusSchema = z
     ...statusBase,
     extent: coverageSchema.optional(),
     lastUpdated: dateTime.optional(),
-    publication: z
-      .object({
-        status: z.enum(['unpublished', 'published']).describe('Publication status.'),
-        publishedAt: dateTime.optional(),
-      })
-      .optional()
-      .describe('Publication state.'),
+    publication: publicationSchema.optional(),
     currentVersion: z.string().optional().describe('Id of the version readers are served.'),
     versions: z.array(datasetVersionSchema).optional().describe('Materializations, oldest first.'),
     thumbnail: z.string().optional().describe('Store path of the thumbnail PNG.'),

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { artifactVersionSchema, coverageSchema, dateTime, freeForm, license, statusBase } from '../common.ts';
+import {
+  artifactVersionSchema,
+  coverageSchema,
+  dateTime,
+  freeForm,
+  license,
+  publicationSchema,
+  statusBase,
+} from '../common.ts';
 import { defineKind } from '../kind.ts';
 
 export const featureCollectionSpecSchema = z
@@ -30,6 +38,7 @@ export const featureCollectionStatusSchema = z
     extent: coverageSchema.optional(),
     lastUpdated: dateTime.optional(),
     path: z.string().optional().describe('Store path of the current GeoParquet file.'),
+    publication: publicationSchema.optional(),
   })
   .describe('Observed state of the feature collection.');
 

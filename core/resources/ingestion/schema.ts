@@ -11,9 +11,11 @@ export const ingestionSpecSchema = z
     source: z.string().min(1).describe('Name of the DataSource to fetch.'),
     datasetId: z.string().optional().describe('Dataset to write; derived from the source when omitted.'),
     mode: z
-      .enum(['ingestion', 'sync'])
+      .enum(['ingestion', 'sync', 'feature-refresh'])
       .default('ingestion')
-      .describe('ingestion, or sync forward from the stored end.'),
+      .describe(
+        'ingestion, sync forward from the stored end, or feature-refresh (datasetId names the FeatureCollection).',
+      ),
     start: z.string().optional().describe('First period, in the source-native form.'),
     end: z.string().optional().describe('Last period, in the source-native form.'),
     overwrite: z.boolean().default(false).describe('Regenerate an existing matching artifact.'),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../../core/resources/conditions.ts';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
-import { planDataSource, type DataSourceObserved } from './plan.ts';
+import { observeDataSource, planDataSource, type DataSourceObserved } from './plan.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const earlier = '2026-11-01T00:00:00Z';
@@ -114,5 +114,21 @@ describe('DataSource planner', () => {
       plan.actions.filter((a) => a.kind === 'event').map((a) => (a.kind === 'event' ? `${a.type} ${a.reason}` : '')),
     ).toEqual(row.want.events);
     expect(plan.outcome.kind).toBe('done');
+  });
+});
+
+describe('observeDataSource', () => {
+  const withProvider = (name: string, itemType: 'coverage' | 'feature'): DataSource => {
+    const base = source();
+    return { ...base, spec: { ...base.spec, itemType, provider: { name } } };
+  };
+
+  it.each([
+    ['a raster provider for a coverage source', 'chirps', 'coverage', true],
+    ['a feature provider for a feature source', 'sample', 'feature', true],
+    ['a raster-only provider for a feature source', 'chirps', 'feature', false],
+    ['an unknown provider for a feature source', 'gadm', 'feature', false],
+  ] as const)('finds %s: %s', (_name, provider, itemType, available) => {
+    expect(observeDataSource(withProvider(provider, itemType))).toEqual({ providerAvailable: available });
   });
 });

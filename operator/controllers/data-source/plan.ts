@@ -8,7 +8,7 @@ export interface DataSourceObserved {
 }
 
 export function observeDataSource(source: DataSource): DataSourceObserved {
-  return { providerAvailable: isProviderAvailable(source.spec.provider.name) };
+  return { providerAvailable: isProviderAvailable(source.spec.provider.name, source.spec.itemType) };
 }
 
 /** A data source is Ready when this instance can fetch it; otherwise it is Stalled until a provider exists. */

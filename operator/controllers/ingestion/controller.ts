@@ -1,6 +1,7 @@
 import { creationTimestamp } from '../../../core/cluster/objects.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
@@ -27,7 +28,16 @@ export function ingestionController(
     kind: ingestionKind,
     observe: async (run, cluster, jobs) => ({
       source: await cluster.get<DataSource>(dataSourceKind, run.spec.source, run.metadata.namespace),
-      dataset: await cluster.get<Dataset>(datasetKind, datasetIdOf(run), run.metadata.namespace),
+      ...(run.spec.mode === 'feature-refresh'
+        ? {
+            dataset: undefined,
+            collection: await cluster.get<FeatureCollection>(
+              featureCollectionKind,
+              datasetIdOf(run),
+              run.metadata.namespace,
+            ),
+          }
+        : { dataset: await cluster.get<Dataset>(datasetKind, datasetIdOf(run), run.metadata.namespace) }),
       earlierWriters: run.status?.jobName
         ? []
         : (await cluster.list<Ingestion>(ingestionKind, { namespace: run.metadata.namespace })).items

@@ -2,21 +2,25 @@ import { isDeepStrictEqual } from 'node:util';
 import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import type { FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import type { Ingestion, IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { isSafeName, RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
 import type { IngestionInput } from '../../worker/ingestion-input.ts';
-import { CREDENTIALS_ENV, ingestionResultSchema } from '../../worker/ingestion-input.ts';
+import { CREDENTIALS_ENV, ingestionResultSchema, TOKEN_ENV } from '../../worker/ingestion-input.ts';
 import type { JobState } from '../../jobs/runner.ts';
-import type { Plan } from '../../runtime/actions.ts';
+import type { Action, Plan } from '../../runtime/actions.ts';
 import { readinessConditions, type Readiness } from '../../runtime/readiness.ts';
+import { featureRefreshAttempt, featureRefreshSucceeded } from './feature-refresh.ts';
 
 export interface IngestionObserved {
   /** The DataSource the run fetches, if it exists. */
   source: DataSource | undefined;
   /** The Dataset the run writes, if it exists yet. */
   dataset: Dataset | undefined;
+  /** The FeatureCollection a feature refresh writes, if it exists yet. */
+  collection?: FeatureCollection | undefined;
   /** The worker attempt of `status.attempt`, if the runner knows it. */
   job: JobState | undefined;
   /** Unfinished runs on the same dataset that were created first: this run waits for them (one writer). */
@@ -63,10 +67,21 @@ export function datasetFromSource(
   } as Dataset;
 }
 
-function credentialsEnv(source: DataSource) {
-  const secret = source.spec.provider.parameters?.credentialsSecret;
-  if (typeof secret !== 'string') return undefined;
-  return Object.entries(CREDENTIALS_ENV).map(([key, name]) => ({ name, secretKeyRef: { name: secret, key } }));
+/**
+ * Secret-backed variables of a job: basic credentials from `credentialsSecret`, a token from `tokenSecret`, both
+ * parameters of the provider the attempt uses.
+ */
+function credentialsEnv(parameters: Record<string, unknown>) {
+  const { credentialsSecret, tokenSecret } = parameters;
+  const env = [
+    ...(typeof credentialsSecret === 'string'
+      ? Object.entries(CREDENTIALS_ENV).map(([key, name]) => ({ name, secretKeyRef: { name: credentialsSecret, key } }))
+      : []),
+    ...(typeof tokenSecret === 'string'
+      ? [{ name: TOKEN_ENV, secretKeyRef: { name: tokenSecret, key: 'token' } }]
+      : []),
+  ];
+  return env.length > 0 ? env : undefined;
 }
 
 function workerInput(
@@ -176,6 +191,60 @@ export function planIngestion(
     outcome: { kind: 'done' as const, reason: type },
   });
 
+  const waitForEarlierWriters = (id: string): Plan | undefined => {
+    if (observed.earlierWriters.length === 0) return undefined;
+    const message = `Waiting for ${observed.earlierWriters.join(', ')} to finish writing ${id}.`;
+    return {
+      actions: [
+        write(
+          { ...status, phase: status.phase ?? 'accepted' },
+          { state: 'progressing', reason: 'WaitingForWriter', message },
+        ),
+      ],
+      outcome: { kind: 'requeueAfter', ms: 5_000, reason: 'another run writes the same target' },
+    };
+  };
+  const startAttempt = (ensure: Action[], input: { provider: { parameters: Record<string, unknown> } }): Plan => ({
+    actions: [
+      ...ensure,
+      write(
+        {
+          ...status,
+          phase: status.phase === 'retrying' ? 'running' : 'accepted',
+          attempt,
+          jobName,
+          retryAfter: undefined,
+          events: status.events ?? [],
+        },
+        { state: 'progressing', reason: 'Started', message: `Attempt ${attempt} of ${run.spec.maxAttempts} started.` },
+      ),
+      {
+        kind: 'startJob',
+        job: { name: jobName, task: run.spec.mode, input, env: credentialsEnv(input.provider.parameters) },
+      },
+    ],
+    outcome: { kind: 'done', reason: 'attempt started' },
+  });
+  const succeed = (switchTarget: Action, result: Record<string, unknown>, event: Record<string, unknown>): Plan => ({
+    actions: [
+      switchTarget,
+      write(
+        {
+          ...status,
+          phase: 'successful',
+          startedAt: status.startedAt ?? job?.startedAt,
+          finishedAt: job?.finishedAt ?? at,
+          result,
+          error: undefined,
+          events: [...(status.events ?? []), event as NonNullable<IngestionStatus['events']>[number]],
+        },
+        { state: 'ready', reason: 'Succeeded', message: `The run succeeded on attempt ${attempt}.` },
+      ),
+      { kind: 'event', type: 'Normal', reason: 'Succeeded', message: `Run ${run.metadata.name} succeeded.` },
+    ],
+    outcome: { kind: 'done', reason: 'succeeded' },
+  });
+
   if (!job) {
     if (status.phase === 'retrying' && status.retryAfter && Date.parse(status.retryAfter) > now.getTime()) {
       return {
@@ -189,6 +258,13 @@ export function planIngestion(
     }
     const datasetId = datasetIdOf(run);
     if (!isSafeName(datasetId)) return fail('InvalidRequest', `"${datasetId}" is not a valid dataset id.`);
+    if (run.spec.mode === 'feature-refresh') {
+      const attemptPlan = featureRefreshAttempt(run, attempt, observed.source, observed.collection, observed.instance);
+      if ('error' in attemptPlan) return fail('InvalidRequest', attemptPlan.error);
+      return (
+        waitForEarlierWriters(`feature collection ${datasetId}`) ?? startAttempt(attemptPlan.ensure, attemptPlan.input)
+      );
+    }
     const periodType = observed.dataset?.spec.periodType ?? observed.source.spec.periodType;
     if (!periodType) return fail('InvalidRequest', `DataSource ${run.spec.source} declares no period type.`);
     let range: { start: string; end: string };
@@ -216,56 +292,19 @@ export function planIngestion(
         outcome: { kind: 'done', reason: 'reused the current version' },
       };
     }
-    if (observed.earlierWriters.length > 0) {
-      const message = `Waiting for ${observed.earlierWriters.join(', ')} to finish writing dataset ${datasetId}.`;
-      return {
-        actions: [
-          write(
-            { ...status, phase: status.phase ?? 'accepted' },
-            { state: 'progressing', reason: 'WaitingForWriter', message },
-          ),
-        ],
-        outcome: { kind: 'requeueAfter', ms: 5_000, reason: 'another run writes the dataset' },
-      };
-    }
-    return {
-      actions: [
-        ...(observed.dataset
-          ? []
-          : [
-              {
-                kind: 'apply' as const,
-                ref: datasetKind,
-                object: datasetFromSource(datasetId, run.metadata.namespace, observed.source, run.spec.publish),
-              },
-            ]),
-        write(
+    const ensureDataset: Action[] = observed.dataset
+      ? []
+      : [
           {
-            ...status,
-            phase: status.phase === 'retrying' ? 'running' : 'accepted',
-            attempt,
-            jobName,
-            retryAfter: undefined,
-            events: status.events ?? [],
+            kind: 'apply',
+            ref: datasetKind,
+            object: datasetFromSource(datasetId, run.metadata.namespace, observed.source, run.spec.publish),
           },
-          {
-            state: 'progressing',
-            reason: 'Started',
-            message: `Attempt ${attempt} of ${run.spec.maxAttempts} started.`,
-          },
-        ),
-        {
-          kind: 'startJob',
-          job: {
-            name: jobName,
-            task: run.spec.mode,
-            input: workerInput(run, attempt, observed, range),
-            env: credentialsEnv(observed.source),
-          },
-        },
-      ],
-      outcome: { kind: 'done', reason: 'attempt started' },
-    };
+        ];
+    return (
+      waitForEarlierWriters(`dataset ${datasetId}`) ??
+      startAttempt(ensureDataset, workerInput(run, attempt, observed, range))
+    );
   }
 
   if (job.phase === 'running') {
@@ -290,6 +329,19 @@ export function planIngestion(
     };
   }
 
+  if (job.phase === 'succeeded' && run.spec.mode === 'feature-refresh') {
+    const done = featureRefreshSucceeded(
+      run,
+      observed.collection,
+      job.result,
+      at,
+      (status.events ?? []).length + 1,
+      observed.instance.bbox,
+    );
+    if ('error' in done) return fail('WorkerError', done.error);
+    return succeed(done.switchStatus, done.result, done.event);
+  }
+
   if (job.phase === 'succeeded') {
     const parsed = ingestionResultSchema.safeParse(job.result);
     if (!parsed.success) return fail('WorkerError', `the worker returned an invalid result: ${parsed.error.message}`);
@@ -311,39 +363,25 @@ export function planIngestion(
         current_end: version.coverage.temporal.end,
       },
     };
-    return {
-      actions: [
-        // The switch: readers follow `currentVersion`, so this one status write moves them all to the new version.
-        {
-          kind: 'patchStatusOf',
-          ref: datasetKind,
-          name: parsed.data.datasetId,
-          namespace: run.metadata.namespace,
-          status: {
-            currentVersion: version.id,
-            versions: [...(dataset?.status?.versions ?? []), version].slice(-RETAINED_VERSIONS),
-            extent: version.coverage,
-            lastUpdated: version.createdAt,
-            ...(parsed.data.thumbnail && { thumbnail: parsed.data.thumbnail }),
-            ...(run.spec.publish && { publication: { status: 'published', publishedAt: at } }),
-          },
+    return succeed(
+      // The switch: readers follow `currentVersion`, so this one status write moves them all to the new version.
+      {
+        kind: 'patchStatusOf',
+        ref: datasetKind,
+        name: parsed.data.datasetId,
+        namespace: run.metadata.namespace,
+        status: {
+          currentVersion: version.id,
+          versions: [...(dataset?.status?.versions ?? []), version].slice(-RETAINED_VERSIONS),
+          extent: version.coverage,
+          lastUpdated: version.createdAt,
+          ...(parsed.data.thumbnail && { thumbnail: parsed.data.thumbnail }),
+          ...(run.spec.publish && { publication: { status: 'published', publishedAt: at } }),
         },
-        write(
-          {
-            ...status,
-            phase: 'successful',
-            startedAt: status.startedAt ?? job.startedAt,
-            finishedAt: job.finishedAt ?? at,
-            result: { datasetId: parsed.data.datasetId, reused: false, version: version.id },
-            error: undefined,
-            events: [...events, event],
-          },
-          { state: 'ready', reason: 'Succeeded', message: `The run succeeded on attempt ${attempt}.` },
-        ),
-        { kind: 'event', type: 'Normal', reason: 'Succeeded', message: `Run ${run.metadata.name} succeeded.` },
-      ],
-      outcome: { kind: 'done', reason: 'succeeded' },
-    };
+      },
+      { datasetId: parsed.data.datasetId, reused: false, version: version.id },
+      event,
+    );
   }
 
   if (job.phase === 'cancelled') {

@@ -1,0 +1,274 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parquetReadObjects } from 'hyparquet';
+import { describe, expect, it } from 'vitest';
+import { writeGeoParquet } from '../../../core/features/geoparquet.ts';
+import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
+import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
+import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
+import { API_VERSION } from '../../../core/resources/registry.ts';
+import { build, type Built } from '../../test/build.ts';
+
+const template = (name: string, provider: string, itemType: 'feature' | 'coverage' = 'feature') => ({
+  apiVersion: API_VERSION,
+  kind: 'DataSource',
+  metadata: { name, namespace: 'default' },
+  spec: { datasetName: 'Districts', itemType, idProperty: 'code', license: 'CC-BY-4.0', provider: { name: provider } },
+});
+
+const stored = {
+  featureCount: 2,
+  geometryTypes: ['Polygon'],
+  primaryGeometry: 'geometry',
+  crs: 'EPSG:4326',
+  extent: {
+    spatial: { xmin: -13, ymin: 8, xmax: -11, ymax: 9 },
+    spatialWgs84: null,
+    temporal: { start: null, end: null },
+  },
+  lastUpdated: '2026-11-22T10:00:00Z',
+  path: 'features/districts/v1.parquet',
+};
+
+/** A registered collection with a real stored file, as a finished refresh leaves it. */
+async function storeCollection(
+  { cluster, storageRoot }: Built,
+  { published = true, version }: { published?: boolean; version?: { authority: string; value: string } } = {},
+) {
+  await cluster.create(featureCollectionKind, {
+    apiVersion: API_VERSION,
+    kind: 'FeatureCollection',
+    metadata: { name: 'districts', namespace: 'default' },
+    spec: { name: 'Districts', source: 'districts', idProperty: 'code', attribution: 'Survey office' },
+  });
+  await writeGeoParquet(join(storageRoot, stored.path), [
+    {
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-13, 8],
+            [-12, 8],
+            [-12, 9],
+            [-13, 8],
+          ],
+        ],
+      },
+      properties: { code: 'A' },
+    },
+    {
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-12, 8],
+            [-11, 8],
+            [-11, 9],
+            [-12, 8],
+          ],
+        ],
+      },
+      properties: { code: 'B' },
+    },
+  ]);
+  await cluster.patchStatus(
+    featureCollectionKind,
+    'districts',
+    {
+      type: 'merge',
+      body: {
+        status: {
+          ...stored,
+          ...(version && { version }),
+          ...(published && { publication: { status: 'published', publishedAt: '2026-11-22T10:00:00Z' } }),
+        },
+      },
+    },
+    'default',
+  );
+}
+
+describe('feature collection records', () => {
+  it('lists only registered collections with a stored file, never a file placed by hand', async () => {
+    const built = await build();
+    const { app, cluster, storageRoot } = built;
+    await mkdir(join(storageRoot, 'features', 'stray'), { recursive: true });
+    await writeFile(join(storageRoot, 'features', 'stray', 'v1.parquet'), 'PAR1');
+    await cluster.create(featureCollectionKind, {
+      apiVersion: API_VERSION,
+      kind: 'FeatureCollection',
+      metadata: { name: 'never-refreshed', namespace: 'default' },
+      spec: { name: 'Never refreshed', idProperty: 'code' },
+    });
+    expect((await app.inject({ url: '/features' })).json()).toEqual({ kind: 'FeatureCollectionList', items: [] });
+    await storeCollection(built);
+    const list = (await app.inject({ url: '/features' })).json();
+    expect(list.items.map((r: { id: string }) => r.id)).toEqual(['districts']);
+    expect((await app.inject({ url: '/features/stray' })).statusCode).toBe(404);
+    expect((await app.inject({ url: '/features/never-refreshed' })).statusCode).toBe(404);
+  });
+
+  it('answers a FeatureCollectionRecord with license defaulting to other and version null', async () => {
+    const built = await build();
+    await storeCollection(built);
+    const response = await built.app.inject({ url: '/features/districts' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      id: 'districts',
+      name: 'Districts',
+      description: null,
+      license: 'other',
+      license_url: null,
+      attribution: 'Survey office',
+      id_property: 'code',
+      feature_count: 2,
+      geometry_types: ['Polygon'],
+      primary_geometry: 'geometry',
+      crs: 'EPSG:4326',
+      version: null,
+      extent: {
+        spatial: { xmin: -13, ymin: 8, xmax: -11, ymax: 9 },
+        spatial_wgs84: null,
+        temporal: { start: null, end: null },
+      },
+      last_updated: '2026-11-22T10:00:00Z',
+    });
+  });
+
+  it('returns a release version verbatim', async () => {
+    const built = await build();
+    await storeCollection(built, { version: { authority: 'gadm.org', value: '4.1 (2022-07-16)' } });
+    expect((await built.app.inject({ url: '/features/districts' })).json().version).toEqual({
+      authority: 'gadm.org',
+      value: '4.1 (2022-07-16)',
+    });
+  });
+
+  it('answers 404 for an unknown collection and 422 for an id that is no valid name', async () => {
+    const { app } = await build();
+    expect((await app.inject({ url: '/features/nope' })).json()).toEqual({
+      detail: 'Feature collection nope not found',
+    });
+    expect((await app.inject({ url: '/features/..%2Fsecrets' })).statusCode).toBe(422);
+  });
+});
+
+describe('GET /features/{id}/data.parquet', () => {
+  it('serves the published file with ETag, conditional requests and byte ranges', async () => {
+    const built = await build();
+    await storeCollection(built);
+    const whole = await built.app.inject({ url: '/features/districts/data.parquet' });
+    expect(whole.statusCode).toBe(200);
+    expect(whole.headers['content-type']).toBe('application/vnd.apache.parquet');
+    const rows = await parquetReadObjects({ file: new Uint8Array(whole.rawPayload).buffer });
+    expect(rows.map((r) => r.code)).toEqual(['A', 'B']);
+    const etag = whole.headers.etag as string;
+    expect(etag).toMatch(/^"v1-/);
+    const again = await built.app.inject({
+      url: '/features/districts/data.parquet',
+      headers: { 'if-none-match': etag },
+    });
+    expect(again.statusCode).toBe(304);
+    const tail = await built.app.inject({ url: '/features/districts/data.parquet', headers: { range: 'bytes=-8' } });
+    expect(tail.statusCode).toBe(206);
+    expect(tail.rawPayload.subarray(4).toString()).toBe('PAR1');
+    expect(tail.headers['content-range']).toBe(
+      `bytes ${whole.rawPayload.length - 8}-${whole.rawPayload.length - 1}/${whole.rawPayload.length}`,
+    );
+    const past = await built.app.inject({
+      url: '/features/districts/data.parquet',
+      headers: { range: 'bytes=99999999-' },
+    });
+    expect(past.statusCode).toBe(416);
+  });
+
+  it('answers 404 for a collection that is stored but not published', async () => {
+    const built = await build();
+    await storeCollection(built, { published: false });
+    const response = await built.app.inject({ url: '/features/districts/data.parquet' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ detail: 'Feature collection districts is not published' });
+  });
+});
+
+describe('POST /features/{id}/refresh refusals', () => {
+  const runs = async ({ cluster }: Built) => (await cluster.list(ingestionKind, { namespace: 'default' })).items;
+
+  it('answers 404 for an unknown template and queues nothing', async () => {
+    const built = await build();
+    const response = await built.app.inject({ method: 'POST', url: '/features/nope/refresh' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ detail: 'Feature collection template nope not found' });
+    expect(await runs(built)).toEqual([]);
+  });
+
+  it('answers 404 for a raster data source: it is no feature template', async () => {
+    const built = await build();
+    await built.cluster.create(dataSourceKind, template('sample', 'sample', 'coverage'));
+    expect((await built.app.inject({ method: 'POST', url: '/features/sample/refresh' })).statusCode).toBe(404);
+    expect(await runs(built)).toEqual([]);
+  });
+
+  it('answers 400 for a template naming a provider this instance lacks, and queues nothing', async () => {
+    const built = await build();
+    await built.cluster.create(dataSourceKind, template('districts', 'gadm'));
+    const response = await built.app.inject({ method: 'POST', url: '/features/districts/refresh' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({
+      detail: 'Feature collection template districts needs provider gadm, which this instance does not have',
+    });
+    expect(await runs(built)).toEqual([]);
+  });
+
+  it('answers 400 for a template that declares no idProperty, and queues nothing', async () => {
+    const built = await build();
+    const { idProperty: _omitted, ...spec } = template('districts', 'sample').spec;
+    await built.cluster.create(dataSourceKind, { ...template('districts', 'sample'), spec });
+    const response = await built.app.inject({ method: 'POST', url: '/features/districts/refresh' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().detail).toMatch(/declares no idProperty/);
+    expect(await runs(built)).toEqual([]);
+  });
+
+  it('answers 422 for a publish flag that is not a boolean', async () => {
+    const built = await build();
+    await built.cluster.create(dataSourceKind, template('districts', 'sample'));
+    const response = await built.app.inject({ method: 'POST', url: '/features/districts/refresh?publish=maybe' });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().detail[0].loc).toEqual(['query', 'publish']);
+  });
+
+  it('queues a feature refresh run with Prefer: respond-async, and refuses a second writer with 409', async () => {
+    const built = await build();
+    await built.cluster.create(dataSourceKind, template('districts', 'sample'));
+    const accepted = await built.app.inject({
+      method: 'POST',
+      url: '/features/districts/refresh?publish=false',
+      headers: { prefer: 'respond-async' },
+    });
+    expect(accepted.statusCode).toBe(202);
+    const location = accepted.headers.location as string;
+    expect(location).toMatch(/^\/ingestions\/jobs\/districts-[0-9a-f]{8}$/);
+    expect(accepted.json()).toMatchObject({ processID: 'feature refresh', status: 'accepted', maxAttempts: 1 });
+    const [run] = await runs(built);
+    expect(run!.spec).toMatchObject({
+      source: 'districts',
+      datasetId: 'districts',
+      mode: 'feature-refresh',
+      publish: false,
+    });
+    expect((await built.app.inject({ url: location })).json()).toMatchObject({ processID: 'feature refresh' });
+    const second = await built.app.inject({
+      method: 'POST',
+      url: '/features/districts/refresh',
+      headers: { prefer: 'respond-async' },
+    });
+    expect(second.statusCode).toBe(409);
+  });
+
+  it('is refused on a read-only instance', async () => {
+    const built = await build('instance.name = Test\ninstance.bbox = -13.5,6.9,-10.2,10.0\nread_only = on');
+    await built.cluster.create(dataSourceKind, template('districts', 'sample'));
+    expect((await built.app.inject({ method: 'POST', url: '/features/districts/refresh' })).statusCode).toBe(403);
+  });
+});

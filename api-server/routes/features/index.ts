@@ -1,0 +1,183 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { isProviderAvailable } from '../../../core/providers/available.ts';
+import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
+import { storeFile } from '../../../core/stores/layout.ts';
+import { HttpError } from '../../errors.ts';
+import {
+  commonErrorResponses,
+  errorDetailSchema,
+  featureCollectionListResponseSchema,
+  featureCollectionRecordSchema,
+  ingestionJobSchema,
+  resourceIdSchema,
+} from '../../schemas.ts';
+import { accepted, activeRunOn, createRun, preferAsync, untilFinished } from '../ingestions/runs.ts';
+import { sendFile } from '../stores/file-response.ts';
+import { featureCollectionRecord, isPublished, isStored } from './record.ts';
+
+const params = z.object({ collection_id: resourceIdSchema });
+
+/**
+ * A refresh fetches everything again, and the HTTP client already retries each request; a run that still fails
+ * is reported at once instead of after minutes of backoff.
+ */
+const REFRESH_ATTEMPTS = 1;
+
+/** Feature collections: records of the stored collections, their GeoParquet files, and refresh runs. */
+export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { cluster, namespace } = app.stratus;
+
+  const storedCollection = async (id: string) => {
+    const collection = await cluster.get<FeatureCollection>(featureCollectionKind, id, namespace);
+    if (!collection || !isStored(collection)) throw new HttpError('NotFound', `Feature collection ${id} not found`);
+    return collection;
+  };
+
+  app.get(
+    '/features',
+    {
+      schema: {
+        summary: 'List the stored feature collections',
+        description:
+          'Registered collections with a stored file only: a file placed by hand in the store never appears.',
+        tags: ['Features'],
+        response: { 200: featureCollectionListResponseSchema, ...commonErrorResponses },
+      },
+    },
+    async () => {
+      const { items } = await cluster.list<FeatureCollection>(featureCollectionKind, { namespace });
+      const stored = items.filter(isStored).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+      return { kind: 'FeatureCollectionList', items: stored.map(featureCollectionRecord) };
+    },
+  );
+
+  app.get(
+    '/features/:collection_id',
+    {
+      schema: {
+        summary: 'One stored feature collection',
+        tags: ['Features'],
+        params,
+        response: { 200: featureCollectionRecordSchema, 404: errorDetailSchema, ...commonErrorResponses },
+      },
+    },
+    async (request) => featureCollectionRecord(await storedCollection(request.params.collection_id)),
+  );
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/features/:collection_id/data.parquet',
+    schema: {
+      summary: 'The GeoParquet file of a published collection',
+      description:
+        'GeoParquet 1.1 (WKB geometry, `geo` metadata, a bbox covering column), with ETag, Last-Modified, ' +
+        'conditional requests and single byte ranges. The path comes from the registered record.',
+      tags: ['Features'],
+      params,
+      produces: ['application/vnd.apache.parquet'],
+      response: {
+        200: z.any(),
+        206: z.any(),
+        304: z.any(),
+        404: errorDetailSchema,
+        416: errorDetailSchema,
+        ...commonErrorResponses,
+      },
+    },
+    handler: async (request, reply) => {
+      const id = request.params.collection_id;
+      const collection = await storedCollection(id);
+      if (!isPublished(collection)) throw new HttpError('NotFound', `Feature collection ${id} is not published`);
+      reply.header('content-disposition', `attachment; filename="${id}.parquet"`);
+      const sent = await sendFile(request, reply, storeFile(app.stratus.storageRoot, collection.status.path), {
+        contentType: 'application/vnd.apache.parquet',
+        etagPrefix: collection.status.path
+          .split('/')
+          .at(-1)!
+          .replace(/\.parquet$/, ''),
+        cache: app.stratus.files,
+      });
+      if (!sent) throw new HttpError('NotFound', `Feature collection ${id} has no stored file`);
+      return reply;
+    },
+  });
+
+  app.post(
+    '/features/:collection_id/refresh',
+    {
+      schema: {
+        summary: 'Fetch a feature collection from its template, creating or replacing it',
+        description:
+          'Checks the template, then starts a refresh run. Without `Prefer: respond-async` the response waits ' +
+          'for the run and answers the new record (502 `RefreshFailed` when the run fails; the previous ' +
+          'collection stays served); with it, 202 and `Location: /ingestions/jobs/<job_id>`.',
+        tags: ['Features'],
+        params,
+        querystring: z.object({
+          publish: z.stringbool().default(true).describe('Publish the collection once stored.'),
+        }),
+        headers: z.object({ prefer: z.string().optional() }),
+        response: {
+          200: featureCollectionRecordSchema,
+          202: ingestionJobSchema,
+          400: errorDetailSchema,
+          404: errorDetailSchema,
+          409: errorDetailSchema,
+          502: errorDetailSchema,
+          ...commonErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.collection_id;
+      const existing = await cluster.get<FeatureCollection>(featureCollectionKind, id, namespace);
+      const templateName = existing?.spec.source ?? id;
+      const template = await cluster.get<DataSource>(dataSourceKind, templateName, namespace);
+      if (!template || template.spec.itemType !== 'feature')
+        throw new HttpError('NotFound', `Feature collection template ${templateName} not found`);
+      const provider = existing?.spec.provider?.name ?? template.spec.provider.name;
+      if (!isProviderAvailable(provider, 'feature'))
+        throw new HttpError(
+          'BadRequest',
+          `Feature collection template ${templateName} needs provider ${provider}, which this instance does not have`,
+        );
+      if (!existing && template.spec.idProperty === undefined)
+        throw new HttpError(
+          'BadRequest',
+          `Feature collection template ${templateName} declares no idProperty, the property features are identified by`,
+        );
+      const active = await activeRunOn(cluster, namespace, id);
+      if (active)
+        throw new HttpError(
+          'Conflict',
+          `Run ${active.metadata.name} is already writing feature collection ${id}; wait for it or cancel it`,
+        );
+      const run = await createRun(cluster, namespace, {
+        source: templateName,
+        datasetId: id,
+        mode: 'feature-refresh',
+        overwrite: true,
+        publish: request.query.publish,
+        maxAttempts: REFRESH_ATTEMPTS,
+        cancelRequested: false,
+      });
+      if (preferAsync(request.headers.prefer)) return accepted(reply, run);
+      const done = await untilFinished(cluster, run, reply);
+      const job = `/ingestions/jobs/${run.metadata.name}`;
+      if (done?.status?.phase === 'successful') return featureCollectionRecord(await storedCollection(id));
+      if (done?.status?.phase === 'failed') {
+        const error = done.status.error;
+        throw new HttpError(
+          'RefreshFailed',
+          `Refresh of ${id} failed (${error?.type}: ${error?.message}); the previous collection stays served. Job record: ${job}`,
+        );
+      }
+      throw new HttpError(
+        'Conflict',
+        `Refresh of ${id} did not finish (${done?.status?.phase ?? 'deleted'}); see ${job}`,
+      );
+    },
+  );
+};

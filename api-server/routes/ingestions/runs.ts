@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import type { Cluster } from '../../../core/cluster/port.ts';
+import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
+import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import { API_VERSION } from '../../../core/resources/kind.ts';
+import { ingestionJob } from './record.ts';
+
+/** What the routes that start runs (ingestions, syncs, feature refreshes) share. */
+
+export const preferAsync = (prefer: string | undefined) =>
+  (prefer ?? '').split(/[,;]/).some((p) => p.trim().toLowerCase() === 'respond-async');
+
+/** Resolves with the run once it has finished; the watch starts from the current state, so nothing is missed. */
+async function finished(cluster: Cluster, run: Ingestion, signal: AbortSignal): Promise<Ingestion | undefined> {
+  const { name, namespace } = run.metadata;
+  const labelSelector = `${DATASET_LABEL}=${(run.metadata.labels as Record<string, string> | undefined)?.[DATASET_LABEL] ?? ''}`;
+  try {
+    for await (const event of cluster.watch<Ingestion>(ingestionKind, { namespace, labelSelector, signal })) {
+      if (event.type === 'DELETED' && event.object.metadata.name === name) return undefined;
+      if (event.object.metadata.name === name && isFinished(event.object)) return event.object;
+    }
+  } catch (err) {
+    if (signal.aborted) return undefined;
+    throw err;
+  }
+  return undefined;
+}
+
+/**
+ * Waits for a run a synchronous request started. The run goes on if the client leaves; only the wait stops, and
+ * then (or when the run is deleted) the result is undefined.
+ */
+export async function untilFinished(cluster: Cluster, run: Ingestion, reply: FastifyReply) {
+  const stop = new AbortController();
+  reply.raw.once('close', () => stop.abort());
+  try {
+    return await finished(cluster, run, stop.signal);
+  } finally {
+    stop.abort();
+  }
+}
+
+/** The unfinished run writing `target` (a dataset or feature collection), if any: there is one writer at a time. */
+export async function activeRunOn(cluster: Cluster, namespace: string, target: string): Promise<Ingestion | undefined> {
+  const { items } = await cluster.list<Ingestion>(ingestionKind, { namespace });
+  return items.find((r) => datasetIdOf(r) === target && !isFinished(r));
+}
+
+/** Creates a run named `<target>-<8 hex>`, labelled with its target and source so a watch can select it. */
+export function createRun(
+  cluster: Cluster,
+  namespace: string,
+  spec: Ingestion['spec'] & { datasetId: string },
+): Promise<Ingestion> {
+  return cluster.create<Ingestion>(ingestionKind, {
+    apiVersion: API_VERSION,
+    kind: ingestionKind.kind,
+    metadata: {
+      name: `${spec.datasetId.slice(0, 50)}-${randomBytes(4).toString('hex')}`,
+      namespace,
+      labels: { [DATASET_LABEL]: spec.datasetId, 'climate.stratus.dev/source': spec.source },
+    },
+    spec,
+  } as Ingestion);
+}
+
+/** The answer to `Prefer: respond-async`: 202, the job record and where it stays. */
+export function accepted(reply: FastifyReply, run: Ingestion) {
+  reply.code(202).header('location', `/ingestions/jobs/${run.metadata.name}`);
+  reply.header('preference-applied', 'respond-async');
+  return ingestionJob(run);
+}
