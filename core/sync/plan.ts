@@ -1,0 +1,137 @@
+import { formatPeriod, nextPeriod, parsePeriod, type PeriodType } from '../periods/index.ts';
+import { AvailabilityError, latestAvailable, resolveAvailability } from '../providers/availability.ts';
+import { rasterProvider } from '../providers/available.ts';
+import type { DataSource } from '../resources/data-source/schema.ts';
+import type { Dataset } from '../resources/dataset/schema.ts';
+import { canAppend } from '../stores/capabilities.ts';
+
+/** How a sync moves a dataset forward (DESIGN.md §4). docs/sync.md documents every value. */
+export const SYNC_ACTIONS = ['append', 'rematerialize', 'no_op', 'not_syncable'] as const;
+export const SYNC_REASONS = [
+  'new_periods_available',
+  'newer_release_available',
+  'up_to_date',
+  'end_before_current_end',
+  'not_materialized',
+  'static_source',
+  'no_temporal_axis',
+  'provider_unavailable',
+  'invalid_availability_rule',
+] as const;
+export const TARGET_END_SOURCES = ['request', 'today', 'availability'] as const;
+
+export type SyncKind = 'temporal' | 'release' | 'static';
+
+export interface SyncDetail {
+  source_dataset_id: string;
+  sync_kind: SyncKind;
+  action: (typeof SYNC_ACTIONS)[number];
+  reason: (typeof SYNC_REASONS)[number];
+  message: string;
+  current_start: string | null;
+  current_end: string | null;
+  target_end: string | null;
+  target_end_source: (typeof TARGET_END_SOURCES)[number] | null;
+  delta_start: string | null;
+  delta_end: string | null;
+}
+
+export interface SyncPlanInput {
+  source: DataSource;
+  dataset: Dataset;
+  /** First and last period of the committed store (read from its coordinates); undefined when none exists. */
+  committed: { start: string; end: string } | undefined;
+  /** The requested end, in the dataset's native form; a malformed one throws PeriodError. */
+  end: string | undefined;
+  now: Date;
+}
+
+const startOf = (type: PeriodType, text: string) => parsePeriod(type, text).start.getTime();
+
+/** The target end: the requested end or today's period, never past what the provider has published. */
+function targetEnd(type: PeriodType, requested: string | undefined, latest: string, now: Date) {
+  const wanted = requested ?? formatPeriod({ type, start: now });
+  if (startOf(type, wanted) > startOf(type, latest)) return { end: latest, source: 'availability' as const };
+  return { end: wanted, source: requested ? ('request' as const) : ('today' as const) };
+}
+
+/** What a sync of `dataset` would do now: no download, no write. A malformed `end` throws PeriodError. */
+export function planSync({ source, dataset, committed, end, now }: SyncPlanInput): SyncDetail {
+  const kind: SyncKind = source.spec.sync?.kind ?? 'temporal';
+  const type = dataset.spec.periodType ?? source.spec.periodType;
+  const base = {
+    source_dataset_id: source.metadata.name,
+    sync_kind: kind,
+    current_start: committed?.start ?? null,
+    current_end: committed?.end ?? null,
+    target_end: null,
+    target_end_source: null,
+    delta_start: null,
+    delta_end: null,
+  };
+  const notSyncable = (reason: SyncDetail['reason'], message: string): SyncDetail => ({
+    ...base,
+    action: 'not_syncable',
+    reason,
+    message,
+  });
+
+  if (kind === 'static') return notSyncable('static_source', `${source.metadata.name} is static: nothing to sync.`);
+  if (!type) return notSyncable('no_temporal_axis', `${source.metadata.name} declares no period type.`);
+  // Checked before anything else so that a malformed end is refused whatever the store holds.
+  if (end !== undefined) parsePeriod(type, end);
+  if (!committed)
+    return notSyncable(
+      'not_materialized',
+      `Dataset ${dataset.metadata.name} has no committed version yet; ingest it first.`,
+    );
+  const provider = rasterProvider(source.spec.provider.name);
+  if (!provider)
+    return notSyncable('provider_unavailable', `This instance has no provider named ${source.spec.provider.name}.`);
+  let latest: string;
+  try {
+    const rule = resolveAvailability(
+      provider.availability(source.spec.provider.parameters ?? {}),
+      source.spec.sync?.availability,
+    );
+    latest = latestAvailable(type, rule, now);
+  } catch (err) {
+    if (err instanceof AvailabilityError)
+      return notSyncable('invalid_availability_rule', `${source.metadata.name}: ${err.message}`);
+    throw err;
+  }
+
+  const target = targetEnd(type, end, latest, now);
+  const planned = { ...base, target_end: target.end, target_end_source: target.source };
+  if (startOf(type, target.end) <= startOf(type, committed.end)) {
+    const before = end !== undefined && startOf(type, end) < startOf(type, committed.end);
+    return {
+      ...planned,
+      action: 'no_op',
+      reason: before ? 'end_before_current_end' : 'up_to_date',
+      message: before
+        ? `The requested end ${end} is before the stored end ${committed.end}; a sync never removes periods.`
+        : `Dataset ${dataset.metadata.name} already holds every period through ${target.end}.`,
+    };
+  }
+  const deltaStart = formatPeriod(nextPeriod(parsePeriod(type, committed.end)));
+  const delta = { delta_start: deltaStart, delta_end: target.end };
+  if (kind === 'release')
+    return {
+      ...planned,
+      ...delta,
+      action: 'rematerialize',
+      reason: 'newer_release_available',
+      message: `A newer release reaches ${target.end}; the dataset is rewritten from ${committed.start}.`,
+    };
+  const append = canAppend({ format: dataset.spec.format, zarrVersion: dataset.spec.zarrVersion });
+  return {
+    ...planned,
+    ...delta,
+    action: append ? 'append' : 'rematerialize',
+    reason: 'new_periods_available',
+    message: append
+      ? `Periods ${deltaStart} to ${target.end} are available and will be appended.`
+      : `Periods ${deltaStart} to ${target.end} are available; the ${dataset.spec.format} store is rewritten whole.`,
+  };
+}
