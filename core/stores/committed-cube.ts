@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import h5wasm from 'h5wasm/node';
 import { formatPeriod, type PeriodType } from '../periods/index.ts';
@@ -35,6 +35,12 @@ function periodsOf(type: PeriodType, values: BigInt64Array, units: unknown): str
   const { step, epoch } = timeUnit(units);
   return Array.from(values, (v) => formatPeriod({ type, start: new Date(epoch + Number(v) * step) }));
 }
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 interface StoredCoordinates {
   time: BigInt64Array;
@@ -124,16 +130,15 @@ async function readNetcdf(dir: string): Promise<StoredCoordinates> {
   }
 }
 
-/** Reads the coordinates of the version directory `dir`, stored as `format` (Zarr v2 or v3, or NetCDF-4). */
-export async function readCommittedCube(
-  dir: string,
-  store: { format: string; zarrVersion?: number },
-  periodType: PeriodType,
-): Promise<CommittedCube> {
+/**
+ * Reads the coordinates of the version directory `dir`, stored as `format`. A Zarr store's own metadata says
+ * its version (`.zmetadata` for v2, `zarr.json` for v3), whatever the Dataset asks for now.
+ */
+export async function readCommittedCube(dir: string, format: string, periodType: PeriodType): Promise<CommittedCube> {
   let read: (dir: string) => Promise<StoredCoordinates>;
-  if (store.format === 'netcdf') read = readNetcdf;
-  else if (store.format === 'zarr') read = store.zarrVersion === 3 ? readZarrV3 : readZarrV2;
-  else throw new CommittedCubeError(`reading the extent of a ${store.format} store is not supported`);
+  if (format === 'netcdf') read = readNetcdf;
+  else if (format === 'zarr') read = (await exists(join(dir, '.zmetadata'))) ? readZarrV2 : readZarrV3;
+  else throw new CommittedCubeError(`reading the extent of a ${format} store is not supported`);
   const { time, timeUnits, lat, lon } = await read(dir);
   return { periods: periodsOf(periodType, time, timeUnits), lat, lon };
 }

@@ -124,7 +124,8 @@ export function planSync({ source, dataset, committed, end, now }: SyncPlanInput
       reason: 'newer_release_available',
       message: `A newer release reaches ${target.end}; the dataset is rewritten from ${committed.start}.`,
     };
-  const append = canAppend({ format: dataset.spec.format, zarrVersion: dataset.spec.zarrVersion });
+  // The schema's defaults, for objects written without them (the embedded store does not apply defaults).
+  const append = canAppend({ format: dataset.spec.format ?? 'zarr', zarrVersion: dataset.spec.zarrVersion ?? 2 });
   return {
     ...planned,
     ...delta,
