@@ -13,14 +13,7 @@ import { formatPeriod, lastCompletePeriod, type PeriodType } from '../periods/in
 export const availabilityRuleSchema = z.discriminatedUnion('rule', [
   z.object({ rule: z.literal('today') }),
   z.object({ rule: z.literal('monthly-after-day'), day: z.number().int().min(1).max(28) }),
-  z.object({
-    rule: z.literal('lag-hours'),
-    hours: z
-      .number()
-      .int()
-      .min(0)
-      .max(24 * 366),
-  }),
+  z.object({ rule: z.literal('lag-hours'), hours: z.number().int().min(0) }),
   z.object({
     rule: z.literal('release-year'),
     year: z.number().int().min(1900).max(9999),

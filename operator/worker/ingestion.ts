@@ -19,8 +19,11 @@ import {
   versionsDir,
 } from '../../core/stores/layout.ts';
 import { openCubeSink, unsupportedFormat } from '../../core/stores/cube-sink.ts';
+import { canAppend } from '../../core/stores/capabilities.ts';
+import { openAppendSink } from '../../core/stores/cube-append.ts';
 import { CREDENTIALS_ENV, ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
 import { TaskError, type Task, type TaskContext } from './protocol.ts';
+import { checkSameGrid, continuedPeriods, readSyncBase } from './sync-base.ts';
 
 function requestedPeriods(input: IngestionInput, now: Date) {
   const type = input.dataset.periodType;
@@ -73,7 +76,8 @@ async function renderPreview(input: IngestionInput, version: string, grid: Raste
 async function materialize(input: IngestionInput, context: TaskContext): Promise<IngestionResult> {
   const now = new Date();
   const { periods, start, end } = requestedPeriods(input, now);
-  const requestScope = { start, end, bbox: input.bbox };
+  const base = await readSyncBase(input);
+  const requestScope = { start: base?.periods[0] ? formatPeriod(base.periods[0]) : start, end, bbox: input.bbox };
   const version = {
     createdAt: now.toISOString(),
     format: input.dataset.format,
@@ -99,12 +103,13 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
     });
     try {
       await mkdir(staging, { recursive: true });
-      const sink = await openCubeSink(staging, input.dataset, {
+      if (base) checkSameGrid(base, session.grid);
+      const description = {
         variable: input.dataset.variable,
         units: input.dataset.units,
         longName: input.dataset.name,
         periodType: input.dataset.periodType!,
-        periods,
+        periods: base ? continuedPeriods(base, periods) : periods,
         grid: session.grid,
         attributes: {
           title: input.dataset.name,
@@ -113,7 +118,10 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
           ...(input.dataset.license && { license: input.dataset.license }),
           history: `${now.toISOString()} Stratus ingestion ${input.run} attempt ${input.attempt}`,
         },
-      });
+      };
+      const sink = base
+        ? await openAppendSink(staging, base.dir, input.dataset, description)
+        : await openCubeSink(staging, input.dataset, description);
       context.progress(0, periods.length, `fetching ${periods.length} periods`);
       let last: Float32Array = new Float32Array();
       let index = 0;
@@ -133,6 +141,7 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
         datasetId: input.datasetId,
         version: { ...version, id, coverage, path: versionPath(input.datasetId, id) },
         ...(thumbnail && { thumbnail }),
+        ...(base && { action: canAppend(input.dataset) ? ('append' as const) : ('rematerialize' as const) }),
       };
     } finally {
       await session.close?.();

@@ -1,15 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { creationTimestamp } from '../../../core/cluster/objects.ts';
-import type { Cluster } from '../../../core/cluster/port.ts';
 import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
-import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
+import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
-import { API_VERSION } from '../../../core/resources/kind.ts';
 import { HttpError } from '../../errors.ts';
 import {
   commonErrorResponses,
@@ -22,25 +19,7 @@ import {
 } from '../../schemas.ts';
 import { datasetRecord } from '../datasets/record.ts';
 import { ingestionJob } from './record.ts';
-
-const preferAsync = (prefer: string | undefined) =>
-  (prefer ?? '').split(/[,;]/).some((p) => p.trim().toLowerCase() === 'respond-async');
-
-/** Resolves with the run once it has finished; the watch starts from the current state, so nothing is missed. */
-async function finished(cluster: Cluster, run: Ingestion, signal: AbortSignal): Promise<Ingestion | undefined> {
-  const { name, namespace } = run.metadata;
-  const labelSelector = `${DATASET_LABEL}=${(run.metadata.labels as Record<string, string> | undefined)?.[DATASET_LABEL] ?? ''}`;
-  try {
-    for await (const event of cluster.watch<Ingestion>(ingestionKind, { namespace, labelSelector, signal })) {
-      if (event.type === 'DELETED' && event.object.metadata.name === name) return undefined;
-      if (event.object.metadata.name === name && isFinished(event.object)) return event.object;
-    }
-  } catch (err) {
-    if (signal.aborted) return undefined;
-    throw err;
-  }
-  return undefined;
-}
+import { acceptedRun, createRun, preferAsync, waitForRun } from './runs.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
 export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -98,45 +77,15 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         if (err instanceof PeriodError) throw new HttpError('BadRequest', err.message);
         throw err;
       }
-      const datasetId = body.dataset_id;
-      const { items } = await cluster.list<Ingestion>(ingestionKind, { namespace });
-      const active = items.find((r) => datasetIdOf(r) === datasetId && !isFinished(r));
-      if (active)
-        throw new HttpError(
-          'Conflict',
-          `Ingestion ${active.metadata.name} is already writing dataset ${datasetId}; wait for it or cancel it`,
-        );
-      const run = await cluster.create<Ingestion>(ingestionKind, {
-        apiVersion: API_VERSION,
-        kind: ingestionKind.kind,
-        metadata: {
-          name: `${datasetId.slice(0, 50)}-${randomBytes(4).toString('hex')}`,
-          namespace,
-          labels: { [DATASET_LABEL]: datasetId, 'climate.stratus.dev/source': source.metadata.name },
-        },
-        spec: {
-          source: source.metadata.name,
-          datasetId,
-          mode: 'ingestion',
-          ...(body.start ? { start: body.start } : {}),
-          ...(body.end ? { end: body.end } : {}),
-          overwrite: body.overwrite,
-          publish: body.publish,
-          maxAttempts: 3,
-          cancelRequested: false,
-        },
-      } as Ingestion);
-      if (preferAsync(request.headers.prefer)) {
-        reply.code(202).header('location', `/ingestions/jobs/${run.metadata.name}`);
-        reply.header('preference-applied', 'respond-async');
-        return ingestionJob(run);
-      }
-      // The run goes on if the client leaves; only the wait stops.
-      const stop = new AbortController();
-      reply.raw.once('close', () => stop.abort());
-      const done = await finished(cluster, run, stop.signal);
-      stop.abort();
-      return responseOf(done ?? run);
+      const run = await createRun(cluster, namespace, source, body.dataset_id, {
+        mode: 'ingestion',
+        ...(body.start ? { start: body.start } : {}),
+        ...(body.end ? { end: body.end } : {}),
+        overwrite: body.overwrite,
+        publish: body.publish,
+      });
+      if (preferAsync(request.headers.prefer)) return acceptedRun(reply, run);
+      return responseOf(await waitForRun(cluster, run, reply));
     },
   );
 

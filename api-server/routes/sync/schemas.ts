@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { datasetRecordSchema } from '../../schemas.ts';
 import { SYNC_ACTIONS, SYNC_REASONS, TARGET_END_SOURCES } from '../../../core/sync/plan.ts';
 
 /** DESIGN.md §4 `SyncDetail`: what a sync does or would do; docs/sync.md explains each value. */
@@ -21,3 +22,23 @@ export const syncDetailSchema = z
 export const syncPlanQuerySchema = z.object({
   end: z.string().optional().describe('Last period to reach, in the dataset-native form; blank or absent: today.'),
 });
+
+export const syncRequestSchema = z
+  .object({
+    end: z.string().nullish().describe('Last period to reach, in the dataset-native form; default today.'),
+    publish: z.boolean().default(true).describe('Publish the dataset when the sync adds data.'),
+  })
+  .strict()
+  .meta({ id: 'SyncRequest' });
+
+export const syncResponseSchema = z
+  .object({
+    sync_id: z.string().nullable().describe('The run (job id) that synced; null when nothing had to run.'),
+    status: z
+      .string()
+      .describe('completed, up_to_date or not_syncable; failed or cancelled when the run did not complete.'),
+    message: z.string(),
+    dataset: datasetRecordSchema.nullable(),
+    sync_detail: syncDetailSchema,
+  })
+  .meta({ id: 'SyncResponse' });

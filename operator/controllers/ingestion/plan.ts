@@ -9,8 +9,9 @@ import { isSafeName, RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
 import type { IngestionInput } from '../../worker/ingestion-input.ts';
 import { CREDENTIALS_ENV, ingestionResultSchema } from '../../worker/ingestion-input.ts';
 import type { JobState } from '../../jobs/runner.ts';
-import type { Plan } from '../../runtime/actions.ts';
+import type { Action, Plan } from '../../runtime/actions.ts';
 import { readinessConditions, type Readiness } from '../../runtime/readiness.ts';
+import { syncStart } from './sync-range.ts';
 
 export interface IngestionObserved {
   /** The DataSource the run fetches, if it exists. */
@@ -21,6 +22,11 @@ export interface IngestionObserved {
   job: JobState | undefined;
   /** Unfinished runs on the same dataset that were created first: this run waits for them (one writer). */
   earlierWriters: string[];
+  /**
+   * For a sync run about to start an attempt: the first and last period of the committed store (read from its
+   * files), or why it could not be read; undefined when the dataset has no committed version.
+   */
+  committed?: { start: string; end: string } | { error: string };
   /** Where stores live and the extent every dataset covers. */
   instance: { storageRoot: string; bbox: [number, number, number, number] };
 }
@@ -74,6 +80,7 @@ function workerInput(
   attempt: number,
   observed: IngestionObserved,
   range: { start: string; end: string },
+  base: string | undefined,
 ): IngestionInput {
   const source = observed.source!;
   const id = datasetIdOf(run);
@@ -106,6 +113,26 @@ function workerInput(
     },
     keepThumbnail: observed.dataset?.status?.thumbnail,
     keepVersions: (observed.dataset?.status?.versions ?? []).map((v) => v.id),
+    ...(base && { base }),
+  };
+}
+
+/** One writer per dataset: a run waits while runs created before it on the same dataset are unfinished. */
+function waitForWriters(
+  run: Ingestion,
+  observed: IngestionObserved,
+  status: IngestionStatus,
+  write: (next: IngestionStatus, readiness: Readiness) => Action,
+): Plan {
+  const message = `Waiting for ${observed.earlierWriters.join(', ')} to finish writing dataset ${datasetIdOf(run)}.`;
+  return {
+    actions: [
+      write(
+        { ...status, phase: status.phase ?? 'accepted' },
+        { state: 'progressing', reason: 'WaitingForWriter', message },
+      ),
+    ],
+    outcome: { kind: 'requeueAfter', ms: 5_000, reason: 'another run writes the dataset' },
   };
 }
 
@@ -165,6 +192,12 @@ export function planIngestion(
     };
   }
 
+  /** The current version already holds what the run asks for: done, with no job and no event. */
+  const succeedWithoutJob = (result: Record<string, unknown>, reason: string, message: string): Plan => ({
+    actions: [write({ ...status, phase: 'successful', finishedAt: at, result }, { state: 'ready', reason, message })],
+    outcome: { kind: 'done', reason: message },
+  });
+
   const fail = (type: string, message: string) => ({
     actions: [
       write(
@@ -192,42 +225,37 @@ export function planIngestion(
     const periodType = observed.dataset?.spec.periodType ?? observed.source.spec.periodType;
     if (!periodType) return fail('InvalidRequest', `DataSource ${run.spec.source} declares no period type.`);
     let range: { start: string; end: string };
-    try {
-      range = requestedRange(periodType, run.spec.start, run.spec.end, now);
-    } catch (err) {
-      if (err instanceof PeriodError) return fail('InvalidRequest', err.message);
-      throw err;
+    let base: string | undefined;
+    const sync = run.spec.mode === 'sync';
+    if (sync) {
+      // Decided only once no earlier writer can still change what the store committed.
+      if (observed.earlierWriters.length > 0) return waitForWriters(run, observed, status, write);
+      const decided = syncStart(run, observed, now);
+      if (decided.kind === 'fail') return fail(decided.type, decided.message);
+      if (decided.kind === 'upToDate')
+        return succeedWithoutJob(
+          { datasetId, reused: true, upToDate: true, syncDetail: decided.detail },
+          'UpToDate',
+          decided.detail.message,
+        );
+      ({ range, base } = decided);
+    } else {
+      try {
+        range = requestedRange(periodType, run.spec.start, run.spec.end, now);
+      } catch (err) {
+        if (err instanceof PeriodError) return fail('InvalidRequest', err.message);
+        throw err;
+      }
     }
     const scope = { start: range.start, end: range.end, bbox: observed.instance.bbox };
     const current = currentVersionOf(observed.dataset);
-    if (current && !run.spec.overwrite && isDeepStrictEqual(current.requestScope, scope)) {
-      return {
-        actions: [
-          write(
-            {
-              ...status,
-              phase: 'successful',
-              finishedAt: at,
-              result: { datasetId, reused: true, version: current.id },
-            },
-            { state: 'ready', reason: 'Reused', message: `Version ${current.id} already holds the requested periods.` },
-          ),
-        ],
-        outcome: { kind: 'done', reason: 'reused the current version' },
-      };
-    }
-    if (observed.earlierWriters.length > 0) {
-      const message = `Waiting for ${observed.earlierWriters.join(', ')} to finish writing dataset ${datasetId}.`;
-      return {
-        actions: [
-          write(
-            { ...status, phase: status.phase ?? 'accepted' },
-            { state: 'progressing', reason: 'WaitingForWriter', message },
-          ),
-        ],
-        outcome: { kind: 'requeueAfter', ms: 5_000, reason: 'another run writes the dataset' },
-      };
-    }
+    if (!sync && current && !run.spec.overwrite && isDeepStrictEqual(current.requestScope, scope))
+      return succeedWithoutJob(
+        { datasetId, reused: true, version: current.id },
+        'Reused',
+        `Version ${current.id} already holds the requested periods.`,
+      );
+    if (observed.earlierWriters.length > 0) return waitForWriters(run, observed, status, write);
     return {
       actions: [
         ...(observed.dataset
@@ -259,7 +287,7 @@ export function planIngestion(
           job: {
             name: jobName,
             task: run.spec.mode,
-            input: workerInput(run, attempt, observed, range),
+            input: workerInput(run, attempt, observed, range, base),
             env: credentialsEnv(observed.source),
           },
         },
@@ -305,7 +333,7 @@ export function planIngestion(
       data: {
         dataset_id: parsed.data.datasetId,
         version: version.id,
-        action: previous ? 'rematerialize' : 'create',
+        action: parsed.data.action ?? (previous ? 'rematerialize' : 'create'),
         previous_end: previous?.coverage.temporal.end ?? null,
         current_start: version.coverage.temporal.start,
         current_end: version.coverage.temporal.end,
