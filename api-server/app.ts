@@ -18,6 +18,7 @@ import { ingestionRoutes } from './routes/ingestions/index.ts';
 import { openApiPlugin } from './routes/docs/index.ts';
 import { ImmutableFileCache } from './routes/stores/file-cache.ts';
 import { zarrRoutes } from './routes/stores/zarr.ts';
+import { scheduleRoutes } from './routes/schedules/index.ts';
 import { syncRoutes } from './routes/sync/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
 
@@ -120,6 +121,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(datasetRoutes);
   await app.register(zarrRoutes);
   await app.register(syncRoutes);
+  await app.register(scheduleRoutes);
   await app.register(ingestionRoutes);
   return app;
 }

@@ -53,6 +53,7 @@ export async function runEmbedded(args: EmbeddedArgs): Promise<RunningEmbedded> 
     registry,
     logger: logging.forModule('operator'),
     instance: { storageRoot, bbox: config.instance.bbox },
+    readOnly: config.readOnly,
     jobs: new ChildProcessRunner({
       resolveSecret: async (namespace, name, key) => {
         const secret = await cluster.get<Secret & KubeObject>(secretKind, name, namespace);

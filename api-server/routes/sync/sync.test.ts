@@ -7,7 +7,8 @@ import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { openCubeSink } from '../../../core/stores/cube-sink.ts';
-import { versionDir, versionPath } from '../../../core/stores/layout.ts';
+import { versionDir } from '../../../core/stores/layout.ts';
+import { setCurrentVersion } from '../../../test/support/current-version.ts';
 import { build } from '../../test/build.ts';
 
 const bbox: [number, number, number, number] = [-13.5, 6.9, -13.2, 7.1];
@@ -46,29 +47,7 @@ async function materialized(cluster: Cluster, storageRoot: string, start: string
   );
   for (const _ of periods) await sink.append(new Float32Array(grid.lat.length * grid.lon.length));
   await sink.finish();
-  const coverage = { spatial: { xmin: -13.5, ymin: 6.9, xmax: -13.2, ymax: 7.1 }, temporal: { start, end: start } };
-  await cluster.patchStatus(
-    datasetKind,
-    'sample',
-    {
-      type: 'merge',
-      body: {
-        status: {
-          currentVersion: 'v1',
-          versions: [
-            {
-              id: 'v1',
-              createdAt: '2025-02-01T00:00:00Z',
-              format: 'zarr',
-              coverage,
-              path: versionPath('sample', 'v1'),
-            },
-          ],
-        },
-      },
-    },
-    'default',
-  );
+  await setCurrentVersion(cluster, 'sample', 'v1', { start, end: start });
 }
 
 describe('GET /sync/{dataset_id}/plan', () => {
