@@ -52,6 +52,20 @@ describe('latestAvailable', () => {
     ['sample is available today', 'daily', { rule: 'today' }, '2025-03-06T02:30:00Z', '2025-03-06'],
     ['sample today in ISO week 53', 'weekly', { rule: 'today' }, '2021-01-03T12:00:00Z', '2020-W53'],
     ['sample today in hourly form', 'hourly', { rule: 'today' }, '2025-03-06T23:59:00Z', '2025-03-06T23'],
+    [
+      'a forecast reaches its horizon',
+      'daily',
+      { rule: 'forecast-hours', hours: 240 },
+      '2025-12-25T06:00:00Z',
+      '2026-01-04',
+    ],
+    [
+      'a forecast horizon across midnight',
+      'hourly',
+      { rule: 'forecast-hours', hours: 3 },
+      '2025-03-06T22:30:00Z',
+      '2025-03-07T01',
+    ],
   ])('%s', (_name, type, rule, now, expected) => {
     expect(latestAvailable(type, rule, at(now))).toBe(expected);
   });

@@ -9,11 +9,13 @@ import { formatPeriod, lastCompletePeriod, type PeriodType } from '../periods/in
  *   lag-hours           a period is available `hours` after it ended (ERA5-Land: about five days)
  *   release-year        a release covers years through its release year + `offset`; years after the current
  *                       one (projections) only when `future` is true
+ *   forecast-hours      a forecast reaches `hours` ahead of now: the newest period is the one holding that instant
  */
 export const availabilityRuleSchema = z.discriminatedUnion('rule', [
   z.object({ rule: z.literal('today') }),
   z.object({ rule: z.literal('monthly-after-day'), day: z.number().int().min(1).max(28) }),
   z.object({ rule: z.literal('lag-hours'), hours: z.number().int().min(0) }),
+  z.object({ rule: z.literal('forecast-hours'), hours: z.number().int().min(0) }),
   z.object({
     rule: z.literal('release-year'),
     year: z.number().int().min(1900).max(9999),
@@ -57,6 +59,8 @@ export function latestAvailable(type: PeriodType, rule: AvailabilityRule, now: D
     }
     case 'lag-hours':
       return lastCompletePeriod(type, new Date(now.getTime() - rule.hours * 3_600_000));
+    case 'forecast-hours':
+      return formatPeriod({ type, start: new Date(now.getTime() + rule.hours * 3_600_000) });
     case 'release-year': {
       const covered = rule.year + rule.offset;
       const last = rule.future ? covered : Math.min(covered, now.getUTCFullYear());

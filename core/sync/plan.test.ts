@@ -10,6 +10,7 @@ interface SourceShape {
   kind?: 'temporal' | 'release' | 'static';
   availability?: Record<string, unknown>;
   parameters?: Record<string, unknown>;
+  future?: boolean;
 }
 
 const sourceOf = (s: SourceShape): DataSource =>
@@ -22,7 +23,7 @@ const sourceOf = (s: SourceShape): DataSource =>
       periodType: s.periodType,
       provider: { name: s.provider, parameters: s.parameters ?? {} },
       sync: { kind: s.kind ?? 'temporal', availability: s.availability },
-      temporalDirection: 'past',
+      temporalDirection: s.future ? 'future' : 'past',
     },
   }) as DataSource;
 
@@ -44,6 +45,12 @@ const worldpop: SourceShape = {
   availability: { offset: 5, future: true },
 };
 const sampleWeekly: SourceShape = { provider: 'sample', periodType: 'weekly' };
+const forecast: SourceShape = {
+  provider: 'sample',
+  periodType: 'daily',
+  availability: { rule: 'forecast-hours', hours: 72 },
+  future: true,
+};
 
 interface Row {
   name: string;
@@ -182,6 +189,43 @@ const rows: Row[] = [
     end: '2031',
     now: '2026-06-01T00:00:00Z',
     want: { action: 'rematerialize', target_end: '2030', target_end_source: 'availability', delta_end: '2030' },
+  },
+  {
+    name: 'a forecast whose window moved is fetched again from now to its horizon',
+    source: forecast,
+    committed: ['2025-12-28', '2025-12-31'],
+    now: '2025-12-30T06:00:00Z',
+    want: {
+      action: 'rematerialize',
+      reason: 'forecast_window_moved',
+      target_end: '2026-01-02',
+      target_end_source: 'availability',
+      delta_start: '2025-12-30',
+      delta_end: '2026-01-02',
+    },
+  },
+  {
+    name: 'a forecast holding the current window is up to date',
+    source: forecast,
+    committed: ['2025-12-30', '2026-01-02'],
+    now: '2025-12-30T23:00:00Z',
+    want: { action: 'no_op', reason: 'up_to_date', target_end: '2026-01-02' },
+  },
+  {
+    name: 'a forecast end before the window changes nothing',
+    source: forecast,
+    committed: ['2025-12-30', '2026-01-02'],
+    end: '2025-12-29',
+    now: '2025-12-30T06:00:00Z',
+    want: { action: 'no_op', reason: 'end_before_current_end', target_end_source: 'request' },
+  },
+  {
+    name: 'a forecast end past its horizon is clamped to it',
+    source: forecast,
+    committed: ['2025-12-29', '2026-01-01'],
+    end: '2026-02-01',
+    now: '2025-12-30T06:00:00Z',
+    want: { action: 'rematerialize', target_end: '2026-01-02', target_end_source: 'availability' },
   },
   {
     name: 'a static source is not syncable',

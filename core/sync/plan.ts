@@ -1,15 +1,15 @@
 import { formatPeriod, nextPeriod, parsePeriod, type PeriodType } from '../periods/index.ts';
-import { AvailabilityError, latestAvailable, resolveAvailability } from '../providers/availability.ts';
-import { rasterProvider } from '../providers/available.ts';
 import type { DataSource } from '../resources/data-source/schema.ts';
 import type { Dataset } from '../resources/dataset/schema.ts';
 import { canAppend } from '../stores/capabilities.ts';
+import { sourceAvailability } from './availability.ts';
 
 /** How a sync moves a dataset forward (DESIGN.md §4). docs/sync.md documents every value. */
 export const SYNC_ACTIONS = ['append', 'rematerialize', 'no_op', 'not_syncable'] as const;
 export const SYNC_REASONS = [
   'new_periods_available',
   'newer_release_available',
+  'forecast_window_moved',
   'up_to_date',
   'end_before_current_end',
   'not_materialized',
@@ -55,6 +55,47 @@ function targetEnd(type: PeriodType, requested: string | undefined, latest: stri
   return { end: wanted, source: requested ? ('request' as const) : ('today' as const) };
 }
 
+/**
+ * A forecast's window runs from the current period to the provider's horizon and moves with time; each new
+ * forecast revises the periods it covers, so a sync fetches the whole window again (rematerialize).
+ */
+function planForecast(
+  base: Omit<SyncDetail, 'action' | 'reason' | 'message'> & { dataset: string },
+  type: PeriodType,
+  committed: { start: string; end: string },
+  end: string | undefined,
+  horizon: string,
+  now: Date,
+): SyncDetail {
+  const { dataset, ...fields } = base;
+  const windowStart = formatPeriod({ type, start: now });
+  const requested = end !== undefined && startOf(type, end) <= startOf(type, horizon);
+  const target = requested ? end : horizon;
+  const planned = { ...fields, target_end: target, target_end_source: requested ? 'request' : 'availability' } as const;
+  if (startOf(type, target) < startOf(type, windowStart))
+    return {
+      ...planned,
+      action: 'no_op',
+      reason: 'end_before_current_end',
+      message: `The requested end ${end} is before the forecast window, which starts at ${windowStart}.`,
+    };
+  if (committed.start === windowStart && startOf(type, committed.end) >= startOf(type, target))
+    return {
+      ...planned,
+      action: 'no_op',
+      reason: 'up_to_date',
+      message: `Dataset ${dataset} holds the current forecast window through ${target}.`,
+    };
+  return {
+    ...planned,
+    delta_start: windowStart,
+    delta_end: target,
+    action: 'rematerialize',
+    reason: 'forecast_window_moved',
+    message: `The forecast window moved to ${windowStart}..${target}; it is fetched again.`,
+  };
+}
+
 /** What a sync of `dataset` would do now: no download, no write. A malformed `end` throws PeriodError. */
 export function planSync({ source, dataset, committed, end, now }: SyncPlanInput): SyncDetail {
   const kind: SyncKind = source.spec.sync?.kind ?? 'temporal';
@@ -85,23 +126,12 @@ export function planSync({ source, dataset, committed, end, now }: SyncPlanInput
       'not_materialized',
       `Dataset ${dataset.metadata.name} has no committed version yet; ingest it first.`,
     );
-  const provider = rasterProvider(source.spec.provider.name);
-  if (!provider)
-    return notSyncable('provider_unavailable', `This instance has no provider named ${source.spec.provider.name}.`);
-  let latest: string;
-  try {
-    const rule = resolveAvailability(
-      provider.availability(source.spec.provider.parameters ?? {}),
-      source.spec.sync?.availability,
-    );
-    latest = latestAvailable(type, rule, now);
-  } catch (err) {
-    if (err instanceof AvailabilityError)
-      return notSyncable('invalid_availability_rule', `${source.metadata.name}: ${err.message}`);
-    throw err;
-  }
+  const available = sourceAvailability(source, type, now);
+  if (!available.ok) return notSyncable(available.reason, available.message);
+  if (source.spec.temporalDirection === 'future')
+    return planForecast({ ...base, dataset: dataset.metadata.name }, type, committed, end, available.latest, now);
 
-  const target = targetEnd(type, end, latest, now);
+  const target = targetEnd(type, end, available.latest, now);
   const planned = { ...base, target_end: target.end, target_end_source: target.source };
   if (startOf(type, target.end) <= startOf(type, committed.end)) {
     const before = end !== undefined && startOf(type, end) < startOf(type, committed.end);

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { creationTimestamp } from '../../../core/cluster/objects.ts';
-import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
+import { PeriodError } from '../../../core/periods/index.ts';
+import { runRange } from '../../../core/sync/range.ts';
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
@@ -72,7 +73,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!source.spec.periodType)
         throw new HttpError('BadRequest', `Data source ${body.dataset_id} declares no period type`);
       try {
-        requestedRange(source.spec.periodType, body.start ?? undefined, body.end ?? undefined, new Date());
+        runRange(source, source.spec.periodType, body.start ?? undefined, body.end ?? undefined, new Date());
       } catch (err) {
         if (err instanceof PeriodError) throw new HttpError('BadRequest', err.message);
         throw err;

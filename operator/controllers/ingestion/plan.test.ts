@@ -394,6 +394,27 @@ describe('Ingestion planner, sync runs', () => {
     expect(statusOf(plan.actions)!.conditions.find((c) => c.type === 'Ready')?.reason).toBe('WaitingForWriter');
   });
 
+  it('fetches a moved forecast window whole, without a base version', () => {
+    const forecastSource = {
+      metadata: { name: 'sample' },
+      spec: {
+        datasetName: 'Forecast',
+        periodType: 'daily',
+        provider: { name: 'sample' },
+        temporalDirection: 'future',
+        sync: { kind: 'temporal', availability: { rule: 'forecast-hours', hours: 48 } },
+      },
+    } as unknown as DataSource;
+    const plan = planIngestion(
+      syncRun(),
+      observe({ source: forecastSource, dataset: stored, committed: { start: '2026-11-20', end: '2026-11-23' } }),
+      now,
+    );
+    const input = startJobOf(plan.actions);
+    expect(input).toMatchObject({ start: '2026-11-22', end: '2026-11-24' });
+    expect(input?.base).toBeUndefined();
+  });
+
   it('records an append as the action of the dataset.updated event', () => {
     const plan = planIngestion(
       syncRun({ phase: 'running', attempt: 1 }),

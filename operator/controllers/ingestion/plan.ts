@@ -1,11 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
+import { PeriodError } from '../../../core/periods/index.ts';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import type { Ingestion, IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { isSafeName, RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
+import { runRange } from '../../../core/sync/range.ts';
 import type { IngestionInput } from '../../worker/ingestion-input.ts';
 import { CREDENTIALS_ENV, ingestionResultSchema } from '../../worker/ingestion-input.ts';
 import type { JobState } from '../../jobs/runner.ts';
@@ -241,7 +242,7 @@ export function planIngestion(
       ({ range, base } = decided);
     } else {
       try {
-        range = requestedRange(periodType, run.spec.start, run.spec.end, now);
+        range = runRange(observed.source, periodType, run.spec.start, run.spec.end, now);
       } catch (err) {
         if (err instanceof PeriodError) return fail('InvalidRequest', err.message);
         throw err;

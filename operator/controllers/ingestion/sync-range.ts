@@ -41,14 +41,17 @@ export function syncStart(run: Ingestion, observed: IngestionObserved, now: Date
         detail,
       };
     case 'rematerialize':
-      // A newer release replaces every period; a temporal store that cannot append is rewritten with its data.
-      return detail.sync_kind === 'release'
-        ? { kind: 'fetch', range: { start: detail.current_start!, end: detail.delta_end! }, detail }
-        : {
-            kind: 'fetch',
-            range: { start: detail.delta_start!, end: detail.delta_end! },
-            base: currentVersionOf(dataset)!.path,
-            detail,
-          };
+      // A newer release replaces every period, a forecast its whole window; a temporal store that cannot append
+      // is rewritten with its data.
+      if (detail.sync_kind === 'release')
+        return { kind: 'fetch', range: { start: detail.current_start!, end: detail.delta_end! }, detail };
+      if (detail.reason === 'forecast_window_moved')
+        return { kind: 'fetch', range: { start: detail.delta_start!, end: detail.delta_end! }, detail };
+      return {
+        kind: 'fetch',
+        range: { start: detail.delta_start!, end: detail.delta_end! },
+        base: currentVersionOf(dataset)!.path,
+        detail,
+      };
   }
 }
