@@ -206,4 +206,36 @@ describe('sync end to end (embedded)', () => {
     expect(block.slice(5 * plane, 6 * plane)).toEqual(await expectedPlane('2024-01-16'));
     expect(await readdir(join(dataDir, 'store/datasets', SOURCE, 'staging')).catch(() => [])).toEqual([]);
   }, 60_000);
+
+  it('stops a cancelled sync between periods and keeps every committed period', async () => {
+    const before = await datasetStatus();
+    await publishThrough('2024-02-05');
+    await writeFile(join(dataDir, 'slow-next-sync'), '');
+    const accepted = await inject('POST', `/sync/${SOURCE}`, {}, { prefer: 'respond-async' });
+    const id = accepted.body.jobID as string;
+    await eventually(
+      async () => {
+        const record = (await inject('GET', `/ingestions/jobs/${id}`)).body;
+        return (record.progress?.done ?? 0) >= 2 ? record : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+    const cancel = await app.inject({ method: 'DELETE', url: `/ingestions/jobs/${id}` });
+    expect(cancel.statusCode).toBe(202);
+    const cancelled = await eventually(
+      async () => {
+        const record = (await inject('GET', `/ingestions/jobs/${id}`)).body;
+        return ['cancelled', 'successful', 'failed'].includes(record.status) ? record : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+    expect(cancelled).toMatchObject({ status: 'cancelled', events: [] });
+    expect(cancelled.progress.done).toBeLessThan(20);
+    expect((await datasetStatus()).currentVersion).toBe(before.currentVersion);
+    expect((await inject('GET', `/sync/${SOURCE}/plan`)).body).toMatchObject({
+      current_end: '2024-01-16',
+      delta_start: '2024-01-17',
+    });
+    expect(await readdir(join(dataDir, 'store/datasets', SOURCE, 'staging')).catch(() => [])).toEqual([]);
+  }, 60_000);
 });

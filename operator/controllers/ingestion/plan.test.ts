@@ -415,6 +415,24 @@ describe('Ingestion planner, sync runs', () => {
     expect(input?.base).toBeUndefined();
   });
 
+  it('keeps the last progress of an attempt that ended before a running status was written', () => {
+    const plan = planIngestion(
+      syncRun({ phase: 'accepted', attempt: 1 }),
+      observe({
+        dataset: stored,
+        job: job('succeeded', {
+          result: { datasetId: 'sample', version: version('v2', '2026-11-01', '2026-11-22'), action: 'append' },
+          progress: { done: 2, total: 2, message: 'stored 2026-11-22' },
+        }),
+      }),
+      now,
+    );
+    expect(statusOf(plan.actions)).toMatchObject({
+      phase: 'successful',
+      progress: { done: 2, total: 2, percent: 100 },
+    });
+  });
+
   it('records an append as the action of the dataset.updated event', () => {
     const plan = planIngestion(
       syncRun({ phase: 'running', attempt: 1 }),

@@ -297,13 +297,15 @@ export function planIngestion(
     };
   }
 
+  // The attempt's last report; a short attempt may end before a running status was ever written.
+  const progress = job.progress
+    ? {
+        ...job.progress,
+        percent: job.progress.total > 0 ? Math.round((job.progress.done / job.progress.total) * 1000) / 10 : 0,
+      }
+    : status.progress;
+
   if (job.phase === 'running') {
-    const progress = job.progress
-      ? {
-          ...job.progress,
-          percent: job.progress.total > 0 ? Math.round((job.progress.done / job.progress.total) * 1000) / 10 : 0,
-        }
-      : status.progress;
     return {
       actions: [
         write(
@@ -363,6 +365,7 @@ export function planIngestion(
             phase: 'successful',
             startedAt: status.startedAt ?? job.startedAt,
             finishedAt: job.finishedAt ?? at,
+            progress,
             result: { datasetId: parsed.data.datasetId, reused: false, version: version.id },
             error: undefined,
             events: [...events, event],
