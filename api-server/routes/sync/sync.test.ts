@@ -5,6 +5,7 @@ import { formatPeriod, periodRange } from '../../../core/periods/index.ts';
 import { gridCovering } from '../../../core/providers/raster.ts';
 import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
+import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { openCubeSink } from '../../../core/stores/cube-sink.ts';
 import { versionDir } from '../../../core/stores/layout.ts';
@@ -34,7 +35,7 @@ async function materialized(cluster: Cluster, storageRoot: string, start: string
     apiVersion: API_VERSION,
     kind: 'Dataset',
     metadata: { name: 'sample', namespace: 'default' },
-    spec: { source: 'sample', datasetName: 'Sample', periodType: 'daily', format: 'zarr' },
+    spec: { source: 'sample', datasetName: 'Sample', itemType: 'coverage', periodType: 'daily', format: 'zarr' },
   });
   const dir = versionDir(storageRoot, 'sample', 'v1');
   await mkdir(dir, { recursive: true });
@@ -139,5 +140,66 @@ describe('GET /sync/{dataset_id}/plan', () => {
     const res = await app.inject({ url: '/sync/sample/plan' });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toEqual({ detail: 'The committed store of dataset sample cannot be read' });
+  });
+});
+
+describe('POST /sync/{dataset_id}', () => {
+  it('starts a sync run pinned to the plan, answering 202 with the job when asked to', async () => {
+    const { app, cluster, storageRoot } = await build();
+    await sampleSource(cluster);
+    await materialized(cluster, storageRoot, '2025-01-01', '2025-01-31');
+    const res = await app.inject({
+      method: 'POST',
+      url: '/sync/sample',
+      headers: { prefer: 'respond-async' },
+      payload: { end: '2025-02-03', publish: false },
+    });
+    expect(res.statusCode).toBe(202);
+    expect(res.headers.location).toBe(`/ingestions/jobs/${res.json().jobID}`);
+    expect(res.json()).toMatchObject({ processID: 'sync', status: 'accepted' });
+    const run = await cluster.get<Ingestion>(ingestionKind, res.json().jobID, 'default');
+    expect(run?.spec).toMatchObject({
+      source: 'sample',
+      datasetId: 'sample',
+      mode: 'sync',
+      end: '2025-02-03',
+      publish: false,
+    });
+
+    const second = await app.inject({ method: 'POST', url: '/sync/sample', payload: {} });
+    expect(second.statusCode).toBe(409);
+    expect(second.json().detail).toMatch(/is already writing dataset sample/);
+  });
+
+  it('answers up_to_date without starting a run', async () => {
+    const { app, cluster, storageRoot } = await build();
+    await sampleSource(cluster);
+    await materialized(cluster, storageRoot, '2025-01-01', '2025-01-31');
+    const res = await app.inject({ method: 'POST', url: '/sync/sample', payload: { end: '2025-01-31' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      sync_id: null,
+      status: 'up_to_date',
+      dataset: { dataset_id: 'sample' },
+      sync_detail: { action: 'no_op', reason: 'up_to_date' },
+    });
+    expect((await cluster.list(ingestionKind, { namespace: 'default' })).items).toEqual([]);
+  });
+
+  it.each([
+    ['an unknown member', { until: '2025-02-01' }, 422],
+    ['a malformed end', { end: 'soon' }, 400],
+  ])('refuses %s', async (_name, payload, status) => {
+    const { app, cluster, storageRoot } = await build();
+    await sampleSource(cluster);
+    await materialized(cluster, storageRoot, '2025-01-01', '2025-01-31');
+    expect((await app.inject({ method: 'POST', url: '/sync/sample', payload })).statusCode).toBe(status);
+  });
+
+  it('is refused on a read-only instance', async () => {
+    const { app } = await build('instance.name = Test\ninstance.bbox = 0,0,1,1\nread_only = on');
+    const res = await app.inject({ method: 'POST', url: '/sync/sample', payload: {} });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toMatchObject({ id: 'read-only', code: 'PermissionsInsufficient' });
   });
 });
