@@ -21,6 +21,8 @@ import { ImmutableFileCache } from './routes/stores/file-cache.ts';
 import { icechunkRoutes } from './routes/stores/icechunk.ts';
 import { IcechunkSnapshots } from './routes/stores/icechunk-snapshots.ts';
 import { zarrRoutes } from './routes/stores/zarr.ts';
+import { scheduleRoutes } from './routes/schedules/index.ts';
+import { syncRoutes } from './routes/sync/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
 
 export interface BuildAppOptions {
@@ -123,6 +125,8 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(datasetRoutes);
   await app.register(zarrRoutes);
   await app.register(icechunkRoutes);
+  await app.register(syncRoutes);
+  await app.register(scheduleRoutes);
   await app.register(ingestionRoutes);
   await app.register(featureRoutes);
   return app;

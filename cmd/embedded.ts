@@ -63,6 +63,7 @@ export async function runEmbedded(
     registry,
     logger: logging.forModule('operator'),
     instance: { storageRoot, bbox: config.instance.bbox },
+    readOnly: config.readOnly,
     jobs: new ChildProcessRunner({
       resolveSecret: async (namespace, name, key) => {
         const secret = await cluster.get<Secret & KubeObject>(secretKind, name, namespace);

@@ -5,9 +5,11 @@ import { dataSourceController } from './controllers/data-source/controller.ts';
 import { datasetController } from './controllers/dataset/controller.ts';
 import { ingestionController } from './controllers/ingestion/controller.ts';
 import type { IngestionPlanOptions } from './controllers/ingestion/plan.ts';
+import { scheduleController } from './controllers/schedule/controller.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { objectKey } from '../core/cluster/objects.ts';
 import { Controller, type ControllerDefinition, type ControllerOptions } from './runtime/controller.ts';
+import { soleProcess, type Leadership } from './runtime/leadership.ts';
 import { controllerMetrics } from './runtime/metrics.ts';
 
 export interface OperatorOptions {
@@ -21,6 +23,12 @@ export interface OperatorOptions {
   ingestion?: IngestionPlanOptions;
   /** Where stores live (the worker writes there) and the extent every dataset covers. */
   instance: { storageRoot: string; bbox: [number, number, number, number] };
+  /** A read-only instance records schedule checks as `read_only` and starts nothing. */
+  readOnly?: boolean;
+  /** Who runs schedules; the single process by default (embedded mode). */
+  leadership?: Leadership;
+  /** The controllers' clock (tests move it instead of waiting). */
+  now?: () => Date;
 }
 
 export interface RunningOperator {
@@ -34,6 +42,7 @@ function controllerDefinitions(options: OperatorOptions): ControllerDefinition[]
     dataSourceController,
     datasetController,
     ingestionController(options.instance, options.ingestion),
+    scheduleController({ readOnly: options.readOnly ?? false, leadership: options.leadership ?? soleProcess }),
   ] as ControllerDefinition[];
 }
 
@@ -46,6 +55,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     resyncMs: options.resyncMs,
     workers: options.workers,
     jobs: options.jobs,
+    now: options.now,
   };
   const controllers = controllerDefinitions(options).map((definition) => new Controller(definition, shared));
   // A worker's progress or end is an event about its owner: reconcile the owner.

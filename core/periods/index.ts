@@ -72,10 +72,11 @@ export function formatPeriod(period: Period): string {
     case 'yearly':
       return pad(y, 4);
     case 'weekly': {
+      // Any instant of the week names it (lastCompletePeriod passes "now"): count from the week's Monday.
+      const monday = Date.UTC(y, mo - 1, da - ((d.getUTCDay() + 6) % 7));
       // The ISO year is the year of the week's Thursday.
-      const thursday = new Date(d.getTime() + 3 * 86_400_000);
-      const isoYear = thursday.getUTCFullYear();
-      const week = Math.floor((d.getTime() - isoWeekOneMonday(isoYear)) / (7 * 86_400_000)) + 1;
+      const isoYear = new Date(monday + 3 * 86_400_000).getUTCFullYear();
+      const week = Math.floor((monday - isoWeekOneMonday(isoYear)) / (7 * 86_400_000)) + 1;
       return `${pad(isoYear, 4)}-W${pad(week)}`;
     }
   }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { formatPeriod, nextPeriod, parsePeriod, PeriodError, periodRange, type PeriodType } from './index.ts';
+import {
+  formatPeriod,
+  lastCompletePeriod,
+  nextPeriod,
+  parsePeriod,
+  PeriodError,
+  periodRange,
+  type PeriodType,
+} from './index.ts';
 
 describe('periods', () => {
   it.each<[PeriodType, string, string]>([
@@ -20,6 +28,20 @@ describe('periods', () => {
     expect(parsePeriod('weekly', '2021-W01').start.toISOString()).toBe('2021-01-04T00:00:00.000Z');
     expect(parsePeriod('weekly', '2020-W01').start.toISOString()).toBe('2019-12-30T00:00:00.000Z');
     expect(formatPeriod({ type: 'weekly', start: new Date('2019-12-30T00:00:00Z') })).toBe('2020-W01');
+  });
+
+  it.each([
+    ['2021-01-03T12:00:00Z', '2020-W53'],
+    ['2020-12-31T00:00:00Z', '2020-W53'],
+    ['2019-12-29T23:59:59Z', '2019-W52'],
+    ['2025-03-06T08:00:00Z', '2025-W10'],
+  ])('names the ISO week of any instant in it (%s is in %s)', (instant, week) => {
+    expect(formatPeriod({ type: 'weekly', start: new Date(instant) })).toBe(week);
+  });
+
+  it('takes the week before the current one as the last complete week, across ISO week 53', () => {
+    expect(lastCompletePeriod('weekly', new Date('2021-01-05T00:00:00Z'))).toBe('2020-W53');
+    expect(lastCompletePeriod('weekly', new Date('2021-01-03T12:00:00Z'))).toBe('2020-W52');
   });
 
   it.each<[PeriodType, string]>([

@@ -21,6 +21,8 @@ export function chirpsUrl(base: string, flavor: string, day: string): string {
  */
 export const chirpsProvider: RasterProvider = {
   name: 'chirps',
+  // CHC publishes the final product of a month around the 20th of the next one.
+  availability: () => ({ rule: 'monthly-after-day', day: 20 }),
   open: async ({ parameters, bbox, signal }) => {
     const base = (parameter('chirps', parameters, 'baseUrl', 'string') ?? CHIRPS_BASE_URL).replace(/\/+$/, '');
     const flavor = parameter('chirps', parameters, 'flavor', 'string') ?? 'rnl';

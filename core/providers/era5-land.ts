@@ -38,6 +38,8 @@ function runs(indices: number[]): [number, number][] {
  */
 export const era5LandProvider: RasterProvider = {
   name: 'era5-land',
+  // ERA5-Land reaches the public stores about five days after real time.
+  availability: () => ({ rule: 'lag-hours', hours: 120 }),
   open: async ({ parameters, bbox, signal, credentials }) => {
     const url = parameter('era5-land', parameters, 'storeUrl', 'string') ?? ERA5_LAND_URL;
     const variable = parameter('era5-land', parameters, 'variable', 'string') ?? 't2m';

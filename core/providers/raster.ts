@@ -1,4 +1,5 @@
 import type { Period } from '../periods/index.ts';
+import type { AvailabilityRule } from './availability.ts';
 
 /** A regular north-up grid in EPSG:4326: cell centres, latitudes descending (row 0 is the northern edge). */
 export interface RasterGrid {
@@ -31,6 +32,8 @@ export interface RasterSession {
 export interface RasterProvider {
   name: string;
   open(request: RasterRequest): Promise<RasterSession>;
+  /** When the upstream publishes a period, given the source's provider parameters (a template may override it). */
+  availability(parameters: Record<string, unknown>): AvailabilityRule;
 }
 
 /** A fetch failure with a stable type that the run reports (`error.type`). */

@@ -28,6 +28,8 @@ export function sampleValue(seed: number, lon: number, lat: number, j: number, i
 
 export const sampleProvider: RasterProvider = {
   name: 'sample',
+  // Synthetic values exist for any day, today's included.
+  availability: () => ({ rule: 'today' }),
   open: async ({ parameters, bbox }) => {
     const seed = parameter('sample', parameters, 'seed', 'number') ?? 42;
     const resolution = parameter('sample', parameters, 'resolution', 'number') ?? 0.05;

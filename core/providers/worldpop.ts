@@ -33,6 +33,13 @@ export function worldPopUrl(layout: WorldPopLayout, year: number): string {
  */
 export const worldPopProvider: RasterProvider = {
   name: 'worldpop',
+  availability: (parameters) => ({
+    rule: 'release-year',
+    // WorldPop names releases after their year (R2025A); the template says how far the release reaches.
+    year: Number(/^R(\d{4})/.exec(parameter('worldpop', parameters, 'release', 'string') ?? 'R2025A')?.[1] ?? NaN),
+    offset: 0,
+    future: false,
+  }),
   open: async ({ parameters, bbox, signal, periods }) => {
     const iso3 = parameter('worldpop', parameters, 'iso3', 'string');
     if (!iso3 || !/^[A-Za-z]{3}$/.test(iso3))

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { openAppendSink } from './cube-append.ts';
 import { publishDirectory, removeTree, syncTree } from './files.ts';
 import { openIcechunkVersion } from './icechunk/version-writer.ts';
 import { icechunkDir, icechunkPath, NETCDF_FILE, stagingDir, versionDir, versionPath } from './layout.ts';
@@ -42,10 +43,15 @@ export function unsupportedFormat({ format, zarrVersion }: StoreFormat): string 
 }
 
 /**
- * Zarr streams each block of periods to disk as it fills; NetCDF-4 is written as one file at the end (h5wasm
- * writes synchronously), so its planes stay in memory until then.
+ * A sink writing a Zarr or NetCDF-4 cube into a directory. Zarr streams each block of periods to disk as it
+ * fills; NetCDF-4 is written as one file at the end (h5wasm writes synchronously), so its planes stay in memory
+ * until then.
  */
-async function openDirectorySink(dir: string, format: StoreFormat, description: RasterCubeDescription) {
+export async function openCubeSink(
+  dir: string,
+  format: StoreFormat,
+  description: RasterCubeDescription,
+): Promise<CubeSink> {
   if (format.format === 'zarr')
     return RasterCubeWriter.create(dir, { ...description, zarrVersion: format.zarrVersion === 3 ? 3 : 2 });
   const planes: Float32Array[] = [];
@@ -60,23 +66,30 @@ async function openDirectorySink(dir: string, format: StoreFormat, description: 
 
 /**
  * Opens a new version of a dataset. Zarr and NetCDF versions are directories written under `staging/` and
- * published by one rename into `versions/`; Icechunk versions are snapshots of the dataset's repository.
+ * published by one rename into `versions/`; Icechunk versions are snapshots of the dataset's repository. A sync
+ * names the version directory it continues (`previous`): its periods come first in `description`, and the sink
+ * holds them already, so only the new periods are appended.
  */
 export async function openVersionWriter(
   storageRoot: string,
   datasetId: string,
   versionId: string,
   format: StoreFormat,
+  previous: string | undefined,
   description: RasterCubeDescription,
 ): Promise<VersionWriter> {
   const why = unsupportedFormat(format);
   if (why) throw new Error(why);
-  if (format.format === 'icechunk')
+  if (format.format === 'icechunk') {
+    if (previous) throw new Error('a sync of an Icechunk dataset is not supported yet');
     return openIcechunkVersion(icechunkDir(storageRoot, datasetId), icechunkPath(datasetId), versionId, description);
+  }
   const staging = join(stagingDir(storageRoot, datasetId), versionId);
   await mkdir(staging, { recursive: true });
   return {
-    sink: await openDirectorySink(staging, format, description),
+    sink: previous
+      ? await openAppendSink(staging, previous, format, description)
+      : await openCubeSink(staging, format, description),
     publish: async () => {
       await syncTree(staging);
       await publishDirectory(staging, versionDir(storageRoot, datasetId, versionId));

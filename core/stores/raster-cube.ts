@@ -25,6 +25,13 @@ export interface RasterCubeDescription {
   compressor?: Compressor | null;
   /** Zarr format of the store (2 unless asked). */
   zarrVersion?: 2 | 3;
+  /** Chunk shape to keep (an append keeps the stored one); computed from the size when absent. */
+  chunks?: [number, number, number];
+  /**
+   * Periods already in the directory as complete time blocks of chunks (an append links them from the previous
+   * version); appending starts after them. A multiple of the time chunk.
+   */
+  firstPeriod?: number;
 }
 
 export interface Coverage {
@@ -90,7 +97,9 @@ export class RasterCubeWriter {
     this.#description = description;
     const { grid, periods } = description;
     const [ny, nx] = [grid.lat.length, grid.lon.length];
-    this.#shape = chunkShape(periods.length, ny, nx);
+    this.#shape = description.chunks ?? chunkShape(periods.length, ny, nx);
+    this.#appended = description.firstPeriod ?? 0;
+    if (this.#appended % this.#shape[0] !== 0) throw new Error('firstPeriod must start a time block of chunks');
     this.#block = new Float32Array(this.#shape[0] * ny * nx);
     this.#data = {
       name: description.variable,

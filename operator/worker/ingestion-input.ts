@@ -50,6 +50,8 @@ export const ingestionInputSchema = z.object({
   keepThumbnail: z.string().optional(),
   /** Version directories the Dataset still references; every other one under versions/ is removed. */
   keepVersions: z.array(z.string()),
+  /** A sync: store path of the committed version the fetched periods continue (appended, or rewritten with it). */
+  base: z.string().optional(),
 });
 
 export type IngestionInput = z.infer<typeof ingestionInputSchema>;
@@ -65,6 +67,8 @@ export const ingestionResultSchema = z.object({
     path: z.string(),
     snapshot: z.string().optional(),
   }),
+  /** How the version relates to the previous one, for the dataset.updated event; absent for a full write. */
+  action: z.enum(['append', 'rematerialize']).optional(),
   /** Store path of the thumbnail rendered for this version; absent when rendering failed or had nothing to show. */
   thumbnail: z.string().optional(),
 });

@@ -16,9 +16,11 @@ import {
   thumbnailsDir,
   versionsDir,
 } from '../../core/stores/layout.ts';
+import { canAppend } from '../../core/stores/capabilities.ts';
 import { openVersionWriter, unsupportedFormat, type VersionWriter } from '../../core/stores/cube-sink.ts';
 import { CREDENTIALS_ENV, ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
 import { TaskError, type Task, type TaskContext } from './protocol.ts';
+import { checkSameGrid, continuedPeriods, readSyncBase } from './sync-base.ts';
 
 function requestedPeriods(input: IngestionInput, now: Date) {
   const type = input.dataset.periodType;
@@ -71,7 +73,8 @@ async function renderPreview(input: IngestionInput, version: string, grid: Raste
 async function materialize(input: IngestionInput, context: TaskContext): Promise<IngestionResult> {
   const now = new Date();
   const { periods, start, end } = requestedPeriods(input, now);
-  const requestScope = { start, end, bbox: input.bbox };
+  const base = await readSyncBase(input);
+  const requestScope = { start: base?.periods[0] ? formatPeriod(base.periods[0]) : start, end, bbox: input.bbox };
   const version = {
     createdAt: now.toISOString(),
     format: input.dataset.format,
@@ -96,12 +99,13 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
       ...(username !== undefined && password !== undefined && { credentials: { username, password } }),
     });
     try {
-      target = await openVersionWriter(input.storageRoot, input.datasetId, id, input.dataset, {
+      if (base) checkSameGrid(base, session.grid);
+      target = await openVersionWriter(input.storageRoot, input.datasetId, id, input.dataset, base?.dir, {
         variable: input.dataset.variable,
         units: input.dataset.units,
         longName: input.dataset.name,
         periodType: input.dataset.periodType!,
-        periods,
+        periods: base ? continuedPeriods(base, periods) : periods,
         grid: session.grid,
         attributes: {
           title: input.dataset.name,
@@ -129,6 +133,7 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
         datasetId: input.datasetId,
         version: { ...version, id, coverage, ...published },
         ...(thumbnail && { thumbnail }),
+        ...(base && { action: canAppend(input.dataset) ? ('append' as const) : ('rematerialize' as const) }),
       };
     } finally {
       await session.close?.();

@@ -13,7 +13,7 @@ import {
   ingestionJobSchema,
   resourceIdSchema,
 } from '../../schemas.ts';
-import { accepted, activeRunOn, createRun, preferAsync, untilFinished } from '../ingestions/runs.ts';
+import { accepted, preferAsync, startRun, untilFinished } from '../ingestions/runs.ts';
 import { sendFile } from '../stores/file-response.ts';
 import { featureCollectionRecord, isPublished, isStored } from './record.ts';
 
@@ -148,21 +148,20 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
           'BadRequest',
           `Feature collection template ${templateName} declares no idProperty, the property features are identified by`,
         );
-      const active = await activeRunOn(cluster, namespace, id);
-      if (active)
-        throw new HttpError(
-          'Conflict',
-          `Run ${active.metadata.name} is already writing feature collection ${id}; wait for it or cancel it`,
-        );
-      const run = await createRun(cluster, namespace, {
-        source: templateName,
-        datasetId: id,
-        mode: 'feature-refresh',
-        overwrite: true,
-        publish: request.query.publish,
-        maxAttempts: REFRESH_ATTEMPTS,
-        cancelRequested: false,
-      });
+      const run = await startRun(
+        cluster,
+        namespace,
+        {
+          source: templateName,
+          datasetId: id,
+          mode: 'feature-refresh',
+          overwrite: true,
+          publish: request.query.publish,
+          maxAttempts: REFRESH_ATTEMPTS,
+          cancelRequested: false,
+        },
+        'feature collection',
+      );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
       const done = await untilFinished(cluster, run, reply);
       const job = `/ingestions/jobs/${run.metadata.name}`;

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { creationTimestamp } from '../../../core/cluster/objects.ts';
-import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
+import { PeriodError } from '../../../core/periods/index.ts';
+import { runRange } from '../../../core/sync/range.ts';
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
@@ -19,7 +20,7 @@ import {
 } from '../../schemas.ts';
 import { datasetRecord } from '../datasets/record.ts';
 import { ingestionJob } from './record.ts';
-import { accepted, activeRunOn, createRun, preferAsync, untilFinished } from './runs.ts';
+import { accepted, preferAsync, startRun, untilFinished } from './runs.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
 export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -77,29 +78,27 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!source.spec.periodType)
         throw new HttpError('BadRequest', `Data source ${body.dataset_id} declares no period type`);
       try {
-        requestedRange(source.spec.periodType, body.start ?? undefined, body.end ?? undefined, new Date());
+        runRange(source, source.spec.periodType, body.start ?? undefined, body.end ?? undefined, new Date());
       } catch (err) {
         if (err instanceof PeriodError) throw new HttpError('BadRequest', err.message);
         throw err;
       }
-      const datasetId = body.dataset_id;
-      const active = await activeRunOn(cluster, namespace, datasetId);
-      if (active)
-        throw new HttpError(
-          'Conflict',
-          `Ingestion ${active.metadata.name} is already writing dataset ${datasetId}; wait for it or cancel it`,
-        );
-      const run = await createRun(cluster, namespace, {
-        source: source.metadata.name,
-        datasetId,
-        mode: 'ingestion',
-        ...(body.start ? { start: body.start } : {}),
-        ...(body.end ? { end: body.end } : {}),
-        overwrite: body.overwrite,
-        publish: body.publish,
-        maxAttempts: 3,
-        cancelRequested: false,
-      });
+      const run = await startRun(
+        cluster,
+        namespace,
+        {
+          source: source.metadata.name,
+          datasetId: body.dataset_id,
+          mode: 'ingestion',
+          ...(body.start ? { start: body.start } : {}),
+          ...(body.end ? { end: body.end } : {}),
+          overwrite: body.overwrite,
+          publish: body.publish,
+          maxAttempts: 3,
+          cancelRequested: false,
+        },
+        'dataset',
+      );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
       return responseOf((await untilFinished(cluster, run, reply)) ?? run);
     },

@@ -4,6 +4,7 @@ import type { Cluster } from '../../../core/cluster/port.ts';
 import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
+import { HttpError } from '../../errors.ts';
 import { ingestionJob } from './record.ts';
 
 /** What the routes that start runs (ingestions, syncs, feature refreshes) share. */
@@ -41,18 +42,24 @@ export async function untilFinished(cluster: Cluster, run: Ingestion, reply: Fas
   }
 }
 
-/** The unfinished run writing `target` (a dataset or feature collection), if any: there is one writer at a time. */
-export async function activeRunOn(cluster: Cluster, namespace: string, target: string): Promise<Ingestion | undefined> {
-  const { items } = await cluster.list<Ingestion>(ingestionKind, { namespace });
-  return items.find((r) => datasetIdOf(r) === target && !isFinished(r));
-}
-
-/** Creates a run named `<target>-<8 hex>`, labelled with its target and source so a watch can select it. */
-export function createRun(
+/**
+ * Creates a run named `<target>-<8 hex>`, labelled with its target and source so a watch can select it, once no
+ * unfinished run writes the same target (a dataset or feature collection): there is one writer at a time, and a
+ * second one is refused with 409 naming the first.
+ */
+export async function startRun(
   cluster: Cluster,
   namespace: string,
   spec: Ingestion['spec'] & { datasetId: string },
+  target: 'dataset' | 'feature collection',
 ): Promise<Ingestion> {
+  const { items } = await cluster.list<Ingestion>(ingestionKind, { namespace });
+  const active = items.find((r) => datasetIdOf(r) === spec.datasetId && !isFinished(r));
+  if (active)
+    throw new HttpError(
+      'Conflict',
+      `Run ${active.metadata.name} is already writing ${target} ${spec.datasetId}; wait for it or cancel it`,
+    );
   return cluster.create<Ingestion>(ingestionKind, {
     apiVersion: API_VERSION,
     kind: ingestionKind.kind,

@@ -6,6 +6,9 @@ export const checkOutcome = z
   .enum(['submitted', 'not_materialized', 'already_running', 'read_only', 'error'])
   .describe('Outcome of one scheduled dataset check.');
 
+/** Time zone of a schedule that names none. */
+export const DEFAULT_SCHEDULE_TIMEZONE = 'UTC';
+
 const cronField = /^[\d*,/?LW#A-Z-]+$/i;
 
 export const scheduleSpecSchema = z
@@ -25,7 +28,7 @@ export const scheduleSpecSchema = z
         },
       )
       .describe('When to check, as a 5-field cron expression.'),
-    timezone: z.string().default('UTC').describe('IANA time zone of the cron expression.'),
+    timezone: z.string().default(DEFAULT_SCHEDULE_TIMEZONE).describe('IANA time zone of the cron expression.'),
     publish: z.boolean().default(true).describe('Publish what the sync adds.'),
     maxAttempts: z.number().int().min(1).max(10).default(3).describe('Attempts of each run it starts.'),
     enabled: z.boolean().default(true).describe('Whether checks run.'),

@@ -326,3 +326,128 @@ describe('Ingestion planner', () => {
     expect([1, 2, 3, 4, 5].map((n) => retryDelaySeconds(n, options))).toEqual([60, 120, 240, 240, 240]);
   });
 });
+
+describe('Ingestion planner, sync runs', () => {
+  // The sample source is available through today (2026-11-22); the store holds data through 2026-11-20.
+  const syncRun = (status?: Ingestion['status'], spec: Partial<Ingestion['spec']> = {}) =>
+    run(status, { mode: 'sync', start: undefined, end: undefined, datasetId: 'sample', ...spec });
+  const stored = dataset([version('v1', '2026-11-01', '2026-11-20')]);
+  const startJobOf = (actions: Action[]) => {
+    const start = actions.find((a) => a.kind === 'startJob');
+    return start?.kind === 'startJob' ? (start.job.input as Record<string, unknown>) : undefined;
+  };
+
+  it('starts an attempt that appends from the period after the committed end, on top of the current version', () => {
+    const plan = planIngestion(
+      syncRun(),
+      observe({ dataset: stored, committed: { start: '2026-11-01', end: '2026-11-20' } }),
+      now,
+    );
+    expect(plan.actions.map((a) => a.kind)).toEqual(['patchStatus', 'startJob']);
+    expect(startJobOf(plan.actions)).toMatchObject({
+      start: '2026-11-21',
+      end: '2026-11-22',
+      base: 'datasets/sample/versions/v1',
+    });
+  });
+
+  it('plans from the store, not from the status, when the two disagree', () => {
+    const plan = planIngestion(
+      syncRun({ phase: 'retrying', attempt: 2, retryAfter: '2026-11-22T11:00:00Z' }),
+      observe({ dataset: stored, committed: { start: '2026-11-01', end: '2026-11-21' } }),
+      now,
+    );
+    expect(startJobOf(plan.actions)).toMatchObject({ start: '2026-11-22', end: '2026-11-22', attempt: 2 });
+  });
+
+  it('finishes an up-to-date sync without a job and without a dataset.updated event', () => {
+    const plan = planIngestion(
+      syncRun(),
+      observe({ dataset: stored, committed: { start: '2026-11-01', end: '2026-11-22' } }),
+      now,
+    );
+    expect(plan.actions.map((a) => a.kind)).toEqual(['patchStatus']);
+    expect(statusOf(plan.actions)).toMatchObject({
+      phase: 'successful',
+      result: { datasetId: 'sample', upToDate: true, syncDetail: { action: 'no_op', reason: 'up_to_date' } },
+    });
+    expect(statusOf(plan.actions)!.events).toBeUndefined();
+  });
+
+  it.each<[string, Partial<IngestionObserved>, string]>([
+    ['a dataset never ingested', { dataset: undefined }, 'NotSyncable'],
+    ['a store that cannot be read', { dataset: stored, committed: { error: 'gone' } }, 'StoreUnreadable'],
+    ['a dataset with no committed version', { dataset: dataset([]) }, 'NotSyncable'],
+  ])('fails a sync of %s without starting a job', (_name, observed, type) => {
+    const plan = planIngestion(syncRun(), observe(observed), now);
+    expect(plan.actions.map((a) => a.kind)).toEqual(['patchStatus', 'event']);
+    expect(statusOf(plan.actions)).toMatchObject({ phase: 'failed', error: { type } });
+  });
+
+  it('waits for an earlier writer before reading the store', () => {
+    const plan = planIngestion(
+      syncRun(),
+      observe({ dataset: stored, committed: { error: 'mid-write' }, earlierWriters: ['other'] }),
+      now,
+    );
+    expect(plan.outcome).toMatchObject({ kind: 'requeueAfter' });
+    expect(statusOf(plan.actions)!.conditions.find((c) => c.type === 'Ready')?.reason).toBe('WaitingForWriter');
+  });
+
+  it('fetches a moved forecast window whole, without a base version', () => {
+    const forecastSource = {
+      metadata: { name: 'sample' },
+      spec: {
+        datasetName: 'Forecast',
+        periodType: 'daily',
+        provider: { name: 'sample' },
+        temporalDirection: 'future',
+        sync: { kind: 'temporal', availability: { rule: 'forecast-hours', hours: 48 } },
+      },
+    } as unknown as DataSource;
+    const plan = planIngestion(
+      syncRun(),
+      observe({ source: forecastSource, dataset: stored, committed: { start: '2026-11-20', end: '2026-11-23' } }),
+      now,
+    );
+    const input = startJobOf(plan.actions);
+    expect(input).toMatchObject({ start: '2026-11-22', end: '2026-11-24' });
+    expect(input?.base).toBeUndefined();
+  });
+
+  it('keeps the last progress of an attempt that ended before a running status was written', () => {
+    const plan = planIngestion(
+      syncRun({ phase: 'accepted', attempt: 1 }),
+      observe({
+        dataset: stored,
+        job: job('succeeded', {
+          result: { datasetId: 'sample', version: version('v2', '2026-11-01', '2026-11-22'), action: 'append' },
+          progress: { done: 2, total: 2, message: 'stored 2026-11-22' },
+        }),
+      }),
+      now,
+    );
+    expect(statusOf(plan.actions)).toMatchObject({
+      phase: 'successful',
+      progress: { done: 2, total: 2, percent: 100 },
+    });
+  });
+
+  it('records an append as the action of the dataset.updated event', () => {
+    const plan = planIngestion(
+      syncRun({ phase: 'running', attempt: 1 }),
+      observe({
+        dataset: stored,
+        job: job('succeeded', {
+          result: { datasetId: 'sample', version: version('v2', '2026-11-01', '2026-11-22'), action: 'append' },
+        }),
+      }),
+      now,
+    );
+    expect(statusOf(plan.actions)!.events).toEqual([
+      expect.objectContaining({
+        data: expect.objectContaining({ action: 'append', previous_end: '2026-11-20', current_end: '2026-11-22' }),
+      }),
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { PeriodError, requestedRange } from '../../../core/periods/index.ts';
+import { PeriodError } from '../../../core/periods/index.ts';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import type { FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
@@ -7,12 +7,14 @@ import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.t
 import type { Ingestion, IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { isSafeName, RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
+import { runRange } from '../../../core/sync/range.ts';
 import type { IngestionInput } from '../../worker/ingestion-input.ts';
 import { CREDENTIALS_ENV, ingestionResultSchema, TOKEN_ENV } from '../../worker/ingestion-input.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Action, Plan } from '../../runtime/actions.ts';
 import { readinessConditions, type Readiness } from '../../runtime/readiness.ts';
 import { featureRefreshAttempt, featureRefreshSucceeded } from './feature-refresh.ts';
+import { syncStart } from './sync-range.ts';
 
 export interface IngestionObserved {
   /** The DataSource the run fetches, if it exists. */
@@ -25,6 +27,11 @@ export interface IngestionObserved {
   job: JobState | undefined;
   /** Unfinished runs on the same dataset that were created first: this run waits for them (one writer). */
   earlierWriters: string[];
+  /**
+   * For a sync run about to start an attempt: the first and last period of the committed store (read from its
+   * files), or why it could not be read; undefined when the dataset has no committed version.
+   */
+  committed?: { start: string; end: string } | { error: string };
   /** Where stores live and the extent every dataset covers. */
   instance: { storageRoot: string; bbox: [number, number, number, number] };
 }
@@ -89,6 +96,7 @@ function workerInput(
   attempt: number,
   observed: IngestionObserved,
   range: { start: string; end: string },
+  base: string | undefined,
 ): IngestionInput {
   const source = observed.source!;
   const id = datasetIdOf(run);
@@ -121,6 +129,7 @@ function workerInput(
     },
     keepThumbnail: observed.dataset?.status?.thumbnail,
     keepVersions: (observed.dataset?.status?.versions ?? []).map((v) => v.id),
+    ...(base && { base }),
   };
 }
 
@@ -204,6 +213,11 @@ export function planIngestion(
       outcome: { kind: 'requeueAfter', ms: 5_000, reason: 'another run writes the same target' },
     };
   };
+  /** The current version already holds what the run asks for: done, with no job and no event. */
+  const succeedWithoutJob = (result: Record<string, unknown>, reason: string, message: string): Plan => ({
+    actions: [write({ ...status, phase: 'successful', finishedAt: at, result }, { state: 'ready', reason, message })],
+    outcome: { kind: 'done', reason: message },
+  });
   const startAttempt = (ensure: Action[], input: { provider: { parameters: Record<string, unknown> } }): Plan => ({
     actions: [
       ...ensure,
@@ -225,6 +239,13 @@ export function planIngestion(
     ],
     outcome: { kind: 'done', reason: 'attempt started' },
   });
+  // The attempt's last report; a short attempt may end before a running status was ever written.
+  const progress = job?.progress
+    ? {
+        ...job.progress,
+        percent: job.progress.total > 0 ? Math.round((job.progress.done / job.progress.total) * 1000) / 10 : 0,
+      }
+    : status.progress;
   const succeed = (switchTarget: Action, result: Record<string, unknown>, event: Record<string, unknown>): Plan => ({
     actions: [
       switchTarget,
@@ -234,6 +255,7 @@ export function planIngestion(
           phase: 'successful',
           startedAt: status.startedAt ?? job?.startedAt,
           finishedAt: job?.finishedAt ?? at,
+          progress,
           result,
           error: undefined,
           events: [...(status.events ?? []), event as NonNullable<IngestionStatus['events']>[number]],
@@ -268,30 +290,37 @@ export function planIngestion(
     const periodType = observed.dataset?.spec.periodType ?? observed.source.spec.periodType;
     if (!periodType) return fail('InvalidRequest', `DataSource ${run.spec.source} declares no period type.`);
     let range: { start: string; end: string };
-    try {
-      range = requestedRange(periodType, run.spec.start, run.spec.end, now);
-    } catch (err) {
-      if (err instanceof PeriodError) return fail('InvalidRequest', err.message);
-      throw err;
+    let base: string | undefined;
+    const sync = run.spec.mode === 'sync';
+    if (sync) {
+      // Decided only once no earlier writer can still change what the store committed.
+      const waiting = waitForEarlierWriters(`dataset ${datasetId}`);
+      if (waiting) return waiting;
+      const decided = syncStart(run, observed, now);
+      if (decided.kind === 'fail') return fail(decided.type, decided.message);
+      if (decided.kind === 'upToDate')
+        return succeedWithoutJob(
+          { datasetId, reused: true, upToDate: true, syncDetail: decided.detail },
+          'UpToDate',
+          decided.detail.message,
+        );
+      ({ range, base } = decided);
+    } else {
+      try {
+        range = runRange(observed.source, periodType, run.spec.start, run.spec.end, now);
+      } catch (err) {
+        if (err instanceof PeriodError) return fail('InvalidRequest', err.message);
+        throw err;
+      }
     }
     const scope = { start: range.start, end: range.end, bbox: observed.instance.bbox };
     const current = currentVersionOf(observed.dataset);
-    if (current && !run.spec.overwrite && isDeepStrictEqual(current.requestScope, scope)) {
-      return {
-        actions: [
-          write(
-            {
-              ...status,
-              phase: 'successful',
-              finishedAt: at,
-              result: { datasetId, reused: true, version: current.id },
-            },
-            { state: 'ready', reason: 'Reused', message: `Version ${current.id} already holds the requested periods.` },
-          ),
-        ],
-        outcome: { kind: 'done', reason: 'reused the current version' },
-      };
-    }
+    if (!sync && current && !run.spec.overwrite && isDeepStrictEqual(current.requestScope, scope))
+      return succeedWithoutJob(
+        { datasetId, reused: true, version: current.id },
+        'Reused',
+        `Version ${current.id} already holds the requested periods.`,
+      );
     const ensureDataset: Action[] = observed.dataset
       ? []
       : [
@@ -303,17 +332,11 @@ export function planIngestion(
         ];
     return (
       waitForEarlierWriters(`dataset ${datasetId}`) ??
-      startAttempt(ensureDataset, workerInput(run, attempt, observed, range))
+      startAttempt(ensureDataset, workerInput(run, attempt, observed, range, base))
     );
   }
 
   if (job.phase === 'running') {
-    const progress = job.progress
-      ? {
-          ...job.progress,
-          percent: job.progress.total > 0 ? Math.round((job.progress.done / job.progress.total) * 1000) / 10 : 0,
-        }
-      : status.progress;
     return {
       actions: [
         write(
@@ -357,7 +380,7 @@ export function planIngestion(
       data: {
         dataset_id: parsed.data.datasetId,
         version: version.id,
-        action: previous ? 'rematerialize' : 'create',
+        action: parsed.data.action ?? (previous ? 'rematerialize' : 'create'),
         previous_end: previous?.coverage.temporal.end ?? null,
         current_start: version.coverage.temporal.start,
         current_end: version.coverage.temporal.end,

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
+import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import { API_VERSION } from '../../../core/resources/registry.ts';
+import { build } from '../../test/build.ts';
+
+const source = (name: string, temporalDirection: 'past' | 'future') => ({
+  apiVersion: API_VERSION,
+  kind: 'DataSource',
+  metadata: { name, namespace: 'default' },
+  spec: {
+    datasetName: name,
+    itemType: 'coverage',
+    periodType: 'daily',
+    provider: { name: 'sample' },
+    temporalDirection,
+    sync: { kind: 'temporal', availability: { rule: 'forecast-hours', hours: 48 } },
+  },
+});
+
+describe('POST /ingestions start', () => {
+  it('may be omitted for a forecast source: the run starts from now', async () => {
+    const { app, cluster } = await build();
+    await cluster.create(dataSourceKind, source('forecast', 'future'));
+    const res = await app.inject({
+      method: 'POST',
+      url: '/ingestions',
+      headers: { prefer: 'respond-async' },
+      payload: { dataset_id: 'forecast' },
+    });
+    expect(res.statusCode).toBe(202);
+    const run = await cluster.get<Ingestion>(ingestionKind, res.json().jobID, 'default');
+    expect(run?.spec).toMatchObject({ source: 'forecast', mode: 'ingestion' });
+    expect(run?.spec.start).toBeUndefined();
+  });
+
+  it('is required for a historical source (400)', async () => {
+    const { app, cluster } = await build();
+    await cluster.create(dataSourceKind, source('history', 'past'));
+    const res = await app.inject({ method: 'POST', url: '/ingestions', payload: { dataset_id: 'history' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ detail: 'start is required for this data source' });
+  });
+});

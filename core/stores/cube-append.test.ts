@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import h5wasm from 'h5wasm/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatPeriod, periodRange, type Period } from '../periods/index.ts';
+import { gridCovering } from '../providers/raster.ts';
+import { sampleValue } from '../providers/sample.ts';
+import { readCommittedCube } from './committed-cube.ts';
+import { openAppendSink } from './cube-append.ts';
+import { openCubeSink, type StoreFormat } from './cube-sink.ts';
+import { NETCDF_FILE } from './layout.ts';
+import type { RasterCubeDescription } from './raster-cube.ts';
+
+// 5 x 4 cells in chunks of 2 x 3: edge chunks in both directions.
+const grid = gridCovering([0, 0, 0.4, 0.5], 0.1);
+const plane = (p: Period) =>
+  Float32Array.from({ length: grid.lat.length * grid.lon.length }, (_, n) =>
+    sampleValue(1, 0, 0, Math.floor(n / grid.lon.length), n % grid.lon.length, p.start.getTime() / 86_400_000),
+  );
+const cubeOf = (periods: Period[]): RasterCubeDescription => ({
+  variable: 'value',
+  periodType: 'daily',
+  periods,
+  grid,
+  attributes: { title: 'append test' },
+  chunks: [4, 2, 3],
+});
+
+async function writeWhole(dir: string, format: StoreFormat, periods: Period[]) {
+  await mkdir(dir, { recursive: true });
+  const sink = await openCubeSink(dir, format, cubeOf(periods));
+  for (const p of periods) await sink.append(plane(p));
+  await sink.finish();
+}
+
+async function append(previous: string, dir: string, format: StoreFormat, all: Period[], from: number) {
+  await mkdir(dir, { recursive: true });
+  const sink = await openAppendSink(dir, previous, format, cubeOf(all));
+  for (const p of all.slice(from)) await sink.append(plane(p));
+  return sink.finish();
+}
+
+/** Every file under `dir` with the hash of its bytes. */
+async function hashes(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }))
+    if (entry.isFile()) {
+      const path = join(entry.parentPath, entry.name);
+      out[path.slice(dir.length + 1)] = createHash('sha256')
+        .update(await readFile(path))
+        .digest('hex');
+    }
+  return out;
+}
+
+describe('openAppendSink', () => {
+  let root: string;
+  const days = periodRange('daily', '2024-12-25', '2025-01-12');
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'cube-append-'));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it.each<[string, StoreFormat]>([
+    ['Zarr v2', { format: 'zarr', zarrVersion: 2 }],
+    ['Zarr v3', { format: 'zarr', zarrVersion: 3 }],
+  ])('appends to a %s store twice, byte for byte like a store written whole', async (name, format) => {
+    const base = join(root, name.replace(/\W/g, ''));
+    // 10 periods: two complete blocks of 4 and a partial one of 2.
+    await writeWhole(join(base, 'v1'), format, days.slice(0, 10));
+    const before = await hashes(join(base, 'v1'));
+    // +3 (the partial block fills up and one more starts), then +6.
+    await append(join(base, 'v1'), join(base, 'v2'), format, days.slice(0, 13), 10);
+    const coverage = await append(join(base, 'v2'), join(base, 'v3'), format, days, 13);
+    await writeWhole(join(base, 'whole'), format, days);
+
+    expect(coverage.temporal).toEqual({ start: '2024-12-25', end: '2025-01-12' });
+    expect(await hashes(join(base, 'v3'))).toEqual(await hashes(join(base, 'whole')));
+    expect(await hashes(join(base, 'v1'))).toEqual(before);
+    expect((await readCommittedCube(join(base, 'v3'), 'zarr', 'daily')).periods).toEqual(days.map(formatPeriod));
+    // Complete blocks are shared with the previous version, not copied.
+    const key = format.zarrVersion === 3 ? ['value', 'c', '0', '0', '0'] : ['value', '0.0.0'];
+    expect((await stat(join(base, 'v3', ...key))).ino).toBe((await stat(join(base, 'v1', ...key))).ino);
+    expect((await stat(join(base, 'v3', ...key))).nlink).toBe(3);
+  });
+
+  it('rewrites a NetCDF-4 file whole with the previous periods first', async () => {
+    const format: StoreFormat = { format: 'netcdf', zarrVersion: 2 };
+    const base = join(root, 'netcdf');
+    await writeWhole(join(base, 'v1'), format, days.slice(0, 10));
+    await append(join(base, 'v1'), join(base, 'v2'), format, days, 10);
+    expect((await readCommittedCube(join(base, 'v2'), 'netcdf', 'daily')).periods).toEqual(days.map(formatPeriod));
+    await h5wasm.ready;
+    const file = new h5wasm.File(join(base, 'v2', NETCDF_FILE), 'r');
+    try {
+      const values = (file.get('value') as InstanceType<typeof h5wasm.Dataset>).value as Float32Array;
+      const size = grid.lat.length * grid.lon.length;
+      days.forEach((p, t) => expect(values.slice(t * size, (t + 1) * size)).toEqual(plane(p)));
+    } finally {
+      file.close();
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { DATASET_LABEL, isFinished } from '../../../core/resources/ingestion/run.ts';
+import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import { scheduleKind, type Schedule } from '../../../core/resources/schedule/schema.ts';
+import type { ControllerDefinition } from '../../runtime/controller.ts';
+import type { Leadership } from '../../runtime/leadership.ts';
+import { planSchedule, type ScheduleObserved } from './plan.ts';
+
+export function scheduleController(options: {
+  readOnly: boolean;
+  leadership: Leadership;
+}): ControllerDefinition<Schedule, ScheduleObserved> {
+  return {
+    name: 'schedule',
+    kind: scheduleKind,
+    observe: async (schedule, cluster) => {
+      const leader = options.leadership.isLeader();
+      const { namespace } = schedule.metadata;
+      const id = schedule.spec.datasetId;
+      const dataset = leader ? await cluster.get<Dataset>(datasetKind, id, namespace) : undefined;
+      const source = dataset && (await cluster.get<DataSource>(dataSourceKind, dataset.spec.source, namespace));
+      const runs = leader
+        ? (await cluster.list<Ingestion>(ingestionKind, { namespace, labelSelector: `${DATASET_LABEL}=${id}` })).items
+        : [];
+      return {
+        leader,
+        readOnly: options.readOnly,
+        dataset,
+        source,
+        activeRuns: runs.filter((run) => !isFinished(run)).map((run) => run.metadata.name),
+      };
+    },
+    plan: planSchedule,
+  };
+}

@@ -1,0 +1,94 @@
+import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
+import type { Schedule } from '../../../core/resources/schedule/schema.ts';
+import type { Plan } from '../../runtime/actions.ts';
+import { readinessConditions, type Readiness } from '../../runtime/readiness.ts';
+import { checkDataset, type ScheduleCheckObserved } from './check.ts';
+import { nextTick, ScheduleSpecError } from './cron.ts';
+
+export interface ScheduleObserved extends ScheduleCheckObserved {
+  /** Only the leader checks schedules; other replicas plan nothing. */
+  leader: boolean;
+}
+
+/** How often a replica that is not the leader looks again (leadership can move to it). */
+export const FOLLOWER_RECHECK_MS = 30_000;
+
+type ScheduleStatus = NonNullable<Schedule['status']>;
+
+/**
+ * A schedule's clock: waits for the next tick of its cron in its time zone, then checks the dataset once and
+ * records the outcome. Ticks missed while no leader ran are caught up by one check, not one per tick; a spec
+ * change restarts the clock from now.
+ */
+export function planSchedule(schedule: Schedule, observed: ScheduleObserved, now: Date): Plan {
+  if (!observed.leader)
+    return { actions: [], outcome: { kind: 'requeueAfter', ms: FOLLOWER_RECHECK_MS, reason: 'not the leader' } };
+  const status: ScheduleStatus = schedule.status ?? {};
+  const generation = schedule.metadata.generation as number | undefined;
+  const write = (next: ScheduleStatus, readiness: Readiness) => ({
+    kind: 'patchStatus' as const,
+    status: { ...next, conditions: readinessConditions(status.conditions, readiness, generation, now) },
+  });
+
+  if (!schedule.spec.enabled)
+    return {
+      actions: [
+        write({ ...status, nextCheck: undefined }, { state: 'ready', reason: 'Disabled', message: 'Checks are off.' }),
+      ],
+      outcome: { kind: 'done', reason: 'disabled' },
+    };
+
+  let due: Date;
+  let following: Date;
+  try {
+    const specChanged = status.observedGeneration !== generation;
+    due = status.nextCheck && !specChanged ? new Date(status.nextCheck) : nextTick(schedule.spec, now);
+    following = nextTick(schedule.spec, now);
+  } catch (err) {
+    if (!(err instanceof ScheduleSpecError)) throw err;
+    return {
+      actions: [
+        write(
+          { ...status, nextCheck: undefined, lastOutcome: 'error', lastMessage: err.message },
+          { state: 'stalled', reason: 'InvalidSchedule', message: err.message },
+        ),
+      ],
+      outcome: { kind: 'done', reason: 'invalid schedule' },
+    };
+  }
+
+  if (now < due)
+    return {
+      actions: [
+        write(
+          { ...status, nextCheck: due.toISOString() },
+          { state: 'ready', reason: 'Waiting', message: `Next check at ${due.toISOString()}.` },
+        ),
+      ],
+      outcome: { kind: 'requeueAfter', ms: due.getTime() - now.getTime(), reason: 'waiting for the next tick' },
+    };
+
+  const check = checkDataset(schedule, observed, due);
+  return {
+    actions: [
+      ...(check.run ? [{ kind: 'apply' as const, ref: ingestionKind, object: check.run }] : []),
+      write(
+        {
+          ...status,
+          lastCheck: now.toISOString(),
+          nextCheck: following.toISOString(),
+          lastOutcome: check.outcome,
+          lastMessage: check.message,
+          lastJobId: check.run?.metadata.name ?? status.lastJobId,
+        },
+        check.outcome === 'error'
+          ? { state: 'stalled', reason: 'CheckFailed', message: check.message }
+          : { state: 'ready', reason: 'Checked', message: check.message },
+      ),
+      ...(check.run
+        ? [{ kind: 'event' as const, type: 'Normal' as const, reason: 'Submitted', message: check.message }]
+        : []),
+    ],
+    outcome: { kind: 'requeueAfter', ms: following.getTime() - now.getTime(), reason: `checked: ${check.outcome}` },
+  };
+}
