@@ -1,8 +1,10 @@
-import { access, readFile } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import h5wasm from 'h5wasm/node';
 import { formatPeriod, type PeriodType } from '../periods/index.ts';
+import { snapshotKeyReader } from './icechunk/repository.ts';
 import { NETCDF_FILE } from './layout.ts';
+import { directoryKeyReader, type KeyReader } from './zarr/group-writer.ts';
 
 /**
  * What a committed version holds, read from its own files (coordinates), so that a sync appends after what the
@@ -57,14 +59,14 @@ interface ZarrArrayMeta {
 
 /** The three coordinate arrays, each stored as one uncompressed chunk (see RasterCubeWriter). */
 async function readZarrCoordinates(
-  dir: string,
+  keys: KeyReader,
   meta: (name: string) => ZarrArrayMeta,
   chunkKey: string,
 ): Promise<StoredCoordinates> {
   const read = async (name: string) => {
     const array = meta(name);
     if (array.compressed) throw new CommittedCubeError(`coordinate ${name} is compressed; not a Stratus store`);
-    const bytes = await readFile(join(dir, name, ...chunkKey.split('/')));
+    const bytes = await keys(`${name}/${chunkKey}`);
     return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength).slice(), array };
   };
   const [time, lat, lon] = await Promise.all(['time', 'lat', 'lon'].map(read));
@@ -76,8 +78,10 @@ async function readZarrCoordinates(
   };
 }
 
-async function readZarrV2(dir: string): Promise<StoredCoordinates> {
-  const { metadata } = JSON.parse(await readFile(join(dir, '.zmetadata'), 'utf8')) as {
+const json = async (keys: KeyReader, key: string) => JSON.parse(Buffer.from(await keys(key)).toString('utf8'));
+
+async function readZarrV2(keys: KeyReader): Promise<StoredCoordinates> {
+  const { metadata } = (await json(keys, '.zmetadata')) as {
     metadata: Record<string, Record<string, unknown>>;
   };
   const meta = (name: string): ZarrArrayMeta => {
@@ -89,11 +93,11 @@ async function readZarrV2(dir: string): Promise<StoredCoordinates> {
       attributes: metadata[`${name}/.zattrs`] ?? {},
     };
   };
-  return readZarrCoordinates(dir, meta, '0');
+  return readZarrCoordinates(keys, meta, '0');
 }
 
-async function readZarrV3(dir: string): Promise<StoredCoordinates> {
-  const root = JSON.parse(await readFile(join(dir, 'zarr.json'), 'utf8')) as {
+async function readZarrV3(keys: KeyReader): Promise<StoredCoordinates> {
+  const root = (await json(keys, 'zarr.json')) as {
     consolidated_metadata?: { metadata: Record<string, Record<string, unknown>> };
   };
   const metadata = root.consolidated_metadata?.metadata ?? {};
@@ -106,7 +110,7 @@ async function readZarrV3(dir: string): Promise<StoredCoordinates> {
       attributes: (array.attributes as Record<string, unknown> | undefined) ?? {},
     };
   };
-  return readZarrCoordinates(dir, meta, 'c/0');
+  return readZarrCoordinates(keys, meta, 'c/0');
 }
 
 async function readNetcdf(dir: string): Promise<StoredCoordinates> {
@@ -131,14 +135,27 @@ async function readNetcdf(dir: string): Promise<StoredCoordinates> {
 }
 
 /**
- * Reads the coordinates of the version directory `dir`, stored as `format`. A Zarr store's own metadata says
- * its version (`.zmetadata` for v2, `zarr.json` for v3), whatever the Dataset asks for now.
+ * Reads the coordinates of a committed version stored as `format`: the version directory `dir`, or for Icechunk
+ * the repository in `dir` at `snapshot`. A Zarr store's own metadata says its version (`.zmetadata` for v2,
+ * `zarr.json` for v3), whatever the Dataset asks for now.
  */
-export async function readCommittedCube(dir: string, format: string, periodType: PeriodType): Promise<CommittedCube> {
-  let read: (dir: string) => Promise<StoredCoordinates>;
-  if (format === 'netcdf') read = readNetcdf;
-  else if (format === 'zarr') read = (await exists(join(dir, '.zmetadata'))) ? readZarrV2 : readZarrV3;
-  else throw new CommittedCubeError(`reading the extent of a ${format} store is not supported`);
-  const { time, timeUnits, lat, lon } = await read(dir);
+export async function readCommittedCube(
+  dir: string,
+  format: string,
+  periodType: PeriodType,
+  snapshot?: string,
+): Promise<CommittedCube> {
+  let coordinates: StoredCoordinates;
+  if (format === 'netcdf') coordinates = await readNetcdf(dir);
+  else if (format === 'zarr')
+    coordinates = await ((await exists(join(dir, '.zmetadata'))) ? readZarrV2 : readZarrV3)(directoryKeyReader(dir));
+  else if (format === 'icechunk') {
+    if (!snapshot) throw new CommittedCubeError('an Icechunk version names its snapshot');
+    coordinates = await readZarrV3(await snapshotKeyReader(dir, snapshot)).catch((err: unknown) => {
+      if (err instanceof CommittedCubeError) throw err;
+      throw new CommittedCubeError(`snapshot ${snapshot} cannot be read: ${(err as Error).message}`);
+    });
+  } else throw new CommittedCubeError(`reading the extent of a ${format} store is not supported`);
+  const { time, timeUnits, lat, lon } = coordinates;
   return { periods: periodsOf(periodType, time, timeUnits), lat, lon };
 }

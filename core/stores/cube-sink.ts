@@ -29,6 +29,12 @@ export interface VersionWriter {
   discard(): Promise<void>;
 }
 
+/** The committed version a sync continues: its directory, and for Icechunk the snapshot in that repository. */
+export interface PreviousVersion {
+  dir: string;
+  snapshot?: string;
+}
+
 export interface StoreFormat {
   format: string;
   zarrVersion: number;
@@ -67,28 +73,32 @@ export async function openCubeSink(
 /**
  * Opens a new version of a dataset. Zarr and NetCDF versions are directories written under `staging/` and
  * published by one rename into `versions/`; Icechunk versions are snapshots of the dataset's repository. A sync
- * names the version directory it continues (`previous`): its periods come first in `description`, and the sink
- * holds them already, so only the new periods are appended.
+ * names the version it continues (`previous`): its periods come first in `description`, and the sink holds them
+ * already, so only the new periods are appended.
  */
 export async function openVersionWriter(
   storageRoot: string,
   datasetId: string,
   versionId: string,
   format: StoreFormat,
-  previous: string | undefined,
+  previous: PreviousVersion | undefined,
   description: RasterCubeDescription,
 ): Promise<VersionWriter> {
   const why = unsupportedFormat(format);
   if (why) throw new Error(why);
-  if (format.format === 'icechunk') {
-    if (previous) throw new Error('a sync of an Icechunk dataset is not supported yet');
-    return openIcechunkVersion(icechunkDir(storageRoot, datasetId), icechunkPath(datasetId), versionId, description);
-  }
+  if (format.format === 'icechunk')
+    return openIcechunkVersion(
+      icechunkDir(storageRoot, datasetId),
+      icechunkPath(datasetId),
+      versionId,
+      description,
+      previous?.snapshot,
+    );
   const staging = join(stagingDir(storageRoot, datasetId), versionId);
   await mkdir(staging, { recursive: true });
   return {
     sink: previous
-      ? await openAppendSink(staging, previous, format, description)
+      ? await openAppendSink(staging, previous.dir, format, description)
       : await openCubeSink(staging, format, description),
     publish: async () => {
       await syncTree(staging);

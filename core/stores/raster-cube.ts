@@ -133,6 +133,11 @@ export class RasterCubeWriter {
     return this.#shape;
   }
 
+  /** Periods in the cube so far: kept from a previous version, and appended. */
+  get appendedPeriods(): number {
+    return this.#appended;
+  }
+
   /** Periods appended but not yet written: 0 right after a block of time steps went to the store. */
   get pendingPeriods(): number {
     return this.#appended === this.#description.periods.length ? 0 : this.#appended % this.#shape[0];

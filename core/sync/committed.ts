@@ -10,7 +10,7 @@ export async function readCurrentCube(storageRoot: string, dataset: Dataset): Pr
   const version = currentVersionOf(dataset);
   const type = dataset.spec.periodType;
   if (!version || !type) return undefined;
-  return readCommittedCube(storeFile(storageRoot, version.path), version.format, type);
+  return readCommittedCube(storeFile(storageRoot, version.path), version.format, type, version.snapshot);
 }
 
 /** First and last stored period of a cube, as the sync planner takes them. */

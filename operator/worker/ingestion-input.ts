@@ -52,6 +52,8 @@ export const ingestionInputSchema = z.object({
   keepVersions: z.array(z.string()),
   /** A sync: store path of the committed version the fetched periods continue (appended, or rewritten with it). */
   base: z.string().optional(),
+  /** With `base` in an Icechunk dataset: the snapshot of the version the sync continues. */
+  baseSnapshot: z.string().optional(),
 });
 
 export type IngestionInput = z.infer<typeof ingestionInputSchema>;

@@ -100,7 +100,7 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
     });
     try {
       if (base) checkSameGrid(base, session.grid);
-      target = await openVersionWriter(input.storageRoot, input.datasetId, id, input.dataset, base?.dir, {
+      target = await openVersionWriter(input.storageRoot, input.datasetId, id, input.dataset, base, {
         variable: input.dataset.variable,
         units: input.dataset.units,
         longName: input.dataset.name,

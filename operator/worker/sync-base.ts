@@ -1,35 +1,46 @@
 import { formatPeriod, nextPeriod, parsePeriod, type Period } from '../../core/periods/index.ts';
 import type { RasterGrid } from '../../core/providers/raster.ts';
 import { readCommittedCube } from '../../core/stores/committed-cube.ts';
-import { isSafeName, storeFile } from '../../core/stores/layout.ts';
+import { icechunkPath, isSafeName, storeFile } from '../../core/stores/layout.ts';
 import type { IngestionInput } from './ingestion-input.ts';
 import { TaskError } from './protocol.ts';
 
-/** The committed version a sync continues: its directory and the periods and grid its files hold. */
+/** The committed version a sync continues: where it is, and the periods and grid its files hold. */
 export interface SyncBase {
   dir: string;
+  /** The snapshot of an Icechunk version (`dir` is then the repository). */
+  snapshot?: string;
   periods: Period[];
   lat: Float64Array;
   lon: Float64Array;
+}
+
+/** Whether `path` is where a version of `datasetId` lives: a version directory, or the Icechunk repository. */
+function isVersionPath(path: string, datasetId: string, icechunk: boolean): boolean {
+  if (icechunk) return path === icechunkPath(datasetId);
+  const [root, id, versions, version, ...rest] = path.split('/');
+  return (
+    root === 'datasets' && id === datasetId && versions === 'versions' && rest.length === 0 && isSafeName(version ?? '')
+  );
 }
 
 /** Reads the version `input.base` names, which must be a version of the dataset the run writes. */
 export async function readSyncBase(input: IngestionInput): Promise<SyncBase | undefined> {
   if (!input.base) return undefined;
   const type = input.dataset.periodType;
-  const [root, id, versions, version, ...rest] = input.base.split('/');
-  if (
-    root !== 'datasets' ||
-    id !== input.datasetId ||
-    versions !== 'versions' ||
-    rest.length > 0 ||
-    !isSafeName(version ?? '')
-  )
+  const icechunk = input.dataset.format === 'icechunk';
+  if (!isVersionPath(input.base, input.datasetId, icechunk) || (icechunk && !input.baseSnapshot))
     throw new TaskError('InvalidInput', `${input.base} is not a version of dataset ${input.datasetId}`);
   if (!type) throw new TaskError('InvalidRequest', `dataset ${input.datasetId} has no period type`);
   const dir = storeFile(input.storageRoot, input.base);
-  const cube = await readCommittedCube(dir, input.dataset.format, type);
-  return { dir, periods: cube.periods.map((p) => parsePeriod(type, p)), lat: cube.lat, lon: cube.lon };
+  const cube = await readCommittedCube(dir, input.dataset.format, type, input.baseSnapshot);
+  return {
+    dir,
+    ...(input.baseSnapshot && { snapshot: input.baseSnapshot }),
+    periods: cube.periods.map((p) => parsePeriod(type, p)),
+    lat: cube.lat,
+    lon: cube.lon,
+  };
 }
 
 /** The base's periods followed by the fetched ones, which must start right after the base's last. */

@@ -3,7 +3,7 @@
  * /icechunk/{id}/ and reopened over HTTP by the Icechunk SDK's own fetch storage; /zarr/{id}/ serves the same
  * Zarr v3 keys to plain Zarr clients; a worker killed mid-run leaves readers on the previous snapshot.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Repository } from '@earthmover/icechunk';
@@ -230,4 +230,42 @@ describe('an Icechunk dataset', () => {
     const expected = await sampleValues('2024-06-30', '2024-06-30');
     expect((await readCube(new zarr.FetchStore(`${url}/zarr/sample-ic/`), 546)).plane).toEqual(expected[0]);
   }, 180_000);
+
+  it('syncs by appending on a branch of the current snapshot: complete blocks are kept, only new chunks are written', async () => {
+    const repoDir = join(dataDir, 'store', 'datasets', 'sample-ic', 'icechunk');
+    const before = await datasetStatus('sample-ic');
+    const previous = before.versions!.find((v) => v.id === before.currentVersion)!;
+    expect(before.extent?.temporal.end).toBe('2024-06-30');
+    const firstBlock = Buffer.from(await (await get('/zarr/sample-ic/value/c/0/0/0')).arrayBuffer());
+    const chunkObjects = async () => (await readdir(join(repoDir, 'chunks'))).length;
+    const objectsBefore = await chunkObjects();
+
+    const response = await fetch(`${url}/sync/sample-ic`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ end: '2024-07-31' }),
+    });
+    const body = (await response.json()) as { status: string; sync_detail: { action: string; delta_start: string } };
+    expect(response.status).toBe(200);
+    expect(body).toMatchObject({ status: 'completed', sync_detail: { action: 'append', delta_start: '2024-07-01' } });
+
+    const after = await datasetStatus('sample-ic');
+    const current = after.versions!.find((v) => v.id === after.currentVersion)!;
+    expect(after.extent?.temporal).toEqual({ start: '2023-01-01', end: '2024-07-31' });
+    // The new snapshot descends from the previous one: an append, not a rewrite.
+    const repo = await openRepository(repoDir);
+    const ancestry = await repo.ancestry({ snapshotId: current.snapshot! });
+    expect(ancestry.map((s) => s.id)).toContain(previous.snapshot);
+    // 578 periods in blocks of 128 on one spatial chunk: the four complete blocks are kept, the fifth (35 stored
+    // periods, now 66) is the one value chunk written; the coordinates are written again with the new time axis.
+    const diff = await repo.diff({ fromSnapshotId: previous.snapshot!, toSnapshotId: current.snapshot! });
+    expect(diff.updatedChunks['/value']).toEqual([[4, 0, 0]]);
+    expect((await chunkObjects()) - objectsBefore).toBeLessThanOrEqual(3);
+    expect(Buffer.from(await (await get('/zarr/sample-ic/value/c/0/0/0')).arrayBuffer()).equals(firstBlock)).toBe(true);
+    const store = new zarr.FetchStore(`${url}/zarr/sample-ic/`);
+    const [july31, june30] = await sampleValues('2024-06-30', '2024-07-31').then((v) => [v[31], v[0]]);
+    expect((await readCube(store, 577)).plane).toEqual(july31);
+    expect((await readCube(store, 546)).plane).toEqual(june30);
+    expect(await repo.listBranches()).toEqual(['main']);
+  }, 60_000);
 });

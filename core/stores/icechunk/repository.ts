@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import type { Repository } from '@earthmover/icechunk';
+import type { KeyReader } from '../zarr/group-writer.ts';
 import { fileSystemStorage } from './file-storage.ts';
 import { icechunk } from './module.ts';
 
@@ -15,4 +16,14 @@ export function openRepository(dir: string): Promise<Repository> {
 export async function openOrCreateRepository(dir: string): Promise<Repository> {
   await mkdir(dir, { recursive: true });
   return icechunk().Repository.openOrCreate(fileSystemStorage(dir));
+}
+
+/** Reads Zarr keys of the repository in `dir` at `snapshotId`; a missing key rejects, as a missing file would. */
+export async function snapshotKeyReader(dir: string, snapshotId: string): Promise<KeyReader> {
+  const session = await (await openRepository(dir)).readonlySession({ snapshotId });
+  return async (key) => {
+    const bytes = await session.store.get(key);
+    if (!bytes) throw new Error(`ObjectNotFound: no key ${key} in snapshot ${snapshotId}`);
+    return bytes;
+  };
 }

@@ -1,48 +1,62 @@
 import type { Session } from '@earthmover/icechunk';
 import type { CubeSink, VersionWriter } from '../cube-sink.ts';
+import { appendStart, continueCube } from '../cube-append.ts';
 import { RasterCubeWriter, type RasterCubeDescription } from '../raster-cube.ts';
+import type { KeyWriter } from '../zarr/group-writer.ts';
 import { MAIN_BRANCH, openOrCreateRepository } from './repository.ts';
 
 const asBuffer = (value: Uint8Array | string) =>
   typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
 
 /**
- * A new version of an `icechunk` dataset. It is written on a branch of its own (`run-<version>`), cleared first
- * because a version is a whole materialization, and committed after every block of time steps, so a crash loses
- * at most one block and `main` never shows a partial version. Publishing moves `main` to the last commit with a
- * compare-and-swap from where it was when the run began. Branches left by a crashed run are deleted here: one
- * writer per dataset means none of them is live.
+ * A new version of an `icechunk` dataset. It is written on a branch of its own (`run-<version>`) and committed
+ * after every block of time steps, so a crash loses at most one block and `main` never shows a partial version.
+ * Publishing moves `main` to the last commit with a compare-and-swap from where it was when the run began.
+ * Branches left by a crashed run are deleted here: one writer per dataset means none of them is live.
+ *
+ * A whole materialization clears the branch first. An append (`previous`: the snapshot of the version a sync
+ * continues, which must still be the head of `main`) keeps the snapshot's complete time blocks as they are, so
+ * only the partly filled last block, the new blocks and the metadata are written.
  */
 export async function openIcechunkVersion(
   dir: string,
   path: string,
   versionId: string,
   description: RasterCubeDescription,
+  previous?: string,
 ): Promise<VersionWriter> {
   const repo = await openOrCreateRepository(dir);
   for (const branch of await repo.listBranches()) if (branch !== MAIN_BRANCH) await repo.deleteBranch(branch);
   const base = await repo.lookupBranch(MAIN_BRANCH);
+  if (previous !== undefined && previous !== base)
+    throw new Error(`the repository's main branch moved from snapshot ${previous} to ${base}; plan the sync again`);
   const branch = `run-${versionId}`;
   await repo.createBranch(branch, base);
   let session: Session = await repo.writableSession(branch);
-  await session.store.clear();
-  const writer = await RasterCubeWriter.create((key, value) => session.store.set(key, asBuffer(value)), {
-    ...description,
-    zarrVersion: 3,
-  });
+  const keys: KeyWriter = (key, value) => session.store.set(key, asBuffer(value));
+  let writer: RasterCubeWriter;
+  if (previous === undefined) {
+    await session.store.clear();
+    writer = await RasterCubeWriter.create(keys, { ...description, zarrVersion: 3 });
+  } else {
+    const start = await appendStart(
+      async (key) => (await session.store.get(key)) ?? Promise.reject(new Error(`no key ${key} in ${previous}`)),
+      3,
+      description.variable,
+    );
+    writer = await continueCube(keys, start, 3, description);
+  }
   const total = description.periods.length;
-  let appended = 0;
   let snapshot = base;
 
   async function commit(): Promise<void> {
-    snapshot = await session.commit(`Stratus version ${versionId}: ${appended} of ${total} periods`);
+    snapshot = await session.commit(`Stratus version ${versionId}: ${writer.appendedPeriods} of ${total} periods`);
     session = await repo.writableSession(branch);
   }
 
   const sink: CubeSink = {
     append: async (values) => {
       await writer.append(values);
-      appended++;
       if (writer.pendingPeriods === 0) await commit();
     },
     finish: async () => {

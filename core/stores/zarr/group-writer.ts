@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { writeDurable } from '../files.ts';
 import type { Compressor } from './codecs.ts';
 
@@ -41,6 +42,14 @@ export const directoryKeys =
   (dir: string): KeyWriter =>
   (key, value) =>
     writeDurable(join(dir, ...key.split('/')), value);
+
+/** Reads the bytes of a Zarr key, from a directory or a snapshot; missing keys reject. */
+export type KeyReader = (key: string) => Promise<Uint8Array>;
+
+export const directoryKeyReader =
+  (dir: string): KeyReader =>
+  (key) =>
+    readFile(join(dir, ...key.split('/')));
 
 export const bytesOf = (values: TypedValues) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
 

@@ -101,6 +101,7 @@ function workerInput(
   const source = observed.source!;
   const id = datasetIdOf(run);
   const spec = observed.dataset?.spec;
+  const baseSnapshot = currentVersionOf(observed.dataset)?.snapshot;
   return {
     run: run.metadata.name,
     attempt,
@@ -130,6 +131,7 @@ function workerInput(
     keepThumbnail: observed.dataset?.status?.thumbnail,
     keepVersions: (observed.dataset?.status?.versions ?? []).map((v) => v.id),
     ...(base && { base }),
+    ...(base && baseSnapshot && { baseSnapshot }),
   };
 }
 
