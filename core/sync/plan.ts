@@ -119,7 +119,7 @@ export function planSync({ source, dataset, committed, end, now }: SyncPlanInput
 
   if (kind === 'static') return notSyncable('static_source', `${source.metadata.name} is static: nothing to sync.`);
   if (!type) return notSyncable('no_temporal_axis', `${source.metadata.name} declares no period type.`);
-  // Checked before anything else so that a malformed end is refused whatever the store holds.
+  // Checked before the store is consulted, so that a malformed end is refused whatever the store holds.
   if (end !== undefined) parsePeriod(type, end);
   if (!committed)
     return notSyncable(
