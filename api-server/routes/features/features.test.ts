@@ -191,6 +191,35 @@ describe('GET /features/{id}/data.parquet', () => {
   });
 });
 
+describe('feature templates among the data sources', () => {
+  it('lists a template after the rasters with ingestable from the feature providers, and its page offers a refresh', async () => {
+    const { app, cluster } = await build();
+    await cluster.create(dataSourceKind, template('districts', 'sample'));
+    await cluster.create(dataSourceKind, template('gadm', 'gadm'));
+    await cluster.create(dataSourceKind, template('rain', 'chirps', 'coverage'));
+    const sources = (await app.inject({ url: '/data-sources' })).json() as {
+      dataset_id: string;
+      ingestable: boolean;
+    }[];
+    expect(sources.map((s) => [s.dataset_id, s.ingestable])).toEqual([
+      ['rain', true],
+      ['districts', true],
+      ['gadm', false],
+    ]);
+    const page = await app.inject({ url: '/data-sources/districts', headers: { accept: 'text/html' } });
+    expect(page.body).toContain('<code>POST /features/districts/refresh</code>');
+    expect(page.body).not.toContain('<form id="ingest"');
+  });
+
+  it('refuses an ingestion of a feature template with 400, naming the refresh route', async () => {
+    const { app, cluster } = await build();
+    await cluster.create(dataSourceKind, template('districts', 'sample'));
+    const response = await app.inject({ method: 'POST', url: '/ingestions', payload: { dataset_id: 'districts' } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().detail).toMatch(/refresh it with POST \/features\/districts\/refresh/);
+  });
+});
+
 describe('POST /features/{id}/refresh refusals', () => {
   const runs = async ({ cluster }: Built) => (await cluster.list(ingestionKind, { namespace: 'default' })).items;
 

@@ -116,7 +116,10 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['Features'],
         params,
         querystring: z.object({
-          publish: z.stringbool().default(true).describe('Publish the collection once stored.'),
+          publish: z
+            .stringbool()
+            .default(true)
+            .describe('Publish the collection once stored: true (default) or false.'),
         }),
         headers: z.object({ prefer: z.string().optional() }),
         response: {
