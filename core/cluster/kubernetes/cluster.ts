@@ -11,7 +11,7 @@ import type {
 } from '../port.ts';
 import { isApiError } from '../errors.ts';
 import { collectionPath, DEFAULT_NAMESPACE, objectPath } from './paths.ts';
-import { contentTypes, type RestClient } from './rest.ts';
+import { contentTypes, type RestClient, type RestRequest } from './rest.ts';
 import { watchKind } from './watch.ts';
 
 /** The field manager of every write that names none: the operator's, as `kubectl` shows it in managedFields. */
@@ -154,7 +154,7 @@ export class KubernetesCluster implements Cluster {
 
   async #write<T extends KubeObject>(
     kind: KindRef,
-    request: Parameters<RestClient['call']>[0],
+    request: RestRequest,
     options: WriteOptions | undefined,
   ): Promise<T> {
     const query = { ...request.query, fieldManager: options?.fieldManager ?? DEFAULT_FIELD_MANAGER };
@@ -170,7 +170,7 @@ function withType<T extends KubeObject>(kind: KindRef, object: T): T {
   return { ...object, apiVersion: kind.apiVersion, kind: kind.kind };
 }
 
-function patchRequest(path: string, patch: Patch): Parameters<RestClient['call']>[0] {
+function patchRequest(path: string, patch: Patch): RestRequest {
   return {
     method: 'PATCH',
     path,

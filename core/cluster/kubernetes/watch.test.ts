@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -90,6 +91,18 @@ describe('Kubernetes watch stream', () => {
     });
     const { error } = await drain(watchKind(rest, kind, { resourceVersion: '1' }));
     expect(isApiError(error, 'Gone') && error.message).toBe('too old resource version');
+  });
+
+  it('leaves no listener on a signal that outlives the watches using it', async () => {
+    const { rest } = await stubServer((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(line({ type: 'ADDED', object: widget('a', '5') }));
+    });
+    const controller = new AbortController();
+    for (let i = 0; i < 3; i++) {
+      expect((await drain(watchKind(rest, kind, { signal: controller.signal }))).events).toHaveLength(1);
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('ends without an error when the consumer aborts', async () => {

@@ -19,8 +19,12 @@ export function watchKind<T extends KubeObject>(
   options: WatchOptions,
 ): AsyncIterable<WatchEvent<T>> {
   const abort = new AbortController();
-  const queue = new WatchQueue(() => abort.abort());
   const stop = () => queue.close();
+  // Callers reuse one signal for watch after watch: each watch takes its listener away when it ends.
+  const queue = new WatchQueue(() => {
+    abort.abort();
+    options.signal?.removeEventListener('abort', stop);
+  });
   options.signal?.addEventListener('abort', stop, { once: true });
   if (options.signal?.aborted) stop();
   else void stream(rest, kind, options, abort.signal, queue);

@@ -1,0 +1,121 @@
+{{/* Names and labels shared by every template. */}}
+
+{{- define "stratus.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The name of one component's objects, e.g. "stratus-operator". */}}
+{{- define "stratus.componentName" -}}
+{{- printf "%s-%s" (include "stratus.fullname" .root) .component | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "stratus.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: stratus
+{{- end -}}
+
+{{/* Selector labels of one component; they never change after install. */}}
+{{- define "stratus.selectorLabels" -}}
+app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "stratus.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{- define "stratus.storeClaim" -}}
+{{- .Values.store.existingClaim | default (printf "%s-store" (include "stratus.fullname" .)) -}}
+{{- end -}}
+
+{{/* The restricted Pod Security Standard: non-root, no privilege escalation, no capabilities. */}}
+{{- define "stratus.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+fsGroup: 65532
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "stratus.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities:
+  drop: ["ALL"]
+{{- end -}}
+
+{{/* Every kind of climate.stratus.dev, by plural; a chart test checks it against crds/. */}}
+{{- define "stratus.resources" -}}
+- datasets
+- datasources
+- deliveries
+- exports
+- featurecollections
+- ingestions
+- initialaccesstokens
+- oauth2authorizationconsents
+- oauth2authorizations
+- oauth2clients
+- processingjobs
+- schedules
+- users
+- workflows
+{{- end -}}
+
+{{/* Kinds people work with; the authorization server's records stay out of the aggregated user roles. */}}
+{{- define "stratus.userResources" -}}
+- datasets
+- datasources
+- deliveries
+- exports
+- featurecollections
+- ingestions
+- oauth2clients
+- processingjobs
+- schedules
+- workflows
+{{- end -}}
+
+{{/* What the operator may do where it watches: reconcile the kinds, run Jobs, read their Pods, record Events. */}}
+{{- define "stratus.operatorRules" -}}
+- apiGroups: ["climate.stratus.dev"]
+  resources:
+    {{- include "stratus.resources" . | nindent 4 }}
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: ["climate.stratus.dev"]
+  resources: ["*/status"]
+  verbs: ["get", "update", "patch"]
+- apiGroups: ["climate.stratus.dev"]
+  resources: ["*/finalizers"]
+  verbs: ["update"]
+- apiGroups: ["batch"]
+  resources: ["jobs"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end -}}
+
+{{/* What the API server may do where the operator watches: read and write resources, never their status. */}}
+{{- define "stratus.apiServerRules" -}}
+- apiGroups: ["climate.stratus.dev"]
+  resources:
+    {{- include "stratus.resources" . | nindent 4 }}
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get", "create"]
+{{- end -}}

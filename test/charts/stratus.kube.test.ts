@@ -1,0 +1,48 @@
+import { basename, join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { namespaceKind } from '../../core/cluster/builtin-kinds.ts';
+import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
+import { runTool } from '../support/kube-cli.ts';
+import { chartValueFiles, renderChart } from '../support/stratus-chart.ts';
+
+const kubeconfig = inject('kubeconfig');
+const cluster = openKubernetesCluster({ kubeconfig });
+const manifestsDir = join(import.meta.dirname, '../../manifests');
+const valueFiles = await chartValueFiles();
+
+async function ensureNamespaces(names: string[]): Promise<void> {
+  for (const name of new Set(names)) {
+    await cluster.apply(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  }
+}
+
+/** `kubectl apply --dry-run=server`: the API server validates and admits every object but stores none. */
+async function serverDryRun(args: string[], input?: string) {
+  return runTool('kubectl', ['--kubeconfig', kubeconfig, 'apply', '--dry-run=server', ...args], input);
+}
+
+describe('server-side dry run on the test API server', () => {
+  it.each(valueFiles.map((file) => [file ? basename(file) : 'default values', file]))(
+    'admits every object helm template renders with %s',
+    async (_name, valuesFile) => {
+      const objects = await renderChart({ valuesFile, kubeVersion: '1.20.2', namespace: 'stratus-dry-run' });
+      await ensureNamespaces(objects.flatMap((o) => (o.metadata.namespace ? [o.metadata.namespace] : [])));
+      const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects });
+      const result = await serverDryRun(['-f', '-'], list);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const admitted = result.stdout.trim().split('\n');
+      expect(admitted).toHaveLength(objects.length);
+      for (const line of admitted) expect(line).toMatch(/\(server dry run\)$/);
+    },
+  );
+
+  it.each(['examples', 'data-sources'])('admits every manifest in manifests/%s', async (dir) => {
+    await ensureNamespaces(['default']);
+    const result = await serverDryRun(['-f', join(manifestsDir, dir)]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\(server dry run\)/);
+  });
+});
+

