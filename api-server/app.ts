@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Cluster } from '../core/cluster/port.ts';
 import type { InstanceConfig } from '../core/config/index.ts';
+import { IMPLEMENTED_PROCESSES } from '../core/processes/implemented.ts';
 import { contextPlugin, type VersionInfo } from './plugins/app/context.ts';
 import { errorsPlugin } from './plugins/app/errors.ts';
 import { metricsPlugin } from './plugins/app/metrics.ts';
@@ -20,6 +21,9 @@ import { ImmutableFileCache } from './routes/stores/file-cache.ts';
 import { icechunkRoutes } from './routes/stores/icechunk.ts';
 import { IcechunkSnapshots } from './routes/stores/icechunk-snapshots.ts';
 import { zarrRoutes } from './routes/stores/zarr.ts';
+import { openeoRoutes } from './routes/openeo/index.ts';
+import { loadProcessCatalogue, type ProcessCatalogueOptions } from './routes/openeo/process-catalogue.ts';
+import { stacRoutes } from './routes/stac/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
 
 export interface BuildAppOptions {
@@ -34,6 +38,8 @@ export interface BuildAppOptions {
   storageRoot: string;
   /** How long one health probe of the resource store answers `/health` (default 1 s). */
   healthCacheMs?: number;
+  /** The openEO processes to serve; by default those the engine implements, which need no descriptions today. */
+  processes?: ProcessCatalogueOptions;
 }
 
 export interface Endpoint {
@@ -113,6 +119,8 @@ export async function buildApp(options: BuildAppOptions) {
     origin: origins.includes('*') ? true : origins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     exposedHeaders: ['Location', 'OpenEO-Identifier', 'X-Request-ID', 'OpenEO-Costs', 'Link'],
+    // openEO: OPTIONS answers 204 with the CORS headers on every route, preflight or not.
+    strictPreflight: false,
   });
   await app.register(readOnlyPlugin);
   await app.register(metricsPlugin);
@@ -123,5 +131,9 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(zarrRoutes);
   await app.register(icechunkRoutes);
   await app.register(ingestionRoutes);
+  await app.register(stacRoutes);
+  await app.register(openeoRoutes, {
+    processes: await loadProcessCatalogue(options.processes ?? { implemented: IMPLEMENTED_PROCESSES }),
+  });
   return app;
 }
