@@ -76,6 +76,16 @@ beforeAll(async () => {
       'kind: Ingestion',
       'metadata: {name: sample-ic-january, namespace: default}',
       "spec: {source: sample, datasetId: sample-ic, start: '2024-01-01', end: '2024-01-31'}",
+      '---',
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: Dataset',
+      'metadata: {name: sample-nc, namespace: default}',
+      'spec: {source: sample, datasetName: Sample as NetCDF, variable: value, periodType: daily, format: netcdf}',
+      '---',
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: Ingestion',
+      'metadata: {name: sample-nc-january, namespace: default}',
+      "spec: {source: sample, datasetId: sample-nc, start: '2024-01-01', end: '2024-01-10'}",
     ].join('\n'),
   );
   running = await runEmbedded({
@@ -86,7 +96,7 @@ beforeAll(async () => {
     port: 0,
   });
   url = running.url;
-  for (const id of ['sample-2024', 'sample-ic-january'])
+  for (const id of ['sample-2024', 'sample-ic-january', 'sample-nc-january'])
     await eventually(async () => ((await jobStatus(id)) === 'successful' ? true : undefined), {
       timeoutMs: 60_000,
       intervalMs: 100,
@@ -107,9 +117,9 @@ async function walkCatalogue() {
 }
 
 describe('the STAC catalogue', () => {
-  it('has a child for each published dataset, the Zarr and the Icechunk one', async () => {
+  it('has a child for each published dataset: Zarr, Icechunk and NetCDF', async () => {
     const { collections } = await walkCatalogue();
-    expect(collections.map((c) => c.id)).toEqual(['sample', 'sample-ic']);
+    expect(collections.map((c) => c.id)).toEqual(['sample', 'sample-ic', 'sample-nc']);
   });
 
   it('passes stac-node-validator offline: the catalog and every collection', async () => {
@@ -156,6 +166,7 @@ describe('the STAC catalogue', () => {
     expect(hrefs).toContain(`${url}/zarr/sample/`);
     expect(hrefs).toContain(`${url}/icechunk/sample-ic/`);
     expect(hrefs).toContain(`${url}/datasets/sample/thumbnail.png`);
+    expect(hrefs).toContain(`${url}/datasets/sample-nc/download`);
     for (const href of hrefs) {
       expect((await fetch(href)).status, `GET ${href}`).toBe(200);
       expect((await fetch(href, { method: 'HEAD' })).status, `HEAD ${href}`).toBe(200);
@@ -182,7 +193,7 @@ describe('the openEO JavaScript client', () => {
     expect(connection.capabilities().apiVersion()).toBe('1.2.0');
 
     const collections = await connection.listCollections();
-    expect(collections.collections.map((c) => c.id)).toEqual(['sample', 'sample-ic']);
+    expect(collections.collections.map((c) => c.id)).toEqual(['sample', 'sample-ic', 'sample-nc']);
     const sample = await connection.describeCollection('sample');
     expect(sample).toMatchObject({ id: 'sample', summaries: { variables: ['value'] } });
     expect(Object.keys(sample['cube:dimensions'])).toEqual(['x', 'y', 't']);
