@@ -63,6 +63,9 @@ describe('openEO discovery', () => {
       message: "Collection 'no-such' does not exist.",
       links: [],
     });
+    const unnamable = await app.inject({ url: '/collections/..%2FNot_A_Name' });
+    expect(unnamable.statusCode).toBe(404);
+    expect(unnamable.json()).toMatchObject({ code: 'CollectionNotFound' });
   });
 
   it('serves no process while the engine implements none, and 404 ProcessNotFound for any id', async () => {

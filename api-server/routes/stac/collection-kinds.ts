@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { storeFile } from '../../../core/stores/layout.ts';
+import { resourceIdSchema } from '../../schemas.ts';
 import { rasterCollection } from './raster-collection.ts';
 import type { CollectionLinks, StacCollection } from './stac.ts';
 import { readStoreGrid } from './store-grid.ts';
@@ -41,6 +42,8 @@ function rasterCollections(app: FastifyInstance): CollectionKind {
         .sort((a, b) => a.id.localeCompare(b.id));
     },
     async collection(id, links) {
+      // openEO takes any string as a collection id; one that no resource can be named is simply not found.
+      if (!resourceIdSchema.safeParse(id).success) return undefined;
       const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
       if (!dataset || !isPublished(dataset)) return undefined;
       const thumbnail = dataset.status?.thumbnail;
