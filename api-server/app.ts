@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Cluster } from '../core/cluster/port.ts';
 import type { InstanceConfig } from '../core/config/index.ts';
+import { IMPLEMENTED_PROCESSES } from '../core/processes/implemented.ts';
 import { contextPlugin, type VersionInfo } from './plugins/app/context.ts';
 import { errorsPlugin } from './plugins/app/errors.ts';
 import { metricsPlugin } from './plugins/app/metrics.ts';
@@ -23,6 +24,9 @@ import { IcechunkSnapshots } from './routes/stores/icechunk-snapshots.ts';
 import { zarrRoutes } from './routes/stores/zarr.ts';
 import { scheduleRoutes } from './routes/schedules/index.ts';
 import { syncRoutes } from './routes/sync/index.ts';
+import { openeoRoutes } from './routes/openeo/index.ts';
+import { loadProcessCatalogue, type ProcessCatalogueOptions } from './routes/openeo/process-catalogue.ts';
+import { stacRoutes } from './routes/stac/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
 
 export interface BuildAppOptions {
@@ -37,6 +41,8 @@ export interface BuildAppOptions {
   storageRoot: string;
   /** How long one health probe of the resource store answers `/health` (default 1 s). */
   healthCacheMs?: number;
+  /** The openEO processes to serve; by default those the engine implements, which need no descriptions today. */
+  processes?: ProcessCatalogueOptions;
 }
 
 export interface Endpoint {
@@ -116,6 +122,8 @@ export async function buildApp(options: BuildAppOptions) {
     origin: origins.includes('*') ? true : origins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     exposedHeaders: ['Location', 'OpenEO-Identifier', 'X-Request-ID', 'OpenEO-Costs', 'Link'],
+    // openEO: OPTIONS answers 204 with the CORS headers on every route, preflight or not.
+    strictPreflight: false,
   });
   await app.register(readOnlyPlugin);
   await app.register(metricsPlugin);
@@ -129,5 +137,9 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(scheduleRoutes);
   await app.register(ingestionRoutes);
   await app.register(featureRoutes);
+  await app.register(stacRoutes);
+  await app.register(openeoRoutes, {
+    processes: await loadProcessCatalogue(options.processes ?? { implemented: IMPLEMENTED_PROCESSES }),
+  });
   return app;
 }

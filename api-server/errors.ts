@@ -46,6 +46,16 @@ export const errorCatalogue = {
     envelope: 'native',
     description: 'A dependency (resource store, cluster API) is unavailable; retry later.',
   },
+  CollectionNotFound: {
+    status: 404,
+    envelope: 'openeo',
+    description: 'openEO `/collections/{collection_id}`: no published collection has this id.',
+  },
+  ProcessNotFound: {
+    status: 404,
+    envelope: 'openeo',
+    description: 'openEO `/processes/{process_id}`: this backend implements no process with this id.',
+  },
   InternalError: {
     status: 500,
     envelope: 'native',
@@ -76,8 +86,7 @@ export class HttpError extends Error {
 }
 
 export function errorBody(error: HttpError): Record<string, unknown> {
-  // Widened on purpose: later areas add codes with the openEO envelope.
-  const envelope = errorCatalogue[error.code].envelope as Envelope;
+  const envelope: Envelope = errorCatalogue[error.code].envelope;
   switch (envelope) {
     case 'validation':
       return { detail: error.items };

@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { onTestFinished } from 'vitest';
 import { openEmbeddedCluster, type EmbeddedCluster } from '../../core/cluster/embedded/index.ts';
 import { parseInstanceConfig } from '../../core/config/index.ts';
-import { buildApp } from '../app.ts';
+import { buildApp, type BuildAppOptions } from '../app.ts';
 
 export interface Built {
   app: Awaited<ReturnType<typeof buildApp>>;
@@ -19,6 +19,7 @@ export interface Built {
 /** The real app over a fresh embedded cluster, with its log captured; torn down when the test ends. */
 export async function build(
   configText = 'instance.name = Test instance\ninstance.bbox = -13.5,6.9,-10.2,10.0',
+  options: Pick<BuildAppOptions, 'processes'> = {},
 ): Promise<Built> {
   const dataDir = await mkdtemp(join(tmpdir(), 'stratus-api-'));
   const cluster = await openEmbeddedCluster({ dataDir });
@@ -37,6 +38,7 @@ export async function build(
     logger,
     healthCacheMs: 0,
     storageRoot: join(dataDir, 'store'),
+    ...options,
   });
   onTestFinished(async () => {
     await app.close();

@@ -51,6 +51,8 @@ export function page(title: string, instanceName: string, body: SafeHtml): strin
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <!-- No icon: otherwise every page load asks for /favicon.ico and logs a 404 in the console. -->
+        <link rel="icon" href="data:," />
         <title>${title} · ${instanceName}</title>
         <style>
           ${new SafeHtml(style)}
@@ -59,7 +61,10 @@ export function page(title: string, instanceName: string, body: SafeHtml): strin
       <body>
         <header>
           <a href="/">${instanceName}</a>
-          <nav><a href="/datasets">Datasets</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a></nav>
+          <nav>
+            <a href="/datasets">Datasets</a><a href="/data-sources">Data sources</a
+            ><a href="/collections">Collections</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a>
+          </nav>
         </header>
         <main>${body}</main>
       </body>
@@ -71,4 +76,23 @@ export function page(title: string, instanceName: string, body: SafeHtml): strin
 export function field(label: string, value: unknown): SafeHtml {
   return html`<dt>${label}</dt>
     <dd>${value ?? '—'}</dd>`;
+}
+
+/** A table with a header row; each row is a list of already rendered cells. */
+export function table(headers: string[], rows: SafeHtml[][]): SafeHtml {
+  return html`<table>
+    <thead>
+      <tr>
+        ${headers.map((h) => html`<th>${h}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (cells) =>
+          html`<tr>
+            ${cells.map((c) => html`<td>${c}</td>`)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
@@ -11,18 +12,15 @@ import {
   rootResponseSchema,
   wellKnownSchema,
 } from '../../schemas.ts';
+import { publicBaseUrl } from '../../public-url.ts';
+import { CONFORMS_TO, OPENEO_API_VERSION } from '../openeo/conformance.ts';
+import { STAC_VERSION } from '../stac/stac.ts';
 import { landingPage } from './landing-page.ts';
 import { listIcechunkObjects, listObjectsQuerySchema } from '../stores/icechunk.ts';
-
-export const OPENEO_API_VERSION = '1.2.0';
-export const STAC_VERSION = '1.1.0';
 
 /** System and discovery routes of spec 1: root, health, info, extent and the openEO well-known document. */
 export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config, version } = app.stratus;
-
-  const baseUrl = (request: { protocol: string; host: string }) =>
-    config.server.baseUrl ?? `${request.protocol}://${request.host}`;
 
   app.get(
     '/',
@@ -44,6 +42,11 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
       reply.header('vary', 'Accept');
       const links = [
         { href: '/datasets', rel: 'data', title: 'Managed datasets' },
+        { href: '/collections', rel: 'data', title: 'Published collections (openEO, STAC API)' },
+        { href: '/stac/catalog.json', rel: 'child', title: 'STAC catalogue' },
+        { href: '/data-sources', rel: 'related', title: 'Data sources' },
+        { href: '/processes', rel: 'related', title: 'openEO processes' },
+        { href: '/conformance', rel: 'conformance', title: 'Conformance classes' },
         { href: '/extent', rel: 'related', title: 'Instance extent' },
         { href: '/health', rel: 'status', title: 'Health' },
         { href: '/info', rel: 'about', title: 'Application info' },
@@ -65,7 +68,7 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
         title: config.instance.name,
         description: config.instance.description ?? 'Climate and earth-observation data for one country or region.',
         endpoints: app.endpoints,
-        conformsTo: ['https://api.openeo.org/1.2.0', 'https://api.stacspec.org/v1.0.0/core'],
+        conformsTo: CONFORMS_TO,
       };
     },
   );
@@ -73,8 +76,10 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
   const wellKnown = {
     schema: { summary: 'openEO API versions', tags: ['System'], response: { 200: wellKnownSchema } },
   };
-  const versions = async (request: { protocol: string; host: string }) => ({
-    versions: [{ url: `${baseUrl(request)}/`, production: false, api_version: OPENEO_API_VERSION }],
+  const versions = async (request: FastifyRequest) => ({
+    versions: [
+      { url: `${publicBaseUrl(request, config.server.baseUrl)}/`, production: false, api_version: OPENEO_API_VERSION },
+    ],
   });
   app.get('/.well-known/eo', wellKnown, versions);
   app.get('/.well-known/openeo', wellKnown, versions);

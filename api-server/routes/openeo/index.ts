@@ -1,0 +1,225 @@
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { HttpError } from '../../errors.ts';
+import { negotiate, sendHtml } from '../../negotiation.ts';
+import { publicBaseUrl } from '../../public-url.ts';
+import { commonErrorResponses, formatQuerySchema } from '../../schemas.ts';
+import { collectionKinds, findCollection, publishedCollections } from '../stac/collection-kinds.ts';
+import { JSON_TYPE, type StacCollection } from '../stac/stac.ts';
+import { CONFORMS_TO } from './conformance.ts';
+import { fileFormats } from './file-formats.ts';
+import { collectionListPage, collectionPage, processListPage, processPage } from './pages.ts';
+import type { ProcessDescription } from './process-catalogue.ts';
+
+export const openeoErrorSchema = z
+  .object({ id: z.string(), code: z.string(), message: z.string(), links: z.array(z.unknown()) })
+  .meta({ id: 'OpenEOError', description: "Error body of the openEO routes (openEO API's `Error`)." });
+
+const freeForm = (id: string, description: string) => z.record(z.string(), z.unknown()).meta({ id, description });
+
+const tags = ['openEO discovery'];
+
+export interface OpenEoRoutesOptions {
+  /** The official descriptions of the implemented processes, by id. */
+  processes: Map<string, ProcessDescription>;
+}
+
+/**
+ * openEO discovery for an anonymous backend: conformance, credentials, file formats, service types, the account,
+ * collections (openEO and STAC at once) and the process catalogue. The capabilities document is the root
+ * (routes/system). Errors of these routes use openEO's body and codes.
+ */
+export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (app, { processes }) => {
+  const { config } = app.stratus;
+  const kinds = collectionKinds(app);
+  const base = (request: FastifyRequest) => publicBaseUrl(request, config.server.baseUrl);
+
+  app.get(
+    '/conformance',
+    {
+      schema: {
+        summary: 'Conformance classes',
+        tags,
+        response: { 200: freeForm('Conformance', 'openEO and OGC API conformance classes.') },
+      },
+    },
+    async () => ({
+      conformsTo: CONFORMS_TO,
+    }),
+  );
+
+  app.get(
+    '/credentials/oidc',
+    {
+      schema: {
+        summary: 'OpenID Connect providers',
+        description: 'Empty while the instance is anonymous (no authentication configured).',
+        tags,
+        response: { 200: freeForm('OidcProviders', 'OpenID Connect providers for openEO clients.') },
+      },
+    },
+    async () => ({ providers: [] }),
+  );
+
+  app.get(
+    '/file_formats',
+    {
+      schema: {
+        summary: 'Supported file formats',
+        tags,
+        response: { 200: freeForm('FileFormats', 'Input and output file formats by GDAL name.') },
+      },
+    },
+    async () => fileFormats(),
+  );
+
+  app.get(
+    '/service_types',
+    {
+      schema: {
+        summary: 'Secondary web service types',
+        tags,
+        response: { 200: freeForm('ServiceTypes', 'None are offered.') },
+      },
+    },
+    async () => ({}),
+  );
+
+  app.get(
+    '/me',
+    {
+      schema: {
+        summary: 'The account of the caller',
+        description:
+          'The instance is open: every caller is the anonymous user, with no budget and no storage limit ' +
+          '(openEO sets both to null then).',
+        tags,
+        response: { 200: freeForm('UserData', "openEO's user data of the anonymous account.") },
+      },
+    },
+    async (request) => ({
+      user_id: 'anonymous',
+      name: 'Anonymous user',
+      budget: null,
+      storage: null,
+      links: [{ href: `${base(request)}/`, rel: 'about', type: JSON_TYPE, title: 'Capabilities' }],
+    }),
+  );
+
+  const collectionLinks = (url: string, id: string) => ({
+    base: url,
+    self: `${url}/collections/${id}`,
+    root: `${url}/`,
+    parent: `${url}/collections`,
+  });
+
+  app.get(
+    '/collections',
+    {
+      schema: {
+        summary: 'Published collections',
+        description: 'Every published collection, as openEO and STAC API collections (same documents as `/stac`).',
+        tags,
+        querystring: formatQuerySchema,
+        produces: ['application/json', 'text/html'],
+        response: { 200: freeForm('Collections', 'openEO and STAC API collection list.'), ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      reply.header('vary', 'Accept');
+      const url = base(request);
+      const found = await Promise.all(
+        (await publishedCollections(kinds)).map((c) => findCollection(kinds, c.id, collectionLinks(url, c.id))),
+      );
+      // A collection unpublished between the two reads is left out rather than listed empty.
+      const collections = found.filter((c): c is StacCollection => c !== undefined);
+      if (negotiate(request.headers.accept, request.query.f) === 'html')
+        return sendHtml(reply, collectionListPage(config.instance.name, collections));
+      return {
+        collections,
+        links: [
+          { href: `${url}/collections`, rel: 'self', type: JSON_TYPE },
+          { href: `${url}/`, rel: 'root', type: JSON_TYPE },
+        ],
+      };
+    },
+  );
+
+  app.get(
+    '/collections/:collection_id',
+    {
+      schema: {
+        summary: 'One published collection',
+        tags,
+        params: z.object({ collection_id: z.string() }),
+        querystring: formatQuerySchema,
+        produces: ['application/json', 'text/html'],
+        response: {
+          200: freeForm('Collection', 'An openEO and STAC collection.'),
+          404: openeoErrorSchema,
+          ...commonErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('vary', 'Accept');
+      const id = request.params.collection_id;
+      const collection = await findCollection(kinds, id, collectionLinks(base(request), id));
+      if (!collection) throw new HttpError('CollectionNotFound', `Collection '${id}' does not exist.`);
+      if (negotiate(request.headers.accept, request.query.f) === 'html')
+        return sendHtml(reply, collectionPage(config.instance.name, collection));
+      return collection;
+    },
+  );
+
+  app.get(
+    '/processes',
+    {
+      schema: {
+        summary: 'Processes this backend runs',
+        description:
+          'The official openEO descriptions of the processes the engine implements, and only those ' +
+          '(none until the processing engine exists).',
+        tags,
+        querystring: formatQuerySchema,
+        produces: ['application/json', 'text/html'],
+        response: { 200: freeForm('Processes', 'openEO process list.'), ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      reply.header('vary', 'Accept');
+      const list = [...processes.values()];
+      if (negotiate(request.headers.accept, request.query.f) === 'html')
+        return sendHtml(reply, processListPage(config.instance.name, list));
+      return { processes: list, links: [{ href: `${base(request)}/processes`, rel: 'self', type: JSON_TYPE }] };
+    },
+  );
+
+  app.get(
+    '/processes/:process_id',
+    {
+      schema: {
+        summary: 'One process',
+        tags,
+        params: z.object({ process_id: z.string() }),
+        querystring: formatQuerySchema,
+        produces: ['application/json', 'text/html'],
+        response: {
+          200: freeForm('Process', 'An official openEO process description.'),
+          404: openeoErrorSchema,
+          ...commonErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('vary', 'Accept');
+      const process = processes.get(request.params.process_id);
+      if (!process)
+        throw new HttpError('ProcessNotFound', `Process '${request.params.process_id}' is not implemented here.`);
+      if (negotiate(request.headers.accept, request.query.f) === 'html')
+        return sendHtml(reply, processPage(config.instance.name, process));
+      return process;
+    },
+  );
+};

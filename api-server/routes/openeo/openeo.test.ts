@@ -1,0 +1,116 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { IMPLEMENTED_PROCESSES } from '../../../core/processes/implemented.ts';
+import { build } from '../../test/build.ts';
+import { publishedDataset } from '../../test/published-dataset.ts';
+
+/** The official process descriptions, beside the clone (CI checks out shared/ at ../shared). */
+const OFFICIAL_PROCESSES = resolve(import.meta.dirname, '../../../../shared/openeo-processes');
+
+describe('openEO discovery', () => {
+  it('declares the same conformance classes at /conformance as in the capabilities', async () => {
+    const { app } = await build();
+    const capabilities = (await app.inject({ url: '/' })).json();
+    expect((await app.inject({ url: '/conformance' })).json()).toEqual({ conformsTo: capabilities.conformsTo });
+    expect(capabilities.conformsTo).toContain('https://api.openeo.org/1.2.0');
+  });
+
+  it('presents an anonymous backend: no OIDC providers, no services, an anonymous account without limits', async () => {
+    const { app } = await build();
+    expect((await app.inject({ url: '/credentials/oidc' })).json()).toEqual({ providers: [] });
+    expect((await app.inject({ url: '/service_types' })).json()).toEqual({});
+    expect((await app.inject({ url: '/me' })).json()).toMatchObject({
+      user_id: 'anonymous',
+      budget: null,
+      storage: null,
+    });
+  });
+
+  it('lists as input formats only what the providers read, and no output format without an engine', async () => {
+    const { app } = await build();
+    const formats = (await app.inject({ url: '/file_formats' })).json();
+    expect(Object.keys(formats.input)).toEqual(['GTiff', 'Zarr']);
+    expect(formats.output).toEqual({});
+    expect(formats.input.GTiff).toMatchObject({ gis_data_types: ['raster'], parameters: {} });
+  });
+
+  it('lists published collections with summaries, and describes one with openEO links', async () => {
+    const built = await build();
+    await publishedDataset(built, 'chirps-daily');
+    const list = (await built.app.inject({ url: '/collections', headers: { host: 'api.test' } })).json();
+    expect(list.collections.map((c: { id: string }) => c.id)).toEqual(['chirps-daily']);
+    expect(list.collections[0].summaries).toMatchObject({ variables: ['precip'], period_type: ['daily'] });
+    expect(list.links).toContainEqual(expect.objectContaining({ rel: 'self', href: 'http://api.test/collections' }));
+    const one = (await built.app.inject({ url: '/collections/chirps-daily', headers: { host: 'api.test' } })).json();
+    expect(one.links).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ rel: 'self', href: 'http://api.test/collections/chirps-daily' }),
+        expect.objectContaining({ rel: 'root', href: 'http://api.test/' }),
+        expect.objectContaining({ rel: 'parent', href: 'http://api.test/collections' }),
+      ]),
+    );
+    expect(one['cube:dimensions']).toHaveProperty('t');
+  });
+
+  it('answers an unknown collection with 404 CollectionNotFound in the openEO error body', async () => {
+    const { app } = await build();
+    const response = await app.inject({ url: '/collections/no-such' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({
+      id: 'CollectionNotFound',
+      code: 'CollectionNotFound',
+      message: "Collection 'no-such' does not exist.",
+      links: [],
+    });
+    const unnamable = await app.inject({ url: '/collections/..%2FNot_A_Name' });
+    expect(unnamable.statusCode).toBe(404);
+    expect(unnamable.json()).toMatchObject({ code: 'CollectionNotFound' });
+  });
+
+  it('serves no process while the engine implements none, and 404 ProcessNotFound for any id', async () => {
+    const { app } = await build();
+    expect(IMPLEMENTED_PROCESSES).toEqual([]);
+    expect((await app.inject({ url: '/processes' })).json()).toMatchObject({ processes: [] });
+    const response = await app.inject({ url: '/processes/add' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({
+      code: 'ProcessNotFound',
+      message: "Process 'add' is not implemented here.",
+    });
+  });
+
+  it('serves the official description of each implemented process, and only those', async () => {
+    const { app } = await build(undefined, {
+      processes: { implemented: ['add'], descriptionsDir: OFFICIAL_PROCESSES },
+    });
+    const official = JSON.parse(await readFile(resolve(OFFICIAL_PROCESSES, 'add.json'), 'utf8'));
+    expect((await app.inject({ url: '/processes' })).json().processes).toEqual([official]);
+    expect((await app.inject({ url: '/processes/add' })).json()).toEqual(official);
+    expect((await app.inject({ url: '/processes/subtract' })).statusCode).toBe(404);
+  });
+
+  it('answers OPTIONS on every route with 204 and the CORS headers openEO clients read', async () => {
+    const { app } = await build();
+    for (const url of ['/collections', '/collections/anything', '/processes', '/me', '/stac/catalog.json']) {
+      const response = await app.inject({ method: 'OPTIONS', url, headers: { origin: 'https://editor.openeo.org' } });
+      expect(response.statusCode, url).toBe(204);
+      expect(response.headers['access-control-allow-origin']).toBe('https://editor.openeo.org');
+    }
+    const get = await app.inject({ url: '/collections', headers: { origin: 'https://editor.openeo.org' } });
+    expect(String(get.headers['access-control-expose-headers']).split(/,\s*/)).toEqual(
+      expect.arrayContaining(['Location', 'OpenEO-Identifier', 'OpenEO-Costs', 'Link']),
+    );
+  });
+
+  it('renders the collection list, a collection and the process list as HTML linking to the JSON', async () => {
+    const built = await build();
+    await publishedDataset(built, 'chirps-daily');
+    const list = (await built.app.inject({ url: '/collections', headers: { accept: 'text/html' } })).body;
+    expect(list).toContain('href="/collections/chirps-daily"');
+    const page = (await built.app.inject({ url: '/collections/chirps-daily?f=html' })).body;
+    expect(page).toContain('href="/stac/collections/chirps-daily"');
+    expect(page).toContain('href="/collections/chirps-daily?f=json"');
+    expect((await built.app.inject({ url: '/processes?f=html' })).body).toContain('no processing engine');
+  });
+});

@@ -1,0 +1,171 @@
+import { parsePeriod, type PeriodType } from '../../../core/periods/index.ts';
+import type { Dataset } from '../../../core/resources/dataset/schema.ts';
+import type { StoreGrid } from './store-grid.ts';
+import {
+  DATACUBE_EXTENSION,
+  JSON_TYPE,
+  STAC_VERSION,
+  type CollectionLinks,
+  type StacAsset,
+  type StacCollection,
+  type StacLink,
+} from './stac.ts';
+
+/** ISO 8601 durations between consecutive time steps, per native period. */
+const TIME_STEP: Record<PeriodType, string> = {
+  hourly: 'PT1H',
+  daily: 'P1D',
+  weekly: 'P7D',
+  monthly: 'P1M',
+  yearly: 'P1Y',
+};
+
+const WGS84_EPSG = 4326;
+/** STAC's pattern for `license`: an SPDX identifier or expression made of these characters. */
+const SPDX_ID = /^[\w\-.+]+$/;
+
+/** The time of a stored period: its start, as the store's `time` coordinate holds it. */
+function instant(type: PeriodType | undefined, period: string | null | undefined): string | null {
+  if (!type || !period) return null;
+  return parsePeriod(type, period).start.toISOString();
+}
+
+function license(spec: Dataset['spec']): { license: string; links: StacLink[] } {
+  const id = spec.license !== 'other' && SPDX_ID.test(spec.license) ? spec.license : 'other';
+  const links: StacLink[] = spec.licenseUrl
+    ? [{ href: spec.licenseUrl, rel: 'license', title: id === 'other' ? spec.license : id }]
+    : [];
+  return { license: id, links };
+}
+
+function assetsOf(dataset: Dataset, base: string, grid: StoreGrid | undefined, thumbnail: boolean) {
+  const id = dataset.metadata.name;
+  const assets: Record<string, StacAsset> = {};
+  if (grid) {
+    assets.data = {
+      href: `${base}/zarr/${id}/`,
+      type: `application/vnd+zarr; version=${grid.zarrFormat}`,
+      title: `Zarr v${grid.zarrFormat} store`,
+      description:
+        `Open with \`xarray.open_zarr("${base}/zarr/${id}/", consolidated=${grid.zarrFormat === 2 ? 'True' : 'False'})\`` +
+        ` or GDAL \`ZARR:"/vsicurl/${base}/zarr/${id}/"\`. Variable \`${dataset.spec.variable ?? 'value'}\`, ` +
+        `dimensions (time, lat, lon), chunks ${JSON.stringify(grid.chunks)}, data type ${grid.dataType}.`,
+      roles: ['data'],
+    };
+  }
+  if (dataset.spec.format === 'icechunk') {
+    assets.icechunk = {
+      href: `${base}/icechunk/${id}/`,
+      type: 'application/vnd+zarr; version=3; profile=icechunk',
+      title: 'Icechunk repository',
+      description: `Open with Icechunk's HTTP storage at \`${base}/icechunk/${id}/\`, branch \`main\`.`,
+      roles: ['data', 'icechunk'],
+    };
+  }
+  if (dataset.spec.format === 'netcdf' && dataset.status?.currentVersion) {
+    assets.data = {
+      href: `${base}/datasets/${id}/download`,
+      type: 'application/x-netcdf',
+      title: 'NetCDF-4 file',
+      roles: ['data'],
+    };
+  }
+  if (thumbnail) {
+    assets.thumbnail = {
+      href: `${base}/datasets/${id}/thumbnail.png`,
+      type: 'image/png',
+      title: 'Preview of the newest period',
+      roles: ['thumbnail'],
+    };
+  }
+  return assets;
+}
+
+export interface RasterCollectionInput {
+  dataset: Dataset;
+  /** The grid of the current version, when it is a Zarr store. */
+  grid: StoreGrid | undefined;
+  /** Whether the thumbnail file exists now: the asset is advertised only then. */
+  thumbnail: boolean;
+  /** The instance's name, as the host provider. */
+  host: string;
+  /** The instance extent, for a dataset that records none of its own. */
+  instanceBbox: [number, number, number, number];
+  links: CollectionLinks;
+}
+
+/** The STAC Collection of a raster dataset: a data cube (datacube extension) over x, y and t. */
+export function rasterCollection({
+  dataset,
+  grid,
+  thumbnail,
+  host,
+  instanceBbox,
+  links,
+}: RasterCollectionInput): StacCollection {
+  const { spec, status } = dataset;
+  const id = dataset.metadata.name;
+  const spatial = status?.extent?.spatialWgs84 ?? status?.extent?.spatial;
+  const [xmin, ymin, xmax, ymax] = spatial
+    ? [spatial.xmin, spatial.ymin, spatial.xmax, spatial.ymax]
+    : (spec.bbox ?? instanceBbox);
+  const start = instant(spec.periodType, status?.extent?.temporal.start);
+  const end = instant(spec.periodType, status?.extent?.temporal.end);
+  const variable = spec.variable ?? 'value';
+  const { license: licenseId, links: licenseLinks } = license(spec);
+  const spatialDimension = (axis: 'x' | 'y', extent: [number, number], step: number | undefined) => ({
+    type: 'spatial',
+    axis,
+    extent,
+    ...(step !== undefined && { step }),
+    reference_system: WGS84_EPSG,
+  });
+  return {
+    type: 'Collection',
+    stac_version: STAC_VERSION,
+    stac_extensions: [DATACUBE_EXTENSION],
+    id,
+    title: spec.datasetName,
+    description: spec.description ?? spec.datasetName,
+    keywords: [spec.shortName, variable, spec.periodType, spec.sourceName].filter((k): k is string => !!k),
+    license: licenseId,
+    providers: [
+      ...(spec.sourceName
+        ? [{ name: spec.sourceName, roles: ['producer', 'licensor'], ...(spec.sourceUrl && { url: spec.sourceUrl }) }]
+        : []),
+      { name: host, roles: ['host', 'processor'], url: links.base },
+    ],
+    extent: { spatial: { bbox: [[xmin, ymin, xmax, ymax]] }, temporal: { interval: [[start, end]] } },
+    'cube:dimensions': {
+      x: spatialDimension('x', [xmin, xmax], grid?.resolution?.x),
+      y: spatialDimension('y', [ymin, ymax], grid?.resolution?.y),
+      t: {
+        type: 'temporal',
+        extent: [start, end],
+        ...(spec.periodType && { step: TIME_STEP[spec.periodType] }),
+      },
+    },
+    'cube:variables': {
+      [variable]: {
+        dimensions: ['t', 'y', 'x'],
+        type: 'data',
+        ...(spec.units !== undefined && { unit: spec.units }),
+        ...(spec.description !== undefined && { description: spec.description }),
+      },
+    },
+    summaries: {
+      variables: [variable],
+      ...(spec.periodType && { period_type: [spec.periodType] }),
+      ...(spec.resolution && { resolution: [spec.resolution] }),
+    },
+    links: [
+      { href: links.self, rel: 'self', type: JSON_TYPE, title: spec.datasetName },
+      { href: links.root, rel: 'root', type: JSON_TYPE },
+      { href: links.parent, rel: 'parent', type: JSON_TYPE },
+      { href: `${links.base}/datasets/${id}`, rel: 'describedby', type: JSON_TYPE, title: 'Dataset record' },
+      ...licenseLinks,
+      ...(spec.sourceUrl ? [{ href: spec.sourceUrl, rel: 'via', type: 'text/html', title: 'Upstream source' }] : []),
+    ],
+    assets: assetsOf(dataset, links.base, grid, thumbnail),
+  };
+}

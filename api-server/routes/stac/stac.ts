@@ -1,0 +1,48 @@
+/** Versions and extension schemas of the STAC documents this instance publishes. */
+export const STAC_VERSION = '1.1.0';
+export const DATACUBE_EXTENSION = 'https://stac-extensions.github.io/datacube/v2.3.0/schema.json';
+
+export interface StacLink {
+  href: string;
+  rel: string;
+  type?: string;
+  title?: string;
+}
+
+export interface StacAsset {
+  href: string;
+  type: string;
+  title: string;
+  description?: string;
+  roles: string[];
+}
+
+/** A STAC Collection as published here; the extension fields of each kind sit beside the core ones. */
+export interface StacCollection {
+  type: 'Collection';
+  stac_version: string;
+  stac_extensions: string[];
+  id: string;
+  title: string;
+  description: string;
+  keywords: string[];
+  license: string;
+  providers: { name: string; roles: string[]; url?: string }[];
+  extent: { spatial: { bbox: number[][] }; temporal: { interval: (string | null)[][] } };
+  summaries: Record<string, unknown>;
+  links: StacLink[];
+  assets: Record<string, StacAsset>;
+  /** Extension fields (`cube:dimensions`, ...). */
+  [field: string]: unknown;
+}
+
+/** Where the links of one collection point: its own URL, and the catalogue it belongs to. */
+export interface CollectionLinks {
+  /** The instance's public base URL, for asset and related links. */
+  base: string;
+  self: string;
+  root: string;
+  parent: string;
+}
+
+export const JSON_TYPE = 'application/json';

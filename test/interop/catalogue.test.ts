@@ -1,0 +1,265 @@
+/**
+ * The catalogue as real clients see it, in embedded mode over HTTP: every STAC document validated offline by
+ * stac-node-validator against the schemas in ../shared/stac-schemas (plus checks the schemas cannot express),
+ * the openEO JavaScript client connecting, listing and describing, and the HTML pages in headless Chromium.
+ */
+import { readFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { OpenEO } from '@openeo/js-client';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
+import { eventually } from '../support/eventually.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+/** CI checks the shared material out beside the clone. */
+const STAC_SCHEMAS = resolve(root, '../shared/stac-schemas');
+
+interface StacValidationReport {
+  valid: boolean;
+  results: { core: unknown[]; extensions: Record<string, unknown[]> };
+}
+const validateStac = createRequire(import.meta.url)('stac-node-validator') as (
+  data: unknown,
+  config: Record<string, unknown>,
+) => Promise<StacValidationReport>;
+
+/**
+ * Schemas come from disk only: a schema that is not there fails the validation instead of being downloaded. The
+ * GeoJSON schemas are the one exception: the core schemas reach them only through the Item definition in
+ * `item.json` (compiled whole because catalogs and collections borrow its `links` and `assets`), and no Item is
+ * validated here, so an empty schema stands in for them; the test checks that no document is an Item.
+ */
+const GEOJSON_SCHEMAS = 'https://geojson.org/schema/';
+const offlineLoader = async (uri: string) =>
+  uri.startsWith(GEOJSON_SCHEMAS)
+    ? { $schema: 'http://json-schema.org/draft-07/schema#', $id: uri }
+    : (JSON.parse(await readFile(uri, 'utf8')) as unknown);
+const validatorConfig = {
+  loader: offlineLoader,
+  schemas: join(STAC_SCHEMAS, 'v1.1.0'),
+  schemaMap: {
+    'https://stac-extensions.github.io/datacube/v2.3.0/schema.json': join(STAC_SCHEMAS, 'extensions/datacube.json'),
+    'https://stac-extensions.github.io/table/v1.2.0/schema.json': join(STAC_SCHEMAS, 'extensions/table.json'),
+    'https://proj.org/schemas/v0.7/projjson.schema.json': join(STAC_SCHEMAS, 'extensions/projjson-stub.json'),
+  },
+};
+
+let running: RunningEmbedded;
+let dataDir: string;
+let url: string;
+
+const getJson = async (path: string) => {
+  const response = await fetch(path.startsWith('http') ? path : `${url}${path}`);
+  expect(response.status, path).toBe(200);
+  return (await response.json()) as Record<string, unknown>;
+};
+
+const jobStatus = async (id: string) =>
+  ((await (await fetch(`${url}/ingestions/jobs/${id}`)).json()) as { status: string }).status;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'stratus-catalogue-'));
+  const extra = join(dataDir, 'manifests');
+  await mkdir(extra);
+  await writeFile(
+    join(extra, 'icechunk.yaml'),
+    [
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: Dataset',
+      'metadata: {name: sample-ic, namespace: default}',
+      'spec: {source: sample, datasetName: Sample as Icechunk, variable: value, periodType: daily, format: icechunk}',
+      '---',
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: Ingestion',
+      'metadata: {name: sample-ic-january, namespace: default}',
+      "spec: {source: sample, datasetId: sample-ic, start: '2024-01-01', end: '2024-01-31'}",
+      '---',
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: Dataset',
+      'metadata: {name: sample-nc, namespace: default}',
+      'spec: {source: sample, datasetName: Sample as NetCDF, variable: value, periodType: daily, format: netcdf}',
+      '---',
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: Ingestion',
+      'metadata: {name: sample-nc-january, namespace: default}',
+      "spec: {source: sample, datasetId: sample-nc, start: '2024-01-01', end: '2024-01-10'}",
+    ].join('\n'),
+  );
+  running = await runEmbedded({
+    dataDir,
+    manifests: [join(root, 'manifests/data-sources'), join(root, 'manifests/examples'), extra],
+    config: join(root, 'config/stratus.properties'),
+    host: '127.0.0.1',
+    port: 0,
+  });
+  url = running.url;
+  for (const id of ['sample-2024', 'sample-ic-january', 'sample-nc-january'])
+    await eventually(async () => ((await jobStatus(id)) === 'successful' ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
+}, 90_000);
+
+afterAll(async () => {
+  await running?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The catalogue and every collection it links to, fetched the way a STAC browser walks it. */
+async function walkCatalogue() {
+  const catalog = await getJson('/stac/catalog.json');
+  const children = (catalog.links as { rel: string; href: string }[]).filter((l) => l.rel === 'child');
+  const collections = await Promise.all(children.map((c) => getJson(c.href)));
+  return { catalog, collections };
+}
+
+describe('the STAC catalogue', () => {
+  it('has a child for each published dataset: Zarr, Icechunk and NetCDF', async () => {
+    const { collections } = await walkCatalogue();
+    expect(collections.map((c) => c.id)).toEqual(['sample', 'sample-ic', 'sample-nc']);
+  });
+
+  it('passes stac-node-validator offline: the catalog and every collection', async () => {
+    const { catalog, collections } = await walkCatalogue();
+    for (const document of [catalog, ...collections]) {
+      expect(['Catalog', 'Collection']).toContain(document.type);
+      const report = await validateStac(document, validatorConfig);
+      expect(report.results, String(document.id)).toMatchObject({ core: [] });
+      expect(Object.values(report.results.extensions).flat(), String(document.id)).toEqual([]);
+      expect(report.valid, String(document.id)).toBe(true);
+    }
+    // The same validator refuses a collection that breaks the datacube extension, so the passes above mean something.
+    const broken = { ...collections[0]!, 'cube:dimensions': { x: { type: 'spatial' } } };
+    expect((await validateStac(broken, validatorConfig)).valid).toBe(false);
+  });
+
+  it('uses only declared extensions, and every variable lies on declared dimensions', async () => {
+    const { collections } = await walkCatalogue();
+    const prefixes: Record<string, string> = { cube: 'datacube', table: 'table' };
+    for (const collection of collections) {
+      const declared = collection.stac_extensions as string[];
+      const fields = [
+        ...Object.keys(collection),
+        ...Object.values(collection.assets as Record<string, object>).flatMap((a) => Object.keys(a)),
+      ];
+      for (const prefix of new Set(fields.filter((f) => f.includes(':')).map((f) => f.split(':')[0]!))) {
+        expect(prefixes[prefix], `${collection.id}: fields ${prefix}:*`).toBeDefined();
+        expect(
+          declared.some((d) => d.includes(`/${prefixes[prefix]}/`)),
+          `${collection.id}: ${prefix}`,
+        ).toBe(true);
+      }
+      const dimensions = Object.keys(collection['cube:dimensions'] as object);
+      for (const variable of Object.values(collection['cube:variables'] as Record<string, { dimensions: string[] }>))
+        for (const d of variable.dimensions) expect(dimensions, `${collection.id}: dimension ${d}`).toContain(d);
+    }
+  });
+
+  it('points every asset at something that answers 200 to GET and HEAD', async () => {
+    const { collections } = await walkCatalogue();
+    const hrefs = collections.flatMap((c) =>
+      Object.values(c.assets as Record<string, { href: string }>).map((a) => a.href),
+    );
+    expect(hrefs).toContain(`${url}/zarr/sample/`);
+    expect(hrefs).toContain(`${url}/icechunk/sample-ic/`);
+    expect(hrefs).toContain(`${url}/datasets/sample/thumbnail.png`);
+    expect(hrefs).toContain(`${url}/datasets/sample-nc/download`);
+    for (const href of hrefs) {
+      expect((await fetch(href)).status, `GET ${href}`).toBe(200);
+      expect((await fetch(href, { method: 'HEAD' })).status, `HEAD ${href}`).toBe(200);
+    }
+  });
+
+  it('describes the store the data asset opens: the grid step is the cell size of the stored coordinates', async () => {
+    const collection = await getJson('/stac/collections/sample');
+    const zmetadata = await getJson('/zarr/sample/.zmetadata');
+    const lon = (zmetadata.metadata as Record<string, { shape: number[] }>)['lon/.zarray']!;
+    const x = (collection['cube:dimensions'] as Record<string, { extent: number[]; step: number }>).x!;
+    expect(x.step * lon.shape[0]!).toBeCloseTo(x.extent[1]! - x.extent[0]!, 6);
+  });
+});
+
+describe('the openEO JavaScript client', () => {
+  it('connects through the well-known document, lists and describes collections, processes, formats and the account', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    const connection = await OpenEO.connect(url);
+    // The client warns when it cannot use the well-known document and falls back to the URL it was given.
+    expect(warn).not.toHaveBeenCalled();
+    warn.mockRestore();
+    expect(connection.getBaseUrl()).toBe(url);
+    expect(connection.capabilities().apiVersion()).toBe('1.2.0');
+
+    const collections = await connection.listCollections();
+    expect(collections.collections.map((c) => c.id)).toEqual(['sample', 'sample-ic', 'sample-nc']);
+    const sample = await connection.describeCollection('sample');
+    expect(sample).toMatchObject({ id: 'sample', summaries: { variables: ['value'] } });
+    expect(Object.keys(sample['cube:dimensions'])).toEqual(['x', 'y', 't']);
+
+    expect((await connection.listProcesses()).processes).toEqual([]);
+    const formats = await connection.listFileTypes();
+    expect(Object.keys(formats.getInputTypes())).toEqual(['GTIFF', 'ZARR']);
+    expect(await connection.describeAccount()).toMatchObject({ user_id: 'anonymous' });
+
+    const missing = await connection.describeCollection('no-such-collection').catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: 'CollectionNotFound', status: 404 });
+  });
+});
+
+describe('the HTML pages in headless Chromium', () => {
+  /** Chromium from Debian (scripts/install-interop-tools.sh), never a browser download. */
+  const launch = () =>
+    chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+
+  it('render the landing, datasets, data sources and collection pages, linked to each other and to the JSON, without console errors', async () => {
+    const browser = await launch();
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(`${page.url()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));
+      const pages: Record<string, string[]> = {
+        '/': ['/datasets', '/data-sources', '/collections', '/stac/catalog.json'],
+        '/datasets': ['/data-sources', '/collections', '/datasets/sample', '/datasets?f=json'],
+        '/data-sources': ['/datasets', '/collections', '/data-sources/sample', '/data-sources?f=json'],
+        '/collections/sample': [
+          '/datasets',
+          '/data-sources',
+          '/collections',
+          '/collections/sample?f=json',
+          '/stac/collections/sample',
+        ],
+      };
+      for (const [path, links] of Object.entries(pages)) {
+        const response = await page.goto(`${url}${path}`);
+        expect(response?.status(), path).toBe(200);
+        expect(response?.headers()['content-type'], path).toMatch(/^text\/html/);
+        expect((await page.locator('h1').first().textContent())?.trim(), path).not.toBe('');
+        const hrefs = await page.locator('a').evaluateAll((anchors) => anchors.map((a) => a.getAttribute('href')));
+        expect(hrefs, path).toEqual(expect.arrayContaining(links));
+      }
+      expect(problems).toEqual([]);
+      // The JSON a page links to is really JSON.
+      const json = await page.request.get(`${url}/collections/sample?f=json`);
+      expect(((await json.json()) as { id: string }).id).toBe('sample');
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
