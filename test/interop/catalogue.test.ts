@@ -96,7 +96,7 @@ beforeAll(async () => {
     port: 0,
   });
   url = running.url;
-  for (const id of ['sample-2024', 'sample-ic-january', 'sample-nc-january'])
+  for (const id of ['sample-2024', 'sample-ic-january', 'sample-nc-january', 'sample-districts-initial'])
     await eventually(async () => ((await jobStatus(id)) === 'successful' ? true : undefined), {
       timeoutMs: 60_000,
       intervalMs: 100,
@@ -117,9 +117,9 @@ async function walkCatalogue() {
 }
 
 describe('the STAC catalogue', () => {
-  it('has a child for each published dataset: Zarr, Icechunk and NetCDF', async () => {
+  it('has a child for each published dataset (Zarr, Icechunk, NetCDF) and feature collection', async () => {
     const { collections } = await walkCatalogue();
-    expect(collections.map((c) => c.id)).toEqual(['sample', 'sample-ic', 'sample-nc']);
+    expect(collections.map((c) => c.id)).toEqual(['sample', 'sample-districts', 'sample-ic', 'sample-nc']);
   });
 
   it('passes stac-node-validator offline: the catalog and every collection', async () => {
@@ -152,6 +152,7 @@ describe('the STAC catalogue', () => {
           `${collection.id}: ${prefix}`,
         ).toBe(true);
       }
+      if (!collection['cube:variables']) continue;
       const dimensions = Object.keys(collection['cube:dimensions'] as object);
       for (const variable of Object.values(collection['cube:variables'] as Record<string, { dimensions: string[] }>))
         for (const d of variable.dimensions) expect(dimensions, `${collection.id}: dimension ${d}`).toContain(d);
@@ -167,6 +168,7 @@ describe('the STAC catalogue', () => {
     expect(hrefs).toContain(`${url}/icechunk/sample-ic/`);
     expect(hrefs).toContain(`${url}/datasets/sample/thumbnail.png`);
     expect(hrefs).toContain(`${url}/datasets/sample-nc/download`);
+    expect(hrefs).toContain(`${url}/features/sample-districts/data.parquet`);
     for (const href of hrefs) {
       expect((await fetch(href)).status, `GET ${href}`).toBe(200);
       expect((await fetch(href, { method: 'HEAD' })).status, `HEAD ${href}`).toBe(200);
@@ -182,6 +184,28 @@ describe('the STAC catalogue', () => {
   });
 });
 
+describe('a feature collection in the catalogue', () => {
+  it('is a table of its GeoParquet file: columns as stored, primary geometry, row count as recorded', async () => {
+    const collection = await getJson('/stac/collections/sample-districts');
+    const record = await getJson('/features/sample-districts');
+    expect(collection.stac_extensions).toEqual(['https://stac-extensions.github.io/table/v1.2.0/schema.json']);
+    expect(collection['table:primary_geometry']).toBe('geometry');
+    expect(collection['table:row_count']).toBe(record.feature_count);
+    const columns = collection['table:columns'] as { name: string; type: string }[];
+    expect(columns).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'code', type: 'string' }),
+        expect.objectContaining({ name: 'geometry', type: 'geometry' }),
+        expect.objectContaining({ name: 'bbox', type: 'struct' }),
+      ]),
+    );
+    expect(collection.assets).toMatchObject({
+      data: { href: `${url}/features/sample-districts/data.parquet`, type: 'application/vnd.apache.parquet' },
+    });
+    expect(collection.summaries).toMatchObject({ geometry_types: record.geometry_types, id_property: ['code'] });
+  });
+});
+
 describe('the openEO JavaScript client', () => {
   it('connects through the well-known document, lists and describes collections, processes, formats and the account', async () => {
     const warn = vi.spyOn(console, 'warn');
@@ -193,7 +217,7 @@ describe('the openEO JavaScript client', () => {
     expect(connection.capabilities().apiVersion()).toBe('1.2.0');
 
     const collections = await connection.listCollections();
-    expect(collections.collections.map((c) => c.id)).toEqual(['sample', 'sample-ic', 'sample-nc']);
+    expect(collections.collections.map((c) => c.id)).toEqual(['sample', 'sample-districts', 'sample-ic', 'sample-nc']);
     const sample = await connection.describeCollection('sample');
     expect(sample).toMatchObject({ id: 'sample', summaries: { variables: ['value'] } });
     expect(Object.keys(sample['cube:dimensions'])).toEqual(['x', 'y', 't']);

@@ -3,6 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { storeFile } from '../../../core/stores/layout.ts';
 import { resourceIdSchema } from '../../schemas.ts';
+import { storedColumns } from '../../../core/features/columns.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
+import { isPublished as isPublishedCollection, isStored } from '../features/record.ts';
+import { featureStacCollection } from './feature-collection.ts';
 import { rasterCollection } from './raster-collection.ts';
 import type { CollectionLinks, StacCollection } from './stac.ts';
 import { readStoreGrid } from './store-grid.ts';
@@ -13,7 +17,7 @@ export interface PublishedCollection {
 }
 
 /**
- * One kind of catalogue collection (raster datasets here; feature collections plug in beside it). The STAC
+ * One kind of catalogue collection (raster datasets and feature collections). The STAC
  * catalogue and openEO's `/collections` ask every kind, so a new kind is one more entry in `collectionKinds`.
  */
 export interface CollectionKind {
@@ -59,13 +63,39 @@ function rasterCollections(app: FastifyInstance): CollectionKind {
   };
 }
 
+/** Stored and published feature collections, each a table with its GeoParquet file. */
+function featureCollections(app: FastifyInstance): CollectionKind {
+  const { cluster, namespace, config, storageRoot } = app.stratus;
+  const listed = (collection: FeatureCollection) => isStored(collection) && isPublishedCollection(collection);
+  return {
+    async published() {
+      const { items } = await cluster.list<FeatureCollection>(featureCollectionKind, { namespace });
+      return items
+        .filter(listed)
+        .map((c) => ({ id: c.metadata.name, title: c.spec.name }))
+        .sort((a, b) => a.id.localeCompare(b.id));
+    },
+    async collection(id, links) {
+      if (!resourceIdSchema.safeParse(id).success) return undefined;
+      const collection = await cluster.get<FeatureCollection>(featureCollectionKind, id, namespace);
+      if (!collection || !isStored(collection) || !isPublishedCollection(collection)) return undefined;
+      return featureStacCollection({
+        collection,
+        columns: await storedColumns(storeFile(storageRoot, collection.status.path)),
+        host: config.instance.name,
+        links,
+      });
+    },
+  };
+}
+
 export function collectionKinds(app: FastifyInstance): CollectionKind[] {
-  return [rasterCollections(app)];
+  return [rasterCollections(app), featureCollections(app)];
 }
 
 /** Every published collection of every kind. */
 export async function publishedCollections(kinds: CollectionKind[]): Promise<PublishedCollection[]> {
-  return (await Promise.all(kinds.map((k) => k.published()))).flat();
+  return (await Promise.all(kinds.map((k) => k.published()))).flat().sort((a, b) => a.id.localeCompare(b.id));
 }
 
 /** The first kind that publishes a collection by this id answers. */

@@ -1,5 +1,6 @@
 import { parsePeriod, type PeriodType } from '../../../core/periods/index.ts';
 import type { Dataset } from '../../../core/resources/dataset/schema.ts';
+import { licenseOf } from './license.ts';
 import type { StoreGrid } from './store-grid.ts';
 import {
   DATACUBE_EXTENSION,
@@ -8,7 +9,6 @@ import {
   type CollectionLinks,
   type StacAsset,
   type StacCollection,
-  type StacLink,
 } from './stac.ts';
 
 /** ISO 8601 durations between consecutive time steps, per native period. */
@@ -21,21 +21,10 @@ const TIME_STEP: Record<PeriodType, string> = {
 };
 
 const WGS84_EPSG = 4326;
-/** STAC's pattern for `license`: an SPDX identifier or expression made of these characters. */
-const SPDX_ID = /^[\w\-.+]+$/;
-
 /** The time of a stored period: its start, as the store's `time` coordinate holds it. */
 function instant(type: PeriodType | undefined, period: string | null | undefined): string | null {
   if (!type || !period) return null;
   return parsePeriod(type, period).start.toISOString();
-}
-
-function license(spec: Dataset['spec']): { license: string; links: StacLink[] } {
-  const id = spec.license !== 'other' && SPDX_ID.test(spec.license) ? spec.license : 'other';
-  const links: StacLink[] = spec.licenseUrl
-    ? [{ href: spec.licenseUrl, rel: 'license', title: id === 'other' ? spec.license : id }]
-    : [];
-  return { license: id, links };
 }
 
 function assetsOf(dataset: Dataset, base: string, grid: StoreGrid | undefined, thumbnail: boolean) {
@@ -112,7 +101,7 @@ export function rasterCollection({
   const start = instant(spec.periodType, status?.extent?.temporal.start);
   const end = instant(spec.periodType, status?.extent?.temporal.end);
   const variable = spec.variable ?? 'value';
-  const { license: licenseId, links: licenseLinks } = license(spec);
+  const { license: licenseId, links: licenseLinks } = licenseOf(spec);
   const spatialDimension = (axis: 'x' | 'y', extent: [number, number], step: number | undefined) => ({
     type: 'spatial',
     axis,

@@ -1,6 +1,7 @@
 /** Versions and extension schemas of the STAC documents this instance publishes. */
 export const STAC_VERSION = '1.1.0';
 export const DATACUBE_EXTENSION = 'https://stac-extensions.github.io/datacube/v2.3.0/schema.json';
+export const TABLE_EXTENSION = 'https://stac-extensions.github.io/table/v1.2.0/schema.json';
 
 export interface StacLink {
   href: string;
