@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { Cluster } from '../core/cluster/port.ts';
 import { dataSourceController } from './controllers/data-source/controller.ts';
 import { datasetController } from './controllers/dataset/controller.ts';
+import { featureCollectionController } from './controllers/feature-collection/controller.ts';
 import { ingestionController } from './controllers/ingestion/controller.ts';
 import type { IngestionPlanOptions } from './controllers/ingestion/plan.ts';
 import { scheduleController } from './controllers/schedule/controller.ts';
@@ -41,6 +42,7 @@ function controllerDefinitions(options: OperatorOptions): ControllerDefinition[]
   return [
     dataSourceController,
     datasetController,
+    featureCollectionController,
     ingestionController(options.instance, options.ingestion),
     scheduleController({ readOnly: options.readOnly ?? false, leadership: options.leadership ?? soleProcess }),
   ] as ControllerDefinition[];

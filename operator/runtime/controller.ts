@@ -8,10 +8,18 @@ import { applyPlan } from './applier.ts';
 import type { ControllerMetrics } from './metrics.ts';
 import { WorkQueue } from './work-queue.ts';
 
+/** Another kind whose changes concern objects of the controller's kind: `keysOf` says which. */
+export interface RelatedWatch {
+  kind: KindRef;
+  keysOf(object: KubeObject): string[];
+}
+
 /** One controller: a kind, how to observe the world around an object, and a pure planner. */
 export interface ControllerDefinition<R extends KubeObject = KubeObject, O = unknown> {
   name: string;
   kind: KindRef;
+  /** Kinds whose events requeue the objects they concern (controller-runtime's `Watches` with a mapping). */
+  watches?: RelatedWatch[];
   observe(resource: R, cluster: Cluster, jobs: JobRunner | undefined): Promise<O>;
   plan(resource: R, observed: O, now: Date): Plan;
 }
@@ -69,7 +77,8 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
   start(): void {
     const { metrics, workers, resyncMs } = this.#options;
     metrics.maxConcurrent.set({ controller: this.name }, workers);
-    this.#running.push(this.#watchLoop());
+    this.#running.push(this.#watchLoop({ kind: this.#definition.kind, keysOf: (object) => [objectKey(object)] }));
+    for (const related of this.#definition.watches ?? []) this.#running.push(this.#watchLoop(related));
     for (let i = 0; i < workers; i++) this.#running.push(this.#worker());
     this.#resyncTimer = setInterval(() => void this.resync(), resyncMs);
     this.#resyncTimer.unref?.();
@@ -84,15 +93,15 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
     }
   }
 
-  async #watchLoop(): Promise<void> {
+  async #watchLoop({ kind, keysOf }: RelatedWatch): Promise<void> {
     const { cluster, logger, namespace, rewatchMs } = this.#options;
     let resourceVersion: string | undefined;
     const signal = this.#abort.signal;
     while (!signal.aborted) {
       try {
-        for await (const event of cluster.watch(this.#definition.kind, { namespace, resourceVersion, signal })) {
+        for await (const event of cluster.watch(kind, { namespace, resourceVersion, signal })) {
           resourceVersion = event.object.metadata.resourceVersion;
-          this.queue.add(objectKey(event.object));
+          for (const key of keysOf(event.object)) this.queue.add(key);
         }
       } catch (err) {
         if (isApiError(err, 'Gone')) {
@@ -100,7 +109,7 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
           resourceVersion = undefined;
           continue;
         }
-        logger.warn({ err, controller: this.name }, 'watch failed; re-establishing');
+        logger.warn({ err, controller: this.name, kind: kind.kind }, 'watch failed; re-establishing');
       }
       if (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, rewatchMs));
     }

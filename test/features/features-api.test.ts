@@ -13,6 +13,7 @@ import { readParquet } from 'parquet-wasm';
 import wkx from 'wkx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
 import { eventually } from '../support/eventually.ts';
 import { startUpstream, type Upstream } from '../support/upstream.ts';
 
@@ -137,6 +138,12 @@ afterAll(async () => {
   await rm(filesDir, { recursive: true, force: true });
 });
 
+/** The Ready condition of a FeatureCollection, as its controller summarizes it. */
+async function readyCondition(id: string) {
+  const collection = await running.cluster.get<FeatureCollection>(featureCollectionKind, id, 'default');
+  return collection?.status?.conditions?.find((c) => c.type === 'Ready');
+}
+
 describe('the sample feature collection of make run', () => {
   it('is stored by the example refresh at start and described by its record', async () => {
     const job = await jobDone('/ingestions/jobs/sample-districts-initial');
@@ -156,6 +163,11 @@ describe('the sample feature collection of make run', () => {
       crs: 'EPSG:4326',
       version: null,
       extent: { spatial: { xmin: -13.5, ymin: 6.9, xmax: -10.2, ymax: 10 } },
+    });
+    const ready = () => readyCondition('sample-districts');
+    expect(await eventually(async () => ((await ready())?.status === 'True' ? ready() : undefined))).toMatchObject({
+      reason: 'Stored',
+      message: expect.stringMatching(/^Serving 12 features from /),
     });
   });
 
@@ -294,6 +306,13 @@ describe('refreshes from remote providers', () => {
         );
         expect(await served()).toEqual(before);
         expect(await (await get('/features/districts-url')).json()).toEqual(record);
+        // Still Ready: the previous file is served; the condition names the refresh that failed.
+        const run = /\/ingestions\/jobs\/(districts-url-[0-9a-f]+)/.exec(body.detail)![1]!;
+        const condition = await eventually(async () => {
+          const found = await readyCondition('districts-url');
+          return found?.message.includes(`(${run}) failed`) ? found : undefined;
+        });
+        expect(condition).toMatchObject({ status: 'True', reason: 'Stored' });
       } finally {
         await writeFile(join(filesDir, 'districts.geojson'), GOOD);
       }
