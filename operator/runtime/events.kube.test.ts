@@ -1,20 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { eventKind } from '../../core/cluster/builtin-kinds.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { widgetKind } from '../../test/contract/cluster.contract.ts';
+import { scratchNamespace } from '../../test/support/kube-namespace.ts';
 import { recordEvent } from './events.ts';
 
 describe('events.k8s.io/v1 Events on the API server', () => {
   const cluster = openKubernetesCluster({ kubeconfig: inject('kubeconfig') });
-  const namespace = `events-${randomUUID().slice(0, 8)}`;
-  beforeAll(async () => {
-    await cluster.create(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  });
-  afterAll(async () => {
-    await cluster.delete(namespaceKind, namespace);
-  });
+  const namespace = scratchNamespace(cluster, 'events');
 
   it('records a repeated event once, counting the repeats in its series', async () => {
     const regarding = await cluster.create<KubeObject>(widgetKind, {
