@@ -54,3 +54,11 @@ export function objectKey(obj: { metadata: { namespace?: string; name: string } 
 export function creationTimestamp(object: { metadata: unknown }): string {
   return (object.metadata as ObjectMeta).creationTimestamp ?? '';
 }
+
+/**
+ * A Kubernetes MicroTime (an Event's `eventTime`, a Lease's `renewTime`): RFC 3339 with exactly six fractional
+ * digits; the API server refuses the three that `toISOString` gives.
+ */
+export function microTime(date: Date): string {
+  return date.toISOString().replace(/Z$/, '000Z');
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { eventKind } from '../../core/cluster/builtin-kinds.ts';
 import { isApiError } from '../../core/cluster/errors.ts';
-import type { KubeObject } from '../../core/cluster/objects.ts';
+import { microTime, type KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster } from '../../core/cluster/port.ts';
 
 export const REPORTING_CONTROLLER = 'climate.stratus.dev/operator';
@@ -28,7 +28,7 @@ export async function recordEvent(
     .digest('hex')
     .slice(0, 12);
   const eventName = `${name}.${digest}`.slice(0, 253);
-  const time = now.toISOString();
+  const time = microTime(now);
   const existing = await cluster.get<KubeObject>(eventKind, eventName, namespace);
   if (existing) {
     const series = existing.series as EventSeries | undefined;

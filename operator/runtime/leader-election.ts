@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { leaseKind } from '../../core/cluster/builtin-kinds.ts';
 import { isApiError } from '../../core/cluster/errors.ts';
-import type { KubeObject } from '../../core/cluster/objects.ts';
+import { microTime, type KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster } from '../../core/cluster/port.ts';
 
 export interface LeaseTimings {
@@ -42,11 +42,6 @@ interface LeaseSpec {
 }
 
 type Lease = KubeObject & { spec?: LeaseSpec };
-
-/** Lease times are MicroTime: RFC 3339 with microseconds. */
-function microTime(date: Date): string {
-  return date.toISOString().replace(/Z$/, '000Z');
-}
 
 /**
  * Leader election on a Lease, after client-go's: a candidate takes the Lease when it is free or when its

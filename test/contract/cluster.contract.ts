@@ -7,6 +7,7 @@ import { isApiError } from '../../core/cluster/errors.ts';
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../core/cluster/port.ts';
 import { eventually } from '../support/eventually.ts';
+import { rejection } from '../support/rejection.ts';
 
 export interface ContractSetup {
   cluster: Cluster;
@@ -25,15 +26,6 @@ export const widgetKind: KindRef = {
   statusSubresource: true,
 };
 export const gadgetKind: KindRef = { ...widgetKind, kind: 'Gadget', plural: 'gadgets' };
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 /** The first `count` events of a watch; a watch that falls short is caught by the test's own timeout. */
 async function collect(iterable: AsyncIterable<WatchEvent>, count: number): Promise<WatchEvent[]> {

@@ -14,9 +14,9 @@ export async function chartValueFiles(): Promise<(string | undefined)[]> {
 
 /** `helm template` of the chart; fails with helm's message when rendering fails. */
 export async function renderChart(
-  options: { valuesFile?: string; set?: string[]; kubeVersion?: string; namespace?: string } = {},
+  options: { release?: string; valuesFile?: string; set?: string[]; kubeVersion?: string; namespace?: string } = {},
 ): Promise<KubeObject[]> {
-  const args = ['template', 'stratus', chartDir, '--namespace', options.namespace ?? 'stratus'];
+  const args = ['template', options.release ?? 'stratus', chartDir, '--namespace', options.namespace ?? 'stratus'];
   if (options.valuesFile) args.push('--values', options.valuesFile);
   for (const value of options.set ?? []) args.push('--set', value);
   if (options.kubeVersion) args.push('--kube-version', options.kubeVersion);

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { describe, expect, it, inject } from 'vitest';
 import { gadgetKind, widgetKind } from '../../../test/contract/cluster.contract.ts';
-import { namespaceKind } from '../builtin-kinds.ts';
+import { scratchNamespace } from '../../../test/support/kube-namespace.ts';
 import type { KindRef, KubeObject } from '../objects.ts';
 import { DEFAULT_FIELD_MANAGER, openKubernetesCluster } from './index.ts';
 
@@ -20,13 +19,7 @@ interface ManagedField {
 
 describe('Kubernetes adapter, beyond the port contract', () => {
   const cluster = openKubernetesCluster({ kubeconfig: inject('kubeconfig') });
-  const namespace = `adapter-${randomUUID().slice(0, 8)}`;
-  beforeAll(async () => {
-    await cluster.create(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  });
-  afterAll(async () => {
-    await cluster.delete(namespaceKind, namespace);
-  });
+  const namespace = scratchNamespace(cluster, 'adapter');
 
   it('addresses core-group kinds under /api and gives list items their apiVersion and kind', async () => {
     await cluster.create(configMapKind, {
