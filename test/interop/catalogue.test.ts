@@ -170,7 +170,10 @@ describe('the STAC catalogue', () => {
     expect(hrefs).toContain(`${url}/datasets/sample-nc/download`);
     expect(hrefs).toContain(`${url}/features/sample-districts/data.parquet`);
     for (const href of hrefs) {
-      expect((await fetch(href)).status, `GET ${href}`).toBe(200);
+      const got = await fetch(href);
+      expect(got.status, `GET ${href}`).toBe(200);
+      // Read to the end: a body left unread holds its connection open, and the server's shutdown waits for it.
+      await got.arrayBuffer();
       expect((await fetch(href, { method: 'HEAD' })).status, `HEAD ${href}`).toBe(200);
     }
   });
