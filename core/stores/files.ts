@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -41,12 +42,15 @@ export async function removeTree(path: string): Promise<void> {
   await rm(path, { recursive: true, force: true });
 }
 
+/** How the temporary files of `writeFileAtomic` end, so that listings of a store can leave them out. */
+export const TEMP_SUFFIX = '.stratus-tmp';
+
 /**
  * Replaces the file at `path` with `data` so that a reader sees either the previous file or the new one whole:
  * written and flushed under a temporary name in the same directory, renamed over, and the rename made durable.
  */
 export async function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   try {
     await writeDurable(temporary, data);
     await rename(temporary, path);

@@ -4,7 +4,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import type { Storage as IcechunkStorage, StorageListInfo, StorageVersionInfo } from '@earthmover/icechunk';
 
 type IcechunkStorageClass = typeof IcechunkStorage;
-import { syncDirectory, writeDurable } from '../files.ts';
+import { syncDirectory, TEMP_SUFFIX, writeFileAtomic } from '../files.ts';
 import { resolveKey } from '../layout.ts';
 import { icechunk } from './module.ts';
 
@@ -20,8 +20,7 @@ type ErrorFirst<F> = F extends () => infer R
     : never;
 type FileBackend = { [K in keyof Backend]: ErrorFirst<Backend[K]> };
 
-/** Suffixes of the adapter's own transient files; never listed, never served. */
-const TEMP_SUFFIX = '.stratus-tmp';
+/** Suffix of the adapter's lock files; like temporary files, never listed, never served. */
 const LOCK_SUFFIX = '.stratus-lock';
 const LOCK_WAIT_MS = 5_000;
 
@@ -57,15 +56,7 @@ export function fileSystemStorage(root: string): IcechunkStorage {
   }
 
   async function writeAtomically(file: string, data: Uint8Array): Promise<StorageVersionInfo> {
-    const temp = `${file}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`;
-    try {
-      await writeDurable(temp, data);
-      await rename(temp, file);
-    } catch (err) {
-      await rm(temp, { force: true });
-      throw err;
-    }
-    await syncDirectory(dirname(file));
+    await writeFileAtomic(file, data);
     return (await versionOf(file))!;
   }
 
