@@ -6,18 +6,18 @@
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { parquetReadObjects } from 'hyparquet';
 import { readParquet } from 'parquet-wasm';
 import wkx from 'wkx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
+import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
+import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { startUpstream, type Upstream } from '../support/upstream.ts';
 
-const root = resolve(import.meta.dirname, '../..');
 let running: RunningEmbedded;
 let dataDir: string;
 let url: string;
@@ -117,16 +117,9 @@ const jobDone = (location: string) =>
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'stratus-features-'));
   await startUpstreams();
-  const extra = join(dataDir, 'extra-manifests');
-  await mkdir(extra);
-  await writeFile(join(extra, 'templates.yaml'), templates());
-  running = await runEmbedded({
-    dataDir,
-    manifests: [join(root, 'manifests/data-sources'), join(root, 'manifests/examples'), extra],
-    config: join(root, 'config/stratus.properties'),
-    host: '127.0.0.1',
-    port: 0,
-  });
+  const manifests: Record<string, string> = {};
+  manifests['templates.yaml'] = templates();
+  running = await startEmbedded(dataDir, { manifests });
   url = running.url;
 }, 60_000);
 

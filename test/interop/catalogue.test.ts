@@ -3,14 +3,15 @@
  * stac-node-validator against the schemas in ../shared/stac-schemas (plus checks the schemas cannot express),
  * the openEO JavaScript client connecting, listing and describing, and the HTML pages in headless Chromium.
  */
-import { readFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { OpenEO } from '@openeo/js-client';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
+import type { RunningEmbedded } from '../../cmd/embedded.ts';
+import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -62,39 +63,29 @@ const jobStatus = async (id: string) =>
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'stratus-catalogue-'));
-  const extra = join(dataDir, 'manifests');
-  await mkdir(extra);
-  await writeFile(
-    join(extra, 'icechunk.yaml'),
-    [
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: Dataset',
-      'metadata: {name: sample-ic, namespace: default}',
-      'spec: {source: sample, datasetName: Sample as Icechunk, variable: value, periodType: daily, format: icechunk}',
-      '---',
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: Ingestion',
-      'metadata: {name: sample-ic-january, namespace: default}',
-      "spec: {source: sample, datasetId: sample-ic, start: '2024-01-01', end: '2024-01-31'}",
-      '---',
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: Dataset',
-      'metadata: {name: sample-nc, namespace: default}',
-      'spec: {source: sample, datasetName: Sample as NetCDF, variable: value, periodType: daily, format: netcdf}',
-      '---',
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: Ingestion',
-      'metadata: {name: sample-nc-january, namespace: default}',
-      "spec: {source: sample, datasetId: sample-nc, start: '2024-01-01', end: '2024-01-10'}",
-    ].join('\n'),
-  );
-  running = await runEmbedded({
-    dataDir,
-    manifests: [join(root, 'manifests/data-sources'), join(root, 'manifests/examples'), extra],
-    config: join(root, 'config/stratus.properties'),
-    host: '127.0.0.1',
-    port: 0,
-  });
+  const manifests: Record<string, string> = {};
+  manifests['icechunk.yaml'] = [
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: Dataset',
+    'metadata: {name: sample-ic, namespace: default}',
+    'spec: {source: sample, datasetName: Sample as Icechunk, variable: value, periodType: daily, format: icechunk}',
+    '---',
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: Ingestion',
+    'metadata: {name: sample-ic-january, namespace: default}',
+    "spec: {source: sample, datasetId: sample-ic, start: '2024-01-01', end: '2024-01-31'}",
+    '---',
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: Dataset',
+    'metadata: {name: sample-nc, namespace: default}',
+    'spec: {source: sample, datasetName: Sample as NetCDF, variable: value, periodType: daily, format: netcdf}',
+    '---',
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: Ingestion',
+    'metadata: {name: sample-nc-january, namespace: default}',
+    "spec: {source: sample, datasetId: sample-nc, start: '2024-01-01', end: '2024-01-10'}",
+  ].join('\n');
+  running = await startEmbedded(dataDir, { manifests });
   url = running.url;
   for (const id of ['sample-2024', 'sample-ic-january', 'sample-nc-january', 'sample-districts-initial'])
     await eventually(async () => ((await jobStatus(id)) === 'successful' ? true : undefined), {

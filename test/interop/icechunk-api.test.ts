@@ -3,20 +3,21 @@
  * /icechunk/{id}/ and reopened over HTTP by the Icechunk SDK's own fetch storage; /zarr/{id}/ serves the same
  * Zarr v3 keys to plain Zarr clients; a worker killed mid-run leaves readers on the previous snapshot.
  */
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Repository } from '@earthmover/icechunk';
 import { createFetchStorage } from '@earthmover/icechunk/fetch-storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as zarr from 'zarrita';
-import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
+import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { periodRange } from '../../core/periods/index.ts';
 import { sampleProvider } from '../../core/providers/sample.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { ingestionKind } from '../../core/resources/ingestion/schema.ts';
 import { validateObject } from '../../core/resources/registry.ts';
 import { openRepository } from '../../core/stores/icechunk/repository.ts';
+import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { rawStatus as rawRequestStatus } from '../support/raw-request.ts';
 
@@ -69,34 +70,25 @@ async function readCube(store: zarr.Readable, at: number) {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'stratus-icechunk-api-'));
-  const extra = join(dataDir, 'manifests');
-  await mkdir(extra);
-  await writeFile(
-    join(extra, 'icechunk.yaml'),
-    [
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: Dataset',
-      'metadata: {name: sample-ic, namespace: default}',
-      'spec: {source: sample, datasetName: Sample as Icechunk, variable: value, periodType: daily, format: icechunk}',
-      '---',
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: Ingestion',
-      'metadata: {name: sample-ic-q1, namespace: default}',
-      "spec: {source: sample, datasetId: sample-ic, start: '2024-01-01', end: '2024-03-31'}",
-    ].join('\n'),
-  );
   process.env.STRATUS_WORKER_TASK_MODULES = resolve(root, 'test/fixtures/worker/ingestion-tasks.ts');
-  running = await runEmbedded(
-    {
-      dataDir,
-      manifests: [join(root, 'manifests/data-sources'), extra],
-      config: join(root, 'config/stratus.properties'),
-      host: '127.0.0.1',
-      port: 0,
+  running = await startEmbedded(dataDir, {
+    examples: false,
+    manifests: {
+      'icechunk.yaml': [
+        'apiVersion: climate.stratus.dev/v1alpha1',
+        'kind: Dataset',
+        'metadata: {name: sample-ic, namespace: default}',
+        'spec: {source: sample, datasetName: Sample as Icechunk, variable: value, periodType: daily, format: icechunk}',
+        '---',
+        'apiVersion: climate.stratus.dev/v1alpha1',
+        'kind: Ingestion',
+        'metadata: {name: sample-ic-q1, namespace: default}',
+        "spec: {source: sample, datasetId: sample-ic, start: '2024-01-01', end: '2024-03-31'}",
+      ].join('\n'),
     },
     // The crash test's retry starts after a second instead of a minute.
-    { ingestion: { retryBaseSeconds: 1, retryCapSeconds: 1 } },
-  );
+    operator: { ingestion: { retryBaseSeconds: 1, retryCapSeconds: 1 } },
+  });
   url = running.url;
   await until('sample-ic-q1', ['successful']);
 }, 90_000);

@@ -2,14 +2,15 @@
  * Raster datasets end to end in embedded mode, over real HTTP: data sources, ingestion (sync, async, conflicts,
  * cancellation, refusals), the Zarr store served at /zarr, and that store read by Python xarray and GDAL.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
+import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { periodRange } from '../../core/periods/index.ts';
 import { sampleProvider } from '../../core/providers/sample.ts';
 import * as zarr from 'zarrita';
+import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { rawStatus as rawRequestStatus } from '../support/raw-request.ts';
 import { python } from '../support/python.ts';
@@ -57,8 +58,7 @@ const until = (id: string, statuses: string[]) =>
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'stratus-raster-api-'));
-  const extra = join(dataDir, 'manifests');
-  await mkdir(extra);
+  const manifests: Record<string, string> = {};
   await python(await readFile(join(root, 'test/fixtures/providers/make-cogs.py'), 'utf8'), [
     join(dataDir, 'chc/final'),
     'rnl/cogs/%Y/chirps-v3.0.rnl.%Y.%m.%d.cog',
@@ -91,80 +91,62 @@ beforeAll(async () => {
       '  units: degC',
       `  provider: {name: era5-land, parameters: {storeUrl: '${edh.url}/era5-land.zarr', credentialsSecret: ${secret}, attempts: 1}}`,
     ].join('\n');
-  await writeFile(
-    join(extra, 'era5-local.yaml'),
-    [
-      'apiVersion: v1',
-      'kind: Secret',
-      'metadata: {name: edh-credentials, namespace: default}',
-      'stringData: {username: edh, password: token-42}',
-      '---',
-      'apiVersion: v1',
-      'kind: Secret',
-      'metadata: {name: edh-wrong, namespace: default}',
-      `data: {username: ${Buffer.from('edh').toString('base64')}, password: ${Buffer.from('nope').toString('base64')}}`,
-      '---',
-      era5Source('era5-local', 'edh-credentials'),
-      '---',
-      era5Source('era5-wrong-password', 'edh-wrong'),
-    ].join('\n'),
-  );
-  await writeFile(
-    join(extra, 'chirps-local.yaml'),
-    [
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: DataSource',
-      'metadata: {name: chirps-local, namespace: default}',
-      'spec:',
-      '  datasetName: CHIRPS from a local CHC',
-      '  variable: precip',
-      '  periodType: daily',
-      '  units: mm/day',
-      `  provider: {name: chirps, parameters: {baseUrl: '${chc.url}/final', backoffMs: 5}}`,
-      '  display: {colormap: blues, range: [0, 50]}',
-    ].join('\n'),
-  );
-  await writeFile(
-    join(extra, 'chirps.yaml'),
-    [
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: DataSource',
-      'metadata: {name: chirps-elsewhere, namespace: default}',
-      'spec: {datasetName: CHIRPS, periodType: daily, provider: {name: no-such-provider}}',
-    ].join('\n'),
-  );
+  manifests['era5-local.yaml'] = [
+    'apiVersion: v1',
+    'kind: Secret',
+    'metadata: {name: edh-credentials, namespace: default}',
+    'stringData: {username: edh, password: token-42}',
+    '---',
+    'apiVersion: v1',
+    'kind: Secret',
+    'metadata: {name: edh-wrong, namespace: default}',
+    `data: {username: ${Buffer.from('edh').toString('base64')}, password: ${Buffer.from('nope').toString('base64')}}`,
+    '---',
+    era5Source('era5-local', 'edh-credentials'),
+    '---',
+    era5Source('era5-wrong-password', 'edh-wrong'),
+  ].join('\n');
+  manifests['chirps-local.yaml'] = [
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: DataSource',
+    'metadata: {name: chirps-local, namespace: default}',
+    'spec:',
+    '  datasetName: CHIRPS from a local CHC',
+    '  variable: precip',
+    '  periodType: daily',
+    '  units: mm/day',
+    `  provider: {name: chirps, parameters: {baseUrl: '${chc.url}/final', backoffMs: 5}}`,
+    '  display: {colormap: blues, range: [0, 50]}',
+  ].join('\n');
+  manifests['chirps.yaml'] = [
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: DataSource',
+    'metadata: {name: chirps-elsewhere, namespace: default}',
+    'spec: {datasetName: CHIRPS, periodType: daily, provider: {name: no-such-provider}}',
+  ].join('\n');
   // A dataset of the sample source stored as NetCDF-4, filled by an Ingestion applied with it.
-  await writeFile(
-    join(extra, 'netcdf.yaml'),
-    [
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: Dataset',
-      'metadata: {name: sample-nc, namespace: default}',
-      'spec: {source: sample, datasetName: Sample as NetCDF, variable: value, periodType: daily, format: netcdf}',
-      '---',
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: Ingestion',
-      'metadata: {name: sample-nc-january, namespace: default}',
-      "spec: {source: sample, datasetId: sample-nc, start: '2024-01-01', end: '2024-01-31'}",
-      '---',
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: Dataset',
-      'metadata: {name: sample-v3, namespace: default}',
-      'spec: {source: sample, datasetName: Sample as Zarr v3, variable: value, periodType: daily, zarrVersion: 3}',
-      '---',
-      'apiVersion: climate.stratus.dev/v1alpha1',
-      'kind: Ingestion',
-      'metadata: {name: sample-v3-february, namespace: default}',
-      "spec: {source: sample, datasetId: sample-v3, start: '2024-02-01', end: '2024-02-29'}",
-    ].join('\n'),
-  );
-  running = await runEmbedded({
-    dataDir,
-    manifests: [join(root, 'manifests/data-sources'), join(root, 'manifests/examples'), extra],
-    config: join(root, 'config/stratus.properties'),
-    host: '127.0.0.1',
-    port: 0,
-  });
+  manifests['netcdf.yaml'] = [
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: Dataset',
+    'metadata: {name: sample-nc, namespace: default}',
+    'spec: {source: sample, datasetName: Sample as NetCDF, variable: value, periodType: daily, format: netcdf}',
+    '---',
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: Ingestion',
+    'metadata: {name: sample-nc-january, namespace: default}',
+    "spec: {source: sample, datasetId: sample-nc, start: '2024-01-01', end: '2024-01-31'}",
+    '---',
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: Dataset',
+    'metadata: {name: sample-v3, namespace: default}',
+    'spec: {source: sample, datasetName: Sample as Zarr v3, variable: value, periodType: daily, zarrVersion: 3}',
+    '---',
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: Ingestion',
+    'metadata: {name: sample-v3-february, namespace: default}',
+    "spec: {source: sample, datasetId: sample-v3, start: '2024-02-01', end: '2024-02-29'}",
+  ].join('\n');
+  running = await startEmbedded(dataDir, { manifests });
   url = running.url;
   // The example Ingestion materializes 2024 of the sample source at start.
   await until('sample-2024', ['successful']);

@@ -1,0 +1,37 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
+import type { OperatorOptions } from '../../operator/manager.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+
+export interface EmbeddedTestOptions {
+  /** Apply `manifests/examples/` too (the sample dataset and its 2024 ingestion, the sample districts). */
+  examples?: boolean;
+  /** More manifests, by file name: written under the data directory and applied after the built-in ones. */
+  manifests?: Record<string, string>;
+  operator?: Pick<OperatorOptions, 'ingestion'>;
+}
+
+/**
+ * Embedded mode as `make run` starts it, for an end-to-end test: the built-in data sources, the instance
+ * configuration of `config/`, and the test's own manifests, on a free loopback port.
+ */
+export async function startEmbedded(
+  dataDir: string,
+  { examples = true, manifests = {}, operator }: EmbeddedTestOptions = {},
+): Promise<RunningEmbedded> {
+  const extra = join(dataDir, 'test-manifests');
+  await mkdir(extra, { recursive: true });
+  for (const [name, yaml] of Object.entries(manifests)) await writeFile(join(extra, name), yaml);
+  return runEmbedded(
+    {
+      dataDir,
+      manifests: [join(root, 'manifests/data-sources'), ...(examples ? [join(root, 'manifests/examples')] : []), extra],
+      config: join(root, 'config/stratus.properties'),
+      host: '127.0.0.1',
+      port: 0,
+    },
+    operator,
+  );
+}
