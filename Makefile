@@ -28,8 +28,8 @@ help:
 	@echo "make run        start the embedded operator, job runner and API server on localhost:$(PORT)"
 	@echo "make test       everything CI runs: typecheck, lint, golden diffs, unit and contract tests"
 	@echo "make lint       eslint + prettier"
-	@echo "make crds       regenerate crds/ from the zod schemas"
-	@echo "make verify     fail when generated files (crds/, openapi) differ from the schemas"
+	@echo "make crds       regenerate crds/ from the zod schemas, and manifests/base from crds/ and the chart"
+	@echo "make verify     fail when generated files (crds/, docs/resources.md, manifests/base) differ from their sources"
 	@echo "make bench      benchmarks against peers (store, API, /zarr vs nginx, Zarr writing, ingestion and features vs GDAL)"
 	@echo "make e2e        kind cluster end-to-end (skips when no Docker engine answers)"
 	@echo "make image      build the container image"
@@ -66,9 +66,11 @@ lint: $(DEPS_STAMP)
 
 crds: $(DEPS_STAMP)
 	node scripts/generate-crds.ts
+	node scripts/generate-manifests.ts
 
 verify: $(DEPS_STAMP)
 	node scripts/generate-crds.ts --check
+	node scripts/generate-manifests.ts --check
 
 unit: $(DEPS_STAMP) interop-tools
 	npx vitest run

@@ -15,7 +15,7 @@ import type { Cluster } from '../../core/cluster/port.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { LeaderElector } from '../../operator/runtime/leader-election.ts';
 import { eventually } from '../support/eventually.ts';
-import { runTool } from '../support/kube-cli.ts';
+import { runTool } from '../../scripts/kube-cli.ts';
 import { rejection } from '../support/rejection.ts';
 import { clusterAs } from '../support/kube-service-account.ts';
 import { renderChart } from '../support/stratus-chart.ts';

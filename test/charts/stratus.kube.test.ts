@@ -2,8 +2,8 @@ import { basename, join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { namespaceKind } from '../../core/cluster/builtin-kinds.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
-import { runTool } from '../support/kube-cli.ts';
-import { chartValueFiles, renderChart } from '../support/stratus-chart.ts';
+import { runTool } from '../../scripts/kube-cli.ts';
+import { chartValueFiles, kustomizeBase, renderChart } from '../support/stratus-chart.ts';
 
 const kubeconfig = inject('kubeconfig');
 const cluster = openKubernetesCluster({ kubeconfig });
@@ -36,6 +36,20 @@ describe('server-side dry run on the test API server', () => {
       for (const line of admitted) expect(line).toMatch(/\(server dry run\)$/);
     },
   );
+
+  it('admits the Kustomize base, all but the policy/v1 PodDisruptionBudget that 1.20 predates', async () => {
+    const objects = (await kustomizeBase()).filter(
+      (o) => !(o.kind === 'PodDisruptionBudget' && o.apiVersion === 'policy/v1'),
+    );
+    // The namespace must exist for its objects to be admitted; applied server-side like the rest, so kubectl
+    // does not warn about a missing last-applied annotation.
+    await ensureNamespaces(['stratus']);
+    const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects });
+    const result = await serverDryRun(['--server-side', '-f', '-'], list);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(objects.length);
+  });
 
   it.each(['examples', 'data-sources'])('admits every manifest in manifests/%s', async (dir) => {
     await ensureNamespaces(['default']);

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { loadCrds, stratusCrdsDir } from '../support/kube-crds.ts';
-import { runTool } from '../support/kube-cli.ts';
+import { runTool } from '../../scripts/kube-cli.ts';
 import { chartDir, chartValueFiles, renderChart } from '../support/stratus-chart.ts';
 
 interface Rule {

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../core/cluster/objects.ts';
-import { runTool } from './kube-cli.ts';
+import { runTool } from '../../scripts/kube-cli.ts';
 
 export const chartDir = join(import.meta.dirname, '../../charts/stratus');
 
@@ -25,4 +25,14 @@ export async function renderChart(
   return parseAllDocuments(stdout)
     .map((doc) => doc.toJS() as KubeObject | null)
     .filter((object): object is KubeObject => object !== null);
+}
+
+/** `kubectl kustomize manifests/base`: the objects the base installs. */
+export async function kustomizeBase(): Promise<KubeObject[]> {
+  const { code, stdout, stderr } = await runTool('kubectl', [
+    'kustomize',
+    join(import.meta.dirname, '../../manifests/base'),
+  ]);
+  if (code !== 0) throw new Error(`kubectl kustomize failed: ${stderr}`);
+  return parseAllDocuments(stdout).map((doc) => doc.toJS() as KubeObject);
 }

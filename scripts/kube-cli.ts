@@ -6,7 +6,7 @@ import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
-const script = join(import.meta.dirname, '../../scripts/kube-cli-tools.sh');
+const script = join(import.meta.dirname, 'kube-cli-tools.sh');
 let toolsDir: Promise<string> | undefined;
 
 async function tool(name: 'helm' | 'kubectl'): Promise<string> {
