@@ -94,10 +94,11 @@ export async function runKubernetesOperator(
   return {
     url: health.url,
     lost,
+    // The controllers stop before the Lease is released, so that the next leader never overlaps this one.
     stop: async () => {
-      await elector.stop();
       await operator?.stop();
       await jobs.stop();
+      await elector.stop();
       await health.close();
       logging.close();
     },

@@ -18,6 +18,7 @@ import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../core/resources/registry.ts';
 import type { BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
+import { runKubernetesApiServer } from '../../cmd/api-server.ts';
 import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd/operator.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -120,6 +121,18 @@ describe('an Ingestion on Kubernetes runs as a worker Job', () => {
       return ready?.status === 'True' ? current : undefined;
     });
     expect(dataset.status?.currentVersion).toBeTruthy();
+
+    // `stratus api-server` answers from the same cluster, with no leader of its own.
+    const api = await runKubernetesApiServer(
+      { namespaces: [namespace], storePath: storageRoot, host: '127.0.0.1', port: 0 },
+      { kubeconfig },
+    );
+    try {
+      const listed = (await (await fetch(`${api.url}/datasets`)).json()) as { items: { dataset_id: string }[] };
+      expect(listed.items.map((item) => item.dataset_id)).toContain(datasetIdOf(done));
+    } finally {
+      await api.stop();
+    }
 
     await cluster.delete(ingestionKind, 'sample-run', namespace);
     await eventually(

@@ -124,6 +124,21 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     expect(state).toMatchObject({ phase: 'failed', error: { type: 'DeadlineExceeded', message: 'too long' } });
   });
 
+  it('keeps the failure a Job showed after the Job is deleted, and fails a running one deleted by someone else', async () => {
+    runner.start(spec('run-a1'));
+    runner.start(spec('run-a2'));
+    await eventually(() => jobNamed('run-a2'));
+    await setJobStatus('run-a1', {
+      failed: 1,
+      conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'too long' }],
+    });
+    await stateBecomes('run-a1', (s) => s.phase === 'failed');
+    await cluster.delete(jobKind, 'run-a1', 'default');
+    await cluster.delete(jobKind, 'run-a2', 'default');
+    expect((await stateBecomes('run-a2', (s) => s.phase !== 'running')).error?.type).toBe('JobDeleted');
+    expect(runner.get('run-a1')?.error).toEqual({ type: 'DeadlineExceeded', message: 'too long' });
+  });
+
   it('fails an attempt whose pod succeeded without ever reporting an end', async () => {
     runner.start(spec('run-a1'));
     await eventually(() => jobNamed('run-a1'));

@@ -192,9 +192,13 @@ export class KubernetesJobRunner implements JobRunner {
   #onJobEvent({ type, object: job }: WatchEvent<BatchJob>): void {
     const { name } = job.metadata;
     if (type === 'DELETED') {
+      const attempt = this.#attemptOf(name);
+      // What the Job said before it went stays said (a failure, say, collected after its TTL).
+      const last = attempt && this.#stateOf(name, attempt);
       this.#jobs.delete(name);
-      const attempt = this.#attemptOf(name) ?? this.#attempts.get(name);
-      if (attempt && !attempt.cancelRequested && !this.#reports.get(name)?.end)
+      if (last?.phase === 'failed' && !this.#reports.get(name)?.end)
+        this.#fail(name, last.error!.type, last.error!.message);
+      else if (last?.phase === 'running' && !attempt!.cancelRequested)
         this.#fail(name, 'JobDeleted', 'the worker Job was deleted before the worker reported its end');
     } else this.#jobs.set(name, job);
     if (type !== 'DELETED' && jobSucceeded(job) && !this.#reports.get(name)?.end) void this.#confirmReport(job);
