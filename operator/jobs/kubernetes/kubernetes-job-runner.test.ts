@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
+import { ApiError } from '../../../core/cluster/errors.ts';
+import type { WatchOptions } from '../../../core/cluster/port.ts';
 import { openEmbeddedCluster, type EmbeddedCluster } from '../../../core/cluster/embedded/index.ts';
 import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
@@ -160,6 +162,43 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
     expect(state.error?.type).toBe('InputTooLarge');
     expect(await jobNamed('run-a1')).toBeUndefined();
+  });
+
+  it('counts a Job that went while its watch was broken as deleted when it relists', async () => {
+    runner.start(spec('run-a1'));
+    await eventually(() => jobNamed('run-a1'));
+    await runner.stop();
+    // The Jobs watch misses the deletion, ends, and its resumption is answered 410 Gone.
+    let deaf = false;
+    let goneNext = false;
+    const inner = cluster;
+    const watch = async function* (kind: typeof jobKind, options: WatchOptions) {
+      if (kind === jobKind && goneNext) {
+        goneNext = false;
+        throw new ApiError('Gone', 'too old resource version');
+      }
+      for await (const event of inner.watch(kind, options)) {
+        if (kind === jobKind && deaf && event.type === 'DELETED') {
+          [deaf, goneNext] = [false, true];
+          return;
+        }
+        yield event;
+      }
+    };
+    const lossy = new Proxy(inner, {
+      get: (target, member) => {
+        if (member === 'watch') return watch;
+        const value: unknown = Reflect.get(target, member);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    runner = new KubernetesJobRunner({ ...options(), cluster: lossy });
+    await runner.sync();
+    expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+    deaf = true;
+    await cluster.delete(jobKind, 'run-a1', 'default');
+    expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).error?.type).toBe('JobDeleted');
+    expect(goneNext).toBe(false);
   });
 
   it('after a restart, answers for Jobs that an earlier runner started', async () => {

@@ -72,11 +72,13 @@ export class KubernetesJobRunner implements JobRunner {
         labelSelector: WORKER_SELECTOR,
         logger,
         signal,
+        // A relist stands for the events a broken watch missed: Jobs gone meanwhile count as deleted.
         onList: (items) => {
-          for (const [name, job] of this.#jobs)
-            if (job.metadata.namespace === namespace || !namespace) this.#jobs.delete(name);
-          for (const job of items) this.#jobs.set(job.metadata.name, job);
-          for (const job of items) this.#observed(job.metadata.name);
+          const listed = new Set(items.map((job) => job.metadata.name));
+          for (const job of [...this.#jobs.values()])
+            if ((!namespace || job.metadata.namespace === namespace) && !listed.has(job.metadata.name))
+              this.#onJobEvent({ type: 'DELETED', object: job });
+          for (const job of items) this.#onJobEvent({ type: 'ADDED', object: job });
         },
         onEvent: (event) => this.#onJobEvent(event),
       });
