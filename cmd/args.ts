@@ -18,7 +18,10 @@ Options:
   --config FILE      instance configuration properties file (default: $STRATUS_CONFIG, else config/stratus.properties when present)
   --host HOST        address to listen on (default: 127.0.0.1)
   --port PORT        port to listen on (default: 8000)
-  -h, --help         show this help`;
+  -h, --help         show this help
+
+Kubernetes mode: node cmd/stratus.ts operator | api-server
+  configured by the environment (WATCH_NAMESPACE, STRATUS_CONFIG, ...: see docs/kubernetes.md)`;
 
 export class UsageError extends Error {}
 

@@ -1,14 +1,45 @@
 /**
- * The `stratus` command. `embedded` runs everything in one process (what `make run` starts); the operator,
- * API server and worker entry points for Kubernetes mode join here as they land.
+ * The `stratus` command. `embedded` runs everything in one process (what `make run` starts); `operator` and
+ * `api-server` are Kubernetes mode's two Deployments, configured by their environment (docs/kubernetes.md).
  */
 import { ConfigError } from '../core/config/index.ts';
 import { ManifestError } from '../core/cluster/manifests.ts';
+import { runKubernetesApiServer } from './api-server.ts';
 import { parseEmbeddedArgs, usage, UsageError } from './args.ts';
 import { runEmbedded } from './embedded.ts';
+import { kubernetesEnv, MissingSettingError, operatorEnv } from './kubernetes-env.ts';
+import { runKubernetesOperator } from './operator.ts';
+
+/** Resolves with the name of the signal that asked the process to stop. */
+function stopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+}
+
+/** The operator runs until a signal stops it (0) or it loses leadership (1: the pod restarts as a candidate). */
+async function operator(): Promise<number> {
+  const running = await runKubernetesOperator(operatorEnv(process.env));
+  console.log(`Stratus operator: probes and metrics on ${running.url}`);
+  const why = await Promise.race([stopSignal(), running.lost.then(() => 'leadership lost')]);
+  console.log(`${why}: stopping`);
+  await running.stop();
+  return why === 'leadership lost' ? 1 : 0;
+}
+
+async function apiServer(): Promise<number> {
+  const running = await runKubernetesApiServer(kubernetesEnv(process.env, 8000, 'PORT'));
+  console.log(`Stratus API server on ${running.url}`);
+  console.log(`${await stopSignal()}: stopping`);
+  await running.stop();
+  return 0;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === 'operator') return operator();
+  if (command === 'api-server') return apiServer();
   if (command !== 'embedded') {
     console.error(command ? `unknown command "${command}"\n\n${usage}` : usage);
     return command === '-h' || command === '--help' ? 0 : 2;
@@ -30,14 +61,7 @@ Stratus is running (embedded mode)
   data directory ${args.dataDir}
 Press Ctrl+C to stop.
 `);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      console.log(`\n${signal}: stopping`);
-      resolve();
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  console.log(`\n${await stopSignal()}: stopping`);
   await running.stop();
   return 0;
 }
@@ -45,7 +69,12 @@ Press Ctrl+C to stop.
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
-  if (err instanceof UsageError || err instanceof ConfigError || err instanceof ManifestError) {
+  if (
+    err instanceof UsageError ||
+    err instanceof ConfigError ||
+    err instanceof ManifestError ||
+    err instanceof MissingSettingError
+  ) {
     console.error(err.message);
     process.exitCode = 2;
   } else if (err instanceof TypeError && (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {

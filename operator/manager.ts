@@ -17,7 +17,8 @@ export interface OperatorOptions {
   cluster: Cluster;
   registry: Registry;
   logger: Logger;
-  namespace?: string;
+  /** The namespaces to watch; all of them when empty or absent. */
+  namespaces?: string[];
   resyncMs?: number;
   workers?: number;
   jobs: JobRunner;
@@ -34,6 +35,8 @@ export interface OperatorOptions {
 
 export interface RunningOperator {
   controllers: Controller[];
+  /** Settles once every controller has listed what it watches (what `/readyz` waits for). */
+  synced(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -53,7 +56,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     cluster: options.cluster,
     metrics: controllerMetrics(options.registry),
     logger: options.logger,
-    namespace: options.namespace,
+    namespaces: options.namespaces,
     resyncMs: options.resyncMs,
     workers: options.workers,
     jobs: options.jobs,
@@ -68,6 +71,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   for (const controller of controllers) controller.start();
   return {
     controllers,
+    synced: () => Promise.all(controllers.map((c) => c.synced())).then(() => undefined),
     stop: async () => {
       await Promise.all(controllers.map((c) => c.stop()));
       await options.jobs.stop();

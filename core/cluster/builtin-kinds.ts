@@ -32,3 +32,11 @@ export const leaseKind: KindRef = {
   namespaced: true,
   statusSubresource: false,
 };
+
+export const jobKind: KindRef = {
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  plural: 'jobs',
+  namespaced: true,
+  statusSubresource: true,
+};

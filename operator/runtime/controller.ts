@@ -5,6 +5,7 @@ import type { Cluster } from '../../core/cluster/port.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { Plan } from './actions.ts';
 import { applyPlan } from './applier.ts';
+import { inform } from './informer.ts';
 import type { ControllerMetrics } from './metrics.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -29,7 +30,8 @@ export interface ControllerOptions {
   metrics: ControllerMetrics;
   logger: Logger;
   jobs?: JobRunner;
-  namespace?: string;
+  /** The namespaces to watch; all of them when empty or absent. */
+  namespaces?: string[];
   workers?: number;
   resyncMs?: number;
   /** Delay before re-establishing a failed watch. */
@@ -53,6 +55,7 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
   readonly #options: Required<Pick<ControllerOptions, 'workers' | 'resyncMs' | 'rewatchMs'>> & ControllerOptions;
   readonly #abort = new AbortController();
   #running: Promise<unknown>[] = [];
+  readonly #synced: Promise<void>[] = [];
   #resyncTimer: NodeJS.Timeout | undefined;
 
   constructor(definition: ControllerDefinition<R, O>, options: ControllerOptions) {
@@ -77,42 +80,49 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
   start(): void {
     const { metrics, workers, resyncMs } = this.#options;
     metrics.maxConcurrent.set({ controller: this.name }, workers);
-    this.#running.push(this.#watchLoop({ kind: this.#definition.kind, keysOf: (object) => [objectKey(object)] }));
-    for (const related of this.#definition.watches ?? []) this.#running.push(this.#watchLoop(related));
+    const primary: RelatedWatch = { kind: this.#definition.kind, keysOf: (object) => [objectKey(object)] };
+    for (const watch of [primary, ...(this.#definition.watches ?? [])])
+      for (const namespace of this.#namespaces()) this.#inform(watch, namespace);
     for (let i = 0; i < workers; i++) this.#running.push(this.#worker());
     this.#resyncTimer = setInterval(() => void this.resync(), resyncMs);
     this.#resyncTimer.unref?.();
   }
 
+  /** Settles once every watch of the controller has listed its kind: from then on it has seen every object. */
+  synced(): Promise<void> {
+    return Promise.all(this.#synced).then(() => undefined);
+  }
+
+  #namespaces(): (string | undefined)[] {
+    return this.#options.namespaces?.length ? this.#options.namespaces : [undefined];
+  }
+
   async resync(): Promise<void> {
     try {
-      const { items } = await this.#options.cluster.list(this.#definition.kind, { namespace: this.#options.namespace });
-      for (const item of items) this.queue.add(objectKey(item));
+      for (const namespace of this.#namespaces()) {
+        const { items } = await this.#options.cluster.list(this.#definition.kind, { namespace });
+        for (const item of items) this.queue.add(objectKey(item));
+      }
     } catch (err) {
       this.#options.logger.warn({ err, controller: this.name }, 'resync failed');
     }
   }
 
-  async #watchLoop({ kind, keysOf }: RelatedWatch): Promise<void> {
-    const { cluster, logger, namespace, rewatchMs } = this.#options;
-    let resourceVersion: string | undefined;
-    const signal = this.#abort.signal;
-    while (!signal.aborted) {
-      try {
-        for await (const event of cluster.watch(kind, { namespace, resourceVersion, signal })) {
-          resourceVersion = event.object.metadata.resourceVersion;
-          for (const key of keysOf(event.object)) this.queue.add(key);
-        }
-      } catch (err) {
-        if (isApiError(err, 'Gone')) {
-          // Our place in history is gone: start over from the current state, which re-lists every object.
-          resourceVersion = undefined;
-          continue;
-        }
-        logger.warn({ err, controller: this.name, kind: kind.kind }, 'watch failed; re-establishing');
-      }
-      if (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, rewatchMs));
-    }
+  #inform({ kind, keysOf }: RelatedWatch, namespace: string | undefined): void {
+    const { cluster, logger, rewatchMs } = this.#options;
+    const enqueue = (object: KubeObject) => keysOf(object).forEach((key) => this.queue.add(key));
+    const informer = inform({
+      cluster,
+      kind,
+      namespace,
+      logger,
+      signal: this.#abort.signal,
+      rewatchMs,
+      onList: (items) => items.forEach(enqueue),
+      onEvent: (event) => enqueue(event.object),
+    });
+    this.#synced.push(informer.synced);
+    this.#running.push(informer.done);
   }
 
   async #worker(): Promise<void> {

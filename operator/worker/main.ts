@@ -1,19 +1,32 @@
 /**
  * The worker entry point: runs one task attempt. Forked by the embedded job runner (messages over IPC), or
- * started as a Kubernetes Job container with `--task NAME --input JSON` (messages as JSON lines on stdout).
+ * started as a Kubernetes Job container with `--task NAME --input JSON` (messages as JSON lines on stdout, and
+ * into the run's `status.worker` when `STRATUS_WORKER_REPORT_TO` names the run).
  */
 import { parseArgs } from 'node:util';
-import { Cancelled, TaskError, type FromWorker, type ToWorker } from './protocol.ts';
+import { Cancelled, REPORT_TO_ENV, TaskError, type FromWorker, type ReportTarget, type ToWorker } from './protocol.ts';
+import { statusReporter } from './status-report.ts';
 import { loadTask } from './tasks.ts';
 
 const viaIpc = typeof process.send === 'function';
-/** The last message handed to the channel, settled once it was written out. */
+const reportTo = process.env[REPORT_TO_ENV];
+// Imported only in a Job, so that an embedded worker does not load the Kubernetes client.
+const statusReport =
+  !viaIpc && reportTo
+    ? statusReporter(
+        (await import('../../core/cluster/kubernetes/index.ts')).openKubernetesCluster(),
+        JSON.parse(reportTo) as ReportTarget,
+      )
+    : undefined;
+/** The last message handed to the channel, settled once it was written out (and reported, in a Job). */
 let sent: Promise<void> = Promise.resolve();
 const send = (message: FromWorker) => {
-  sent = new Promise<void>((resolve) => {
+  statusReport?.report(message);
+  const written = new Promise<void>((resolve) => {
     if (viaIpc) process.send!(message, undefined, {}, () => resolve());
     else process.stdout.write(`${JSON.stringify(message)}\n`, () => resolve());
   });
+  sent = Promise.all([written, statusReport?.flushed()]).then(() => undefined);
 };
 const controller = new AbortController();
 

@@ -1,11 +1,50 @@
+import { z } from 'zod';
+import type { KindRef } from '../../core/cluster/objects.ts';
+
 /** Messages between the job runner and a worker process (IPC in embedded mode, JSON lines on stdout in a Job). */
 export type ToWorker = { type: 'start'; task: string; input: unknown } | { type: 'cancel' };
 
-export type FromWorker =
-  | { type: 'progress'; done: number; total: number; message?: string }
-  | { type: 'result'; value: unknown }
-  | { type: 'error'; errorType: string; message: string }
-  | { type: 'cancelled' };
+const progressMessage = z.object({
+  type: z.literal('progress'),
+  done: z.number(),
+  total: z.number(),
+  message: z.string().optional(),
+});
+
+/** The messages that end an attempt; exactly one is sent, last. */
+const endMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('result'), value: z.unknown() }),
+  z.object({ type: z.literal('error'), errorType: z.string(), message: z.string() }),
+  z.object({ type: z.literal('cancelled') }),
+]);
+
+export type ProgressMessage = z.infer<typeof progressMessage>;
+export type EndMessage = z.infer<typeof endMessage>;
+export type FromWorker = ProgressMessage | EndMessage;
+
+/**
+ * What a worker in a Kubernetes Job writes into its run's `status.worker`: its attempt's latest progress and, once
+ * over, how it ended. The Kubernetes job runner reads it back into the same `JobState` the IPC messages make.
+ */
+export const workerReportSchema = z.object({
+  /** The attempt (Job name) that wrote it: a report of an earlier attempt says nothing of the current one. */
+  job: z.string(),
+  at: z.string(),
+  progress: progressMessage.omit({ type: true }).optional(),
+  end: endMessage.optional(),
+});
+
+export type WorkerReport = z.infer<typeof workerReportSchema>;
+
+/** Where a worker in a Job reports (JSON in `STRATUS_WORKER_REPORT_TO`): its run resource and its attempt. */
+export interface ReportTarget {
+  kind: KindRef;
+  name: string;
+  namespace?: string;
+  job: string;
+}
+
+export const REPORT_TO_ENV = 'STRATUS_WORKER_REPORT_TO';
 
 export interface TaskContext {
   signal: AbortSignal;

@@ -38,6 +38,9 @@ export const ingestionStatusSchema = z
     error: jobErrorSchema.optional(),
     events: z.array(jobEventSchema).optional().describe('Events emitted by the run.'),
     jobName: z.string().optional().describe('Name of the job running the current attempt.'),
+    worker: freeForm(
+      'What the worker of a Kubernetes Job last reported: its attempt, progress and end (written by stratus-worker).',
+    ).optional(),
   })
   .describe('Observed state of the run.');
 

@@ -1,0 +1,106 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { openKubernetesCluster } from '../core/cluster/kubernetes/index.ts';
+import { loadInstanceConfig } from '../core/config/index.ts';
+import { createLogging } from '../core/logging/index.ts';
+import { ingestionKind } from '../core/resources/ingestion/schema.ts';
+import { KubernetesJobRunner } from '../operator/jobs/kubernetes/kubernetes-job-runner.ts';
+import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/manager.ts';
+import { startHealthServer } from '../operator/runtime/health-server.ts';
+import { LeaderElector, type LeaseTimings } from '../operator/runtime/leader-election.ts';
+import type { OperatorEnv } from './kubernetes-env.ts';
+
+export interface RunningKubernetesOperator {
+  /** The probe and metrics endpoint. */
+  url: string;
+  /** Settles when leadership is lost: the process must exit then, so that no two leaders act. */
+  lost: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface KubernetesOperatorOptions extends Pick<OperatorOptions, 'ingestion'> {
+  /** A kubeconfig file; without one, `$KUBECONFIG`, `~/.kube/config` or the pod's service account. */
+  kubeconfig?: string;
+  leaseTimings?: Partial<LeaseTimings>;
+}
+
+/**
+ * Kubernetes mode's operator: campaigns for the Lease, and while it leads runs the controllers with worker
+ * Jobs. It is ready once the controllers have listed what they watch; a standby is ready too (waiting is its work).
+ */
+export async function runKubernetesOperator(
+  settings: OperatorEnv,
+  options: KubernetesOperatorOptions = {},
+): Promise<RunningKubernetesOperator> {
+  const config = await loadInstanceConfig(settings.config);
+  const logging = createLogging({ config, home: process.env.STRATUS_HOME });
+  const log = logging.forModule('operator');
+  for (const warning of config.warnings) log.warn(warning);
+  const cluster = openKubernetesCluster({ kubeconfig: options.kubeconfig });
+  const storageRoot = config.storageRoot ?? settings.storePath;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const jobs = new KubernetesJobRunner({
+    cluster,
+    logger: log,
+    ownerKinds: [ingestionKind],
+    namespaces: settings.namespaces,
+    job: {
+      image: settings.worker.image,
+      serviceAccountName: settings.worker.serviceAccountName,
+      store: { claimName: settings.worker.storeClaim, mountPath: storageRoot },
+    },
+  });
+  let operator: RunningOperator | undefined;
+  let synced = false;
+  let markLost: () => void = () => {};
+  const lost = new Promise<void>((resolve) => (markLost = resolve));
+  const elector = new LeaderElector({
+    ...options.leaseTimings,
+    cluster,
+    logger: log,
+    ...settings.lease,
+    onStartedLeading: () => {
+      void (async () => {
+        await jobs.sync();
+        operator = startOperator({
+          cluster,
+          registry,
+          logger: log,
+          namespaces: settings.namespaces,
+          jobs,
+          ingestion: options.ingestion,
+          instance: { storageRoot, bbox: config.instance.bbox },
+          readOnly: config.readOnly,
+          leadership: { isLeader: () => elector.isLeader },
+        });
+        await operator.synced();
+        synced = true;
+        log.info('controllers synced');
+      })().catch((err: unknown) => {
+        log.error({ err }, 'starting the controllers failed');
+        markLost();
+      });
+    },
+    onStoppedLeading: markLost,
+  });
+  const health = await startHealthServer({
+    host: settings.host,
+    port: settings.port,
+    registry,
+    ready: () => synced || !elector.isLeader,
+  });
+  elector.start();
+  return {
+    url: health.url,
+    lost,
+    // The controllers stop before the Lease is released, so that the next leader never overlaps this one.
+    stop: async () => {
+      await operator?.stop();
+      await jobs.stop();
+      await elector.stop();
+      await health.close();
+      logging.close();
+    },
+  };
+}

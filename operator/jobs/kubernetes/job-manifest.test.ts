@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
+import { REPORT_TO_ENV } from '../../worker/protocol.ts';
+import type { JobSpec } from '../runner.ts';
+import { type BatchJob, inputBytes, MAX_INPUT_BYTES, workerJobFor, WORKER_SELECTOR } from './job-manifest.ts';
+import { matchesLabels, parseLabelSelector } from '../../../core/cluster/label-selector.ts';
+
+const spec: JobSpec = {
+  name: 'run-1-a2',
+  task: 'ingestion',
+  input: { source: 'sample', storageRoot: '/store' },
+  owner: { kind: ingestionKind, name: 'run-1', namespace: 'climate' },
+  env: [{ name: 'PROVIDER_TOKEN', secretKeyRef: { name: 'creds', key: 'token' } }],
+};
+const owner = { apiVersion: ingestionKind.apiVersion, kind: 'Ingestion', name: 'run-1', uid: 'u-1', controller: true };
+const job = workerJobFor(spec, owner, { image: 'stratus:dev', store: { claimName: 'store', mountPath: '/store' } });
+interface WorkerPod {
+  restartPolicy: string;
+  securityContext: unknown;
+  volumes: unknown[];
+  containers: {
+    command: string[];
+    env: unknown[];
+    resources: unknown;
+    securityContext: unknown;
+    volumeMounts: unknown[];
+  }[];
+}
+const podOf = (j: BatchJob) => (j.spec as { template: { spec: WorkerPod } }).template.spec;
+const podSpec = podOf(job);
+const container = podSpec.containers[0];
+
+describe('the Job of one attempt', () => {
+  it('is named after the attempt, in its run namespace, owned by the run', () => {
+    expect(job.metadata).toMatchObject({ name: 'run-1-a2', namespace: 'climate', ownerReferences: [owner] });
+  });
+
+  it('leaves retries to the planner and bounds its run time and its life after it ends', () => {
+    expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 21_600, ttlSecondsAfterFinished: 3600 });
+    expect(podSpec.restartPolicy).toBe('Never');
+  });
+
+  it('runs the worker with the task and the input as JSON', () => {
+    expect(container.command).toEqual([
+      'node',
+      'operator/worker/main.ts',
+      '--task',
+      'ingestion',
+      '--input',
+      JSON.stringify(spec.input),
+    ]);
+  });
+
+  it('takes credentials from Secret keys and tells the worker where to report', () => {
+    expect(container.env).toEqual([
+      {
+        name: REPORT_TO_ENV,
+        value: JSON.stringify({ kind: ingestionKind, name: 'run-1', namespace: 'climate', job: 'run-1-a2' }),
+      },
+      { name: 'PROVIDER_TOKEN', valueFrom: { secretKeyRef: { name: 'creds', key: 'token' } } },
+    ]);
+  });
+
+  it('mounts the store claim at the storage root and a writable /tmp under a read-only root filesystem', () => {
+    expect(container.volumeMounts).toEqual([
+      { name: 'store', mountPath: '/store' },
+      { name: 'tmp', mountPath: '/tmp' },
+    ]);
+    expect(podSpec.volumes[0]).toEqual({ name: 'store', persistentVolumeClaim: { claimName: 'store' } });
+  });
+
+  it('meets the restricted Pod Security Standard', () => {
+    expect(podSpec.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+  });
+
+  it('has default resources unless given, and labels that the runner selects and that name its run', () => {
+    expect(container.resources).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
+    const sized = workerJobFor(spec, owner, {
+      image: 'stratus:dev',
+      store: { claimName: 'store', mountPath: '/store' },
+      resources: { requests: { cpu: '2' } },
+    });
+    expect(podOf(sized).containers[0].resources).toEqual({ requests: { cpu: '2' } });
+    expect(matchesLabels(parseLabelSelector(WORKER_SELECTOR), job.metadata.labels)).toBe(true);
+    expect(job.metadata.labels?.['climate.stratus.dev/run']).toBe('run-1');
+  });
+
+  it('measures the input argument in bytes, against the bound exec allows', () => {
+    expect(inputBytes({ ...spec, input: 'é' })).toBe(4);
+    expect(inputBytes({ ...spec, input: 'x'.repeat(MAX_INPUT_BYTES) })).toBeGreaterThan(MAX_INPUT_BYTES);
+  });
+});

@@ -1,0 +1,128 @@
+import type { KubeObject, OwnerReference } from '../../../core/cluster/objects.ts';
+import { REPORT_TO_ENV, type ReportTarget } from '../../worker/protocol.ts';
+import type { JobSpec } from '../runner.ts';
+
+/**
+ * Linux refuses a single exec argument over 128 KiB (MAX_ARG_STRLEN). Inputs are descriptors of work (a source, a
+ * range, a target path), a few kilobytes; one that is larger is refused rather than spilled into another object.
+ */
+export const MAX_INPUT_BYTES = 100_000;
+
+export const LABELS = {
+  component: 'app.kubernetes.io/component',
+  managedBy: 'app.kubernetes.io/managed-by',
+  run: 'climate.stratus.dev/run',
+  task: 'climate.stratus.dev/task',
+} as const;
+
+/** Every Job this runner makes carries these; its watch selects on them. */
+export const WORKER_SELECTOR = `${LABELS.component}=worker,${LABELS.managedBy}=stratus-operator`;
+
+export interface WorkerJobOptions {
+  image: string;
+  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  /** How the image starts the worker; `--task` and `--input` follow. */
+  command?: string[];
+  /** The store volume: the claim and where it is mounted, which must be the operator's storage root. */
+  store: { claimName: string; mountPath: string };
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  activeDeadlineSeconds?: number;
+  ttlSecondsAfterFinished?: number;
+  /** How long a cancelled worker has between SIGTERM and SIGKILL to report and stop. */
+  terminationGracePeriodSeconds?: number;
+  /** The service account that may patch the status of runs (the worker's only write). */
+  serviceAccountName?: string;
+}
+
+export const workerJobDefaults = {
+  command: ['node', 'operator/worker/main.ts'],
+  resources: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } },
+  activeDeadlineSeconds: 6 * 3600,
+  ttlSecondsAfterFinished: 3600,
+  terminationGracePeriodSeconds: 30,
+} satisfies Partial<WorkerJobOptions>;
+
+export type BatchJob = KubeObject<Record<string, unknown>, BatchJobStatus>;
+
+export interface BatchJobStatus {
+  startTime?: string;
+  completionTime?: string;
+  active?: number;
+  succeeded?: number;
+  failed?: number;
+  conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
+}
+
+/** The batch/v1 Job of one attempt: one pod, never retried by Kubernetes (retries belong to the planner). */
+export function workerJobFor(job: JobSpec, owner: OwnerReference, options: WorkerJobOptions): BatchJob {
+  const { namespace } = job.owner;
+  const labels = {
+    [LABELS.component]: 'worker',
+    [LABELS.managedBy]: 'stratus-operator',
+    [LABELS.run]: job.owner.name,
+    [LABELS.task]: job.task,
+  };
+  const reportTo: ReportTarget = {
+    kind: job.owner.kind,
+    name: job.owner.name,
+    namespace,
+    job: job.name,
+  };
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: job.name, namespace, labels, ownerReferences: [owner] },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: options.activeDeadlineSeconds ?? workerJobDefaults.activeDeadlineSeconds,
+      ttlSecondsAfterFinished: options.ttlSecondsAfterFinished ?? workerJobDefaults.ttlSecondsAfterFinished,
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: 'Never',
+          serviceAccountName: options.serviceAccountName,
+          terminationGracePeriodSeconds:
+            options.terminationGracePeriodSeconds ?? workerJobDefaults.terminationGracePeriodSeconds,
+          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [
+            {
+              name: 'worker',
+              image: options.image,
+              imagePullPolicy: options.imagePullPolicy,
+              command: [
+                ...(options.command ?? workerJobDefaults.command),
+                '--task',
+                job.task,
+                '--input',
+                JSON.stringify(job.input ?? null),
+              ],
+              env: [
+                { name: REPORT_TO_ENV, value: JSON.stringify(reportTo) },
+                ...(job.env ?? []).map(({ name, secretKeyRef }) => ({ name, valueFrom: { secretKeyRef } })),
+              ],
+              resources: options.resources ?? workerJobDefaults.resources,
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              volumeMounts: [
+                { name: 'store', mountPath: options.store.mountPath },
+                { name: 'tmp', mountPath: '/tmp' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'store', persistentVolumeClaim: { claimName: options.store.claimName } },
+            { name: 'tmp', emptyDir: {} },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** The input argument's size in bytes, to refuse one that exec would refuse. */
+export function inputBytes(job: JobSpec): number {
+  return Buffer.byteLength(JSON.stringify(job.input ?? null));
+}

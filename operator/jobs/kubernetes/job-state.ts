@@ -1,0 +1,56 @@
+import type { EndMessage, WorkerReport } from '../../worker/protocol.ts';
+import type { JobState } from '../runner.ts';
+import type { BatchJob } from './job-manifest.ts';
+
+/** What the runner knows of one attempt: its Job as last watched and the worker's latest report. */
+export interface AttemptObservation {
+  name: string;
+  /** When the runner asked for the Job; the Job's own start time wins once there is one. */
+  requestedAt: string;
+  job: BatchJob | undefined;
+  /** Only a report of this attempt (`report.job === name`). */
+  report: WorkerReport | undefined;
+  cancelRequested: boolean;
+}
+
+/** The end of an attempt as the IPC runner reports it, from the message that ended it. */
+function ended(end: EndMessage): Pick<JobState, 'phase' | 'result' | 'error'> {
+  if (end.type === 'result') return { phase: 'succeeded', result: end.value };
+  if (end.type === 'error') return { phase: 'failed', error: { type: end.errorType, message: end.message } };
+  return { phase: 'cancelled' };
+}
+
+function failedCondition(job: BatchJob | undefined) {
+  return job?.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+}
+
+/**
+ * The attempt's `JobState`: the worker's report says how it ended; the Job's status speaks only when the worker
+ * could not (deadline exceeded, pod killed). A Job that completed without a report stays running here: the report
+ * may still be on its way through the other watch, and the runner re-reads the run before it concludes.
+ */
+export function jobStateOf(attempt: AttemptObservation): JobState {
+  const { name, job, report } = attempt;
+  const startedAt = job?.status?.startTime ?? job?.metadata.creationTimestamp ?? attempt.requestedAt;
+  const progress = report?.progress && {
+    done: report.progress.done,
+    total: report.progress.total,
+    ...(report.progress.message !== undefined && { message: report.progress.message }),
+  };
+  const base: JobState = { name, phase: 'running', startedAt, ...(progress && { progress }) };
+  if (report?.end) return { ...base, ...ended(report.end), finishedAt: report.at };
+  const failed = failedCondition(job);
+  if (failed || (attempt.cancelRequested && !job)) {
+    const finishedAt = failed?.lastTransitionTime ?? report?.at ?? startedAt;
+    if (attempt.cancelRequested) return { ...base, phase: 'cancelled', finishedAt };
+    const type = failed?.reason === 'DeadlineExceeded' ? 'DeadlineExceeded' : 'WorkerCrashed';
+    const message = failed?.message ?? 'the worker pod failed without reporting';
+    return { ...base, phase: 'failed', finishedAt, error: { type, message } };
+  }
+  return base;
+}
+
+/** Whether the Job's pod succeeded (the worker exited 0, so it reported its end). */
+export function jobSucceeded(job: BatchJob): boolean {
+  return (job.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True');
+}

@@ -1,0 +1,216 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
+import { ApiError } from '../../../core/cluster/errors.ts';
+import type { WatchOptions } from '../../../core/cluster/port.ts';
+import { openEmbeddedCluster, type EmbeddedCluster } from '../../../core/cluster/embedded/index.ts';
+import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
+import { API_VERSION } from '../../../core/resources/registry.ts';
+import { eventually } from '../../../test/support/eventually.ts';
+import type { ReportTarget } from '../../worker/protocol.ts';
+import { statusReporter } from '../../worker/status-report.ts';
+import type { JobSpec, JobState } from '../runner.ts';
+import type { BatchJob, BatchJobStatus } from './job-manifest.ts';
+import { KubernetesJobRunner } from './kubernetes-job-runner.ts';
+
+const spec = (name: string, input: unknown = { source: 'sample' }): JobSpec => ({
+  name,
+  task: 'ingestion',
+  input,
+  owner: { kind: ingestionKind, name: 'run', namespace: 'default' },
+});
+const target = (job: string): ReportTarget => ({ kind: ingestionKind, name: 'run', namespace: 'default', job });
+
+describe('the Kubernetes job runner (on the embedded adapter)', () => {
+  let dataDir: string;
+  let cluster: EmbeddedCluster;
+  let runner: KubernetesJobRunner;
+  let heard: [string, JobState][];
+  const options = () => ({
+    cluster,
+    logger: pino({ level: 'silent' }),
+    ownerKinds: [ingestionKind],
+    job: { image: 'stratus:test', store: { claimName: 'store', mountPath: '/store' } },
+  });
+  const jobNamed = (name: string) => cluster.get<BatchJob>(jobKind, name, 'default');
+  const setJobStatus = async (name: string, status: BatchJobStatus) => {
+    const job = await jobNamed(name);
+    await cluster.updateStatus(jobKind, { ...job!, status });
+  };
+  const stateBecomes = (name: string, done: (state: JobState) => boolean) =>
+    eventually(async () => {
+      const state = runner.get(name);
+      return state && done(state) ? state : undefined;
+    });
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'stratus-job-runner-'));
+    cluster = await openEmbeddedCluster({ dataDir });
+    await cluster.create(ingestionKind, {
+      apiVersion: API_VERSION,
+      kind: 'Ingestion',
+      metadata: { name: 'run', namespace: 'default' },
+      spec: { source: 'sample' },
+    });
+    runner = new KubernetesJobRunner(options());
+    heard = [];
+    runner.onChange((job, state) => heard.push([job.owner.name, state]));
+    await runner.sync();
+  });
+  afterEach(async () => {
+    await runner.stop();
+    await cluster.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates one Job per attempt, owned by the run, however often it is started', async () => {
+    runner.start(spec('run-a1'));
+    runner.start(spec('run-a1'));
+    const job = await eventually(() => jobNamed('run-a1'));
+    const run = await cluster.get(ingestionKind, 'run', 'default');
+    expect(job.metadata.ownerReferences).toEqual([
+      {
+        apiVersion: API_VERSION,
+        kind: 'Ingestion',
+        name: 'run',
+        uid: run!.metadata.uid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ]);
+    expect((await cluster.list(jobKind, { namespace: 'default' })).items).toHaveLength(1);
+    expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+  });
+
+  it('reads progress and the result from what the worker reports into the run status', async () => {
+    runner.start(spec('run-a1'));
+    await eventually(() => jobNamed('run-a1'));
+    const reporter = statusReporter(cluster, target('run-a1'));
+    reporter.report({ type: 'progress', done: 1, total: 3, message: 'day 1' });
+    await reporter.flushed();
+    await stateBecomes('run-a1', (s) => s.progress?.done === 1);
+    expect(runner.get('run-a1')).toMatchObject({ phase: 'running', progress: { done: 1, total: 3, message: 'day 1' } });
+
+    reporter.report({ type: 'progress', done: 3, total: 3 });
+    reporter.report({ type: 'result', value: { versionId: 'v1' } });
+    await reporter.flushed();
+    await setJobStatus('run-a1', { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] });
+    const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
+    expect(state).toMatchObject({ phase: 'succeeded', result: { versionId: 'v1' }, progress: { done: 3, total: 3 } });
+    expect(state.progress?.message).toBeUndefined();
+    expect(heard.every(([owner]) => owner === 'run')).toBe(true);
+    expect(heard.map(([, s]) => s.phase)).toContain('succeeded');
+  });
+
+  it('ignores a report of an earlier attempt', async () => {
+    const earlier = statusReporter(cluster, target('run-a1'));
+    earlier.report({ type: 'error', errorType: 'SourceUnavailable', message: 'down' });
+    await earlier.flushed();
+    runner.start(spec('run-a2'));
+    await eventually(() => jobNamed('run-a2'));
+    expect(runner.get('run-a2')).toMatchObject({ phase: 'running' });
+    expect(runner.get('run-a2')?.error).toBeUndefined();
+  });
+
+  it('fails an attempt whose pod failed without a report from the Job condition', async () => {
+    runner.start(spec('run-a1'));
+    await eventually(() => jobNamed('run-a1'));
+    await setJobStatus('run-a1', {
+      failed: 1,
+      conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'too long' }],
+    });
+    const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
+    expect(state).toMatchObject({ phase: 'failed', error: { type: 'DeadlineExceeded', message: 'too long' } });
+  });
+
+  it('keeps the failure a Job showed after the Job is deleted, and fails a running one deleted by someone else', async () => {
+    runner.start(spec('run-a1'));
+    runner.start(spec('run-a2'));
+    await eventually(() => jobNamed('run-a2'));
+    await setJobStatus('run-a1', {
+      failed: 1,
+      conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'too long' }],
+    });
+    await stateBecomes('run-a1', (s) => s.phase === 'failed');
+    await cluster.delete(jobKind, 'run-a1', 'default');
+    await cluster.delete(jobKind, 'run-a2', 'default');
+    expect((await stateBecomes('run-a2', (s) => s.phase !== 'running')).error?.type).toBe('JobDeleted');
+    expect(runner.get('run-a1')?.error).toEqual({ type: 'DeadlineExceeded', message: 'too long' });
+  });
+
+  it('fails an attempt whose pod succeeded without ever reporting an end', async () => {
+    runner.start(spec('run-a1'));
+    await eventually(() => jobNamed('run-a1'));
+    await setJobStatus('run-a1', { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] });
+    const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
+    expect(state.error?.type).toBe('ReportMissing');
+  });
+
+  it('cancels by deleting the Job', async () => {
+    runner.start(spec('run-a1'));
+    await eventually(() => jobNamed('run-a1'));
+    runner.cancel('run-a1');
+    await eventually(async () => ((await jobNamed('run-a1')) ? undefined : true));
+    expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).phase).toBe('cancelled');
+  });
+
+  it('fails an attempt at once when its input is too large for an argument, creating no Job', async () => {
+    runner.start(spec('run-a1', 'x'.repeat(200_000)));
+    const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
+    expect(state.error?.type).toBe('InputTooLarge');
+    expect(await jobNamed('run-a1')).toBeUndefined();
+  });
+
+  it('counts a Job that went while its watch was broken as deleted when it relists', async () => {
+    runner.start(spec('run-a1'));
+    await eventually(() => jobNamed('run-a1'));
+    await runner.stop();
+    // The Jobs watch misses the deletion, ends, and its resumption is answered 410 Gone.
+    let deaf = false;
+    let goneNext = false;
+    const inner = cluster;
+    const watch = async function* (kind: typeof jobKind, options: WatchOptions) {
+      if (kind === jobKind && goneNext) {
+        goneNext = false;
+        throw new ApiError('Gone', 'too old resource version');
+      }
+      for await (const event of inner.watch(kind, options)) {
+        if (kind === jobKind && deaf && event.type === 'DELETED') {
+          [deaf, goneNext] = [false, true];
+          return;
+        }
+        yield event;
+      }
+    };
+    const lossy = new Proxy(inner, {
+      get: (target, member) => {
+        if (member === 'watch') return watch;
+        const value: unknown = Reflect.get(target, member);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    runner = new KubernetesJobRunner({ ...options(), cluster: lossy });
+    await runner.sync();
+    expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+    deaf = true;
+    await cluster.delete(jobKind, 'run-a1', 'default');
+    expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).error?.type).toBe('JobDeleted');
+    expect(goneNext).toBe(false);
+  });
+
+  it('after a restart, answers for Jobs that an earlier runner started', async () => {
+    runner.start(spec('run-a1'));
+    await eventually(() => jobNamed('run-a1'));
+    await runner.stop();
+    runner = new KubernetesJobRunner(options());
+    await runner.sync();
+    expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+    const reporter = statusReporter(cluster, target('run-a1'));
+    reporter.report({ type: 'cancelled' });
+    await reporter.flushed();
+    expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).phase).toBe('cancelled');
+  });
+});
