@@ -72,7 +72,7 @@ export async function runKubernetesOperator(
           ingestion: options.ingestion,
           instance: { storageRoot, bbox: config.instance.bbox },
           readOnly: config.readOnly,
-          leadership: { isLeader: () => elector.isLeader },
+          leadership: elector.leadership,
         });
         await operator.synced();
         synced = true;

@@ -3,6 +3,7 @@ import { leaseKind } from '../../core/cluster/builtin-kinds.ts';
 import { isApiError } from '../../core/cluster/errors.ts';
 import { microTime, type KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster } from '../../core/cluster/port.ts';
+import type { Leadership } from './leadership.ts';
 
 export interface LeaseTimings {
   /** How long a Lease whose record does not change stays with its holder; counted in whole seconds. */
@@ -68,6 +69,12 @@ export class LeaderElector {
   get isLeader(): boolean {
     return this.#leading;
   }
+
+  /**
+   * The elector as the controllers' `Leadership`: asked on every check, so a leader that lost the Lease answers
+   * no from then on (until its process exits), never the answer of the moment it was wired.
+   */
+  readonly leadership: Leadership = { isLeader: () => this.#leading };
 
   start(): void {
     this.#loop ??= this.#run();
