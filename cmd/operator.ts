@@ -73,6 +73,7 @@ export async function runKubernetesOperator(
           instance: { storageRoot, bbox: config.instance.bbox },
           readOnly: config.readOnly,
           leadership: elector.leadership,
+          reportingInstance: settings.lease.identity,
         });
         await operator.synced();
         synced = true;

@@ -31,6 +31,8 @@ export interface OperatorOptions {
   leadership?: Leadership;
   /** The controllers' clock (tests move it instead of waiting). */
   now?: () => Date;
+  /** This process in the Events it records; `embedded` by default. */
+  reportingInstance?: string;
 }
 
 export interface RunningOperator {
@@ -61,6 +63,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     workers: options.workers,
     jobs: options.jobs,
     now: options.now,
+    reportingInstance: options.reportingInstance,
   };
   const controllers = controllerDefinitions(options).map((definition) => new Controller(definition, shared));
   // A worker's progress or end is an event about its owner: reconcile the owner.

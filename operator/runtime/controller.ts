@@ -37,6 +37,8 @@ export interface ControllerOptions {
   /** Delay before re-establishing a failed watch. */
   rewatchMs?: number;
   now?: () => Date;
+  /** Names this process in the Events it records (`reportingInstance`): the pod, where several may lead in turn. */
+  reportingInstance?: string;
   queue?: Partial<Pick<ConstructorParameters<typeof WorkQueue>[0], 'baseDelayMs' | 'maxDelayMs' | 'qps' | 'burst'>>;
 }
 
@@ -155,7 +157,15 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
       }
       const observed = await this.#definition.observe(resource, cluster, this.#options.jobs);
       const plan = this.#definition.plan(resource, observed, now);
-      await applyPlan(cluster, this.#definition.kind, resource, plan, now, this.#options.jobs);
+      await applyPlan(
+        cluster,
+        this.#definition.kind,
+        resource,
+        plan,
+        now,
+        this.#options.jobs,
+        this.#options.reportingInstance,
+      );
       this.queue.forget(key);
       if (plan.outcome.kind === 'requeueAfter') {
         this.queue.addAfter(key, plan.outcome.ms);
