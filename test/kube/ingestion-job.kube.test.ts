@@ -3,16 +3,12 @@
  * it) turns an Ingestion into a worker Job; the test plays the kubelet for the Job controller's pod; the worker
  * reports into the run's status; the run and its Dataset reach Ready; deleting the run collects the Job.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { parse } from 'yaml';
 import { jobKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
-import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
-import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
@@ -21,28 +17,8 @@ import type { BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
 import { runKubernetesApiServer } from '../../cmd/api-server.ts';
 import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd/operator.ts';
 import { eventually } from '../support/eventually.ts';
-
-const podKind: KindRef = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, statusSubresource: true };
-const REPOSITORY = resolve(import.meta.dirname, '../..');
-
-interface PodTemplate {
-  containers: { command: string[]; env?: { name: string; value?: string }[] }[];
-}
-type Pod = KubeObject<PodTemplate, { phase?: string }>;
-
-/** Runs the worker container's command here, as a kubelet would in the pod; resolves with its exit code. */
-function runContainer(kubeconfig: string, template: PodTemplate): Promise<number> {
-  const [container] = template.containers;
-  const [program, ...args] = container!.command;
-  expect(program).toBe('node');
-  const env = Object.fromEntries((container!.env ?? []).map(({ name, value }) => [name, value ?? '']));
-  const child = spawn(process.execPath, args, {
-    cwd: REPOSITORY,
-    env: { ...process.env, ...env, KUBECONFIG: kubeconfig },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
-}
+import { createSampleNamespace, operatorSettings } from '../support/kube-operator.ts';
+import { markSucceeded, podOfJob, runContainer } from '../support/played-kubelet.ts';
 
 describe('an Ingestion on Kubernetes runs as a worker Job', () => {
   const kubeconfig = inject('kubeconfig');
@@ -53,22 +29,8 @@ describe('an Ingestion on Kubernetes runs as a worker Job', () => {
 
   beforeAll(async () => {
     storageRoot = await mkdtemp(join(tmpdir(), 'stratus-kube-store-'));
-    await cluster.apply(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    const sample = parse(await readFile(join(REPOSITORY, 'manifests/data-sources/sample.yaml'), 'utf8')) as KubeObject;
-    await cluster.create(dataSourceKind, { ...sample, metadata: { name: 'sample', namespace } });
-    // The operator's store and the Job's mount path are one path (the input names files under it), so the
-    // kubelet played here runs the command as it stands.
-    operator = await runKubernetesOperator(
-      {
-        namespaces: [namespace],
-        storePath: storageRoot,
-        host: '127.0.0.1',
-        port: 0,
-        lease: { name: 'stratus-operator', namespace, identity: 'test-operator' },
-        worker: { image: 'stratus:test', storeClaim: 'store' },
-      },
-      { kubeconfig },
-    );
+    await createSampleNamespace(cluster, namespace);
+    operator = await runKubernetesOperator(operatorSettings(namespace, storageRoot, 'test-operator'), { kubeconfig });
   });
   afterAll(async () => {
     await operator?.stop();
@@ -98,12 +60,9 @@ describe('an Ingestion on Kubernetes runs as a worker Job', () => {
     expect(job.spec).toMatchObject({ backoffLimit: 0 });
 
     // The real Job controller made the pod; with no kubelet it stays Pending until the test runs it.
-    const pod = await eventually(async () => {
-      const { items } = await cluster.list<Pod>(podKind, { namespace, labelSelector: 'job-name=sample-run-a1' });
-      return items[0];
-    });
+    const pod = await podOfJob(cluster, namespace, 'sample-run-a1');
     expect(await runContainer(kubeconfig, pod.spec!)).toBe(0);
-    await cluster.updateStatus<Pod>(podKind, { ...pod, status: { phase: 'Succeeded' } });
+    await markSucceeded(cluster, pod);
 
     const done = await eventually(
       async () => {

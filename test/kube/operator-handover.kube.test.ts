@@ -1,0 +1,118 @@
+/**
+ * Two operators on one Lease (issue 3): only the leader's controllers act; stopping the leader hands over within
+ * 20 s; a run whose Job the first leader started is adopted by the second, never started twice.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventKind, jobKind, leaseKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
+import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
+import type { KubeObject } from '../../core/cluster/objects.ts';
+import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
+import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
+import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
+import type { BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
+import { REPORTING_CONTROLLER } from '../../operator/runtime/events.ts';
+import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd/operator.ts';
+import { eventually } from '../support/eventually.ts';
+import { createSampleNamespace, operatorSettings, reconcileCount, sampleIngestion } from '../support/kube-operator.ts';
+import { markSucceeded, podOfJob, runContainer } from '../support/played-kubelet.ts';
+
+type Lease = KubeObject<{ holderIdentity?: string }>;
+type Event = KubeObject & { reportingController?: string; reportingInstance?: string; reason?: string };
+
+describe('two operators on one Lease', () => {
+  const kubeconfig = inject('kubeconfig');
+  const cluster = openKubernetesCluster({ kubeconfig });
+  const namespace = `handover-${Date.now().toString(36)}`;
+  let storageRoot: string;
+  let a: RunningKubernetesOperator | undefined;
+  let b: RunningKubernetesOperator | undefined;
+
+  const start = (identity: string) =>
+    runKubernetesOperator(operatorSettings(namespace, storageRoot, identity), { kubeconfig });
+  const holder = async () =>
+    (await cluster.get<Lease>(leaseKind, 'stratus-operator', namespace))?.spec?.holderIdentity || undefined;
+  // The operator's Events, not those of Kubernetes' own controllers (the Job controller's pod creation).
+  const operatorEvents = async () =>
+    (await cluster.list<Event>(eventKind, { namespace })).items.filter(
+      (event) => event.reportingController === REPORTING_CONTROLLER,
+    );
+  const jobNames = async () => (await cluster.list<BatchJob>(jobKind, { namespace })).items.map((j) => j.metadata.name);
+
+  beforeAll(async () => {
+    storageRoot = await mkdtemp(join(tmpdir(), 'stratus-kube-store-'));
+    await createSampleNamespace(cluster, namespace);
+    // A campaigns alone first, so that which of the two leads is known.
+    a = await start('operator-a');
+    await eventually(async () => ((await holder()) === 'operator-a' ? true : undefined), { timeoutMs: 15_000 });
+    b = await start('operator-b');
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await cluster.delete(namespaceKind, namespace);
+    await rm(storageRoot, { recursive: true, force: true });
+  });
+
+  it('lets only the leader reconcile, hands over within 20 s of its stop, and adopts the running Job', async () => {
+    // Both are ready: the leader once its controllers listed, the standby at once (waiting is its work).
+    await eventually(async () => ((await fetch(`${a!.url}/readyz`)).ok ? true : undefined));
+    expect((await fetch(`${b!.url}/readyz`)).status).toBe(200);
+
+    await cluster.create(ingestionKind, sampleIngestion('sample-run', namespace, '2024-01-01', '2024-01-03'));
+    const job = await eventually(() => cluster.get<BatchJob>(jobKind, 'sample-run-a1', namespace));
+    await eventually(async () => {
+      const run = await cluster.get<Ingestion>(ingestionKind, 'sample-run', namespace);
+      return run?.status?.jobName === 'sample-run-a1' ? run : undefined;
+    });
+    // Only A acted: its controllers reconciled, B's never started.
+    expect(await holder()).toBe('operator-a');
+    expect(await reconcileCount(a!.url)).toBeGreaterThan(0);
+    expect(await reconcileCount(b!.url)).toBe(0);
+
+    // The worker runs (the test plays the kubelet) while A stops and B takes over.
+    const pod = await podOfJob(cluster, namespace, 'sample-run-a1');
+    const worker = runContainer(kubeconfig, pod.spec!);
+    const stoppedAt = Date.now();
+    await a!.stop();
+    a = undefined;
+    await eventually(async () => ((await holder()) === 'operator-b' ? true : undefined), {
+      timeoutMs: 25_000,
+      intervalMs: 50,
+    });
+    const acquiredMs = Date.now() - stoppedAt;
+    await eventually(async () => ((await reconcileCount(b!.url)) > 0 ? true : undefined), {
+      timeoutMs: 25_000,
+      intervalMs: 50,
+    });
+    const reconcilingMs = Date.now() - stoppedAt;
+    console.info(`hand-over: Lease taken ${acquiredMs} ms, first reconcile ${reconcilingMs} ms after the stop`);
+    expect(reconcilingMs).toBeLessThanOrEqual(20_000);
+
+    expect(await worker).toBe(0);
+    await markSucceeded(cluster, pod);
+    const done = await eventually(
+      async () => {
+        const current = await cluster.get<Ingestion>(ingestionKind, 'sample-run', namespace);
+        return current?.status?.phase === 'successful' ? current : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    await eventually(async () => {
+      const current = await cluster.get<Dataset>(datasetKind, datasetIdOf(done), namespace);
+      return current?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined;
+    });
+
+    // One attempt, one Job: the one A created (same uid), adopted by B, which recorded the run's end.
+    expect(done.status?.attempt).toBe(1);
+    expect(await jobNames()).toEqual(['sample-run-a1']);
+    const adopted = await cluster.get<BatchJob>(jobKind, 'sample-run-a1', namespace);
+    expect(adopted?.metadata.uid).toBe(job.metadata.uid);
+    // The run's end was recorded by B, and each Event names the pod that recorded it.
+    const events = await operatorEvents();
+    expect(events.find((event) => event.reason === 'Succeeded')?.reportingInstance).toBe('operator-b');
+    for (const event of events) expect(['operator-a', 'operator-b']).toContain(event.reportingInstance);
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * What the Kubernetes-mode operator tests share: a fresh namespace holding the built-in `sample` DataSource,
+ * the operator's settings for it, valid resources to create, and the operator's reconcile count from `/metrics`.
+ */
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { namespaceKind } from '../../core/cluster/builtin-kinds.ts';
+import type { KubeObject } from '../../core/cluster/objects.ts';
+import type { Cluster } from '../../core/cluster/port.ts';
+import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
+import type { Ingestion } from '../../core/resources/ingestion/schema.ts';
+import { API_VERSION, validateObject } from '../../core/resources/registry.ts';
+import type { OperatorEnv } from '../../cmd/kubernetes-env.ts';
+
+const REPOSITORY = resolve(import.meta.dirname, '../..');
+
+/** Creates namespace `namespace` with the `sample` DataSource of manifests/data-sources/ in it. */
+export async function createSampleNamespace(cluster: Cluster, namespace: string): Promise<void> {
+  await cluster.create(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  const sample = parse(await readFile(join(REPOSITORY, 'manifests/data-sources/sample.yaml'), 'utf8')) as KubeObject;
+  await cluster.create(dataSourceKind, { ...sample, metadata: { name: 'sample', namespace } });
+}
+
+/**
+ * The settings of an operator watching `namespace`, on an ephemeral port, whose Lease lives there too. The store
+ * and the Jobs' mount path are one directory, so a played kubelet runs the worker's command as it stands.
+ */
+export function operatorSettings(namespace: string, storageRoot: string, identity: string): OperatorEnv {
+  return {
+    namespaces: [namespace],
+    storePath: storageRoot,
+    host: '127.0.0.1',
+    port: 0,
+    lease: { name: 'stratus-operator', namespace, identity },
+    worker: { image: 'stratus:test', storeClaim: 'store' },
+  };
+}
+
+/** An Ingestion of the sample source from `start` to `end`, with its schema's defaults (Cluster.create applies none). */
+export function sampleIngestion(name: string, namespace: string, start: string, end: string): Ingestion {
+  const validated = validateObject({
+    apiVersion: API_VERSION,
+    kind: 'Ingestion',
+    metadata: { name, namespace },
+    spec: { source: 'sample', start, end },
+  });
+  if (!validated.ok) throw new Error(`invalid Ingestion: ${JSON.stringify(validated.issues)}`);
+  return validated.object as Ingestion;
+}
+
+/** How many reconciles the operator serving `/metrics` at `url` has made, all controllers and results together. */
+export async function reconcileCount(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('controller_runtime_reconcile_total{'))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}

@@ -1,0 +1,53 @@
+/**
+ * The test control plane has no kubelet: tests that need a worker pod's work play it. They run the container's
+ * command here, with the container's environment, then set the pod's phase so that the Job controller sees it end.
+ */
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
+import type { Cluster } from '../../core/cluster/port.ts';
+import { eventually } from './eventually.ts';
+
+export const podKind: KindRef = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  plural: 'pods',
+  namespaced: true,
+  statusSubresource: true,
+};
+const REPOSITORY = resolve(import.meta.dirname, '../..');
+
+export interface PodTemplate {
+  containers: { command: string[]; env?: { name: string; value?: string }[] }[];
+}
+export type Pod = KubeObject<PodTemplate, { phase?: string }>;
+
+/** The pod the Job controller made for Job `job` (it stays Pending: nothing schedules or runs it). */
+export function podOfJob(cluster: Cluster, namespace: string, job: string): Promise<Pod> {
+  return eventually(async () => {
+    const { items } = await cluster.list<Pod>(podKind, { namespace, labelSelector: `job-name=${job}` });
+    return items[0];
+  });
+}
+
+/**
+ * Runs the worker container's command here, as a kubelet would in the pod, talking to the API server through
+ * `kubeconfig`; resolves with its exit code. The command must be `node ...` (the worker image's entry point).
+ */
+export function runContainer(kubeconfig: string, template: PodTemplate): Promise<number> {
+  const [container] = template.containers;
+  const [program, ...args] = container!.command;
+  if (program !== 'node') throw new Error(`the worker container runs ${program}, not node`);
+  const env = Object.fromEntries((container!.env ?? []).map(({ name, value }) => [name, value ?? '']));
+  const child = spawn(process.execPath, args, {
+    cwd: REPOSITORY,
+    env: { ...process.env, ...env, KUBECONFIG: kubeconfig },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+}
+
+/** Reports the pod's container as exited 0, which the Job controller turns into the Job's `Complete`. */
+export async function markSucceeded(cluster: Cluster, pod: Pod): Promise<void> {
+  await cluster.updateStatus<Pod>(podKind, { ...pod, status: { phase: 'Succeeded' } });
+}
