@@ -164,6 +164,62 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     expect(await jobNamed('run-a1')).toBeUndefined();
   });
 
+  describe('a Job creation that fails for a reason a retry can cure', () => {
+    /** The cluster with Job creations failing as `fail` says: before the server saw them, or after it stored them. */
+    const failingCreates = (fail: (call: number) => 'before' | 'after' | undefined) => {
+      let calls = 0;
+      const create = async (kind: typeof jobKind, object: BatchJob, writeOptions: unknown) => {
+        const failure = kind === jobKind ? fail(++calls) : undefined;
+        if (failure === 'before') throw new ApiError('InternalError', 'the proxy answered 500');
+        const created = await cluster.create(kind, object, writeOptions as never);
+        if (failure === 'after') throw new TypeError('fetch failed: the connection closed before the answer');
+        return created;
+      };
+      const failing = new Proxy(cluster, {
+        get: (target, member) => {
+          if (member === 'create') return create;
+          const value: unknown = Reflect.get(target, member);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      return { cluster: failing, calls: () => calls };
+    };
+    const restartOn = async (connection: ReturnType<typeof failingCreates>) => {
+      await runner.stop();
+      runner = new KubernetesJobRunner({ ...options(), cluster: connection.cluster, createRetryMs: 10 });
+      runner.onChange((job, state) => heard.push([job.owner.name, state]));
+      await runner.sync();
+    };
+
+    it('is retried until the Job exists, and the attempt never fails', async () => {
+      const connection = failingCreates((call) => (call <= 2 ? 'before' : undefined));
+      await restartOn(connection);
+      runner.start(spec('run-a1'));
+      await eventually(() => jobNamed('run-a1'));
+      expect(connection.calls()).toBe(3);
+      await stateBecomes('run-a1', (s) => s.phase === 'running');
+      expect(heard.map(([, state]) => state.phase)).not.toContain('failed');
+    });
+
+    it('that the server committed before the answer was lost counts as created: one Job, the attempt running', async () => {
+      const connection = failingCreates((call) => (call === 1 ? 'after' : undefined));
+      await restartOn(connection);
+      runner.start(spec('run-a1'));
+      await eventually(async () => (connection.calls() >= 2 ? true : undefined));
+      const { items } = await cluster.list<BatchJob>(jobKind, { namespace: 'default' });
+      expect(items.map((job) => job.metadata.name)).toEqual(['run-a1']);
+      expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+      expect(heard.map(([, state]) => state.phase)).not.toContain('failed');
+    });
+
+    it('fails the attempt when the refusal is one a retry cannot change', async () => {
+      await cluster.delete(ingestionKind, 'run', 'default');
+      runner.start(spec('run-a1'));
+      const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
+      expect(state.error).toMatchObject({ type: 'JobNotCreated', message: expect.stringContaining('is gone') });
+    });
+  });
+
   it('counts a Job that went while its watch was broken as deleted when it relists', async () => {
     runner.start(spec('run-a1'));
     await eventually(() => jobNamed('run-a1'));

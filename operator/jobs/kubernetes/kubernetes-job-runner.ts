@@ -1,6 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
-import { isApiError } from '../../../core/cluster/errors.ts';
+import { ApiError, isApiError } from '../../../core/cluster/errors.ts';
 import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
 import { inform } from '../../runtime/informer.ts';
@@ -28,6 +29,16 @@ export interface KubernetesJobRunnerOptions {
   namespaces?: string[];
   job: WorkerJobOptions;
   now?: () => Date;
+  /** The first pause before creating a Job again after a failure a retry can cure; it doubles up to 30 s. */
+  createRetryMs?: number;
+}
+
+/**
+ * A failure that says nothing about the request: the API server (or a proxy before it) answered 5xx, or the
+ * connection broke. Anything else (refused, invalid, the owner gone) would fail again.
+ */
+function retriable(err: unknown): boolean {
+  return !(err instanceof ApiError) || err.reason === 'InternalError';
 }
 
 interface Attempt {
@@ -113,12 +124,38 @@ export class KubernetesJobRunner implements JobRunner {
   start(spec: JobSpec): void {
     if (this.#attempts.has(spec.name) || this.#jobs.has(spec.name)) return;
     this.#attempts.set(spec.name, { spec, requestedAt: this.#now().toISOString(), cancelRequested: false });
-    void this.#create(spec).catch((err: unknown) => {
-      if (isApiError(err, 'AlreadyExists')) return;
-      this.#options.logger.warn({ err, job: spec.name }, 'creating the worker Job failed');
-      this.#fail(spec.name, 'JobNotCreated', `the worker Job could not be created: ${(err as Error).message}`);
-    });
+    void this.#createRetrying(spec);
     this.#observed(spec.name);
+  }
+
+  /**
+   * Creates the attempt's Job, retrying failures a retry can cure rather than failing the attempt: a failed
+   * attempt makes the planner start the next one, while this one's Job may exist all the same (the server can
+   * commit a create whose answer is lost). The Job's name makes a retry safe: AlreadyExists means created.
+   */
+  async #createRetrying(spec: JobSpec): Promise<void> {
+    const { logger, createRetryMs = 500 } = this.#options;
+    const signal = this.#abort.signal;
+    for (let delay = createRetryMs; ; delay = Math.min(delay * 2, 30_000)) {
+      try {
+        await this.#create(spec);
+        return;
+      } catch (err) {
+        if (isApiError(err, 'AlreadyExists')) return;
+        // Stopped: the next leader finds the Job or starts the attempt. Cancelled, or forgotten with its run:
+        // there is nothing left to create.
+        const attempt = this.#attempts.get(spec.name);
+        if (signal.aborted || !attempt || attempt.cancelRequested) return;
+        if (!retriable(err)) {
+          logger.warn({ err, job: spec.name }, 'creating the worker Job failed');
+          this.#fail(spec.name, 'JobNotCreated', `the worker Job could not be created: ${(err as Error).message}`);
+          return;
+        }
+        logger.warn({ err, job: spec.name, retryInMs: delay }, 'creating the worker Job failed; retrying');
+        await sleep(delay, undefined, { signal }).catch(() => undefined);
+        if (signal.aborted) return;
+      }
+    }
   }
 
   async #create(spec: JobSpec): Promise<void> {
@@ -129,7 +166,7 @@ export class KubernetesJobRunner implements JobRunner {
     }
     const { kind, name, namespace } = spec.owner;
     const owner = await cluster.get(kind, name, namespace);
-    if (!owner?.metadata.uid) throw new Error(`${kind.kind} ${name} is gone`);
+    if (!owner?.metadata.uid) throw new ApiError('NotFound', `${kind.kind} ${name} is gone`);
     const ownerReference = {
       apiVersion: kind.apiVersion,
       kind: kind.kind,
