@@ -269,4 +269,27 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     await reporter.flushed();
     expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).phase).toBe('cancelled');
   });
+  describe('after a restart, for an attempt whose Job went while no runner watched (collected after its TTL)', () => {
+    const restartWithoutTheJob = async (report: Parameters<ReturnType<typeof statusReporter>['report']>[0]) => {
+      runner.start(spec('run-a1'));
+      await eventually(() => jobNamed('run-a1'));
+      const reporter = statusReporter(cluster, target('run-a1'));
+      reporter.report(report);
+      await reporter.flushed();
+      await runner.stop();
+      await cluster.delete(jobKind, 'run-a1', 'default');
+      runner = new KubernetesJobRunner(options());
+      await runner.sync();
+    };
+
+    it('answers with the end its worker reported, so the attempt is not taken for one never started', async () => {
+      await restartWithoutTheJob({ type: 'result', value: { versionId: 'v1' } });
+      expect(runner.get('run-a1')).toMatchObject({ phase: 'succeeded', result: { versionId: 'v1' } });
+    });
+
+    it('fails it when its worker reported no end: it can end no more', async () => {
+      await restartWithoutTheJob({ type: 'progress', done: 1, total: 3 });
+      expect(runner.get('run-a1')).toMatchObject({ phase: 'failed', error: { type: 'JobDeleted' } });
+    });
+  });
 });

@@ -45,6 +45,8 @@ interface Attempt {
   spec: JobSpec;
   requestedAt: string;
   cancelRequested: boolean;
+  /** Known from its worker's report alone: the worker ran, so its Job existed. */
+  fromReport?: boolean;
   /** The JSON of the state last handed to listeners: listeners hear of changes only. */
   emitted?: string;
 }
@@ -110,6 +112,11 @@ export class KubernetesJobRunner implements JobRunner {
       }
     }
     await Promise.all(synced);
+    // An attempt known only from its worker's report whose Job is gone and that never reported an end cannot
+    // end any more: it failed. (Unanswered, the planner would take it for one never started and start it again.)
+    for (const [name, attempt] of this.#attempts)
+      if (attempt.fromReport && !this.#jobs.has(name) && !this.#reports.get(name)?.end)
+        this.#fail(name, 'JobDeleted', 'the worker Job was deleted before the worker reported its end');
   }
 
   onChange(listener: (job: JobSpec, state: JobState) => void): void {
@@ -269,8 +276,26 @@ export class KubernetesJobRunner implements JobRunner {
     const report = parsed.data;
     // A report that already ended stays: a later write of the run's status without it says nothing new.
     if (this.#reports.get(report.job)?.end) return;
+    this.#adoptReported(report.job, owner);
     this.#reports.set(report.job, report);
     this.#observed(report.job);
+  }
+
+  /**
+   * A report of an attempt this runner neither started nor found a Job of: an earlier leader started it, and its
+   * Job went (collected after its TTL) while no runner watched. The report still answers for the attempt.
+   */
+  #adoptReported(name: string, owner: KubeObject): void {
+    if (this.#attempts.has(name) || this.#jobs.has(name)) return;
+    const kind = this.#options.ownerKinds.find((k) => k.apiVersion === owner.apiVersion && k.kind === owner.kind);
+    if (!kind) return;
+    const { name: ownerName, namespace, creationTimestamp } = owner.metadata;
+    this.#attempts.set(name, {
+      spec: { name, task: '', input: undefined, owner: { kind, name: ownerName, namespace } },
+      requestedAt: creationTimestamp ?? this.#now().toISOString(),
+      cancelRequested: false,
+      fromReport: true,
+    });
   }
 
   /** A deleted run's attempts go with it (the garbage collector deletes their Jobs). */
