@@ -53,6 +53,7 @@ export async function runKubernetesOperator(
   });
   let operator: RunningOperator | undefined;
   let synced = false;
+  let stopping = false;
   let markLost: () => void = () => {};
   const lost = new Promise<void>((resolve) => (markLost = resolve));
   const elector = new LeaderElector({
@@ -63,6 +64,9 @@ export async function runKubernetesOperator(
     onStartedLeading: () => {
       void (async () => {
         await jobs.sync();
+        // A stop that came while the Jobs were listed releases the Lease without waiting for the controllers:
+        // started now, they would act beside the next leader.
+        if (stopping) return;
         operator = startOperator({
           cluster,
           registry,
@@ -97,6 +101,7 @@ export async function runKubernetesOperator(
     lost,
     // The controllers stop before the Lease is released, so that the next leader never overlaps this one.
     stop: async () => {
+      stopping = true;
       await operator?.stop();
       await jobs.stop();
       await elector.stop();

@@ -3,12 +3,14 @@
  * 20 s; a run whose Job the first leader started is adopted by the second, never started twice.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventKind, jobKind, leaseKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
+import type { Cluster } from '../../core/cluster/port.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
@@ -16,11 +18,17 @@ import type { BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
 import { REPORTING_CONTROLLER } from '../../operator/runtime/events.ts';
 import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd/operator.ts';
 import { eventually } from '../support/eventually.ts';
+import { startFaultyKubeProxy, type FaultyKubeProxy } from '../support/faulty-kube-proxy.ts';
 import { createSampleNamespace, operatorSettings, reconcileCount, sampleIngestion } from '../support/kube-operator.ts';
 import { markSucceeded, podOfJob, runContainer } from '../support/played-kubelet.ts';
 
 type Lease = KubeObject<{ holderIdentity?: string }>;
 type Event = KubeObject & { reportingController?: string; reportingInstance?: string; reason?: string };
+
+/** Who holds the operator's Lease in `namespace`; undefined when no one does. */
+async function leaseHolder(cluster: Cluster, namespace: string): Promise<string | undefined> {
+  return (await cluster.get<Lease>(leaseKind, 'stratus-operator', namespace))?.spec?.holderIdentity || undefined;
+}
 
 describe('two operators on one Lease', () => {
   const kubeconfig = inject('kubeconfig');
@@ -32,8 +40,7 @@ describe('two operators on one Lease', () => {
 
   const start = (identity: string) =>
     runKubernetesOperator(operatorSettings(namespace, storageRoot, identity), { kubeconfig });
-  const holder = async () =>
-    (await cluster.get<Lease>(leaseKind, 'stratus-operator', namespace))?.spec?.holderIdentity || undefined;
+  const holder = () => leaseHolder(cluster, namespace);
   // The operator's Events, not those of Kubernetes' own controllers (the Job controller's pod creation).
   const operatorEvents = async () =>
     (await cluster.list<Event>(eventKind, { namespace })).items.filter(
@@ -114,5 +121,45 @@ describe('two operators on one Lease', () => {
     const events = await operatorEvents();
     expect(events.find((event) => event.reason === 'Succeeded')?.reportingInstance).toBe('operator-b');
     for (const event of events) expect(['operator-a', 'operator-b']).toContain(event.reportingInstance);
+  });
+});
+
+describe('a leader stopped while it lists the worker Jobs', () => {
+  const kubeconfig = inject('kubeconfig');
+  const cluster = openKubernetesCluster({ kubeconfig });
+  const namespace = `stopped-${Date.now().toString(36)}`;
+  let directory: string;
+  let proxy: FaultyKubeProxy | undefined;
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'stratus-stopped-'));
+    await createSampleNamespace(cluster, namespace);
+    // No faults: the proxy only holds one request, so that the stop falls into the window it opens.
+    proxy = await startFaultyKubeProxy(kubeconfig, directory);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await cluster.delete(namespaceKind, namespace);
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('releases the Lease and starts no controllers, though the list completes after the stop', async () => {
+    await cluster.create(ingestionKind, sampleIngestion('sample-run', namespace, '2024-01-01', '2024-01-03'));
+    const list = proxy!.holdNext(
+      (method, url) => method === 'GET' && url.pathname.endsWith('/jobs') && !url.searchParams.has('watch'),
+    );
+    const operator = await runKubernetesOperator(operatorSettings(namespace, directory, 'operator-stopped'), {
+      kubeconfig: proxy!.kubeconfig,
+    });
+    // It leads, and lists the worker Jobs before it starts its controllers.
+    await list.arrived;
+    const stopped = operator.stop();
+    list.release();
+    await stopped;
+    expect(await leaseHolder(cluster, namespace)).toBeUndefined();
+    // A leader's controllers take the run within a second (0.3 s after taking the Lease in the case above); nothing may take it now.
+    await sleep(3_000);
+    expect((await cluster.get<Ingestion>(ingestionKind, 'sample-run', namespace))?.status).toBeUndefined();
+    expect(await cluster.list<BatchJob>(jobKind, { namespace })).toMatchObject({ items: [] });
   });
 });

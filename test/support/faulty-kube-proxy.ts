@@ -48,6 +48,8 @@ export interface FaultyKubeProxy {
   counts: FaultCounts;
   /** The next request that `matches` fails with 500: `before` it reaches the API server, or `after` it was done. */
   failNext(matches: (method: string, url: URL) => boolean, when: 'before' | 'after'): void;
+  /** Holds the next request that `matches` until released: `arrived` settles when it comes. */
+  holdNext(matches: (method: string, url: URL) => boolean): { arrived: Promise<void>; release(): void };
   /** Cuts every open watch now; returns how many. */
   cutWatches(form: CutForm): number;
   /** Cuts every open watch and answers new ones 500 until released: the window a change can fall into. */
@@ -103,6 +105,7 @@ export async function startFaultyKubeProxy(
   const requestsTo = new Map<string, number>();
   const pending: { matches: (method: string, url: URL) => boolean; when: 'before' | 'after' }[] = [];
   const open = new Set<OpenWatch>();
+  const holds: { matches: (method: string, url: URL) => boolean; arrive(): void; released: Promise<void> }[] = [];
   let held = false;
   /** While a released hold expires resumptions: the collections whose resumption got its 410 already. */
   let expiring: { form: ExpiryForm; done: Set<string> } | undefined;
@@ -149,9 +152,15 @@ export async function startFaultyKubeProxy(
     request.pipe(upstream);
   };
 
-  const handle = (request: IncomingMessage, response: ServerResponse) => {
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://proxy');
     const method = request.method ?? 'GET';
+    const hold = holds.findIndex((h) => h.matches(method, url));
+    if (hold >= 0) {
+      const [{ arrive, released }] = holds.splice(hold, 1) as [(typeof holds)[number]];
+      arrive();
+      await released;
+    }
     const failure = pending.findIndex((p) => p.matches(method, url));
     const planned = failure >= 0 ? pending.splice(failure, 1)[0]!.when : undefined;
     const injected = () => {
@@ -200,7 +209,7 @@ export async function startFaultyKubeProxy(
     return cut.length;
   };
 
-  const server = createServer(handle);
+  const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   let cuts = 0;
@@ -226,6 +235,14 @@ export async function startFaultyKubeProxy(
     kubeconfig,
     counts,
     failNext: (matches, when) => pending.push({ matches, when }),
+    holdNext: (matches) => {
+      let arrive = () => {};
+      let release = () => {};
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.push({ matches, arrive, released });
+      return { arrived, release };
+    },
     cutWatches,
     holdWatches: () => {
       held = true;
