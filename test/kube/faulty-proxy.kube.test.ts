@@ -119,6 +119,7 @@ describe('the operator behind a faulty proxy', () => {
 
     // Every kind of fault happened, and none cost the operator its leadership.
     const { counts } = proxy!;
+    console.info(`faults: ${JSON.stringify(counts)}`);
     expect(counts.failedAfter).toBe(1);
     expect(counts.failedBefore).toBeGreaterThan(0);
     expect(counts.cut.destroy).toBeGreaterThan(0);
