@@ -1,6 +1,7 @@
 /**
  * Two operators on one Lease (issue 3): only the leader's controllers act; stopping the leader hands over within
- * 20 s; a run whose Job the first leader started is adopted by the second, never started twice.
+ * 20 s; a run whose Job the first leader started is adopted by the second, never started twice. And the edges of
+ * leading: a leader stopped while it starts, and one that lost the Lease but still runs until its process exits.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +15,8 @@ import type { Cluster } from '../../core/cluster/port.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
+import { API_VERSION, validateObject } from '../../core/resources/registry.ts';
+import { scheduleKind, type Schedule } from '../../core/resources/schedule/schema.ts';
 import type { BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
 import { REPORTING_CONTROLLER } from '../../operator/runtime/events.ts';
 import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd/operator.ts';
@@ -161,5 +164,56 @@ describe('a leader stopped while it lists the worker Jobs', () => {
     await sleep(3_000);
     expect((await cluster.get<Ingestion>(ingestionKind, 'sample-run', namespace))?.status).toBeUndefined();
     expect(await cluster.list<BatchJob>(jobKind, { namespace })).toMatchObject({ items: [] });
+  });
+});
+
+describe('a leader that lost its Lease, until its process exits', () => {
+  const kubeconfig = inject('kubeconfig');
+  const cluster = openKubernetesCluster({ kubeconfig });
+  const namespace = `lost-${Date.now().toString(36)}`;
+  let directory: string;
+  let proxy: FaultyKubeProxy | undefined;
+  let operator: RunningKubernetesOperator | undefined;
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'stratus-lost-'));
+    await createSampleNamespace(cluster, namespace);
+    proxy = await startFaultyKubeProxy(kubeconfig, directory);
+  });
+  afterAll(async () => {
+    await operator?.stop();
+    await proxy?.close();
+    await cluster.delete(namespaceKind, namespace);
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  const scheduleStatus = async () => (await cluster.get<Schedule>(scheduleKind, 'nightly', namespace))?.status;
+  const scheduleReconciles = async () => reconcileCount(operator!.url, 'schedule');
+
+  it('records no Schedule check: the Schedule controller asks the elector, which says it leads no more', async () => {
+    const schedule = validateObject({
+      apiVersion: API_VERSION,
+      kind: 'Schedule',
+      metadata: { name: 'nightly', namespace },
+      spec: { datasetId: 'sample', cron: '30 2 * * *' },
+    });
+    if (!schedule.ok) throw new Error(JSON.stringify(schedule.issues));
+    await cluster.create(scheduleKind, schedule.object);
+    // Short lease timings: the loss comes within seconds of the cut.
+    operator = await runKubernetesOperator(operatorSettings(namespace, directory, 'operator-lost'), {
+      kubeconfig: proxy!.kubeconfig,
+      leaseTimings: { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 250 },
+    });
+    // While it leads, its Schedule controller records the next check (a controller that never led would not).
+    await eventually(async () => ((await scheduleStatus())?.observedGeneration === 1 ? true : undefined));
+
+    // Its Lease requests fail from now on (its other requests go through): it gives up leadership.
+    proxy!.failWhile((_method, url) => url.pathname.includes('/leases'));
+    await operator.lost;
+    const before = await scheduleReconciles();
+    await cluster.patch(scheduleKind, 'nightly', { type: 'merge', body: { spec: { cron: '45 3 * * *' } } }, namespace);
+    // The controllers still run until the process exits: the edit is reconciled, and the check not recorded.
+    await eventually(async () => ((await scheduleReconciles()) > before ? true : undefined));
+    expect((await scheduleStatus())?.observedGeneration).toBe(1);
   });
 });

@@ -48,6 +48,8 @@ export interface FaultyKubeProxy {
   counts: FaultCounts;
   /** The next request that `matches` fails with 500: `before` it reaches the API server, or `after` it was done. */
   failNext(matches: (method: string, url: URL) => boolean, when: 'before' | 'after'): void;
+  /** Answers every request that `matches` with 500, before it reaches the API server, from now on. */
+  failWhile(matches: (method: string, url: URL) => boolean): void;
   /** Holds the next request that `matches` until released: `arrived` settles when it comes. */
   holdNext(matches: (method: string, url: URL) => boolean): { arrived: Promise<void>; release(): void };
   /** Cuts every open watch now; returns how many. */
@@ -105,6 +107,7 @@ export async function startFaultyKubeProxy(
   const requestsTo = new Map<string, number>();
   const pending: { matches: (method: string, url: URL) => boolean; when: 'before' | 'after' }[] = [];
   const open = new Set<OpenWatch>();
+  const failing: ((method: string, url: URL) => boolean)[] = [];
   const holds: { matches: (method: string, url: URL) => boolean; arrive(): void; released: Promise<void> }[] = [];
   let held = false;
   /** While a released hold expires resumptions: the collections whose resumption got its 410 already. */
@@ -168,7 +171,7 @@ export async function startFaultyKubeProxy(
       request.resume();
       answer(response, 500, status(500, 'InternalError', 'injected by the faulty proxy'));
     };
-    if (planned === 'before') return injected();
+    if (planned === 'before' || failing.some((matches) => matches(method, url))) return injected();
     if (!isWatch(url)) {
       const path = `${method} ${url.pathname}`;
       const nth = (requestsTo.get(path) ?? 0) + 1;
@@ -235,6 +238,7 @@ export async function startFaultyKubeProxy(
     kubeconfig,
     counts,
     failNext: (matches, when) => pending.push({ matches, when }),
+    failWhile: (matches) => failing.push(matches),
     holdNext: (matches) => {
       let arrive = () => {};
       let release = () => {};

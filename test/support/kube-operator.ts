@@ -49,11 +49,12 @@ export function sampleIngestion(name: string, namespace: string, start: string, 
   return validated.object as Ingestion;
 }
 
-/** How many reconciles the operator serving `/metrics` at `url` has made, all controllers and results together. */
-export async function reconcileCount(url: string): Promise<number> {
+/** How many reconciles the operator serving `/metrics` at `url` has made: all controllers', or `controller`'s. */
+export async function reconcileCount(url: string, controller?: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
+  const prefix = `controller_runtime_reconcile_total{${controller ? `controller="${controller}",` : ''}`;
   return text
     .split('\n')
-    .filter((line) => line.startsWith('controller_runtime_reconcile_total{'))
+    .filter((line) => line.startsWith(prefix))
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
