@@ -22,6 +22,7 @@ import { ImmutableFileCache } from './routes/stores/file-cache.ts';
 import { icechunkRoutes } from './routes/stores/icechunk.ts';
 import { IcechunkSnapshots } from './routes/stores/icechunk-snapshots.ts';
 import { zarrRoutes } from './routes/stores/zarr.ts';
+import { ZarrKeys } from './routes/stores/zarr-keys.ts';
 import { scheduleRoutes } from './routes/schedules/index.ts';
 import { syncRoutes } from './routes/sync/index.ts';
 import { openeoRoutes } from './routes/openeo/index.ts';
@@ -105,7 +106,7 @@ export async function buildApp(options: BuildAppOptions) {
     reply.header('x-request-id', request.id);
   });
 
-  await app.register(contextPlugin, {
+  const context = {
     cluster: options.cluster,
     config: options.config,
     registry: options.registry ?? new Registry(),
@@ -115,7 +116,9 @@ export async function buildApp(options: BuildAppOptions) {
     storageRoot: options.storageRoot,
     files: new ImmutableFileCache(),
     icechunk: new IcechunkSnapshots(),
-  });
+  };
+  const zarrKeys = new ZarrKeys(context);
+  await app.register(contextPlugin, context);
   await app.register(errorsPlugin);
   const origins = options.config.server.corsAllowedOrigins;
   await app.register(cors, {
@@ -131,7 +134,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(systemRoutes);
   await app.register(dataSourceRoutes);
   await app.register(datasetRoutes);
-  await app.register(zarrRoutes);
+  await app.register(zarrRoutes, { keys: zarrKeys });
   await app.register(icechunkRoutes);
   await app.register(syncRoutes);
   await app.register(scheduleRoutes);
