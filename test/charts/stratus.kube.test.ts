@@ -51,7 +51,7 @@ describe('server-side dry run on the test API server', () => {
     expect(result.stdout.trim().split('\n')).toHaveLength(objects.length);
   });
 
-  it.each(['examples', 'data-sources'])('admits every manifest in manifests/%s', async (dir) => {
+  it.each(['examples', 'examples-reference', 'data-sources'])('admits every manifest in manifests/%s', async (dir) => {
     await ensureNamespaces(['default']);
     const result = await serverDryRun(['-f', join(manifestsDir, dir)]);
     expect(result.stderr).toBe('');
