@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadManifests } from '../core/cluster/manifests.ts';
 import type { KubeObject } from '../core/cluster/objects.ts';
 import { kindByName, validateObject } from '../core/resources/registry.ts';
+import { controllerDefinitions } from '../operator/manager.ts';
 import { eventually } from '../test/support/eventually.ts';
 import { runEmbedded } from './embedded.ts';
 
@@ -45,7 +46,8 @@ describe('embedded mode', () => {
       expect(metrics).toMatch(/process_cpu_seconds_total/);
       // Every example of a kind that has a controller becomes Ready offline; the kinds without one yet
       // (ProcessingJob, Workflow, OAuth2Client, User) are stored as they are.
-      const reconciled = new Set(['DataSource', 'Dataset', 'Ingestion', 'FeatureCollection', 'Schedule']);
+      const definitions = controllerDefinitions({ instance: { storageRoot: dataDir, bbox: [0, 0, 1, 1] } });
+      const reconciled = new Set(definitions.map((definition) => definition.kind.kind));
       const examples = (await loadManifests(join(root, 'manifests/examples'), validateObject))
         .flatMap((file) => file.documents)
         .filter((o) => reconciled.has(o.kind));
