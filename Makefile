@@ -90,11 +90,7 @@ bench: $(DEPS_STAMP) interop-tools
 	node bench/run.ts
 
 e2e: $(DEPS_STAMP)
-	@if ! docker info >/dev/null 2>&1; then \
-	  echo "SKIP e2e: no Docker engine answers (docker info failed); kind needs one."; exit 0; fi; \
-	if [ ! -f test/e2e/kind.sh ]; then \
-	  echo "e2e: the kind scenario (helm install, examples, ingestion) arrives with the Kubernetes mode work"; exit 1; fi; \
-	bash test/e2e/kind.sh
+	@bash scripts/e2e.sh
 
 image:
 	@if ! docker info >/dev/null 2>&1; then \
