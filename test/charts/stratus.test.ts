@@ -1,5 +1,7 @@
-import { basename } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { loadCrds, stratusCrdsDir } from '../support/kube-crds.ts';
 import { runTool } from '../../scripts/kube-cli.ts';
@@ -16,7 +18,23 @@ interface PodSpec {
   containers: { name: string; securityContext: Record<string, unknown> }[];
 }
 
+interface ServiceMonitorSpec {
+  selector: { matchLabels: Record<string, string> };
+  namespaceSelector: { matchNames: string[] };
+  endpoints: { port: string; path: string; interval: string }[];
+}
+interface ServiceSpec {
+  selector: Record<string, string>;
+  ports: { name: string; targetPort: string }[];
+}
+interface DeploymentSpec {
+  template: { metadata: { labels: Record<string, string> }; spec: { containers: { ports: { name: string }[] }[] } };
+}
+
 const named = (objects: KubeObject[], kind: string) => objects.filter((o) => o.kind === kind);
+const matches = (labels: Record<string, string> | undefined, selector: Record<string, string>) =>
+  Object.entries(selector).every(([key, value]) => labels?.[key] === value);
+const builtInSourcesDir = join(import.meta.dirname, '../../manifests/data-sources');
 const valueFiles = await chartValueFiles();
 
 describe('Helm chart charts/stratus', () => {
@@ -97,6 +115,59 @@ describe('Helm chart charts/stratus', () => {
       named(await renderChart({ kubeVersion }), 'PodDisruptionBudget').map((o) => o.apiVersion);
     expect(await pdb('1.20.2')).toEqual(['policy/v1beta1']);
     expect(await pdb('1.21.0')).toEqual(['policy/v1']);
+  });
+
+  it('installs the built-in DataSources in default, or in each watched namespace, unless turned off', async () => {
+    const files = (await readdir(builtInSourcesDir)).filter((f) => f.endsWith('.yaml'));
+    const builtIns = await Promise.all(
+      files.map(async (f) => parse(await readFile(join(builtInSourcesDir, f), 'utf8')) as KubeObject),
+    );
+    const where = (objects: KubeObject[]) =>
+      named(objects, 'DataSource')
+        .map((o) => `${o.metadata.namespace}/${o.metadata.name}`)
+        .sort();
+    const names = builtIns.map((s) => s.metadata.name);
+    const rendered = named(await renderChart(), 'DataSource');
+    expect(where(rendered)).toEqual(names.map((n) => `default/${n}`).sort());
+    for (const source of builtIns) {
+      expect(rendered.find((o) => o.metadata.name === source.metadata.name)?.spec).toEqual(source.spec);
+    }
+    expect(where(await renderChart({ set: ['watchNamespaces={team-a,team-b}'] }))).toEqual(
+      ['team-a', 'team-b'].flatMap((ns) => names.map((n) => `${ns}/${n}`)).sort(),
+    );
+    expect(where(await renderChart({ set: ['dataSources.enabled=false'] }))).toEqual([]);
+  });
+
+  it('renders no ServiceMonitor by default', async () => {
+    const objects = await renderChart();
+    expect(objects.filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'))).toEqual([]);
+  });
+
+  it('scrapes /metrics of every operator and API server pod through a ServiceMonitor when enabled', async () => {
+    const objects = await renderChart({ valuesFile: join(chartDir, 'ci', 'monitoring-values.yaml') });
+    const monitors = named(objects, 'ServiceMonitor');
+    expect(monitors.map((m) => `${m.apiVersion} ${m.metadata.name}`).sort()).toEqual([
+      'monitoring.coreos.com/v1 stratus-api-server',
+      'monitoring.coreos.com/v1 stratus-operator',
+    ]);
+    for (const monitor of monitors) {
+      expect(monitor.metadata.labels?.release).toBe('kube-prometheus-stack');
+      const spec = monitor.spec as ServiceMonitorSpec;
+      expect(spec.namespaceSelector.matchNames).toEqual(['stratus']);
+      // The Prometheus Operator finds Services by label, then their port by name; the port must lead to a
+      // container port of the component's pods.
+      const services = named(objects, 'Service').filter((s) => matches(s.metadata.labels, spec.selector.matchLabels));
+      expect(services, monitor.metadata.name).toHaveLength(1);
+      const service = services[0]!.spec as ServiceSpec;
+      const [endpoint] = spec.endpoints;
+      expect(endpoint).toEqual({ port: expect.any(String), path: '/metrics', interval: '15s' });
+      const targetPort = service.ports.find((p) => p.name === endpoint!.port)?.targetPort;
+      const pods = named(objects, 'Deployment')
+        .map((d) => (d.spec as DeploymentSpec).template)
+        .filter((t) => matches(t.metadata.labels, service.selector));
+      expect(pods).toHaveLength(1);
+      expect(pods[0]!.spec.containers.flatMap((c) => c.ports.map((p) => p.name))).toContain(targetPort);
+    }
   });
 
   it('refuses values the schema does not allow', async () => {
