@@ -52,6 +52,19 @@ describe('server-side dry run on the test API server', () => {
     },
   );
 
+  it('admits the templated CRDs (crds.templated) over the installed ones', async () => {
+    const crds = (await renderChart({ set: ['crds.templated=true'], kubeVersion: '1.20.2' })).filter(
+      (o) => o.kind === 'CustomResourceDefinition',
+    );
+    expect(crds.length).toBeGreaterThan(0);
+    // Server-side, as Helm's successor tools and GitOps agents apply; the installed CRDs have another manager.
+    const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: crds });
+    const result = await serverDryRun(['--server-side', '--force-conflicts', '-f', '-'], list);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim().split('\n')).toHaveLength(crds.length);
+  });
+
   it('admits the Kustomize base, all but the policy/v1 PodDisruptionBudget that 1.20 predates', async () => {
     const objects = (await kustomizeBase()).filter(
       (o) => !(o.kind === 'PodDisruptionBudget' && o.apiVersion === 'policy/v1'),

@@ -170,6 +170,25 @@ describe('Helm chart charts/stratus', () => {
     }
   });
 
+  it('leaves the CRDs to crds/ by default, and renders the same CRDs, kept on uninstall, with crds.templated', async () => {
+    expect(named(await renderChart(), 'CustomResourceDefinition')).toEqual([]);
+    const generated = await loadCrds(stratusCrdsDir);
+    const templated = named(await renderChart({ set: ['crds.templated=true'] }), 'CustomResourceDefinition');
+    expect(templated.map((crd) => crd.metadata.name).sort()).toEqual(generated.map((crd) => crd.metadata.name).sort());
+    for (const crd of templated) {
+      const source = generated.find((g) => g.metadata.name === crd.metadata.name)!;
+      expect(crd.spec, crd.metadata.name).toEqual(source.spec);
+      expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
+      expect(crd.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('Helm');
+    }
+    const deletable = named(
+      await renderChart({ set: ['crds.templated=true', 'crds.keep=false'] }),
+      'CustomResourceDefinition',
+    );
+    expect(deletable).toHaveLength(generated.length);
+    for (const crd of deletable) expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
+  });
+
   it('refuses values the schema does not allow', async () => {
     await expect(renderChart({ set: ['operator.replicas=0'] })).rejects.toThrow(/minimum/);
     await expect(renderChart({ set: ['operatr.replicas=1'] })).rejects.toThrow(/additional properties 'operatr'/);
