@@ -65,7 +65,7 @@ describe('an Ingestion on Kubernetes runs as a worker Job', () => {
         host: '127.0.0.1',
         port: 0,
         lease: { name: 'stratus-operator', namespace, identity: 'test-operator' },
-        worker: { image: 'stratus:test', storeClaim: 'store' },
+        worker: { image: 'stratus:test', storeClaim: 'store', namespace, history: {} },
       },
       { kubeconfig },
     );

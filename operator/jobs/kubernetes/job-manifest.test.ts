@@ -12,8 +12,16 @@ const spec: JobSpec = {
   owner: { kind: ingestionKind, name: 'run-1', namespace: 'climate' },
   env: [{ name: 'PROVIDER_TOKEN', secretKeyRef: { name: 'creds', key: 'token' } }],
 };
-const owner = { apiVersion: ingestionKind.apiVersion, kind: 'Ingestion', name: 'run-1', uid: 'u-1', controller: true };
-const job = workerJobFor(spec, owner, { image: 'stratus:dev', store: { claimName: 'store', mountPath: '/store' } });
+const owner = {
+  apiVersion: ingestionKind.apiVersion,
+  kind: 'Ingestion',
+  name: 'run-1',
+  uid: 'u-1',
+  controller: true,
+  blockOwnerDeletion: true,
+};
+const options = { namespace: 'climate', image: 'stratus:dev', store: { claimName: 'store', mountPath: '/store' } };
+const job = workerJobFor(spec, 'u-1', options);
 interface WorkerPod {
   restartPolicy: string;
   securityContext: unknown;
@@ -31,8 +39,16 @@ const podSpec = podOf(job);
 const container = podSpec.containers[0];
 
 describe('the Job of one attempt', () => {
-  it('is named after the attempt, in its run namespace, owned by the run', () => {
+  it('is named after the attempt and owned by its run when it runs in the run namespace', () => {
     expect(job.metadata).toMatchObject({ name: 'run-1-a2', namespace: 'climate', ownerReferences: [owner] });
+  });
+
+  it('runs in the store namespace, without an owner reference, for a run of another namespace', () => {
+    const elsewhere = workerJobFor({ ...spec, env: undefined }, 'u-1', { ...options, namespace: 'stratus' });
+    expect(elsewhere.metadata.namespace).toBe('stratus');
+    expect(elsewhere.metadata.ownerReferences).toBeUndefined();
+    const reportTo = podOf(elsewhere).containers[0].env[0] as { value: string };
+    expect(JSON.parse(reportTo.value)).toMatchObject({ name: 'run-1', namespace: 'climate' });
   });
 
   it('leaves retries to the planner and bounds its run time and its life after it ends', () => {
@@ -80,14 +96,15 @@ describe('the Job of one attempt', () => {
 
   it('has default resources unless given, and labels that the runner selects and that name its run', () => {
     expect(container.resources).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
-    const sized = workerJobFor(spec, owner, {
-      image: 'stratus:dev',
-      store: { claimName: 'store', mountPath: '/store' },
-      resources: { requests: { cpu: '2' } },
-    });
+    const sized = workerJobFor(spec, 'u-1', { ...options, resources: { requests: { cpu: '2' } } });
     expect(podOf(sized).containers[0].resources).toEqual({ requests: { cpu: '2' } });
     expect(matchesLabels(parseLabelSelector(WORKER_SELECTOR), job.metadata.labels)).toBe(true);
-    expect(job.metadata.labels?.['climate.stratus.dev/run']).toBe('run-1');
+    expect(job.metadata.labels).toMatchObject({
+      'climate.stratus.dev/run': 'run-1',
+      'climate.stratus.dev/run-kind': 'Ingestion',
+      'climate.stratus.dev/run-namespace': 'climate',
+      'climate.stratus.dev/run-uid': 'u-1',
+    });
   });
 
   it('measures the input argument in bytes, against the bound exec allows', () => {

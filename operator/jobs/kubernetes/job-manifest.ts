@@ -12,6 +12,10 @@ export const LABELS = {
   component: 'app.kubernetes.io/component',
   managedBy: 'app.kubernetes.io/managed-by',
   run: 'climate.stratus.dev/run',
+  /** The run's kind, namespace and uid: a Job in another namespace than its run has no owner reference to say so. */
+  runKind: 'climate.stratus.dev/run-kind',
+  runNamespace: 'climate.stratus.dev/run-namespace',
+  runUid: 'climate.stratus.dev/run-uid',
   task: 'climate.stratus.dev/task',
 } as const;
 
@@ -19,6 +23,11 @@ export const LABELS = {
 export const WORKER_SELECTOR = `${LABELS.component}=worker,${LABELS.managedBy}=stratus-operator`;
 
 export interface WorkerJobOptions {
+  /**
+   * Where every Job runs: the namespace of the store claim, since a pod mounts claims of its own namespace only
+   * (docs/adr/0004-worker-jobs-run-in-the-store-namespace.md).
+   */
+  namespace: string;
   image: string;
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   /** How the image starts the worker; `--task` and `--input` follow. */
@@ -53,25 +62,41 @@ export interface BatchJobStatus {
   conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
 }
 
-/** The batch/v1 Job of one attempt: one pod, never retried by Kubernetes (retries belong to the planner). */
-export function workerJobFor(job: JobSpec, owner: OwnerReference, options: WorkerJobOptions): BatchJob {
-  const { namespace } = job.owner;
+/**
+ * The batch/v1 Job of one attempt: one pod, never retried by Kubernetes (retries belong to the planner). It runs in
+ * the options' namespace; only there can the run own it (owner references never cross namespaces), and elsewhere
+ * the runner deletes it when the run goes.
+ */
+export function workerJobFor(job: JobSpec, runUid: string, options: WorkerJobOptions): BatchJob {
+  const { kind, name: run, namespace: runNamespace } = job.owner;
   const labels = {
     [LABELS.component]: 'worker',
     [LABELS.managedBy]: 'stratus-operator',
-    [LABELS.run]: job.owner.name,
+    [LABELS.run]: run,
+    [LABELS.runKind]: kind.kind,
+    ...(runNamespace && { [LABELS.runNamespace]: runNamespace }),
+    [LABELS.runUid]: runUid,
     [LABELS.task]: job.task,
   };
-  const reportTo: ReportTarget = {
-    kind: job.owner.kind,
-    name: job.owner.name,
-    namespace,
-    job: job.name,
+  const reportTo: ReportTarget = { kind, name: run, namespace: runNamespace, job: job.name };
+  const owner: OwnerReference = {
+    apiVersion: kind.apiVersion,
+    kind: kind.kind,
+    name: run,
+    uid: runUid,
+    controller: true,
+    blockOwnerDeletion: true,
   };
+  const ownedByRun = runNamespace === options.namespace;
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: job.name, namespace, labels, ownerReferences: [owner] },
+    metadata: {
+      name: job.name,
+      namespace: options.namespace,
+      labels,
+      ...(ownedByRun && { ownerReferences: [owner] }),
+    },
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? workerJobDefaults.activeDeadlineSeconds,

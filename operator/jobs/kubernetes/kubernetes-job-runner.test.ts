@@ -33,11 +33,13 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     cluster,
     logger: pino({ level: 'silent' }),
     ownerKinds: [ingestionKind],
-    job: { image: 'stratus:test', store: { claimName: 'store', mountPath: '/store' } },
+    job: { namespace: 'default', image: 'stratus:test', store: { claimName: 'store', mountPath: '/store' } },
   });
-  const jobNamed = (name: string) => cluster.get<BatchJob>(jobKind, name, 'default');
-  const setJobStatus = async (name: string, status: BatchJobStatus) => {
-    const job = await jobNamed(name);
+  const jobNamed = (name: string, namespace = 'default') => cluster.get<BatchJob>(jobKind, name, namespace);
+  const jobGone = (name: string, namespace = 'default') =>
+    eventually(async () => ((await jobNamed(name, namespace)) ? undefined : true));
+  const setJobStatus = async (name: string, status: BatchJobStatus, namespace = 'default') => {
+    const job = await jobNamed(name, namespace);
     await cluster.updateStatus(jobKind, { ...job!, status });
   };
   const stateBecomes = (name: string, done: (state: JobState) => boolean) =>
@@ -212,5 +214,87 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     reporter.report({ type: 'cancelled' });
     await reporter.flushed();
     expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).phase).toBe('cancelled');
+  });
+
+  it('keeps the newest finished Jobs of a run within the history limits and deletes older ones', async () => {
+    await runner.stop();
+    runner = new KubernetesJobRunner({ ...options(), history: { successful: 1, failed: 1 } });
+    await runner.sync();
+    const failure = { failed: 1, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }] };
+    for (const name of ['run-a1', 'run-a2', 'run-a3']) runner.start(spec(name));
+    await eventually(() => jobNamed('run-a3'));
+    await setJobStatus('run-a1', failure);
+    await stateBecomes('run-a1', (s) => s.phase === 'failed');
+    await setJobStatus('run-a2', failure);
+    await jobGone('run-a1');
+    expect(await jobNamed('run-a2')).toBeDefined();
+    // What the deleted Job said stays the attempt's state.
+    expect(runner.get('run-a1')).toMatchObject({ phase: 'failed', error: { type: 'WorkerCrashed' } });
+
+    // A succeeded Job counts once its report arrived; the running one is never touched.
+    const reporter = statusReporter(cluster, target('run-a3'));
+    reporter.report({ type: 'result', value: { versionId: 'v1' } });
+    await reporter.flushed();
+    await setJobStatus('run-a3', { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] });
+    await stateBecomes('run-a3', (s) => s.phase === 'succeeded');
+    runner.start(spec('run-a4'));
+    await eventually(() => jobNamed('run-a4'));
+    const next = statusReporter(cluster, target('run-a4'));
+    next.report({ type: 'result', value: { versionId: 'v2' } });
+    await next.flushed();
+    await setJobStatus('run-a4', { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] });
+    await jobGone('run-a3');
+    expect(await jobNamed('run-a4')).toBeDefined();
+    expect(await jobNamed('run-a2')).toBeDefined();
+    expect(runner.get('run-a3')).toMatchObject({ phase: 'succeeded', result: { versionId: 'v1' } });
+  });
+
+  describe('with Jobs in the store namespace, for runs of another namespace', () => {
+    const store = () => ({ ...options(), job: { ...options().job, namespace: 'stratus' } });
+    beforeEach(async () => {
+      await runner.stop();
+      runner = new KubernetesJobRunner(store());
+      await runner.sync();
+    });
+
+    it('runs the Job there, labelled with its run, and deletes it when the run is deleted', async () => {
+      runner.start(spec('run-a1'));
+      const job = await eventually(() => jobNamed('run-a1', 'stratus'));
+      const run = await cluster.get(ingestionKind, 'run', 'default');
+      expect(job.metadata.ownerReferences).toBeUndefined();
+      expect(job.metadata.labels).toMatchObject({
+        'climate.stratus.dev/run-namespace': 'default',
+        'climate.stratus.dev/run-uid': run!.metadata.uid,
+      });
+      expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+      await cluster.delete(ingestionKind, 'run', 'default');
+      await jobGone('run-a1', 'stratus');
+    });
+
+    it('deletes, when it starts, the Jobs whose run went while no runner watched, and keeps the others', async () => {
+      await cluster.create(ingestionKind, {
+        apiVersion: API_VERSION,
+        kind: 'Ingestion',
+        metadata: { name: 'kept', namespace: 'default' },
+        spec: { source: 'sample' },
+      });
+      runner.start(spec('run-a1'));
+      runner.start({ ...spec('kept-a1'), owner: { ...spec('kept-a1').owner, name: 'kept' } });
+      await eventually(() => jobNamed('kept-a1', 'stratus'));
+      await eventually(() => jobNamed('run-a1', 'stratus'));
+      await runner.stop();
+      await cluster.delete(ingestionKind, 'run', 'default');
+      runner = new KubernetesJobRunner(store());
+      await runner.sync();
+      await jobGone('run-a1', 'stratus');
+      expect(await jobNamed('kept-a1', 'stratus')).toBeDefined();
+    });
+
+    it('refuses an attempt that needs a Secret of the run namespace, creating no Job', async () => {
+      runner.start({ ...spec('run-a1'), env: [{ name: 'TOKEN', secretKeyRef: { name: 'creds', key: 'token' } }] });
+      const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
+      expect(state.error?.type).toBe('CredentialsAcrossNamespaces');
+      expect(await jobNamed('run-a1', 'stratus')).toBeUndefined();
+    });
   });
 });

@@ -15,7 +15,7 @@ import {
   type BatchJob,
   type WorkerJobOptions,
 } from './job-manifest.ts';
-import { jobStateOf, jobSucceeded } from './job-state.ts';
+import { jobFailed, jobStateOf, jobSucceeded } from './job-state.ts';
 
 export const FIELD_MANAGER = 'stratus-operator';
 
@@ -24,11 +24,21 @@ export interface KubernetesJobRunnerOptions {
   logger: Logger;
   /** The kinds whose resources own attempts; the worker reports into their `status.worker`. */
   ownerKinds: KindRef[];
-  /** The namespaces to watch; all of them when empty or absent. */
+  /** The namespaces of the runs to watch; all of them when empty or absent. Jobs run in `job.namespace`. */
   namespaces?: string[];
   job: WorkerJobOptions;
+  /**
+   * How many finished Jobs of one run stay, by how they ended (like a CronJob's history limits); older ones are
+   * deleted. `ttlSecondsAfterFinished` bounds them too where the cluster's TTL controller runs (beta from 1.21).
+   */
+  history?: { successful?: number; failed?: number };
   now?: () => Date;
 }
+
+/** Creation order; a second's resolution, so the attempt name breaks ties. */
+const createdAt = (job: BatchJob) => `${job.metadata.creationTimestamp ?? ''} ${job.metadata.name}`;
+
+export const historyDefaults = { successful: 1, failed: 3 };
 
 interface Attempt {
   spec: JobSpec;
@@ -38,18 +48,31 @@ interface Attempt {
   emitted?: string;
 }
 
+/** The run a Job works for, from its labels. */
+interface RunOfJob {
+  kind: KindRef;
+  name: string;
+  namespace: string | undefined;
+  uid: string;
+}
+
 /**
- * Runs attempts as batch/v1 Jobs. State comes from two informers: the Jobs this runner made (selected by label),
- * which say whether the pod is still running, and the owners' `status.worker`, where the worker reports progress
- * and its end. Cancelling deletes the Job in the foreground: the kubelet's SIGTERM is the worker's cooperative
- * cancel, the pod's termination grace period its grace.
+ * Runs attempts as batch/v1 Jobs, all in one namespace (the store's). State comes from two informers: the Jobs
+ * this runner made (selected by label), which say whether the pod is still running, and the owners'
+ * `status.worker`, where the worker reports progress and its end. Cancelling deletes the Job in the foreground: the
+ * kubelet's SIGTERM is the worker's cooperative cancel, the pod's termination grace period its grace. A run in the
+ * Jobs' namespace owns its Jobs (the garbage collector deletes them with it); for a run elsewhere the runner
+ * deletes them itself, when the run's deletion is watched and whenever a list finds a Job whose run is gone.
  */
 export class KubernetesJobRunner implements JobRunner {
   readonly #options: KubernetesJobRunnerOptions;
   readonly #now: () => Date;
+  readonly #history: { successful: number; failed: number };
   readonly #attempts = new Map<string, Attempt>();
   readonly #jobs = new Map<string, BatchJob>();
   readonly #reports = new Map<string, WorkerReport>();
+  /** The runs the owner informers know, by uid: a Job whose run is not among them may be an orphan. */
+  readonly #runs = new Map<string, { kind: string; namespace: string | undefined }>();
   readonly #listeners: ((job: JobSpec, state: JobState) => void)[] = [];
   readonly #abort = new AbortController();
   readonly #loops: Promise<void>[] = [];
@@ -57,33 +80,36 @@ export class KubernetesJobRunner implements JobRunner {
   constructor(options: KubernetesJobRunnerOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => new Date());
+    this.#history = {
+      successful: options.history?.successful ?? historyDefaults.successful,
+      failed: options.history?.failed ?? historyDefaults.failed,
+    };
   }
 
   /** Starts the informers; resolves once each has listed, so that `get` answers for attempts already running. */
   async sync(): Promise<void> {
     const { cluster, logger, namespaces, ownerKinds } = this.#options;
     const signal = this.#abort.signal;
-    const synced: Promise<void>[] = [];
+    const jobs = inform<BatchJob>({
+      cluster,
+      kind: jobKind,
+      namespace: this.#options.job.namespace,
+      labelSelector: WORKER_SELECTOR,
+      logger,
+      signal,
+      // A relist stands for the events a broken watch missed: Jobs gone meanwhile count as deleted.
+      onList: (items) => {
+        const listed = new Set(items.map((job) => job.metadata.name));
+        for (const job of [...this.#jobs.values()])
+          if (!listed.has(job.metadata.name)) this.#onJobEvent({ type: 'DELETED', object: job });
+        for (const job of items) this.#onJobEvent({ type: 'ADDED', object: job });
+        this.#sweep();
+      },
+      onEvent: (event) => this.#onJobEvent(event),
+    });
+    const synced = [jobs.synced];
+    this.#loops.push(jobs.done);
     for (const namespace of namespaces?.length ? namespaces : [undefined]) {
-      const jobs = inform<BatchJob>({
-        cluster,
-        kind: jobKind,
-        namespace,
-        labelSelector: WORKER_SELECTOR,
-        logger,
-        signal,
-        // A relist stands for the events a broken watch missed: Jobs gone meanwhile count as deleted.
-        onList: (items) => {
-          const listed = new Set(items.map((job) => job.metadata.name));
-          for (const job of [...this.#jobs.values()])
-            if ((!namespace || job.metadata.namespace === namespace) && !listed.has(job.metadata.name))
-              this.#onJobEvent({ type: 'DELETED', object: job });
-          for (const job of items) this.#onJobEvent({ type: 'ADDED', object: job });
-        },
-        onEvent: (event) => this.#onJobEvent(event),
-      });
-      synced.push(jobs.synced);
-      this.#loops.push(jobs.done);
       for (const kind of ownerKinds) {
         const owners = inform<KubeObject>({
           cluster,
@@ -91,7 +117,13 @@ export class KubernetesJobRunner implements JobRunner {
           namespace,
           logger,
           signal,
-          onList: (items) => items.forEach((owner) => this.#onOwner(owner)),
+          // A relist also stands for the deletions a broken watch missed.
+          onList: (items) => {
+            for (const [uid, run] of this.#runs)
+              if (run.kind === kind.kind && (!namespace || run.namespace === namespace)) this.#runs.delete(uid);
+            for (const owner of items) this.#onOwner(owner);
+            this.#sweep();
+          },
           onEvent: (event) => (event.type === 'DELETED' ? this.#forget(event.object) : this.#onOwner(event.object)),
         });
         synced.push(owners.synced);
@@ -122,34 +154,34 @@ export class KubernetesJobRunner implements JobRunner {
   }
 
   async #create(spec: JobSpec): Promise<void> {
-    const { cluster } = this.#options;
+    const { cluster, job: options } = this.#options;
     if (inputBytes(spec) > MAX_INPUT_BYTES) {
       this.#fail(spec.name, 'InputTooLarge', `the attempt's input exceeds ${MAX_INPUT_BYTES} bytes`);
       return;
     }
     const { kind, name, namespace } = spec.owner;
+    // A secretKeyRef names a Secret of the pod's own namespace: resolved in the Jobs' namespace, a run's Secret name
+    // would read whatever Secret of that name the store's namespace holds.
+    if (spec.env?.length && namespace !== options.namespace) {
+      this.#fail(
+        spec.name,
+        'CredentialsAcrossNamespaces',
+        `worker Jobs run in namespace ${options.namespace}, where the Secrets of namespace ${namespace} cannot be read: ` +
+          `runs that need credentials must be in ${options.namespace}`,
+      );
+      return;
+    }
     const owner = await cluster.get(kind, name, namespace);
     if (!owner?.metadata.uid) throw new Error(`${kind.kind} ${name} is gone`);
-    const ownerReference = {
-      apiVersion: kind.apiVersion,
-      kind: kind.kind,
-      name,
-      uid: owner.metadata.uid,
-      controller: true,
-      blockOwnerDeletion: true,
-    };
-    await cluster.create(jobKind, workerJobFor(spec, ownerReference, this.#options.job), {
-      fieldManager: FIELD_MANAGER,
-    });
+    await cluster.create(jobKind, workerJobFor(spec, owner.metadata.uid, options), { fieldManager: FIELD_MANAGER });
   }
 
   cancel(name: string): void {
     const attempt = this.#attemptOf(name);
     if (!attempt || attempt.cancelRequested) return;
     attempt.cancelRequested = true;
-    const namespace = this.#jobs.get(name)?.metadata.namespace ?? attempt.spec.owner.namespace;
     void this.#options.cluster
-      .delete(jobKind, name, namespace, { propagationPolicy: 'Foreground' })
+      .delete(jobKind, name, this.#options.job.namespace, { propagationPolicy: 'Foreground' })
       .catch((err: unknown) => this.#options.logger.warn({ err, job: name }, 'deleting the worker Job failed'));
   }
 
@@ -164,21 +196,29 @@ export class KubernetesJobRunner implements JobRunner {
     const known = this.#attempts.get(name);
     if (known) return known;
     const job = this.#jobs.get(name);
-    const owner = job?.metadata.ownerReferences?.find((ref) => ref.controller);
-    const kind = this.#options.ownerKinds.find((k) => k.apiVersion === owner?.apiVersion && k.kind === owner?.kind);
-    if (!job || !owner || !kind) return undefined;
+    const run = job && this.#runOf(job);
+    if (!job || !run) return undefined;
     const adopted: Attempt = {
       spec: {
         name,
         task: job.metadata.labels?.[LABELS.task] ?? '',
         input: undefined,
-        owner: { kind, name: owner.name, namespace: job.metadata.namespace },
+        owner: { kind: run.kind, name: run.name, namespace: run.namespace },
       },
       requestedAt: job.metadata.creationTimestamp ?? this.#now().toISOString(),
       cancelRequested: false,
     };
     this.#attempts.set(name, adopted);
     return adopted;
+  }
+
+  #runOf(job: BatchJob): RunOfJob | undefined {
+    const labels = job.metadata.labels ?? {};
+    const kind = this.#options.ownerKinds.find((k) => k.kind === labels[LABELS.runKind]);
+    const name = labels[LABELS.run];
+    const uid = labels[LABELS.runUid];
+    if (!kind || !name || !uid) return undefined;
+    return { kind, name, namespace: labels[LABELS.runNamespace], uid };
   }
 
   #stateOf(name: string, attempt: Attempt): JobState {
@@ -205,6 +245,57 @@ export class KubernetesJobRunner implements JobRunner {
     } else this.#jobs.set(name, job);
     if (type !== 'DELETED' && jobSucceeded(job) && !this.#reports.get(name)?.end) void this.#confirmReport(job);
     this.#observed(name);
+    if (type !== 'DELETED') this.#pruneHistory(job);
+  }
+
+  /**
+   * Keeps the newest finished Jobs of the Job's run within the history limits and deletes the older ones. A Job
+   * counts once the runner has its attempt's end (a succeeded Job whose report is still on its way stays).
+   */
+  #pruneHistory(changed: BatchJob): void {
+    const run = this.#runOf(changed);
+    if (!run) return;
+    const finished = { successful: [] as BatchJob[], failed: [] as BatchJob[] };
+    for (const job of this.#jobs.values()) {
+      if (this.#runOf(job)?.uid !== run.uid || this.get(job.metadata.name)?.phase === 'running') continue;
+      if (jobSucceeded(job)) finished.successful.push(job);
+      else if (jobFailed(job)) finished.failed.push(job);
+    }
+    for (const outcome of ['successful', 'failed'] as const) {
+      const newestFirst = finished[outcome].sort((a, b) => createdAt(b).localeCompare(createdAt(a)));
+      for (const job of newestFirst.slice(this.#history[outcome])) this.#deleteJob(job, 'history limit');
+    }
+  }
+
+  /** Deletes the Jobs of runs in other namespaces that are gone: no garbage collector does it for them. */
+  #sweep(): void {
+    const { namespaces } = this.#options;
+    for (const job of this.#jobs.values()) {
+      const run = this.#runOf(job);
+      if (!run || job.metadata.ownerReferences?.length || this.#runs.has(run.uid)) continue;
+      if (namespaces?.length && !namespaces.includes(run.namespace ?? '')) continue;
+      void this.#deleteIfOrphan(job, run);
+    }
+  }
+
+  /** The informers' views may lag each other (a Job made for a run just created): a read decides. */
+  async #deleteIfOrphan(job: BatchJob, run: RunOfJob): Promise<void> {
+    try {
+      const current = await this.#options.cluster.get(run.kind, run.name, run.namespace);
+      if (current?.metadata.uid !== run.uid) await this.#deleteJob(job, 'its run is gone');
+    } catch (err) {
+      this.#options.logger.warn({ err, job: job.metadata.name }, 'reading the run of a worker Job failed');
+    }
+  }
+
+  async #deleteJob(job: BatchJob, why: string): Promise<void> {
+    const { name, namespace } = job.metadata;
+    this.#options.logger.info({ job: name, why }, 'deleting a worker Job');
+    try {
+      await this.#options.cluster.delete(jobKind, name, namespace, { propagationPolicy: 'Background' });
+    } catch (err) {
+      if (!isApiError(err, 'NotFound')) this.#options.logger.warn({ err, job: name }, 'deleting a worker Job failed');
+    }
   }
 
   /**
@@ -227,6 +318,8 @@ export class KubernetesJobRunner implements JobRunner {
   }
 
   #onOwner(owner: KubeObject): void {
+    const { uid, namespace } = owner.metadata;
+    if (uid) this.#runs.set(uid, { kind: owner.kind, namespace });
     const parsed = workerReportSchema.safeParse((owner.status as { worker?: unknown } | undefined)?.worker);
     if (!parsed.success) return;
     const report = parsed.data;
@@ -236,8 +329,12 @@ export class KubernetesJobRunner implements JobRunner {
     this.#observed(report.job);
   }
 
-  /** A deleted run's attempts go with it (the garbage collector deletes their Jobs). */
+  /** A deleted run's attempts go with it; the garbage collector deletes the Jobs it owns, the runner the others. */
   #forget(owner: KubeObject): void {
+    if (owner.metadata.uid) this.#runs.delete(owner.metadata.uid);
+    for (const job of this.#jobs.values())
+      if (!job.metadata.ownerReferences?.length && this.#runOf(job)?.uid === owner.metadata.uid)
+        void this.#deleteJob(job, 'its run was deleted');
     for (const [name, attempt] of this.#attempts) {
       const { kind, name: ownerName, namespace } = attempt.spec.owner;
       if (kind.kind === owner.kind && ownerName === owner.metadata.name && namespace === owner.metadata.namespace) {
