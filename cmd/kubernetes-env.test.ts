@@ -42,7 +42,7 @@ describe('the settings of the Kubernetes-mode commands', () => {
       ...operatorVariables,
       STRATUS_WORKER_IMAGE_PULL_POLICY: 'Always',
       STRATUS_WORKER_SERVICE_ACCOUNT: 'stratus-worker',
-      STRATUS_WORKER_RESOURCES: '{"requests":{"cpu":"1"},"limits":{"memory":"4Gi"}}',
+      STRATUS_WORKER_RESOURCES: '{"requests":{"cpu":1},"limits":{"memory":"4Gi"}}',
       STRATUS_WORKER_ACTIVE_DEADLINE_SECONDS: '600',
       STRATUS_WORKER_TTL_SECONDS_AFTER_FINISHED: '0',
       STRATUS_WORKER_SUCCESSFUL_JOBS_HISTORY_LIMIT: '2',

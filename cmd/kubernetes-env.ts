@@ -71,10 +71,9 @@ function pullPolicy(env: NodeJS.ProcessEnv, name: string): WorkerJobOptions['ima
   return policy;
 }
 
-const resourcesSchema = z.strictObject({
-  requests: z.record(z.string(), z.string()).optional(),
-  limits: z.record(z.string(), z.string()).optional(),
-});
+// The chart's values allow quantities as numbers (`cpu: 1`), which JSON keeps.
+const quantities = z.record(z.string(), z.union([z.string(), z.number().transform(String)])).optional();
+const resourcesSchema = z.strictObject({ requests: quantities, limits: quantities });
 
 function resources(env: NodeJS.ProcessEnv, name: string): WorkerJobOptions['resources'] {
   const value = env[name];
