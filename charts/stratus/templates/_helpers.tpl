@@ -105,7 +105,8 @@ capabilities:
   verbs: ["update"]
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
-  verbs: ["create", "patch"]
+  # get: a repeated Event is counted in the existing one's series (operator/runtime/events.ts).
+  verbs: ["get", "create", "patch"]
 {{- end -}}
 
 {{/* What a worker may do where the operator watches: report into its run's status (operator/worker/status-report.ts). */}}
