@@ -20,7 +20,7 @@ import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.t
 import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
 import { API_VERSION, validateObject } from '../../core/resources/registry.ts';
-import type { BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
+import { workerJobName, type BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
 import { runKubernetesApiServer } from '../../cmd/api-server.ts';
 import { operatorEnv } from '../../cmd/kubernetes-env.ts';
 import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd/operator.ts';
@@ -239,7 +239,9 @@ describe('Ingestions on Kubernetes run as worker Jobs, under the chart RBAC', ()
 
   it('runs the Job of a run in another namespace in the release namespace, and deletes it with the run', async () => {
     await admin.create<Ingestion>(ingestionKind, ingestion('elsewhere', workNamespace, 'sample-elsewhere'));
-    const job = await eventually(() => admin.get<BatchJob>(jobKind, 'elsewhere-a1', releaseNamespace));
+    // Named apart from an attempt of the same name of a run in the release namespace.
+    const jobName = workerJobName('elsewhere-a1', workNamespace, releaseNamespace);
+    const job = await eventually(() => admin.get<BatchJob>(jobKind, jobName, releaseNamespace));
     const run = await admin.get<Ingestion>(ingestionKind, 'elsewhere', workNamespace);
     expect(job.metadata.ownerReferences).toBeUndefined();
     expect(job.metadata.labels).toMatchObject({
@@ -248,10 +250,10 @@ describe('Ingestions on Kubernetes run as worker Jobs, under the chart RBAC', ()
     });
 
     // The worker reports across namespaces with its ClusterRole.
-    await runPodOf('elsewhere-a1');
+    await runPodOf(jobName);
     await successful('elsewhere', workNamespace);
 
     await admin.delete(ingestionKind, 'elsewhere', workNamespace);
-    await jobGone('elsewhere-a1');
+    await jobGone(jobName);
   });
 });

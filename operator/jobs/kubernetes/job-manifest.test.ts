@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
 import { REPORT_TO_ENV } from '../../worker/protocol.ts';
 import type { JobSpec } from '../runner.ts';
-import { type BatchJob, inputBytes, MAX_INPUT_BYTES, workerJobFor, WORKER_SELECTOR } from './job-manifest.ts';
+import {
+  type BatchJob,
+  inputBytes,
+  MAX_INPUT_BYTES,
+  workerJobFor,
+  workerJobName,
+  WORKER_SELECTOR,
+} from './job-manifest.ts';
 import { matchesLabels, parseLabelSelector } from '../../../core/cluster/label-selector.ts';
 
 const spec: JobSpec = {
@@ -46,6 +53,11 @@ describe('the Job of one attempt', () => {
   it('runs in the store namespace, without an owner reference, for a run of another namespace', () => {
     const elsewhere = workerJobFor({ ...spec, env: undefined }, 'u-1', { ...options, namespace: 'stratus' });
     expect(elsewhere.metadata.namespace).toBe('stratus');
+    // Named apart from the attempt of the same name of a run in any other namespace.
+    expect(elsewhere.metadata.name).toBe(workerJobName('run-1-a2', 'climate', 'stratus'));
+    expect(elsewhere.metadata.name).toMatch(/^run-1-a2-ns[0-9a-f]{6}$/);
+    expect(workerJobName('run-1-a2', 'other', 'stratus')).not.toBe(elsewhere.metadata.name);
+    expect(elsewhere.metadata.annotations).toEqual({ 'climate.stratus.dev/attempt': 'run-1-a2' });
     expect(elsewhere.metadata.ownerReferences).toBeUndefined();
     const reportTo = podOf(elsewhere).containers[0].env[0] as { value: string };
     expect(JSON.parse(reportTo.value)).toMatchObject({ name: 'run-1', namespace: 'climate' });
@@ -105,6 +117,12 @@ describe('the Job of one attempt', () => {
       'climate.stratus.dev/run-namespace': 'climate',
       'climate.stratus.dev/run-uid': 'u-1',
     });
+  });
+
+  it('keeps the name of a Job of a long attempt name within a label value', () => {
+    const long = 'x'.repeat(61) + '-a1';
+    expect(workerJobName(long, 'climate', 'stratus')).toHaveLength(63);
+    expect(workerJobName(long, 'climate', 'stratus')).not.toBe(workerJobName(`${long}0`, 'climate', 'stratus'));
   });
 
   it('measures the input argument in bytes, against the bound exec allows', () => {

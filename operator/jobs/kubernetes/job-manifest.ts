@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../../core/cluster/objects.ts';
 import { REPORT_TO_ENV, type ReportTarget } from '../../worker/protocol.ts';
 import type { JobSpec } from '../runner.ts';
@@ -18,6 +19,9 @@ export const LABELS = {
   runUid: 'climate.stratus.dev/run-uid',
   task: 'climate.stratus.dev/task',
 } as const;
+
+/** The attempt's name, where the Job's own name cannot be it (a run of another namespace). */
+export const ATTEMPT_ANNOTATION = 'climate.stratus.dev/attempt';
 
 /** Every Job this runner makes carries these; its watch selects on them. */
 export const WORKER_SELECTOR = `${LABELS.component}=worker,${LABELS.managedBy}=stratus-operator`;
@@ -63,6 +67,20 @@ export interface BatchJobStatus {
 }
 
 /**
+ * The Job's name: the attempt's for a run of the Jobs' namespace; for a run elsewhere, whose attempt may share its
+ * name with one of another namespace, the attempt's (cut to fit) and a hash of the run's namespace and the attempt.
+ * The Job controller puts the name in a pod label, so it stays within 63 characters.
+ */
+export function workerJobName(attempt: string, runNamespace: string | undefined, jobNamespace: string): string {
+  if (runNamespace === jobNamespace) return attempt;
+  const hash = createHash('sha256')
+    .update(`${runNamespace ?? ''}/${attempt}`)
+    .digest('hex')
+    .slice(0, 6);
+  return `${attempt.slice(0, 54)}-ns${hash}`;
+}
+
+/**
  * The batch/v1 Job of one attempt: one pod, never retried by Kubernetes (retries belong to the planner). It runs in
  * the options' namespace; only there can the run own it (owner references never cross namespaces), and elsewhere
  * the runner deletes it when the run goes.
@@ -92,9 +110,10 @@ export function workerJobFor(job: JobSpec, runUid: string, options: WorkerJobOpt
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
-      name: job.name,
+      name: workerJobName(job.name, runNamespace, options.namespace),
       namespace: options.namespace,
       labels,
+      annotations: { [ATTEMPT_ANNOTATION]: job.name },
       ...(ownedByRun && { ownerReferences: [owner] }),
     },
     spec: {

@@ -13,7 +13,7 @@ import { eventually } from '../../../test/support/eventually.ts';
 import type { ReportTarget } from '../../worker/protocol.ts';
 import { statusReporter } from '../../worker/status-report.ts';
 import type { JobSpec, JobState } from '../runner.ts';
-import type { BatchJob, BatchJobStatus } from './job-manifest.ts';
+import { workerJobName, type BatchJob, type BatchJobStatus } from './job-manifest.ts';
 import { KubernetesJobRunner } from './kubernetes-job-runner.ts';
 
 const spec = (name: string, input: unknown = { source: 'sample' }): JobSpec => ({
@@ -42,9 +42,9 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     const job = await jobNamed(name, namespace);
     await cluster.updateStatus(jobKind, { ...job!, status });
   };
-  const stateBecomes = (name: string, done: (state: JobState) => boolean) =>
+  const stateBecomes = (name: string, done: (state: JobState) => boolean, namespace = 'default') =>
     eventually(async () => {
-      const state = runner.get(name);
+      const state = runner.get(name, namespace);
       return state && done(state) ? state : undefined;
     });
 
@@ -84,7 +84,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
       },
     ]);
     expect((await cluster.list(jobKind, { namespace: 'default' })).items).toHaveLength(1);
-    expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+    expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
   });
 
   it('reads progress and the result from what the worker reports into the run status', async () => {
@@ -94,7 +94,10 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     reporter.report({ type: 'progress', done: 1, total: 3, message: 'day 1' });
     await reporter.flushed();
     await stateBecomes('run-a1', (s) => s.progress?.done === 1);
-    expect(runner.get('run-a1')).toMatchObject({ phase: 'running', progress: { done: 1, total: 3, message: 'day 1' } });
+    expect(runner.get('run-a1', 'default')).toMatchObject({
+      phase: 'running',
+      progress: { done: 1, total: 3, message: 'day 1' },
+    });
 
     reporter.report({ type: 'progress', done: 3, total: 3 });
     reporter.report({ type: 'result', value: { versionId: 'v1' } });
@@ -113,8 +116,8 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     await earlier.flushed();
     runner.start(spec('run-a2'));
     await eventually(() => jobNamed('run-a2'));
-    expect(runner.get('run-a2')).toMatchObject({ phase: 'running' });
-    expect(runner.get('run-a2')?.error).toBeUndefined();
+    expect(runner.get('run-a2', 'default')).toMatchObject({ phase: 'running' });
+    expect(runner.get('run-a2', 'default')?.error).toBeUndefined();
   });
 
   it('fails an attempt whose pod failed without a report from the Job condition', async () => {
@@ -140,7 +143,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     await cluster.delete(jobKind, 'run-a1', 'default');
     await cluster.delete(jobKind, 'run-a2', 'default');
     expect((await stateBecomes('run-a2', (s) => s.phase !== 'running')).error?.type).toBe('JobDeleted');
-    expect(runner.get('run-a1')?.error).toEqual({ type: 'DeadlineExceeded', message: 'too long' });
+    expect(runner.get('run-a1', 'default')?.error).toEqual({ type: 'DeadlineExceeded', message: 'too long' });
   });
 
   it('fails an attempt whose pod succeeded without ever reporting an end', async () => {
@@ -154,7 +157,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
   it('cancels by deleting the Job', async () => {
     runner.start(spec('run-a1'));
     await eventually(() => jobNamed('run-a1'));
-    runner.cancel('run-a1');
+    runner.cancel('run-a1', 'default');
     await eventually(async () => ((await jobNamed('run-a1')) ? undefined : true));
     expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).phase).toBe('cancelled');
   });
@@ -196,7 +199,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     });
     runner = new KubernetesJobRunner({ ...options(), cluster: lossy });
     await runner.sync();
-    expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+    expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
     deaf = true;
     await cluster.delete(jobKind, 'run-a1', 'default');
     expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).error?.type).toBe('JobDeleted');
@@ -209,7 +212,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     await runner.stop();
     runner = new KubernetesJobRunner(options());
     await runner.sync();
-    expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+    expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
     const reporter = statusReporter(cluster, target('run-a1'));
     reporter.report({ type: 'cancelled' });
     await reporter.flushed();
@@ -229,7 +232,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     await jobGone('run-a1');
     expect(await jobNamed('run-a2')).toBeDefined();
     // What the deleted Job said stays the attempt's state.
-    expect(runner.get('run-a1')).toMatchObject({ phase: 'failed', error: { type: 'WorkerCrashed' } });
+    expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'failed', error: { type: 'WorkerCrashed' } });
 
     // A succeeded Job counts once its report arrived; the running one is never touched.
     const reporter = statusReporter(cluster, target('run-a3'));
@@ -246,7 +249,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     await jobGone('run-a3');
     expect(await jobNamed('run-a4')).toBeDefined();
     expect(await jobNamed('run-a2')).toBeDefined();
-    expect(runner.get('run-a3')).toMatchObject({ phase: 'succeeded', result: { versionId: 'v1' } });
+    expect(runner.get('run-a3', 'default')).toMatchObject({ phase: 'succeeded', result: { versionId: 'v1' } });
   });
 
   describe('with Jobs in the store namespace, for runs of another namespace', () => {
@@ -259,16 +262,16 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
 
     it('runs the Job there, labelled with its run, and deletes it when the run is deleted', async () => {
       runner.start(spec('run-a1'));
-      const job = await eventually(() => jobNamed('run-a1', 'stratus'));
+      const job = await eventually(() => jobNamed(workerJobName('run-a1', 'default', 'stratus'), 'stratus'));
       const run = await cluster.get(ingestionKind, 'run', 'default');
       expect(job.metadata.ownerReferences).toBeUndefined();
       expect(job.metadata.labels).toMatchObject({
         'climate.stratus.dev/run-namespace': 'default',
         'climate.stratus.dev/run-uid': run!.metadata.uid,
       });
-      expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+      expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
       await cluster.delete(ingestionKind, 'run', 'default');
-      await jobGone('run-a1', 'stratus');
+      await jobGone(workerJobName('run-a1', 'default', 'stratus'), 'stratus');
     });
 
     it('deletes, when it starts, the Jobs whose run went while no runner watched, and keeps the others', async () => {
@@ -280,21 +283,48 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
       });
       runner.start(spec('run-a1'));
       runner.start({ ...spec('kept-a1'), owner: { ...spec('kept-a1').owner, name: 'kept' } });
-      await eventually(() => jobNamed('kept-a1', 'stratus'));
-      await eventually(() => jobNamed('run-a1', 'stratus'));
+      await eventually(() => jobNamed(workerJobName('kept-a1', 'default', 'stratus'), 'stratus'));
+      await eventually(() => jobNamed(workerJobName('run-a1', 'default', 'stratus'), 'stratus'));
       await runner.stop();
       await cluster.delete(ingestionKind, 'run', 'default');
       runner = new KubernetesJobRunner(store());
       await runner.sync();
-      await jobGone('run-a1', 'stratus');
-      expect(await jobNamed('kept-a1', 'stratus')).toBeDefined();
+      await jobGone(workerJobName('run-a1', 'default', 'stratus'), 'stratus');
+      expect(await jobNamed(workerJobName('kept-a1', 'default', 'stratus'), 'stratus')).toBeDefined();
+    });
+
+    it('gives attempts of one name, of runs in two namespaces, a Job each and keeps their states apart', async () => {
+      for (const namespace of ['stratus', 'other'])
+        await cluster.create(ingestionKind, {
+          apiVersion: API_VERSION,
+          kind: 'Ingestion',
+          metadata: { name: 'run', namespace },
+          spec: { source: 'sample' },
+        });
+      for (const namespace of ['default', 'stratus', 'other'])
+        runner.start({ ...spec('run-a1'), owner: { ...spec('run-a1').owner, namespace } });
+      const names = ['default', 'stratus', 'other'].map((ns) => workerJobName('run-a1', ns, 'stratus'));
+      expect(names[1]).toBe('run-a1');
+      expect(new Set(names).size).toBe(3);
+      for (const name of names) await eventually(() => jobNamed(name, 'stratus'));
+
+      const reporter = statusReporter(cluster, { ...target('run-a1'), namespace: 'other' });
+      reporter.report({ type: 'error', errorType: 'SourceUnavailable', message: 'down' });
+      await reporter.flushed();
+      await stateBecomes('run-a1', (s) => s.phase === 'failed', 'other');
+      expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
+      expect(runner.get('run-a1', 'stratus')).toMatchObject({ phase: 'running' });
+
+      runner.cancel('run-a1', 'default');
+      await jobGone(names[0]!, 'stratus');
+      expect(await jobNamed('run-a1', 'stratus')).toBeDefined();
     });
 
     it('refuses an attempt that needs a Secret of the run namespace, creating no Job', async () => {
       runner.start({ ...spec('run-a1'), env: [{ name: 'TOKEN', secretKeyRef: { name: 'creds', key: 'token' } }] });
       const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
       expect(state.error?.type).toBe('CredentialsAcrossNamespaces');
-      expect(await jobNamed('run-a1', 'stratus')).toBeUndefined();
+      expect(await jobNamed(workerJobName('run-a1', 'default', 'stratus'), 'stratus')).toBeUndefined();
     });
   });
 });

@@ -5,13 +5,15 @@ import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
 import { inform } from '../../runtime/informer.ts';
 import { workerReportSchema, type WorkerReport } from '../../worker/protocol.ts';
-import type { JobRunner, JobSpec, JobState } from '../runner.ts';
+import { attemptKey, type JobRunner, type JobSpec, type JobState } from '../runner.ts';
 import {
+  ATTEMPT_ANNOTATION,
   inputBytes,
   LABELS,
   MAX_INPUT_BYTES,
   WORKER_SELECTOR,
   workerJobFor,
+  workerJobName,
   type BatchJob,
   type WorkerJobOptions,
 } from './job-manifest.ts';
@@ -48,6 +50,13 @@ interface Attempt {
   emitted?: string;
 }
 
+/** An attempt by its run's namespace and its name (`attemptKey`), from the spec that started it or from its Job. */
+const keyOfSpec = (spec: JobSpec) => attemptKey(spec.name, spec.owner.namespace);
+function keyOfJob(job: BatchJob): string {
+  const { annotations, labels, name } = job.metadata;
+  return attemptKey(annotations?.[ATTEMPT_ANNOTATION] ?? name, labels?.[LABELS.runNamespace]);
+}
+
 /** The run a Job works for, from its labels. */
 interface RunOfJob {
   kind: KindRef;
@@ -68,6 +77,7 @@ export class KubernetesJobRunner implements JobRunner {
   readonly #options: KubernetesJobRunnerOptions;
   readonly #now: () => Date;
   readonly #history: { successful: number; failed: number };
+  /** Attempts, their Jobs and their reports, by attempt key. */
   readonly #attempts = new Map<string, Attempt>();
   readonly #jobs = new Map<string, BatchJob>();
   readonly #reports = new Map<string, WorkerReport>();
@@ -99,9 +109,9 @@ export class KubernetesJobRunner implements JobRunner {
       signal,
       // A relist stands for the events a broken watch missed: Jobs gone meanwhile count as deleted.
       onList: (items) => {
-        const listed = new Set(items.map((job) => job.metadata.name));
-        for (const job of [...this.#jobs.values()])
-          if (!listed.has(job.metadata.name)) this.#onJobEvent({ type: 'DELETED', object: job });
+        const listed = new Set(items.map(keyOfJob));
+        for (const [key, job] of [...this.#jobs])
+          if (!listed.has(key)) this.#onJobEvent({ type: 'DELETED', object: job });
         for (const job of items) this.#onJobEvent({ type: 'ADDED', object: job });
         this.#sweep();
       },
@@ -137,26 +147,26 @@ export class KubernetesJobRunner implements JobRunner {
     this.#listeners.push(listener);
   }
 
-  get(name: string): JobState | undefined {
-    const attempt = this.#attemptOf(name);
-    return attempt && this.#stateOf(name, attempt);
+  get(name: string, namespace: string | undefined): JobState | undefined {
+    return this.#stateOf(attemptKey(name, namespace));
   }
 
   start(spec: JobSpec): void {
-    if (this.#attempts.has(spec.name) || this.#jobs.has(spec.name)) return;
-    this.#attempts.set(spec.name, { spec, requestedAt: this.#now().toISOString(), cancelRequested: false });
+    const key = keyOfSpec(spec);
+    if (this.#attempts.has(key) || this.#jobs.has(key)) return;
+    this.#attempts.set(key, { spec, requestedAt: this.#now().toISOString(), cancelRequested: false });
     void this.#create(spec).catch((err: unknown) => {
       if (isApiError(err, 'AlreadyExists')) return;
-      this.#options.logger.warn({ err, job: spec.name }, 'creating the worker Job failed');
-      this.#fail(spec.name, 'JobNotCreated', `the worker Job could not be created: ${(err as Error).message}`);
+      this.#options.logger.warn({ err, job: key }, 'creating the worker Job failed');
+      this.#fail(key, 'JobNotCreated', `the worker Job could not be created: ${(err as Error).message}`);
     });
-    this.#observed(spec.name);
+    this.#observed(key);
   }
 
   async #create(spec: JobSpec): Promise<void> {
     const { cluster, job: options } = this.#options;
     if (inputBytes(spec) > MAX_INPUT_BYTES) {
-      this.#fail(spec.name, 'InputTooLarge', `the attempt's input exceeds ${MAX_INPUT_BYTES} bytes`);
+      this.#fail(keyOfSpec(spec), 'InputTooLarge', `the attempt's input exceeds ${MAX_INPUT_BYTES} bytes`);
       return;
     }
     const { kind, name, namespace } = spec.owner;
@@ -164,7 +174,7 @@ export class KubernetesJobRunner implements JobRunner {
     // would read whatever Secret of that name the store's namespace holds.
     if (spec.env?.length && namespace !== options.namespace) {
       this.#fail(
-        spec.name,
+        keyOfSpec(spec),
         'CredentialsAcrossNamespaces',
         `worker Jobs run in namespace ${options.namespace}, where the Secrets of namespace ${namespace} cannot be read: ` +
           `runs that need credentials must be in ${options.namespace}`,
@@ -176,13 +186,15 @@ export class KubernetesJobRunner implements JobRunner {
     await cluster.create(jobKind, workerJobFor(spec, owner.metadata.uid, options), { fieldManager: FIELD_MANAGER });
   }
 
-  cancel(name: string): void {
-    const attempt = this.#attemptOf(name);
+  cancel(name: string, namespace: string | undefined): void {
+    const key = attemptKey(name, namespace);
+    const attempt = this.#attemptOf(key);
     if (!attempt || attempt.cancelRequested) return;
     attempt.cancelRequested = true;
+    const jobs = this.#options.job.namespace;
     void this.#options.cluster
-      .delete(jobKind, name, this.#options.job.namespace, { propagationPolicy: 'Foreground' })
-      .catch((err: unknown) => this.#options.logger.warn({ err, job: name }, 'deleting the worker Job failed'));
+      .delete(jobKind, workerJobName(name, namespace, jobs), jobs, { propagationPolicy: 'Foreground' })
+      .catch((err: unknown) => this.#options.logger.warn({ err, job: key }, 'deleting the worker Job failed'));
   }
 
   /** Stops watching. Jobs keep running: they belong to the cluster, and the next operator adopts them. */
@@ -192,15 +204,15 @@ export class KubernetesJobRunner implements JobRunner {
   }
 
   /** The attempt this runner started, or one it finds in the cluster (started before a restart or by another leader). */
-  #attemptOf(name: string): Attempt | undefined {
-    const known = this.#attempts.get(name);
+  #attemptOf(key: string): Attempt | undefined {
+    const known = this.#attempts.get(key);
     if (known) return known;
-    const job = this.#jobs.get(name);
+    const job = this.#jobs.get(key);
     const run = job && this.#runOf(job);
     if (!job || !run) return undefined;
     const adopted: Attempt = {
       spec: {
-        name,
+        name: job.metadata.annotations?.[ATTEMPT_ANNOTATION] ?? job.metadata.name,
         task: job.metadata.labels?.[LABELS.task] ?? '',
         input: undefined,
         owner: { kind: run.kind, name: run.name, namespace: run.namespace },
@@ -208,7 +220,7 @@ export class KubernetesJobRunner implements JobRunner {
       requestedAt: job.metadata.creationTimestamp ?? this.#now().toISOString(),
       cancelRequested: false,
     };
-    this.#attempts.set(name, adopted);
+    this.#attempts.set(key, adopted);
     return adopted;
   }
 
@@ -221,30 +233,34 @@ export class KubernetesJobRunner implements JobRunner {
     return { kind, name, namespace: labels[LABELS.runNamespace], uid };
   }
 
-  #stateOf(name: string, attempt: Attempt): JobState {
-    return jobStateOf({
-      name,
-      requestedAt: attempt.requestedAt,
-      job: this.#jobs.get(name),
-      report: this.#reports.get(name),
-      cancelRequested: attempt.cancelRequested,
-    });
+  #stateOf(key: string): JobState | undefined {
+    const attempt = this.#attemptOf(key);
+    return (
+      attempt &&
+      jobStateOf({
+        name: attempt.spec.name,
+        requestedAt: attempt.requestedAt,
+        job: this.#jobs.get(key),
+        report: this.#reports.get(key),
+        cancelRequested: attempt.cancelRequested,
+      })
+    );
   }
 
   #onJobEvent({ type, object: job }: WatchEvent<BatchJob>): void {
-    const { name } = job.metadata;
+    const key = keyOfJob(job);
     if (type === 'DELETED') {
-      const attempt = this.#attemptOf(name);
+      const attempt = this.#attemptOf(key);
       // What the Job said before it went stays said (a failure, say, collected after its TTL).
-      const last = attempt && this.#stateOf(name, attempt);
-      this.#jobs.delete(name);
-      if (last?.phase === 'failed' && !this.#reports.get(name)?.end)
-        this.#fail(name, last.error!.type, last.error!.message);
+      const last = this.#stateOf(key);
+      this.#jobs.delete(key);
+      if (last?.phase === 'failed' && !this.#reports.get(key)?.end)
+        this.#fail(key, last.error!.type, last.error!.message);
       else if (last?.phase === 'running' && !attempt!.cancelRequested)
-        this.#fail(name, 'JobDeleted', 'the worker Job was deleted before the worker reported its end');
-    } else this.#jobs.set(name, job);
-    if (type !== 'DELETED' && jobSucceeded(job) && !this.#reports.get(name)?.end) void this.#confirmReport(job);
-    this.#observed(name);
+        this.#fail(key, 'JobDeleted', 'the worker Job was deleted before the worker reported its end');
+    } else this.#jobs.set(key, job);
+    if (type !== 'DELETED' && jobSucceeded(job) && !this.#reports.get(key)?.end) void this.#confirmReport(key);
+    this.#observed(key);
     if (type !== 'DELETED') this.#pruneHistory(job);
   }
 
@@ -256,14 +272,14 @@ export class KubernetesJobRunner implements JobRunner {
     const run = this.#runOf(changed);
     if (!run) return;
     const finished = { successful: [] as BatchJob[], failed: [] as BatchJob[] };
-    for (const job of this.#jobs.values()) {
-      if (this.#runOf(job)?.uid !== run.uid || this.get(job.metadata.name)?.phase === 'running') continue;
+    for (const [key, job] of this.#jobs) {
+      if (this.#runOf(job)?.uid !== run.uid || this.#stateOf(key)?.phase === 'running') continue;
       if (jobSucceeded(job)) finished.successful.push(job);
       else if (jobFailed(job)) finished.failed.push(job);
     }
     for (const outcome of ['successful', 'failed'] as const) {
       const newestFirst = finished[outcome].sort((a, b) => createdAt(b).localeCompare(createdAt(a)));
-      for (const job of newestFirst.slice(this.#history[outcome])) this.#deleteJob(job, 'history limit');
+      for (const job of newestFirst.slice(this.#history[outcome])) void this.#deleteJob(job, 'history limit');
     }
   }
 
@@ -302,19 +318,19 @@ export class KubernetesJobRunner implements JobRunner {
    * A Job succeeded but its worker's report has not arrived: the owner's watch may lag the Job's. The worker writes
    * its report before it exits, so a read now sees it; if it holds none, the worker ended without reporting.
    */
-  async #confirmReport(job: BatchJob): Promise<void> {
-    const attempt = this.#attemptOf(job.metadata.name);
+  async #confirmReport(key: string): Promise<void> {
+    const attempt = this.#attemptOf(key);
     if (!attempt) return;
     const { kind, name, namespace } = attempt.spec.owner;
     try {
       const owner = await this.#options.cluster.get(kind, name, namespace);
       if (owner) this.#onOwner(owner);
     } catch (err) {
-      this.#options.logger.warn({ err, job: job.metadata.name }, 'reading the run of a finished Job failed');
+      this.#options.logger.warn({ err, job: key }, 'reading the run of a finished Job failed');
       return;
     }
-    if (!this.#reports.get(job.metadata.name)?.end)
-      this.#fail(job.metadata.name, 'ReportMissing', 'the worker pod succeeded without reporting a result');
+    if (!this.#reports.get(key)?.end)
+      this.#fail(key, 'ReportMissing', 'the worker pod succeeded without reporting a result');
   }
 
   #onOwner(owner: KubeObject): void {
@@ -323,10 +339,11 @@ export class KubernetesJobRunner implements JobRunner {
     const parsed = workerReportSchema.safeParse((owner.status as { worker?: unknown } | undefined)?.worker);
     if (!parsed.success) return;
     const report = parsed.data;
+    const key = attemptKey(report.job, namespace);
     // A report that already ended stays: a later write of the run's status without it says nothing new.
-    if (this.#reports.get(report.job)?.end) return;
-    this.#reports.set(report.job, report);
-    this.#observed(report.job);
+    if (this.#reports.get(key)?.end) return;
+    this.#reports.set(key, report);
+    this.#observed(key);
   }
 
   /** A deleted run's attempts go with it; the garbage collector deletes the Jobs it owns, the runner the others. */
@@ -335,25 +352,26 @@ export class KubernetesJobRunner implements JobRunner {
     for (const job of this.#jobs.values())
       if (!job.metadata.ownerReferences?.length && this.#runOf(job)?.uid === owner.metadata.uid)
         void this.#deleteJob(job, 'its run was deleted');
-    for (const [name, attempt] of this.#attempts) {
-      const { kind, name: ownerName, namespace } = attempt.spec.owner;
-      if (kind.kind === owner.kind && ownerName === owner.metadata.name && namespace === owner.metadata.namespace) {
-        this.#attempts.delete(name);
-        this.#reports.delete(name);
+    for (const [key, attempt] of this.#attempts) {
+      const { kind, name, namespace } = attempt.spec.owner;
+      if (kind.kind === owner.kind && name === owner.metadata.name && namespace === owner.metadata.namespace) {
+        this.#attempts.delete(key);
+        this.#reports.delete(key);
       }
     }
   }
 
   /** Records an end the worker could not report, as if it had. */
-  #fail(name: string, errorType: string, message: string): void {
-    this.#reports.set(name, { job: name, at: this.#now().toISOString(), end: { type: 'error', errorType, message } });
-    this.#observed(name);
+  #fail(key: string, errorType: string, message: string): void {
+    const job = this.#attemptOf(key)?.spec.name ?? key;
+    this.#reports.set(key, { job, at: this.#now().toISOString(), end: { type: 'error', errorType, message } });
+    this.#observed(key);
   }
 
-  #observed(name: string): void {
-    const attempt = this.#attemptOf(name);
-    if (!attempt) return;
-    const state = this.#stateOf(name, attempt);
+  #observed(key: string): void {
+    const attempt = this.#attemptOf(key);
+    const state = this.#stateOf(key);
+    if (!attempt || !state) return;
     const json = JSON.stringify(state);
     if (json === attempt.emitted) return;
     attempt.emitted = json;
