@@ -219,6 +219,18 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).phase).toBe('cancelled');
   });
 
+  it('forgets the attempts of a deleted run, and hears nothing of them when the collector deletes their Jobs', async () => {
+    runner.start(spec('run-a1'));
+    await eventually(() => jobNamed('run-a1'));
+    await cluster.delete(ingestionKind, 'run', 'default');
+    await jobGone('run-a1');
+    const heardBefore = heard.length;
+    // The runner watched the Job go (a new one of the same attempt would be seen, the old one is not).
+    await eventually(async () => (runner.get('run-a1', 'default') === undefined ? true : undefined));
+    expect(heard.slice(heardBefore)).toEqual([]);
+    expect(heard.some(([, s]) => s.error?.type === 'JobDeleted')).toBe(false);
+  });
+
   it('keeps the newest finished Jobs of a run within the history limits and deletes older ones', async () => {
     await runner.stop();
     runner = new KubernetesJobRunner({ ...options(), history: { successful: 1, failed: 1 } });

@@ -249,6 +249,11 @@ export class KubernetesJobRunner implements JobRunner {
 
   #onJobEvent({ type, object: job }: WatchEvent<BatchJob>): void {
     const key = keyOfJob(job);
+    if (type === 'DELETED' && !this.#attempts.has(key)) {
+      // Every Job seen is adopted; one without its attempt belongs to a deleted run, forgotten with it.
+      this.#jobs.delete(key);
+      return;
+    }
     if (type === 'DELETED') {
       const attempt = this.#attemptOf(key);
       // What the Job said before it went stays said (a failure, say, collected after its TTL).
