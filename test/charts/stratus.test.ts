@@ -35,6 +35,16 @@ const named = (objects: KubeObject[], kind: string) => objects.filter((o) => o.k
 const matches = (labels: Record<string, string> | undefined, selector: Record<string, string>) =>
   Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 const builtInSourcesDir = join(import.meta.dirname, '../../manifests/data-sources');
+interface Container {
+  env: { name: string; value?: string }[];
+  volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
+}
+type Deployment = KubeObject<{ template: { spec: { containers: Container[]; volumes: Record<string, unknown>[] } } }>;
+
+const operatorOf = (objects: KubeObject[]) =>
+  named(objects, 'Deployment').find((d) => d.metadata.name === 'stratus-operator') as Deployment;
+const envOf = (deployment: Deployment) =>
+  Object.fromEntries(deployment.spec!.template.spec.containers[0]!.env.map((e) => [e.name, e.value]));
 const valueFiles = await chartValueFiles();
 
 describe('Helm chart charts/stratus', () => {
@@ -79,16 +89,75 @@ describe('Helm chart charts/stratus', () => {
     const roleBindings = named(objects, 'RoleBinding').map((b) => `${b.metadata.namespace}/${b.metadata.name}`);
     expect(roleBindings.sort()).toEqual([
       'stratus/stratus-api-server-settings',
+      'stratus/stratus-operator-jobs',
       'stratus/stratus-operator-leader-election',
       'team-a/stratus-api-server',
       'team-a/stratus-operator',
+      'team-a/stratus-worker',
       'team-b/stratus-api-server',
       'team-b/stratus-operator',
+      'team-b/stratus-worker',
     ]);
-    const operator = named(objects, 'Deployment').find((d) => d.metadata.name === 'stratus-operator')!;
-    const env = (operator.spec as { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } })
-      .template.spec.containers[0]!.env;
-    expect(env.find((e) => e.name === 'WATCH_NAMESPACE')?.value).toBe('team-a,team-b');
+    expect(envOf(operatorOf(objects)).WATCH_NAMESPACE).toBe('team-a,team-b');
+  });
+
+  it.each([
+    ['a cluster-wide', [], 'ClusterRole'],
+    ['a namespaced', ['watchNamespaces={team-a}'], 'Role'],
+  ])('in %s install, lets the operator run Jobs in the release namespace only, and workers patch run status', async (_mode, set, kind) => {
+    const objects = await renderChart({ set });
+    const role = (k: string, name: string) => objects.find((o) => o.kind === k && o.metadata.name === name) as Role;
+    expect(role('Role', 'stratus-operator-jobs')).toMatchObject({
+      metadata: { namespace: 'stratus' },
+      rules: [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete'] }],
+    });
+    expect(role(kind, 'stratus-operator').rules.some((r) => r.apiGroups.includes('batch'))).toBe(false);
+    expect(role(kind, 'stratus-worker').rules).toEqual([
+      { apiGroups: ['climate.stratus.dev'], resources: ['ingestions/status'], verbs: ['patch'] },
+    ]);
+    const binding = objects.find((o) => o.kind === `${kind}Binding` && o.metadata.name === 'stratus-worker');
+    expect(binding).toMatchObject({ subjects: [{ kind: 'ServiceAccount', name: 'stratus-worker', namespace: 'stratus' }] });
+  });
+
+  it('tells the operator how to make worker Jobs and mounts the store read-only in its pod', async () => {
+    const operator = operatorOf(await renderChart());
+    expect(envOf(operator)).toMatchObject({
+      STRATUS_WORKER_IMAGE: 'stratus:0.1.0',
+      STRATUS_WORKER_IMAGE_PULL_POLICY: 'IfNotPresent',
+      STRATUS_STORE_CLAIM: 'stratus-store',
+      STRATUS_WORKER_SERVICE_ACCOUNT: 'stratus-worker',
+      STRATUS_WORKER_ACTIVE_DEADLINE_SECONDS: '21600',
+      STRATUS_WORKER_TTL_SECONDS_AFTER_FINISHED: '3600',
+      STRATUS_WORKER_SUCCESSFUL_JOBS_HISTORY_LIMIT: '1',
+      STRATUS_WORKER_FAILED_JOBS_HISTORY_LIMIT: '3',
+    });
+    expect(JSON.parse(envOf(operator).STRATUS_WORKER_RESOURCES!)).toEqual({
+      requests: { cpu: '250m', memory: '512Mi' },
+      limits: { memory: '2Gi' },
+    });
+    const pod = operator.spec!.template.spec;
+    expect(pod.containers[0]!.volumeMounts).toContainEqual({ name: 'store', mountPath: '/var/lib/stratus', readOnly: true });
+    expect(pod.volumes).toContainEqual({
+      name: 'store',
+      persistentVolumeClaim: { claimName: 'stratus-store', readOnly: true },
+    });
+
+    const custom = operatorOf(
+      await renderChart({
+        set: ['store.existingClaim=shared', 'worker.image.repository=registry/worker', 'worker.image.pullPolicy=Always'],
+      }),
+    );
+    expect(envOf(custom)).toMatchObject({
+      STRATUS_WORKER_IMAGE: 'registry/worker:0.1.0',
+      STRATUS_WORKER_IMAGE_PULL_POLICY: 'Always',
+      STRATUS_STORE_CLAIM: 'shared',
+    });
+  });
+
+  it('gives the worker ServiceAccount the image pull Secrets, since the Jobs name none', async () => {
+    const objects = await renderChart({ set: ['imagePullSecrets[0].name=pull'] });
+    const worker = objects.find((o) => o.kind === 'ServiceAccount' && o.metadata.name === 'stratus-worker');
+    expect(worker).toMatchObject({ metadata: { namespace: 'stratus' }, imagePullSecrets: [{ name: 'pull' }] });
   });
 
   it.each(valueFiles.map((file) => [file ? basename(file) : 'default values', file]))(
@@ -192,5 +261,6 @@ describe('Helm chart charts/stratus', () => {
   it('refuses values the schema does not allow', async () => {
     await expect(renderChart({ set: ['operator.replicas=0'] })).rejects.toThrow(/minimum/);
     await expect(renderChart({ set: ['operatr.replicas=1'] })).rejects.toThrow(/additional properties 'operatr'/);
+    await expect(renderChart({ set: ['worker.failedJobsHistoryLimit=-1'] })).rejects.toThrow(/minimum/);
   });
 });
