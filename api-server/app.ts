@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import cors from '@fastify/cors';
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { pino, type Logger } from 'pino';
@@ -22,6 +22,9 @@ import { ImmutableFileCache } from './routes/stores/file-cache.ts';
 import { icechunkRoutes } from './routes/stores/icechunk.ts';
 import { IcechunkSnapshots } from './routes/stores/icechunk-snapshots.ts';
 import { zarrRoutes } from './routes/stores/zarr.ts';
+import { ZarrKeys } from './routes/stores/zarr-keys.ts';
+import { ZARR_ROUTE, zarrFastPath, type ZarrFastPath } from './routes/stores/zarr-fast-path.ts';
+import { ServedVersions } from './routes/stores/served-versions.ts';
 import { scheduleRoutes } from './routes/schedules/index.ts';
 import { syncRoutes } from './routes/sync/index.ts';
 import { openeoRoutes } from './routes/openeo/index.ts';
@@ -43,6 +46,8 @@ export interface BuildAppOptions {
   healthCacheMs?: number;
   /** The openEO processes to serve; by default those the engine implements, which need no descriptions today. */
   processes?: ProcessCatalogueOptions;
+  /** Whether existing `/zarr` keys are answered past fastify (`zarr-fast-path.ts`); on unless false. */
+  zarrFastPath?: boolean;
 }
 
 export interface Endpoint {
@@ -59,6 +64,44 @@ declare module 'fastify' {
 
 const require = createRequire(import.meta.url);
 const REQUEST_ID = /^[A-Za-z0-9]{1,64}$/;
+const REQUEST_ID_LOG_LABEL = 'xRequestID';
+/** openEO: the response headers a browser client may read. */
+const CORS_EXPOSED_HEADERS = ['Location', 'OpenEO-Identifier', 'X-Request-ID', 'OpenEO-Costs', 'Link'];
+
+// Spec 3: the request id is the client's X-Request-ID when alphanumeric, else a fresh one.
+function requestIdOf(req: IncomingMessage): string {
+  const sent = req.headers['x-request-id'];
+  return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID().replace(/-/g, '');
+}
+
+/** The logger of one request: its id, and the session (none yet). */
+function requestLogger(logger: Logger, requestId: string): Logger {
+  return logger.child({ [REQUEST_ID_LOG_LABEL]: requestId, sessionId: '' });
+}
+
+/**
+ * The HTTP server: requests the `/zarr` fast path claims are answered there (or handed on when it declines), all
+ * others go straight to fastify. Timeouts are fastify's own defaults, which it sets only on servers it creates.
+ */
+function serverFactory(fastPath: () => ZarrFastPath | undefined) {
+  return (handler: RequestListener, options: FastifyServerOptions) => {
+    const server = createServer((request, response) => {
+      const path = fastPath();
+      const claim = path?.claims(request);
+      if (!claim) return handler(request, response);
+      const served = path!.serve(request, response, claim);
+      if (served === false) handler(request, response);
+      else if (served !== true)
+        void served.then((done) => {
+          if (!done) handler(request, response);
+        });
+    });
+    server.keepAliveTimeout = options.keepAliveTimeout!;
+    server.requestTimeout = options.requestTimeout!;
+    server.setTimeout(options.connectionTimeout!);
+    return server;
+  };
+}
 
 function versionInfo(): VersionInfo {
   const app = (require('../package.json') as { version: string }).version;
@@ -68,16 +111,14 @@ function versionInfo(): VersionInfo {
 
 /** Builds the API server (without listening): the tests drive it with `inject`, `server.ts` listens. */
 export async function buildApp(options: BuildAppOptions) {
+  let fastPath: ZarrFastPath | undefined;
   const serverOptions = {
-    // Spec 3: the request id is the client's X-Request-ID when alphanumeric, else a fresh one.
-    genReqId: (req: IncomingMessage) => {
-      const sent = req.headers['x-request-id'];
-      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID().replace(/-/g, '');
-    },
-    logController: new LogController({ requestIdLogLabel: 'xRequestID' }),
+    genReqId: requestIdOf,
+    logController: new LogController({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
     childLoggerFactory: ((logger, bindings, childOptions) =>
       logger.child({ ...bindings, sessionId: '' }, childOptions)) satisfies FastifyServerOptions['childLoggerFactory'],
     return503OnClosing: true,
+    serverFactory: serverFactory(() => fastPath),
   };
   const app = Fastify({
     ...serverOptions,
@@ -105,7 +146,7 @@ export async function buildApp(options: BuildAppOptions) {
     reply.header('x-request-id', request.id);
   });
 
-  await app.register(contextPlugin, {
+  const context = {
     cluster: options.cluster,
     config: options.config,
     registry: options.registry ?? new Registry(),
@@ -115,13 +156,15 @@ export async function buildApp(options: BuildAppOptions) {
     storageRoot: options.storageRoot,
     files: new ImmutableFileCache(),
     icechunk: new IcechunkSnapshots(),
-  });
+  };
+  const zarrKeys = new ZarrKeys(context);
+  await app.register(contextPlugin, context);
   await app.register(errorsPlugin);
   const origins = options.config.server.corsAllowedOrigins;
   await app.register(cors, {
     origin: origins.includes('*') ? true : origins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    exposedHeaders: ['Location', 'OpenEO-Identifier', 'X-Request-ID', 'OpenEO-Costs', 'Link'],
+    exposedHeaders: CORS_EXPOSED_HEADERS,
     // openEO: OPTIONS answers 204 with the CORS headers on every route, preflight or not.
     strictPreflight: false,
   });
@@ -131,7 +174,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(systemRoutes);
   await app.register(dataSourceRoutes);
   await app.register(datasetRoutes);
-  await app.register(zarrRoutes);
+  await app.register(zarrRoutes, { keys: zarrKeys });
   await app.register(icechunkRoutes);
   await app.register(syncRoutes);
   await app.register(scheduleRoutes);
@@ -141,5 +184,24 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(openeoRoutes, {
     processes: await loadProcessCatalogue(options.processes ?? { implemented: IMPLEMENTED_PROCESSES }),
   });
+  if (options.zarrFastPath !== false) {
+    const versions = new ServedVersions({ ...context, logger: app.log as Logger });
+    let closing = false;
+    app.addHook('preClose', async () => {
+      closing = true;
+    });
+    app.addHook('onClose', () => versions.stop());
+    fastPath = zarrFastPath({
+      keys: zarrKeys,
+      versions,
+      // What the CORS plugin writes on a request without Origin (the only ones the fast path takes).
+      headers: { 'access-control-expose-headers': CORS_EXPOSED_HEADERS.join(', '), vary: 'Origin' },
+      requestId: requestIdOf,
+      log: app.log as Logger,
+      requestLog: requestLogger,
+      observe: (method, statusCode, seconds) => app.observeRequest(method, ZARR_ROUTE, statusCode, seconds),
+      closing: () => closing,
+    });
+  }
   return app;
 }

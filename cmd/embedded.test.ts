@@ -3,9 +3,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadManifests } from '../core/cluster/manifests.ts';
+import type { KubeObject } from '../core/cluster/objects.ts';
+import { kindByName, validateObject } from '../core/resources/registry.ts';
+import { controllerDefinitions } from '../operator/manager.ts';
+import { eventually } from '../test/support/eventually.ts';
 import { runEmbedded } from './embedded.ts';
 
 const root = resolve(import.meta.dirname, '..');
+
+interface Condition {
+  type: string;
+  status: string;
+}
 
 describe('embedded mode', () => {
   let dataDir: string;
@@ -34,6 +44,29 @@ describe('embedded mode', () => {
       }
       expect(metrics).toMatch(/controller_runtime_reconcile_total\{controller="dataset",result="success"\} [1-9]/);
       expect(metrics).toMatch(/process_cpu_seconds_total/);
+      // Every example of a kind that has a controller becomes Ready offline; the kinds without one yet
+      // (ProcessingJob, Workflow, OAuth2Client, User) are stored as they are.
+      const definitions = controllerDefinitions({ instance: { storageRoot: dataDir, bbox: [0, 0, 1, 1] } });
+      const reconciled = new Set(definitions.map((definition) => definition.kind.kind));
+      const examples = (await loadManifests(join(root, 'manifests/examples'), validateObject))
+        .flatMap((file) => file.documents)
+        .filter((o) => reconciled.has(o.kind));
+      expect(new Set(examples.map((o) => o.kind))).toEqual(reconciled);
+      for (const example of examples) {
+        const ready = await eventually(
+          async () => {
+            const kind = kindByName(example.kind);
+            const stored = await running.cluster.get<KubeObject<unknown, { conditions?: Condition[] }>>(
+              kind,
+              example.metadata.name,
+              example.metadata.namespace,
+            );
+            return stored?.status?.conditions?.find((c) => c.type === 'Ready' && c.status !== 'Unknown');
+          },
+          { timeoutMs: 30_000 },
+        );
+        expect(ready, `${example.kind} ${example.metadata.name}`).toMatchObject({ status: 'True' });
+      }
     } finally {
       await running.stop();
     }

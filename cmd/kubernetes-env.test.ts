@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kubernetesEnv, MissingSettingError, operatorEnv } from './kubernetes-env.ts';
+import { kubernetesEnv, SettingError, operatorEnv } from './kubernetes-env.ts';
 
 const operatorVariables = { POD_NAMESPACE: 'stratus', STRATUS_WORKER_IMAGE: 'stratus:1', STRATUS_STORE_CLAIM: 'store' };
 
@@ -29,6 +29,45 @@ describe('the settings of the Kubernetes-mode commands', () => {
 
   it.each(Object.keys(operatorVariables))('refuses to start the operator without %s', (name) => {
     const env: NodeJS.ProcessEnv = { ...operatorVariables, [name]: undefined };
-    expect(() => operatorEnv(env)).toThrow(new MissingSettingError(`${name} is not set`).message);
+    expect(() => operatorEnv(env)).toThrow(new SettingError(`${name} is not set`).message);
+  });
+
+  it('runs the worker Jobs in POD_NAMESPACE unless STRATUS_WORKER_NAMESPACE names another', () => {
+    expect(operatorEnv(operatorVariables).worker.namespace).toBe('stratus');
+    expect(operatorEnv({ ...operatorVariables, STRATUS_WORKER_NAMESPACE: 'store' }).worker.namespace).toBe('store');
+  });
+
+  it('reads the worker Jobs settings', () => {
+    const settings = operatorEnv({
+      ...operatorVariables,
+      STRATUS_WORKER_IMAGE_PULL_POLICY: 'Always',
+      STRATUS_WORKER_SERVICE_ACCOUNT: 'stratus-worker',
+      STRATUS_WORKER_RESOURCES: '{"requests":{"cpu":1},"limits":{"memory":"4Gi"}}',
+      STRATUS_WORKER_ACTIVE_DEADLINE_SECONDS: '600',
+      STRATUS_WORKER_TTL_SECONDS_AFTER_FINISHED: '0',
+      STRATUS_WORKER_SUCCESSFUL_JOBS_HISTORY_LIMIT: '2',
+      STRATUS_WORKER_FAILED_JOBS_HISTORY_LIMIT: '5',
+    });
+    expect(settings.worker).toEqual({
+      image: 'stratus:1',
+      imagePullPolicy: 'Always',
+      storeClaim: 'store',
+      namespace: 'stratus',
+      serviceAccountName: 'stratus-worker',
+      resources: { requests: { cpu: '1' }, limits: { memory: '4Gi' } },
+      activeDeadlineSeconds: 600,
+      ttlSecondsAfterFinished: 0,
+      history: { successful: 2, failed: 5 },
+    });
+  });
+
+  it.each([
+    ['STRATUS_WORKER_FAILED_JOBS_HISTORY_LIMIT', '-1'],
+    ['STRATUS_WORKER_ACTIVE_DEADLINE_SECONDS', '1h'],
+    ['STRATUS_WORKER_IMAGE_PULL_POLICY', 'always'],
+    ['STRATUS_WORKER_RESOURCES', '{"cpu":"1"}'],
+  ])('refuses %s=%s', (name, value) => {
+    expect(() => operatorEnv({ ...operatorVariables, [name]: value })).toThrow(SettingError);
+    expect(() => operatorEnv({ ...operatorVariables, [name]: value })).toThrow(name);
   });
 });

@@ -1,4 +1,6 @@
 import { hostname } from 'node:os';
+import { z } from 'zod';
+import type { WorkerJobOptions } from '../operator/jobs/kubernetes/job-manifest.ts';
 
 /** The settings of the Kubernetes-mode commands, from the environment the chart gives their pods. */
 export interface KubernetesEnv {
@@ -29,18 +31,62 @@ export function kubernetesEnv(env: NodeJS.ProcessEnv, defaultPort: number, portV
 /** The operator's own settings: leader election and the worker Jobs. */
 export interface OperatorEnv extends KubernetesEnv {
   lease: { name: string; namespace: string; identity: string };
-  worker: { image: string; storeClaim: string; serviceAccountName?: string };
+  worker: {
+    image: string;
+    imagePullPolicy?: WorkerJobOptions['imagePullPolicy'];
+    storeClaim: string;
+    /** Where the Jobs run: the store claim's namespace. */
+    namespace: string;
+    serviceAccountName?: string;
+    resources?: WorkerJobOptions['resources'];
+    activeDeadlineSeconds?: number;
+    ttlSecondsAfterFinished?: number;
+    history: { successful?: number; failed?: number };
+  };
 }
 
-export class MissingSettingError extends Error {}
+/** A setting that is missing or malformed: the command stops with its name. */
+export class SettingError extends Error {}
 
 function required(env: NodeJS.ProcessEnv, name: string, why: string): string {
   const value = env[name];
-  if (!value) throw new MissingSettingError(`${name} is not set: ${why}`);
+  if (!value) throw new SettingError(`${name} is not set: ${why}`);
   return value;
 }
 
+function count(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value)) throw new SettingError(`${name} is ${JSON.stringify(value)}: a whole number is expected`);
+  return Number(value);
+}
+
+const pullPolicies = ['Always', 'IfNotPresent', 'Never'] as const;
+
+function pullPolicy(env: NodeJS.ProcessEnv, name: string): WorkerJobOptions['imagePullPolicy'] {
+  const value = env[name];
+  if (!value) return undefined;
+  const policy = pullPolicies.find((p) => p === value);
+  if (!policy) throw new SettingError(`${name} is ${JSON.stringify(value)}: one of ${pullPolicies.join(', ')}`);
+  return policy;
+}
+
+// The chart's values allow quantities as numbers (`cpu: 1`), which JSON keeps.
+const quantities = z.record(z.string(), z.union([z.string(), z.number().transform(String)])).optional();
+const resourcesSchema = z.strictObject({ requests: quantities, limits: quantities });
+
+function resources(env: NodeJS.ProcessEnv, name: string): WorkerJobOptions['resources'] {
+  const value = env[name];
+  if (!value) return undefined;
+  try {
+    return resourcesSchema.parse(JSON.parse(value));
+  } catch {
+    throw new SettingError(`${name} is not a JSON object of requests and limits: ${value}`);
+  }
+}
+
 export function operatorEnv(env: NodeJS.ProcessEnv): OperatorEnv {
+  const podNamespace = env.POD_NAMESPACE;
   return {
     ...kubernetesEnv(env, 8080, 'METRICS_PORT'),
     lease: {
@@ -52,8 +98,20 @@ export function operatorEnv(env: NodeJS.ProcessEnv): OperatorEnv {
     },
     worker: {
       image: required(env, 'STRATUS_WORKER_IMAGE', 'the worker Jobs run this image'),
+      imagePullPolicy: pullPolicy(env, 'STRATUS_WORKER_IMAGE_PULL_POLICY'),
       storeClaim: required(env, 'STRATUS_STORE_CLAIM', 'the worker Jobs mount this claim'),
-      serviceAccountName: env.STRATUS_WORKER_SERVICE_ACCOUNT,
+      namespace:
+        env.STRATUS_WORKER_NAMESPACE ||
+        podNamespace ||
+        required(env, 'STRATUS_WORKER_NAMESPACE', 'the worker Jobs run in the store claim namespace'),
+      serviceAccountName: env.STRATUS_WORKER_SERVICE_ACCOUNT || undefined,
+      resources: resources(env, 'STRATUS_WORKER_RESOURCES'),
+      activeDeadlineSeconds: count(env, 'STRATUS_WORKER_ACTIVE_DEADLINE_SECONDS'),
+      ttlSecondsAfterFinished: count(env, 'STRATUS_WORKER_TTL_SECONDS_AFTER_FINISHED'),
+      history: {
+        successful: count(env, 'STRATUS_WORKER_SUCCESSFUL_JOBS_HISTORY_LIMIT'),
+        failed: count(env, 'STRATUS_WORKER_FAILED_JOBS_HISTORY_LIMIT'),
+      },
     },
   };
 }

@@ -40,16 +40,14 @@ export async function runKubernetesOperator(
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
+  const { history, storeClaim, ...worker } = settings.worker;
   const jobs = new KubernetesJobRunner({
     cluster,
     logger: log,
     ownerKinds: [ingestionKind],
     namespaces: settings.namespaces,
-    job: {
-      image: settings.worker.image,
-      serviceAccountName: settings.worker.serviceAccountName,
-      store: { claimName: settings.worker.storeClaim, mountPath: storageRoot },
-    },
+    job: { ...worker, store: { claimName: storeClaim, mountPath: storageRoot } },
+    history,
   });
   let operator: RunningOperator | undefined;
   let synced = false;

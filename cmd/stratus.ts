@@ -7,7 +7,7 @@ import { ManifestError } from '../core/cluster/manifests.ts';
 import { runKubernetesApiServer } from './api-server.ts';
 import { parseEmbeddedArgs, usage, UsageError } from './args.ts';
 import { runEmbedded } from './embedded.ts';
-import { kubernetesEnv, MissingSettingError, operatorEnv } from './kubernetes-env.ts';
+import { kubernetesEnv, SettingError, operatorEnv } from './kubernetes-env.ts';
 import { runKubernetesOperator } from './operator.ts';
 
 /** Resolves with the name of the signal that asked the process to stop. */
@@ -73,7 +73,7 @@ try {
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof ManifestError ||
-    err instanceof MissingSettingError
+    err instanceof SettingError
   ) {
     console.error(err.message);
     process.exitCode = 2;

@@ -42,8 +42,13 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-/** Every controller of the operator; one line each. */
-function controllerDefinitions(options: OperatorOptions): ControllerDefinition[] {
+/**
+ * Every controller of the operator; one line each. Exported so that what depends on which kinds have a
+ * controller (the Argo CD health checks of docs/gitops.md, the examples' tests) follows this list.
+ */
+export function controllerDefinitions(
+  options: Pick<OperatorOptions, 'instance' | 'ingestion' | 'readOnly' | 'leadership'>,
+): ControllerDefinition[] {
   return [
     dataSourceController,
     datasetController,

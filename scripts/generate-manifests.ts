@@ -1,7 +1,7 @@
 /**
  * Writes the Kustomize base `manifests/base/` from the sources it mirrors (`make crds`), or with --check exits 1
- * when the committed files differ (`make verify`): the CRDs of `crds/`, the objects the Helm chart renders with
- * its default values, and the built-in DataSources. `kubectl apply -k manifests/base` then installs what
+ * when the committed files differ (`make verify`): the CRDs of `crds/` and the objects the Helm chart renders with
+ * its default values (the built-in DataSources among them). `kubectl apply -k manifests/base` then installs what
  * `helm install stratus charts/stratus -n stratus` does, for GitOps tools that prefer plain manifests.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -37,10 +37,6 @@ async function chart(): Promise<string> {
 const wanted = new Map([
   ['crds.yaml', header('crds/') + (await concatenated(join(root, 'crds')))],
   ['stratus.yaml', header('charts/stratus with its default values') + (await chart())],
-  [
-    'data-sources.yaml',
-    header('manifests/data-sources/') + (await concatenated(join(root, 'manifests', 'data-sources'))),
-  ],
 ]);
 const problems: string[] = [];
 for (const [file, text] of wanted) {

@@ -26,11 +26,11 @@ const owner = {
   name: 'x',
 };
 
-function finished(runner: ChildProcessRunner, name: string, timeoutMs = 15_000): Promise<JobState> {
+function finished(runner: ChildProcessRunner, name: string, namespace?: string, timeoutMs = 15_000): Promise<JobState> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not finish`)), timeoutMs);
     const check = () => {
-      const state = runner.get(name);
+      const state = runner.get(name, namespace);
       if (state && state.phase !== 'running') {
         clearTimeout(timer);
         resolve(state);
@@ -67,7 +67,7 @@ describe('child process job runner', () => {
     const runner = new ChildProcessRunner();
     runner.start({ name: 'count-2', task: 'count', input: { steps: 200, stepMs: 20 }, owner });
     await new Promise<void>((r) => runner.onChange((_j, s) => (s.progress?.done ?? 0) >= 2 && r()));
-    runner.cancel('count-2');
+    runner.cancel('count-2', undefined);
     const state = await finished(runner, 'count-2');
     expect(state.phase).toBe('cancelled');
     expect(state.progress!.done).toBeLessThan(200);
@@ -77,7 +77,7 @@ describe('child process job runner', () => {
     const runner = new ChildProcessRunner({ cancelGraceMs: 200 });
     runner.start({ name: 'stubborn', task: 'stubborn', input: null, owner });
     await new Promise((r) => setTimeout(r, 300));
-    runner.cancel('stubborn');
+    runner.cancel('stubborn', undefined);
     const state = await finished(runner, 'stubborn');
     expect(state).toMatchObject({
       phase: 'failed',
@@ -104,7 +104,10 @@ describe('child process job runner', () => {
     const env = [{ name: 'PROVIDER_PASSWORD', secretKeyRef: { name: 'creds', key: 'password' } }];
     const namespaced = { ...owner, namespace: 'default' };
     runner.start({ name: 'env', task: 'env', input: { name: 'PROVIDER_PASSWORD' }, owner: namespaced, env });
-    expect(await finished(runner, 'env')).toMatchObject({ phase: 'succeeded', result: { value: 'tok-123' } });
+    expect(await finished(runner, 'env', 'default')).toMatchObject({
+      phase: 'succeeded',
+      result: { value: 'tok-123' },
+    });
     runner.start({
       name: 'no-secret',
       task: 'env',
@@ -112,10 +115,21 @@ describe('child process job runner', () => {
       owner: namespaced,
       env: [{ name: 'X', secretKeyRef: { name: 'absent', key: 'password' } }],
     });
-    expect(await finished(runner, 'no-secret')).toMatchObject({
+    expect(await finished(runner, 'no-secret', 'default')).toMatchObject({
       phase: 'failed',
       error: { type: 'SecretNotFound', message: 'Secret absent has no key password (for X)' },
     });
+  });
+
+  it('keeps attempts of one name apart when their runs are in two namespaces', async () => {
+    const runner = new ChildProcessRunner();
+    for (const [namespace, steps] of [
+      ['a', 1],
+      ['b', 2],
+    ] as const)
+      runner.start({ name: 'same', task: 'count', input: { steps, stepMs: 1 }, owner: { ...owner, namespace } });
+    expect((await finished(runner, 'same', 'a')).result).toEqual({ counted: 1 });
+    expect((await finished(runner, 'same', 'b')).result).toEqual({ counted: 2 });
   });
 
   it('fails an ingestion whose provider this instance does not have, with a typed error', async () => {

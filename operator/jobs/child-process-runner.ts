@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { FromWorker, ToWorker } from '../worker/protocol.ts';
-import type { JobRunner, JobSpec, JobState } from './runner.ts';
+import { attemptKey, type JobRunner, type JobSpec, type JobState } from './runner.ts';
 
 const WORKER = resolve(import.meta.dirname, '../worker/main.ts');
 
@@ -43,15 +43,16 @@ export class ChildProcessRunner implements JobRunner {
     this.#listeners.push(listener);
   }
 
-  get(name: string): JobState | undefined {
-    const state = this.#states.get(name);
+  get(name: string, namespace: string | undefined): JobState | undefined {
+    const state = this.#states.get(attemptKey(name, namespace));
     return state ? structuredClone(state) : undefined;
   }
 
   start(job: JobSpec): void {
-    if (this.#states.has(job.name)) return;
+    const key = attemptKey(job.name, job.owner.namespace);
+    if (this.#states.has(key)) return;
     const state: JobState = { name: job.name, phase: 'running', startedAt: this.#now().toISOString() };
-    this.#states.set(job.name, state);
+    this.#states.set(key, state);
     void this.#secretEnv(job).then(
       (env) => this.#fork(job, state, env),
       (err: unknown) => {
@@ -71,7 +72,8 @@ export class ChildProcessRunner implements JobRunner {
       serialization: 'json',
       env: { ...process.env, ...env },
     });
-    this.#children.set(job.name, child);
+    const key = attemptKey(job.name, job.owner.namespace);
+    this.#children.set(key, child);
     const finish = (update: Partial<JobState>) => {
       if (state.phase !== 'running') return;
       Object.assign(state, update, { finishedAt: this.#now().toISOString() });
@@ -87,7 +89,7 @@ export class ChildProcessRunner implements JobRunner {
       else if (message.type === 'cancelled') finish({ phase: 'cancelled' });
     });
     child.on('exit', (code, signal) => {
-      this.#children.delete(job.name);
+      this.#children.delete(key);
       const why = signal ? `signal ${signal}` : `exit code ${code}`;
       finish({ phase: 'failed', error: { type: 'WorkerCrashed', message: `the worker process ended with ${why}` } });
     });
@@ -96,9 +98,12 @@ export class ChildProcessRunner implements JobRunner {
     this.#emit(job, state);
   }
 
-  cancel(name: string): void {
-    const child = this.#children.get(name);
-    if (!child) return;
+  cancel(name: string, namespace: string | undefined): void {
+    const child = this.#children.get(attemptKey(name, namespace));
+    if (child) this.#cancel(child);
+  }
+
+  #cancel(child: ChildProcess): void {
     child.send({ type: 'cancel' } satisfies ToWorker);
     const timer = setTimeout(() => child.kill('SIGKILL'), this.#grace);
     timer.unref();
@@ -110,11 +115,11 @@ export class ChildProcessRunner implements JobRunner {
   }
 
   async stop(): Promise<void> {
-    const exits = [...this.#children.entries()].map(
-      ([name, child]) =>
+    const exits = [...this.#children.values()].map(
+      (child) =>
         new Promise<void>((resolve) => {
           child.once('exit', () => resolve());
-          this.cancel(name);
+          this.#cancel(child);
         }),
     );
     await Promise.all(exits);

@@ -17,7 +17,10 @@ export interface JobState {
 }
 
 export interface JobSpec {
-  /** Unique per attempt, e.g. `<run>-a<attempt>`: starting the same name twice starts it once. */
+  /**
+   * Unique per attempt within the run's namespace, e.g. `<run>-a<attempt>`: starting the same name twice starts it
+   * once. Runs of two namespaces may share a name, so an attempt is known by its run's namespace and its name.
+   */
   name: string;
   task: string;
   input: unknown;
@@ -32,10 +35,16 @@ export interface JobSpec {
 /** Runs worker attempts for the controllers: child processes in embedded mode, batch/v1 Jobs on Kubernetes. */
 export interface JobRunner {
   start(job: JobSpec): void;
-  get(name: string): JobState | undefined;
+  /** The attempt `name` of a run in `namespace`. */
+  get(name: string, namespace: string | undefined): JobState | undefined;
   /** Asks the attempt to stop between units of work; it is killed after a grace period if it does not. */
-  cancel(name: string): void;
+  cancel(name: string, namespace: string | undefined): void;
   /** Called whenever an attempt changes state or reports progress, with its owner. */
   onChange(listener: (job: JobSpec, state: JobState) => void): void;
   stop(): Promise<void>;
+}
+
+/** How runners key attempts: the run's namespace and the attempt's name. */
+export function attemptKey(name: string, namespace: string | undefined): string {
+  return `${namespace ?? ''}/${name}`;
 }

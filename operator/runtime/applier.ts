@@ -82,7 +82,7 @@ export async function applyPlan(
         jobs.start({ ...action.job, owner: { kind, name, namespace } });
         break;
       case 'cancelJob':
-        jobs?.cancel(action.name);
+        jobs?.cancel(action.name, namespace);
         break;
     }
   }

@@ -6,13 +6,15 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { leaseKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
+import { jobKind, leaseKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
 import { isApiError } from '../../core/cluster/errors.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import { loadManifests } from '../../core/cluster/manifests.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster } from '../../core/cluster/port.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
+import { ingestionKind } from '../../core/resources/ingestion/schema.ts';
+import { API_VERSION, validateObject } from '../../core/resources/registry.ts';
 import { LeaderElector } from '../../operator/runtime/leader-election.ts';
 import { eventually } from '../support/eventually.ts';
 import { runTool } from '../../scripts/kube-cli.ts';
@@ -38,6 +40,7 @@ async function dataSource(name: string): Promise<KubeObject> {
 describe('chart RBAC, exercised with the ServiceAccounts tokens', () => {
   let operator: Cluster;
   let apiServer: Cluster;
+  let worker: Cluster;
 
   beforeAll(async () => {
     for (const name of [releaseNamespace, workNamespace]) {
@@ -54,6 +57,7 @@ describe('chart RBAC, exercised with the ServiceAccounts tokens', () => {
       name: `${release}-stratus-api-server`,
       namespace: releaseNamespace,
     });
+    worker = await clusterAs(admin, kubeconfig, { name: `${release}-stratus-worker`, namespace: releaseNamespace });
   });
 
   afterAll(async () => {
@@ -108,6 +112,53 @@ describe('chart RBAC, exercised with the ServiceAccounts tokens', () => {
       [operator, workNamespace],
     ] as const) {
       const refused = await rejection(cluster.create(leaseKind, lease(namespace)));
+      expect(isApiError(refused, 'Forbidden')).toBe(true);
+    }
+  });
+
+  it('lets the operator run Jobs in the release namespace only', async () => {
+    const job = (namespace: string): KubeObject => ({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'attempt', namespace },
+      spec: {
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'worker', image: 'stratus:test' }] } },
+      },
+    });
+    await operator.create(jobKind, job(releaseNamespace));
+    expect((await operator.list(jobKind, { namespace: releaseNamespace })).items).toHaveLength(1);
+    await operator.delete(jobKind, 'attempt', releaseNamespace);
+    const refused = await rejection(operator.create(jobKind, job(workNamespace)));
+    expect(isApiError(refused, 'Forbidden')).toBe(true);
+  });
+
+  it('lets the worker patch the status of Ingestions, and nothing else', async () => {
+    const validated = validateObject({
+      apiVersion: API_VERSION,
+      kind: 'Ingestion',
+      metadata: { name: 'run', namespace: workNamespace },
+      spec: { source: 'sample' },
+    });
+    if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
+    await admin.create(ingestionKind, validated.object);
+    const report = { type: 'merge' as const, body: { status: { worker: { job: 'run-a1', at: '2024-01-01T00:00:00Z' } } } };
+    const patched = await worker.patchStatus<KubeObject<unknown, { worker?: { job: string } }>>(
+      ingestionKind,
+      'run',
+      report,
+      workNamespace,
+    );
+    expect(patched.status?.worker?.job).toBe('run-a1');
+    await admin.create(dataSourceKind, await dataSource('not-for-worker'));
+    // Thunks: a call starts when its turn comes, so no refusal goes unhandled meanwhile.
+    for (const call of [
+      () => worker.get(ingestionKind, 'run', workNamespace),
+      () => worker.list(ingestionKind, { namespace: workNamespace }),
+      () => worker.patch(ingestionKind, 'run', { type: 'merge', body: { spec: { maxAttempts: 5 } } }, workNamespace),
+      () => worker.patchStatus(dataSourceKind, 'not-for-worker', report, workNamespace),
+      () => worker.list(jobKind, { namespace: releaseNamespace }),
+    ]) {
+      const refused = await rejection(call());
       expect(isApiError(refused, 'Forbidden')).toBe(true);
     }
   });

@@ -1,5 +1,7 @@
-import { basename } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { loadCrds, stratusCrdsDir } from '../support/kube-crds.ts';
 import { runTool } from '../../scripts/kube-cli.ts';
@@ -16,7 +18,33 @@ interface PodSpec {
   containers: { name: string; securityContext: Record<string, unknown> }[];
 }
 
+interface ServiceMonitorSpec {
+  selector: { matchLabels: Record<string, string> };
+  namespaceSelector: { matchNames: string[] };
+  endpoints: { port: string; path: string; interval: string }[];
+}
+interface ServiceSpec {
+  selector: Record<string, string>;
+  ports: { name: string; targetPort: string }[];
+}
+interface DeploymentSpec {
+  template: { metadata: { labels: Record<string, string> }; spec: { containers: { ports: { name: string }[] }[] } };
+}
+
 const named = (objects: KubeObject[], kind: string) => objects.filter((o) => o.kind === kind);
+const matches = (labels: Record<string, string> | undefined, selector: Record<string, string>) =>
+  Object.entries(selector).every(([key, value]) => labels?.[key] === value);
+const builtInSourcesDir = join(import.meta.dirname, '../../manifests/data-sources');
+interface Container {
+  env: { name: string; value?: string }[];
+  volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
+}
+type Deployment = KubeObject<{ template: { spec: { containers: Container[]; volumes: Record<string, unknown>[] } } }>;
+
+const operatorOf = (objects: KubeObject[]) =>
+  named(objects, 'Deployment').find((d) => d.metadata.name === 'stratus-operator') as Deployment;
+const envOf = (deployment: Deployment) =>
+  Object.fromEntries(deployment.spec!.template.spec.containers[0]!.env.map((e) => [e.name, e.value]));
 const valueFiles = await chartValueFiles();
 
 describe('Helm chart charts/stratus', () => {
@@ -61,16 +89,75 @@ describe('Helm chart charts/stratus', () => {
     const roleBindings = named(objects, 'RoleBinding').map((b) => `${b.metadata.namespace}/${b.metadata.name}`);
     expect(roleBindings.sort()).toEqual([
       'stratus/stratus-api-server-settings',
+      'stratus/stratus-operator-jobs',
       'stratus/stratus-operator-leader-election',
       'team-a/stratus-api-server',
       'team-a/stratus-operator',
+      'team-a/stratus-worker',
       'team-b/stratus-api-server',
       'team-b/stratus-operator',
+      'team-b/stratus-worker',
     ]);
-    const operator = named(objects, 'Deployment').find((d) => d.metadata.name === 'stratus-operator')!;
-    const env = (operator.spec as { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } })
-      .template.spec.containers[0]!.env;
-    expect(env.find((e) => e.name === 'WATCH_NAMESPACE')?.value).toBe('team-a,team-b');
+    expect(envOf(operatorOf(objects)).WATCH_NAMESPACE).toBe('team-a,team-b');
+  });
+
+  it.each([
+    ['a cluster-wide', [], 'ClusterRole'],
+    ['a namespaced', ['watchNamespaces={team-a}'], 'Role'],
+  ])('in %s install, lets the operator run Jobs in the release namespace only, and workers patch run status', async (_mode, set, kind) => {
+    const objects = await renderChart({ set });
+    const role = (k: string, name: string) => objects.find((o) => o.kind === k && o.metadata.name === name) as Role;
+    expect(role('Role', 'stratus-operator-jobs')).toMatchObject({
+      metadata: { namespace: 'stratus' },
+      rules: [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete'] }],
+    });
+    expect(role(kind, 'stratus-operator').rules.some((r) => r.apiGroups.includes('batch'))).toBe(false);
+    expect(role(kind, 'stratus-worker').rules).toEqual([
+      { apiGroups: ['climate.stratus.dev'], resources: ['ingestions/status'], verbs: ['patch'] },
+    ]);
+    const binding = objects.find((o) => o.kind === `${kind}Binding` && o.metadata.name === 'stratus-worker');
+    expect(binding).toMatchObject({ subjects: [{ kind: 'ServiceAccount', name: 'stratus-worker', namespace: 'stratus' }] });
+  });
+
+  it('tells the operator how to make worker Jobs and mounts the store read-only in its pod', async () => {
+    const operator = operatorOf(await renderChart());
+    expect(envOf(operator)).toMatchObject({
+      STRATUS_WORKER_IMAGE: 'stratus:0.1.0',
+      STRATUS_WORKER_IMAGE_PULL_POLICY: 'IfNotPresent',
+      STRATUS_STORE_CLAIM: 'stratus-store',
+      STRATUS_WORKER_SERVICE_ACCOUNT: 'stratus-worker',
+      STRATUS_WORKER_ACTIVE_DEADLINE_SECONDS: '21600',
+      STRATUS_WORKER_TTL_SECONDS_AFTER_FINISHED: '3600',
+      STRATUS_WORKER_SUCCESSFUL_JOBS_HISTORY_LIMIT: '1',
+      STRATUS_WORKER_FAILED_JOBS_HISTORY_LIMIT: '3',
+    });
+    expect(JSON.parse(envOf(operator).STRATUS_WORKER_RESOURCES!)).toEqual({
+      requests: { cpu: '250m', memory: '512Mi' },
+      limits: { memory: '2Gi' },
+    });
+    const pod = operator.spec!.template.spec;
+    expect(pod.containers[0]!.volumeMounts).toContainEqual({ name: 'store', mountPath: '/var/lib/stratus', readOnly: true });
+    expect(pod.volumes).toContainEqual({
+      name: 'store',
+      persistentVolumeClaim: { claimName: 'stratus-store', readOnly: true },
+    });
+
+    const custom = operatorOf(
+      await renderChart({
+        set: ['store.existingClaim=shared', 'worker.image.repository=registry/worker', 'worker.image.pullPolicy=Always'],
+      }),
+    );
+    expect(envOf(custom)).toMatchObject({
+      STRATUS_WORKER_IMAGE: 'registry/worker:0.1.0',
+      STRATUS_WORKER_IMAGE_PULL_POLICY: 'Always',
+      STRATUS_STORE_CLAIM: 'shared',
+    });
+  });
+
+  it('gives the worker ServiceAccount the image pull Secrets, since the Jobs name none', async () => {
+    const objects = await renderChart({ set: ['imagePullSecrets[0].name=pull'] });
+    const worker = objects.find((o) => o.kind === 'ServiceAccount' && o.metadata.name === 'stratus-worker');
+    expect(worker).toMatchObject({ metadata: { namespace: 'stratus' }, imagePullSecrets: [{ name: 'pull' }] });
   });
 
   it.each(valueFiles.map((file) => [file ? basename(file) : 'default values', file]))(
@@ -99,8 +186,81 @@ describe('Helm chart charts/stratus', () => {
     expect(await pdb('1.21.0')).toEqual(['policy/v1']);
   });
 
+  it('installs the built-in DataSources in default, or in each watched namespace, unless turned off', async () => {
+    const files = (await readdir(builtInSourcesDir)).filter((f) => f.endsWith('.yaml'));
+    const builtIns = await Promise.all(
+      files.map(async (f) => parse(await readFile(join(builtInSourcesDir, f), 'utf8')) as KubeObject),
+    );
+    const where = (objects: KubeObject[]) =>
+      named(objects, 'DataSource')
+        .map((o) => `${o.metadata.namespace}/${o.metadata.name}`)
+        .sort();
+    const names = builtIns.map((s) => s.metadata.name);
+    const rendered = named(await renderChart(), 'DataSource');
+    expect(where(rendered)).toEqual(names.map((n) => `default/${n}`).sort());
+    for (const source of builtIns) {
+      expect(rendered.find((o) => o.metadata.name === source.metadata.name)?.spec).toEqual(source.spec);
+    }
+    expect(where(await renderChart({ set: ['watchNamespaces={team-a,team-b}'] }))).toEqual(
+      ['team-a', 'team-b'].flatMap((ns) => names.map((n) => `${ns}/${n}`)).sort(),
+    );
+    expect(where(await renderChart({ set: ['dataSources.enabled=false'] }))).toEqual([]);
+  });
+
+  it('renders no ServiceMonitor by default', async () => {
+    const objects = await renderChart();
+    expect(objects.filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'))).toEqual([]);
+  });
+
+  it('scrapes /metrics of every operator and API server pod through a ServiceMonitor when enabled', async () => {
+    const objects = await renderChart({ valuesFile: join(chartDir, 'ci', 'monitoring-values.yaml') });
+    const monitors = named(objects, 'ServiceMonitor');
+    expect(monitors.map((m) => `${m.apiVersion} ${m.metadata.name}`).sort()).toEqual([
+      'monitoring.coreos.com/v1 stratus-api-server',
+      'monitoring.coreos.com/v1 stratus-operator',
+    ]);
+    for (const monitor of monitors) {
+      expect(monitor.metadata.labels?.release).toBe('kube-prometheus-stack');
+      const spec = monitor.spec as ServiceMonitorSpec;
+      expect(spec.namespaceSelector.matchNames).toEqual(['stratus']);
+      // The Prometheus Operator finds Services by label, then their port by name; the port must lead to a
+      // container port of the component's pods.
+      const services = named(objects, 'Service').filter((s) => matches(s.metadata.labels, spec.selector.matchLabels));
+      expect(services, monitor.metadata.name).toHaveLength(1);
+      const service = services[0]!.spec as ServiceSpec;
+      const [endpoint] = spec.endpoints;
+      expect(endpoint).toEqual({ port: expect.any(String), path: '/metrics', interval: '15s' });
+      const targetPort = service.ports.find((p) => p.name === endpoint!.port)?.targetPort;
+      const pods = named(objects, 'Deployment')
+        .map((d) => (d.spec as DeploymentSpec).template)
+        .filter((t) => matches(t.metadata.labels, service.selector));
+      expect(pods).toHaveLength(1);
+      expect(pods[0]!.spec.containers.flatMap((c) => c.ports.map((p) => p.name))).toContain(targetPort);
+    }
+  });
+
+  it('leaves the CRDs to crds/ by default, and renders the same CRDs, kept on uninstall, with crds.templated', async () => {
+    expect(named(await renderChart(), 'CustomResourceDefinition')).toEqual([]);
+    const generated = await loadCrds(stratusCrdsDir);
+    const templated = named(await renderChart({ set: ['crds.templated=true'] }), 'CustomResourceDefinition');
+    expect(templated.map((crd) => crd.metadata.name).sort()).toEqual(generated.map((crd) => crd.metadata.name).sort());
+    for (const crd of templated) {
+      const source = generated.find((g) => g.metadata.name === crd.metadata.name)!;
+      expect(crd.spec, crd.metadata.name).toEqual(source.spec);
+      expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
+      expect(crd.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('Helm');
+    }
+    const deletable = named(
+      await renderChart({ set: ['crds.templated=true', 'crds.keep=false'] }),
+      'CustomResourceDefinition',
+    );
+    expect(deletable).toHaveLength(generated.length);
+    for (const crd of deletable) expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBeUndefined();
+  });
+
   it('refuses values the schema does not allow', async () => {
     await expect(renderChart({ set: ['operator.replicas=0'] })).rejects.toThrow(/minimum/);
     await expect(renderChart({ set: ['operatr.replicas=1'] })).rejects.toThrow(/additional properties 'operatr'/);
+    await expect(renderChart({ set: ['worker.failedJobsHistoryLimit=-1'] })).rejects.toThrow(/minimum/);
   });
 });

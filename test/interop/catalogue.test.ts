@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { OpenEO } from '@openeo/js-client';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import * as zarr from 'zarrita';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
@@ -17,6 +18,8 @@ import { eventually } from '../support/eventually.ts';
 const root = resolve(import.meta.dirname, '../..');
 /** CI checks the shared material out beside the clone. */
 const STAC_SCHEMAS = resolve(root, '../shared/stac-schemas');
+/** The projection and Zarr extensions, which ../shared lacks: schemas written here from their field tables. */
+const OWN_SCHEMAS = resolve(root, 'test/fixtures/stac-extensions');
 
 interface StacValidationReport {
   valid: boolean;
@@ -45,6 +48,8 @@ const validatorConfig = {
     'https://stac-extensions.github.io/datacube/v2.3.0/schema.json': join(STAC_SCHEMAS, 'extensions/datacube.json'),
     'https://stac-extensions.github.io/table/v1.2.0/schema.json': join(STAC_SCHEMAS, 'extensions/table.json'),
     'https://proj.org/schemas/v0.7/projjson.schema.json': join(STAC_SCHEMAS, 'extensions/projjson-stub.json'),
+    'https://stac-extensions.github.io/projection/v2.0.0/schema.json': join(OWN_SCHEMAS, 'projection-v2.0.0.json'),
+    'https://stac-extensions.github.io/zarr/v1.0.0/schema.json': join(OWN_SCHEMAS, 'zarr-v1.0.0.json'),
   },
 };
 
@@ -122,18 +127,31 @@ describe('the STAC catalogue', () => {
       expect(Object.values(report.results.extensions).flat(), String(document.id)).toEqual([]);
       expect(report.valid, String(document.id)).toBe(true);
     }
-    // The same validator refuses a collection that breaks the datacube extension, so the passes above mean something.
-    const broken = { ...collections[0]!, 'cube:dimensions': { x: { type: 'spatial' } } };
-    expect((await validateStac(broken, validatorConfig)).valid).toBe(false);
+    // The same validator refuses a collection that breaks each extension, so the passes above mean something.
+    const sample = collections[0]!;
+    const data = (sample.assets as Record<string, Record<string, unknown>>).data!;
+    const withData = (fields: Record<string, unknown>) => ({ ...sample, assets: { data: { ...data, ...fields } } });
+    const brokenOnes: Record<string, unknown>[] = [
+      { ...sample, 'cube:dimensions': { x: { type: 'spatial' } } },
+      withData({ 'proj:shape': [7] }),
+      withData({ 'proj:transform': [1, 0, 0] }),
+      withData({ 'proj:epsg': 4326 }),
+      withData({ 'zarr:node_type': 'tree' }),
+      withData({ 'zarr:zarr_format': 4 }),
+      { ...sample, 'zarr:consolidated': true },
+    ];
+    for (const [i, broken] of brokenOnes.entries())
+      expect((await validateStac(broken, validatorConfig)).valid, `broken collection ${i}`).toBe(false);
   });
 
   it('uses only declared extensions, and every variable lies on declared dimensions', async () => {
     const { collections } = await walkCatalogue();
-    const prefixes: Record<string, string> = { cube: 'datacube', table: 'table' };
+    const prefixes: Record<string, string> = { cube: 'datacube', table: 'table', proj: 'projection', zarr: 'zarr' };
     for (const collection of collections) {
       const declared = collection.stac_extensions as string[];
       const fields = [
         ...Object.keys(collection),
+        ...Object.keys(collection.summaries as object),
         ...Object.values(collection.assets as Record<string, object>).flatMap((a) => Object.keys(a)),
       ];
       for (const prefix of new Set(fields.filter((f) => f.includes(':')).map((f) => f.split(':')[0]!))) {
@@ -175,6 +193,38 @@ describe('the STAC catalogue', () => {
     const lon = (zmetadata.metadata as Record<string, { shape: number[] }>)['lon/.zarray']!;
     const x = (collection['cube:dimensions'] as Record<string, { extent: number[]; step: number }>).x!;
     expect(x.step * lon.shape[0]!).toBeCloseTo(x.extent[1]! - x.extent[0]!, 6);
+  });
+
+  it('places the grid with its projection fields as the stored coordinates do, for Zarr and Icechunk', async () => {
+    for (const id of ['sample', 'sample-ic']) {
+      const collection = await getJson(`/stac/collections/${id}`);
+      const data = (collection.assets as Record<string, Record<string, unknown>>).data!;
+      const store = new zarr.FetchStore(`${url}/zarr/${id}/`);
+      const coordinate = async (name: string) =>
+        (await zarr.get(
+          await zarr.open
+            .v2(zarr.root(store).resolve(name), { kind: 'array' })
+            .catch(() => zarr.open.v3(zarr.root(store).resolve(name), { kind: 'array' })),
+        )) as { data: Float64Array };
+      const lon = (await coordinate('lon')).data;
+      const lat = (await coordinate('lat')).data;
+      expect(data['proj:code'], id).toBe('EPSG:4326');
+      expect(data['proj:shape'], id).toEqual([lat.length, lon.length]);
+      // rasterio's order: x = a*col + b*row + c, y = d*col + e*row + f; coordinates are cell centres.
+      const [a, b, c, d, e, f] = data['proj:transform'] as number[];
+      expect([b, d], id).toEqual([0, 0]);
+      for (const col of [0, lon.length - 1]) expect(c! + a! * (col + 0.5), id).toBeCloseTo(lon[col]!, 9);
+      for (const row of [0, lat.length - 1]) expect(f! + e! * (row + 0.5), id).toBeCloseTo(lat[row]!, 9);
+      const [xmin, ymin, xmax, ymax] = data['proj:bbox'] as number[];
+      expect(xmax! - xmin!, id).toBeCloseTo(Math.abs(a!) * lon.length, 9);
+      expect(ymax! - ymin!, id).toBeCloseTo(Math.abs(e!) * lat.length, 9);
+      expect(data, id).toMatchObject({
+        'zarr:zarr_format': id === 'sample' ? 2 : 3,
+        'zarr:node_type': 'group',
+        // Version 2 stores carry .zmetadata, which xarray opens with consolidated=True.
+        ...(id === 'sample' && { 'zarr:consolidated': true }),
+      });
+    }
   });
 });
 

@@ -170,6 +170,7 @@ describe('data sources', () => {
       ['era5-local', true],
       ['era5-wrong-password', true],
       ['sample', true],
+      ['sample-coarse', true],
       ['worldpop-population-yearly', true],
       ['sample-districts', true],
     ]);

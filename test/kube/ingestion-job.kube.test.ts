@@ -1,54 +1,192 @@
 /**
- * Kubernetes mode end to end on the test control plane: the operator (in process, as `stratus operator` runs
- * it) turns an Ingestion into a worker Job; the test plays the kubelet for the Job controller's pod; the worker
- * reports into the run's status; the run and its Dataset reach Ready; deleting the run collects the Job.
+ * Kubernetes mode end to end on the test control plane, with the chart's own ServiceAccounts and RBAC: the
+ * operator (in process, as `stratus operator` runs it, with the environment the chart gives its pod and its
+ * ServiceAccount's token) turns Ingestions into worker Jobs in the release namespace; the test plays the kubelet
+ * for the Job controller's pods, running the worker with the worker ServiceAccount's token; the runs and their
+ * Datasets reach Ready; deleting a run removes its Job, by the garbage collector in the release namespace and by
+ * the operator for a run of another namespace.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { jobKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
+import { parse } from 'yaml';
+import { eventKind, jobKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
+import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
+import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
-import { API_VERSION } from '../../core/resources/registry.ts';
-import type { BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
+import { API_VERSION, validateObject } from '../../core/resources/registry.ts';
+import { workerJobName, type BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
 import { runKubernetesApiServer } from '../../cmd/api-server.ts';
+import { operatorEnv } from '../../cmd/kubernetes-env.ts';
 import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd/operator.ts';
+import { runTool } from '../../scripts/kube-cli.ts';
 import { eventually } from '../support/eventually.ts';
-import { createSampleNamespace, operatorSettings } from '../support/kube-operator.ts';
-import { markSucceeded, podOfJob, runContainer } from '../support/played-kubelet.ts';
+import { kubeconfigAs } from '../support/kube-service-account.ts';
+import { renderChart } from '../support/stratus-chart.ts';
 
-describe('an Ingestion on Kubernetes runs as a worker Job', () => {
-  const kubeconfig = inject('kubeconfig');
-  const cluster = openKubernetesCluster({ kubeconfig });
-  const namespace = `jobs-${Date.now().toString(36)}`;
+const podKind: KindRef = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, statusSubresource: true };
+const REPOSITORY = resolve(import.meta.dirname, '../..');
+const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+
+interface PodTemplate {
+  containers: { command: string[]; env?: { name: string; value?: string }[] }[];
+}
+type Pod = KubeObject<PodTemplate, { phase?: string }>;
+type Deployment = KubeObject<{ template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } }>;
+
+/** Runs the worker container's command here, as a kubelet would in the pod; resolves with its exit code. */
+function runContainer(kubeconfig: string, template: PodTemplate): Promise<number> {
+  const [container] = template.containers;
+  const [program, ...args] = container!.command;
+  expect(program).toBe('node');
+  const env = Object.fromEntries((container!.env ?? []).map(({ name, value }) => [name, value ?? '']));
+  const child = spawn(process.execPath, args, {
+    cwd: REPOSITORY,
+    env: { ...process.env, ...env, KUBECONFIG: kubeconfig },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+}
+
+describe('Ingestions on Kubernetes run as worker Jobs, under the chart RBAC', () => {
+  const adminKubeconfig = inject('kubeconfig');
+  const admin = openKubernetesCluster({ kubeconfig: adminKubeconfig });
+  const release = `jobs-${Date.now().toString(36)}`;
+  const releaseNamespace = `${release}-system`;
+  const workNamespace = `${release}-work`;
   let storageRoot: string;
+  let workerKubeconfig: string;
   let operator: RunningKubernetesOperator;
+
+  /** The `sample` DataSource, which needs no credentials, in a namespace. */
+  async function sampleSource(namespace: string): Promise<void> {
+    const sample = parse(await readFile(join(REPOSITORY, 'manifests/data-sources/sample.yaml'), 'utf8')) as KubeObject;
+    await admin.create(dataSourceKind, { ...sample, metadata: { name: 'sample', namespace } });
+  }
+
+  /** An Ingestion as the API would store it: through its schema, so that defaults are set. */
+  function ingestion(name: string, namespace: string, datasetId: string): Ingestion {
+    const validated = validateObject({
+      apiVersion: API_VERSION,
+      kind: 'Ingestion',
+      metadata: { name, namespace },
+      spec: { source: 'sample', datasetId, start: '2024-01-01', end: '2024-01-03' },
+    });
+    if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
+    return validated.object as Ingestion;
+  }
+
+  /** Plays the kubelet for the Job's pod: runs the worker as the worker ServiceAccount, then reports the phase. */
+  async function runPodOf(jobName: string): Promise<void> {
+    const pod = await eventually(async () => {
+      const { items } = await admin.list<Pod>(podKind, {
+        namespace: releaseNamespace,
+        labelSelector: `job-name=${jobName}`,
+      });
+      return items[0];
+    });
+    expect(await runContainer(workerKubeconfig, pod.spec!)).toBe(0);
+    await admin.updateStatus<Pod>(podKind, { ...pod, status: { phase: 'Succeeded' } });
+  }
+
+  /** The run once successful, and the operator's Event saying so (its RBAC on Events is exercised too). */
+  async function successful(name: string, namespace: string): Promise<Ingestion> {
+    const run = await eventually(
+      async () => {
+        const current = await admin.get<Ingestion>(ingestionKind, name, namespace);
+        return current?.status?.phase === 'successful' ? current : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    await eventually(async () => {
+      const { items } = await admin.list<KubeObject & { reason?: string; regarding?: { uid?: string } }>(eventKind, {
+        namespace,
+      });
+      return items.some((e) => e.reason === 'Succeeded' && e.regarding?.uid === run.metadata.uid) ? true : undefined;
+    });
+    return run;
+  }
+
+  const jobGone = (name: string) =>
+    eventually(async () => ((await admin.get(jobKind, name, releaseNamespace)) === undefined ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+    });
 
   beforeAll(async () => {
     storageRoot = await mkdtemp(join(tmpdir(), 'stratus-kube-store-'));
-    await createSampleNamespace(cluster, namespace);
-    operator = await runKubernetesOperator(operatorSettings(namespace, storageRoot, 'test-operator'), { kubeconfig });
+    for (const name of [releaseNamespace, workNamespace])
+      await admin.apply(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    // A cluster-wide install: ClusterRoles for what happens where runs are, Roles in the release namespace.
+    const rendered = await renderChart({ release, namespace: releaseNamespace, kubeVersion: '1.20.2' });
+    const rbac = rendered.filter((o) => rbacKinds.has(o.kind));
+    const applied = await runTool(
+      'kubectl',
+      ['--kubeconfig', adminKubeconfig, 'apply', '--server-side', '--field-manager', 'helm', '-f', '-'],
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items: rbac }),
+    );
+    expect(applied.stderr).toBe('');
+    for (const namespace of [releaseNamespace, workNamespace]) await sampleSource(namespace);
+
+    const operatorKubeconfig = await kubeconfigAs(admin, adminKubeconfig, {
+      name: `${release}-stratus-operator`,
+      namespace: releaseNamespace,
+    });
+    workerKubeconfig = await kubeconfigAs(admin, adminKubeconfig, {
+      name: `${release}-stratus-worker`,
+      namespace: releaseNamespace,
+    });
+    // The operator's environment is the chart's Deployment's. Its pod fields come from the downward API; it
+    // watches the test's two namespaces only (the cluster holds other tests' runs); the operator's store and the
+    // Jobs' mount path are one temporary directory, so the kubelet played here runs the command unchanged.
+    const deployment = rendered.find(
+      (o) => o.kind === 'Deployment' && o.metadata.name === `${release}-stratus-operator`,
+    ) as Deployment;
+    const chartEnv = Object.fromEntries(
+      deployment.spec!.template.spec.containers[0]!.env.map((e) => [e.name, e.value]),
+    );
+    const settings = operatorEnv({
+      ...chartEnv,
+      STRATUS_CONFIG: undefined,
+      WATCH_NAMESPACE: `${releaseNamespace},${workNamespace}`,
+      POD_NAMESPACE: releaseNamespace,
+      POD_NAME: 'test-operator',
+      STRATUS_STORE_PATH: storageRoot,
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+    });
+    operator = await runKubernetesOperator(settings, { kubeconfig: operatorKubeconfig });
   });
   afterAll(async () => {
     await operator?.stop();
-    await cluster.delete(namespaceKind, namespace);
+    const selector = `app.kubernetes.io/instance=${release}`;
+    await runTool('kubectl', [
+      '--kubeconfig',
+      adminKubeconfig,
+      'delete',
+      'clusterrole,clusterrolebinding',
+      '-l',
+      selector,
+    ]);
+    for (const name of [releaseNamespace, workNamespace]) await admin.delete(namespaceKind, name);
     await rm(storageRoot, { recursive: true, force: true });
   });
 
-  it('reconciles the run into a Job, which the run then follows to Ready and takes with it when deleted', async () => {
-    await eventually(async () => ((await fetch(`${operator.url}/readyz`)).ok ? true : undefined));
-    await cluster.create<Ingestion>(ingestionKind, {
-      apiVersion: API_VERSION,
-      kind: 'Ingestion',
-      metadata: { name: 'sample-run', namespace },
-      spec: { source: 'sample', start: '2024-01-01', end: '2024-01-03' },
-    } as Ingestion);
+  it('reconciles a run of the release namespace into a Job it owns, follows it to Ready and takes it when deleted', async () => {
+    await eventually(async () => {
+      const response = await fetch(`${operator.url}/readyz`);
+      await response.body?.cancel();
+      return response.ok ? true : undefined;
+    });
+    await admin.create<Ingestion>(ingestionKind, ingestion('sample-run', releaseNamespace, 'sample'));
 
-    const job = await eventually(() => cluster.get<BatchJob>(jobKind, 'sample-run-a1', namespace));
-    const run = await cluster.get<Ingestion>(ingestionKind, 'sample-run', namespace);
+    const job = await eventually(() => admin.get<BatchJob>(jobKind, 'sample-run-a1', releaseNamespace));
+    const run = await admin.get<Ingestion>(ingestionKind, 'sample-run', releaseNamespace);
     expect(job.metadata.ownerReferences).toEqual([
       expect.objectContaining({
         kind: 'Ingestion',
@@ -57,34 +195,36 @@ describe('an Ingestion on Kubernetes runs as a worker Job', () => {
         blockOwnerDeletion: true,
       }),
     ]);
-    expect(job.spec).toMatchObject({ backoffLimit: 0 });
+    expect(job.spec).toMatchObject({
+      backoffLimit: 0,
+      activeDeadlineSeconds: 21_600,
+      template: { spec: { serviceAccountName: `${release}-stratus-worker` } },
+    });
+    // Kubernetes 1.20 drops the field (TTL-after-finished is alpha and off there): history limits bound the Jobs.
+    expect(job.spec).not.toHaveProperty('ttlSecondsAfterFinished');
 
     // The real Job controller made the pod; with no kubelet it stays Pending until the test runs it.
-    const pod = await podOfJob(cluster, namespace, 'sample-run-a1');
-    expect(await runContainer(kubeconfig, pod.spec!)).toBe(0);
-    await markSucceeded(cluster, pod);
-
-    const done = await eventually(
-      async () => {
-        const current = await cluster.get<Ingestion>(ingestionKind, 'sample-run', namespace);
-        return current?.status?.phase === 'successful' ? current : undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 200 },
-    );
+    await runPodOf('sample-run-a1');
+    const done = await successful('sample-run', releaseNamespace);
     expect(done.status?.progress).toMatchObject({ percent: 100 });
-    const completed = await cluster.get<BatchJob>(jobKind, 'sample-run-a1', namespace);
+    const completed = await admin.get<BatchJob>(jobKind, 'sample-run-a1', releaseNamespace);
     expect(completed?.status?.conditions).toEqual([expect.objectContaining({ type: 'Complete', status: 'True' })]);
     const dataset = await eventually(async () => {
-      const current = await cluster.get<Dataset>(datasetKind, datasetIdOf(done), namespace);
+      const current = await admin.get<Dataset>(datasetKind, datasetIdOf(done), releaseNamespace);
       const ready = current?.status?.conditions?.find((c) => c.type === 'Ready');
       return ready?.status === 'True' ? current : undefined;
     });
     expect(dataset.status?.currentVersion).toBeTruthy();
 
-    // `stratus api-server` answers from the same cluster, with no leader of its own.
+    // `stratus api-server` answers from the same cluster as its own ServiceAccount, with no leader of its own.
     const api = await runKubernetesApiServer(
-      { namespaces: [namespace], storePath: storageRoot, host: '127.0.0.1', port: 0 },
-      { kubeconfig },
+      { namespaces: [releaseNamespace, workNamespace], storePath: storageRoot, host: '127.0.0.1', port: 0 },
+      {
+        kubeconfig: await kubeconfigAs(admin, adminKubeconfig, {
+          name: `${release}-stratus-api-server`,
+          namespace: releaseNamespace,
+        }),
+      },
     );
     try {
       const listed = (await (await fetch(`${api.url}/datasets`)).json()) as { items: { dataset_id: string }[] };
@@ -93,10 +233,27 @@ describe('an Ingestion on Kubernetes runs as a worker Job', () => {
       await api.stop();
     }
 
-    await cluster.delete(ingestionKind, 'sample-run', namespace);
-    await eventually(
-      async () => ((await cluster.get(jobKind, 'sample-run-a1', namespace)) === undefined ? true : undefined),
-      { timeoutMs: 30_000, intervalMs: 200 },
-    );
+    await admin.delete(ingestionKind, 'sample-run', releaseNamespace);
+    await jobGone('sample-run-a1');
+  });
+
+  it('runs the Job of a run in another namespace in the release namespace, and deletes it with the run', async () => {
+    await admin.create<Ingestion>(ingestionKind, ingestion('elsewhere', workNamespace, 'sample-elsewhere'));
+    // Named apart from an attempt of the same name of a run in the release namespace.
+    const jobName = workerJobName('elsewhere-a1', workNamespace, releaseNamespace);
+    const job = await eventually(() => admin.get<BatchJob>(jobKind, jobName, releaseNamespace));
+    const run = await admin.get<Ingestion>(ingestionKind, 'elsewhere', workNamespace);
+    expect(job.metadata.ownerReferences).toBeUndefined();
+    expect(job.metadata.labels).toMatchObject({
+      'climate.stratus.dev/run-namespace': workNamespace,
+      'climate.stratus.dev/run-uid': run!.metadata.uid,
+    });
+
+    // The worker reports across namespaces with its ClusterRole.
+    await runPodOf(jobName);
+    await successful('elsewhere', workNamespace);
+
+    await admin.delete(ingestionKind, 'elsewhere', workNamespace);
+    await jobGone(jobName);
   });
 });

@@ -23,8 +23,9 @@ export async function createSampleNamespace(cluster: Cluster, namespace: string)
 }
 
 /**
- * The settings of an operator watching `namespace`, on an ephemeral port, whose Lease lives there too. The store
- * and the Jobs' mount path are one directory, so a played kubelet runs the worker's command as it stands.
+ * The settings of an operator watching `namespace`, on an ephemeral port, whose Lease and worker Jobs live there
+ * too (so a Job is named after its attempt). The store and the Jobs' mount path are one directory, so a played
+ * kubelet runs the worker's command as it stands.
  */
 export function operatorSettings(namespace: string, storageRoot: string, identity: string): OperatorEnv {
   return {
@@ -33,7 +34,7 @@ export function operatorSettings(namespace: string, storageRoot: string, identit
     host: '127.0.0.1',
     port: 0,
     lease: { name: 'stratus-operator', namespace, identity },
-    worker: { image: 'stratus:test', storeClaim: 'store' },
+    worker: { image: 'stratus:test', storeClaim: 'store', namespace, history: {} },
   };
 }
 

@@ -20,14 +20,14 @@ type ServiceAccount = KubeObject & { secrets?: { name: string }[] };
 type Secret = KubeObject & { data?: { token?: string } };
 
 /**
- * A Cluster that authenticates as a ServiceAccount, so that what it may do is exactly what RBAC grants that
- * account. Kubernetes 1.20's token controller keeps the account's token in a Secret; this waits for it.
+ * A kubeconfig file that authenticates as a ServiceAccount, so that what its holder may do is exactly what RBAC
+ * grants that account. Kubernetes 1.20's token controller keeps the account's token in a Secret; this waits for it.
  */
-export async function clusterAs(
+export async function kubeconfigAs(
   admin: Cluster,
   adminKubeconfig: string,
   account: { name: string; namespace: string },
-): Promise<Cluster> {
+): Promise<string> {
   const token = await eventually(
     async () => {
       const sa = await admin.get<ServiceAccount>(serviceAccountKind, account.name, account.namespace);
@@ -42,5 +42,14 @@ export async function clusterAs(
   config.users[0]!.user = { token };
   const path = join(await mkdtemp(join(tmpdir(), 'stratus-sa-')), 'kubeconfig');
   await writeFile(path, stringify(config));
-  return openKubernetesCluster({ kubeconfig: path });
+  return path;
+}
+
+/** A Cluster acting as a ServiceAccount (see `kubeconfigAs`). */
+export async function clusterAs(
+  admin: Cluster,
+  adminKubeconfig: string,
+  account: { name: string; namespace: string },
+): Promise<Cluster> {
+  return openKubernetesCluster({ kubeconfig: await kubeconfigAs(admin, adminKubeconfig, account) });
 }

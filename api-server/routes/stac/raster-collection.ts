@@ -5,7 +5,9 @@ import type { StoreGrid } from './store-grid.ts';
 import {
   DATACUBE_EXTENSION,
   JSON_TYPE,
+  PROJECTION_EXTENSION,
   STAC_VERSION,
+  ZARR_EXTENSION,
   type CollectionLinks,
   type StacAsset,
   type StacCollection,
@@ -21,10 +23,35 @@ const TIME_STEP: Record<PeriodType, string> = {
 };
 
 const WGS84_EPSG = 4326;
+const WGS84_CODE = `EPSG:${WGS84_EPSG}`;
 /** The time of a stored period: its start, as the store's `time` coordinate holds it. */
 function instant(type: PeriodType | undefined, period: string | null | undefined): string | null {
   if (!type || !period) return null;
   return parsePeriod(type, period).start.toISOString();
+}
+
+/**
+ * Projection fields of an asset holding the grid: the CRS, and the shape and affine transform (rasterio's order)
+ * with which GDAL and other readers place the data without opening the store.
+ */
+function projectionOf(grid: StoreGrid): Record<string, unknown> {
+  const [, ny, nx] = grid.shape;
+  const fields: Record<string, unknown> = { 'proj:code': WGS84_CODE };
+  if (ny !== undefined && nx !== undefined) fields['proj:shape'] = [ny, nx];
+  if (!grid.geoTransform) return fields;
+  const [x0, dx, rx, y0, ry, dy] = grid.geoTransform as [number, number, number, number, number, number];
+  fields['proj:transform'] = [dx, rx, x0, ry, dy, y0];
+  if (ny !== undefined && nx !== undefined && rx === 0 && ry === 0) {
+    const xs = [x0, x0 + dx * nx];
+    const ys = [y0, y0 + dy * ny];
+    fields['proj:bbox'] = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  }
+  return fields;
+}
+
+/** Zarr extension fields: what a reader must know to open the store (format, root group, consolidated or not). */
+function zarrFieldsOf(grid: StoreGrid): Record<string, unknown> {
+  return { 'zarr:zarr_format': grid.zarrFormat, 'zarr:node_type': 'group', 'zarr:consolidated': grid.consolidated };
 }
 
 function assetsOf(dataset: Dataset, base: string, grid: StoreGrid | undefined, thumbnail: boolean) {
@@ -40,6 +67,8 @@ function assetsOf(dataset: Dataset, base: string, grid: StoreGrid | undefined, t
         ` or GDAL \`ZARR:"/vsicurl/${base}/zarr/${id}/"\`. Variable \`${dataset.spec.variable ?? 'value'}\`, ` +
         `dimensions (time, lat, lon), chunks ${JSON.stringify(grid.chunks)}, data type ${grid.dataType}.`,
       roles: ['data'],
+      ...zarrFieldsOf(grid),
+      ...projectionOf(grid),
     };
   }
   if (dataset.spec.format === 'icechunk') {
@@ -49,6 +78,7 @@ function assetsOf(dataset: Dataset, base: string, grid: StoreGrid | undefined, t
       title: 'Icechunk repository',
       description: `Open with Icechunk's HTTP storage at \`${base}/icechunk/${id}/\`, branch \`main\`.`,
       roles: ['data', 'icechunk'],
+      ...(grid && { ...zarrFieldsOf(grid), ...projectionOf(grid) }),
     };
   }
   if (dataset.spec.format === 'netcdf' && dataset.status?.currentVersion) {
@@ -112,7 +142,8 @@ export function rasterCollection({
   return {
     type: 'Collection',
     stac_version: STAC_VERSION,
-    stac_extensions: [DATACUBE_EXTENSION],
+    // Zarr fields sit on the store's assets, so that extension is declared only when the collection has one.
+    stac_extensions: [DATACUBE_EXTENSION, PROJECTION_EXTENSION, ...(grid ? [ZARR_EXTENSION] : [])],
     id,
     title: spec.datasetName,
     description: spec.description ?? spec.datasetName,
@@ -144,6 +175,7 @@ export function rasterCollection({
     },
     summaries: {
       variables: [variable],
+      'proj:code': [WGS84_CODE],
       ...(spec.periodType && { period_type: [spec.periodType] }),
       ...(spec.resolution && { resolution: [spec.resolution] }),
     },

@@ -2,6 +2,8 @@
 export const STAC_VERSION = '1.1.0';
 export const DATACUBE_EXTENSION = 'https://stac-extensions.github.io/datacube/v2.3.0/schema.json';
 export const TABLE_EXTENSION = 'https://stac-extensions.github.io/table/v1.2.0/schema.json';
+export const PROJECTION_EXTENSION = 'https://stac-extensions.github.io/projection/v2.0.0/schema.json';
+export const ZARR_EXTENSION = 'https://stac-extensions.github.io/zarr/v1.0.0/schema.json';
 
 export interface StacLink {
   href: string;
@@ -16,6 +18,8 @@ export interface StacAsset {
   title: string;
   description?: string;
   roles: string[];
+  /** Extension fields (`proj:code`, `zarr:zarr_format`, ...). */
+  [field: string]: unknown;
 }
 
 /** A STAC Collection as published here; the extension fields of each kind sit beside the core ones. */

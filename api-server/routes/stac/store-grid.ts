@@ -13,6 +13,10 @@ export interface StoreGrid {
   dataType: string;
   /** Cell size in degrees, from the `spatial_ref` GeoTransform. */
   resolution: { x: number; y: number } | undefined;
+  /** GDAL's six GeoTransform coefficients of the grid (origin, cell size, rotation), from `spatial_ref`. */
+  geoTransform: number[] | undefined;
+  /** Whether the store holds consolidated metadata (`.zmetadata` in v2, `consolidated_metadata` in v3). */
+  consolidated: boolean;
 }
 
 type ReadKey = (key: string) => Promise<Uint8Array | undefined>;
@@ -22,10 +26,17 @@ async function json(read: ReadKey, key: string): Promise<Record<string, unknown>
   return bytes && (JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, unknown>);
 }
 
-function resolutionOf(geoTransform: unknown): StoreGrid['resolution'] {
-  if (typeof geoTransform !== 'string') return undefined;
-  const [, dx, , , , dy] = geoTransform.split(' ').map(Number);
-  return dx && dy ? { x: Math.abs(dx), y: Math.abs(dy) } : undefined;
+function geoTransformOf(attribute: unknown): number[] | undefined {
+  if (typeof attribute !== 'string') return undefined;
+  const coefficients = attribute.trim().split(/\s+/).map(Number);
+  return coefficients.length === 6 && coefficients.every(Number.isFinite) ? coefficients : undefined;
+}
+
+/** The grid facts both Zarr formats share, from the data variable's shape and the grid mapping's GeoTransform. */
+function gridOf(attribute: unknown): Pick<StoreGrid, 'resolution' | 'geoTransform'> {
+  const geoTransform = geoTransformOf(attribute);
+  const [, dx, , , , dy] = geoTransform ?? [];
+  return { geoTransform, resolution: dx && dy ? { x: Math.abs(dx), y: Math.abs(dy) } : undefined };
 }
 
 async function readV2(read: ReadKey, variable: string): Promise<StoreGrid | undefined> {
@@ -37,7 +48,8 @@ async function readV2(read: ReadKey, variable: string): Promise<StoreGrid | unde
     shape: array.shape as number[],
     chunks: array.chunks as number[],
     dataType: String(array.dtype),
-    resolution: resolutionOf(gridMapping?.GeoTransform),
+    consolidated: (await read('.zmetadata')) !== undefined,
+    ...gridOf(gridMapping?.GeoTransform),
   };
 }
 
@@ -45,13 +57,15 @@ async function readV3(read: ReadKey, variable: string): Promise<StoreGrid | unde
   const array = await json(read, `${variable}/zarr.json`);
   if (!array) return undefined;
   const gridMapping = await json(read, 'spatial_ref/zarr.json');
+  const root = await json(read, 'zarr.json');
   const grid = array.chunk_grid as { configuration: { chunk_shape: number[] } };
   return {
     zarrFormat: 3,
     shape: array.shape as number[],
     chunks: grid.configuration.chunk_shape,
     dataType: String(array.data_type),
-    resolution: resolutionOf((gridMapping?.attributes as Record<string, unknown> | undefined)?.GeoTransform),
+    consolidated: root?.consolidated_metadata !== undefined && root.consolidated_metadata !== null,
+    ...gridOf((gridMapping?.attributes as Record<string, unknown> | undefined)?.GeoTransform),
   };
 }
 

@@ -27,11 +27,17 @@ export class ImmutableFileCache {
   async get(path: string): Promise<CachedFile | undefined> {
     const hit = this.#entries.get(path);
     if (hit) return hit;
-    const info = await stat(path).catch(() => undefined);
-    if (!info?.isFile()) return undefined;
-    const entry: CachedFile = { size: info.size, mtime: info.mtime };
-    if (info.size <= this.#maxFileBytes) entry.bytes = await readFile(path);
-    this.#entries.set(path, entry, entry.bytes?.length ?? 0);
+    const entry = await readImmutableFile(path, this.#maxFileBytes);
+    if (entry) this.#entries.set(path, entry, entry.bytes?.length ?? 0);
     return entry;
   }
+}
+
+/** A regular file's size and time, and its content when it has at most `maxFileBytes`; undefined for no file. */
+export async function readImmutableFile(path: string, maxFileBytes: number): Promise<CachedFile | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
+  const entry: CachedFile = { size: info.size, mtime: info.mtime };
+  if (info.size <= maxFileBytes) entry.bytes = await readFile(path);
+  return entry;
 }

@@ -30,10 +30,21 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return { start, end };
 }
 
-function notModified(request: FastifyRequest, etag: string, mtime: Date): boolean {
-  const match = request.headers['if-none-match'];
+/** What a request says about the representation it wants: method, validators and range. */
+export interface EntityRequest {
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+function header(request: EntityRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+function notModified(request: EntityRequest, etag: string, mtime: Date): boolean {
+  const match = header(request, 'if-none-match');
   if (match !== undefined) return match.split(',').some((t) => t.trim() === etag || t.trim() === '*');
-  const since = request.headers['if-modified-since'];
+  const since = header(request, 'if-modified-since');
   return since !== undefined && Math.floor(mtime.getTime() / 1000) <= Math.floor(Date.parse(since) / 1000);
 }
 
@@ -48,42 +59,52 @@ export interface Entity {
   stream?: (start: number, end: number) => NodeJS.ReadableStream;
 }
 
+/** The answer to a GET or HEAD of an entity, independent of the HTTP framework that sends it. */
+export interface EntityResponse {
+  status: 200 | 206 | 304;
+  headers: Record<string, string | number>;
+  body?: Uint8Array | NodeJS.ReadableStream;
+}
+
 /**
- * Answers GET or HEAD with validators (ETag, Last-Modified), conditional requests (304) and single byte ranges
- * (206, 416). The caller guarantees that an ETag names immutable content.
+ * The answer to GET or HEAD with validators (ETag, Last-Modified), conditional requests (304) and single byte
+ * ranges (206). Throws 416 when no byte is asked for (sent with a `content-range` naming the size). The
+ * caller guarantees that an ETag names immutable content.
  */
-export async function sendEntity(request: FastifyRequest, reply: FastifyReply, entity: Entity): Promise<void> {
+export function entityResponse(request: EntityRequest, entity: Entity): EntityResponse {
   const { etag, mtime, size } = entity;
-  reply
-    .header('etag', etag)
-    .header('last-modified', mtime.toUTCString())
-    .header('accept-ranges', 'bytes')
-    .header('cache-control', 'public, max-age=0, must-revalidate')
-    .type(entity.contentType);
-  if (notModified(request, etag, mtime)) {
-    await reply.code(304).send();
-    return;
-  }
-  const ifRange = request.headers['if-range'];
-  let range: ByteRange | undefined;
-  try {
-    range = ifRange === undefined || ifRange === etag ? parseRange(request.headers.range, size) : undefined;
-  } catch (err) {
-    reply.header('content-range', `bytes */${size}`);
-    throw err;
-  }
+  const headers: EntityResponse['headers'] = {
+    etag,
+    'last-modified': mtime.toUTCString(),
+    'accept-ranges': 'bytes',
+    'cache-control': 'public, max-age=0, must-revalidate',
+    'content-type': entity.contentType,
+  };
+  if (notModified(request, etag, mtime)) return { status: 304, headers };
+  const ifRange = header(request, 'if-range');
+  const range = ifRange === undefined || ifRange === etag ? parseRange(header(request, 'range'), size) : undefined;
   const start = range?.start ?? 0;
   const end = range?.end ?? size - 1;
   const length = size === 0 ? 0 : end - start + 1;
-  if (range) reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
-  reply.header('content-length', length);
-  if (request.method === 'HEAD' || length === 0) {
-    await reply.send();
-  } else if (entity.bytes) {
-    await reply.send(range ? entity.bytes.subarray(start, end + 1) : entity.bytes);
-  } else {
-    await reply.send(entity.stream!(start, end));
+  if (range) headers['content-range'] = `bytes ${start}-${end}/${size}`;
+  headers['content-length'] = length;
+  const status = range ? 206 : 200;
+  if (request.method === 'HEAD' || length === 0) return { status, headers };
+  if (entity.bytes) return { status, headers, body: range ? entity.bytes.subarray(start, end + 1) : entity.bytes };
+  return { status, headers, body: entity.stream!(start, end) };
+}
+
+/** Sends `entityResponse` through fastify. */
+export async function sendEntity(request: FastifyRequest, reply: FastifyReply, entity: Entity): Promise<void> {
+  let answer: EntityResponse;
+  try {
+    answer = entityResponse(request, entity);
+  } catch (err) {
+    reply.header('content-range', `bytes */${entity.size}`);
+    throw err;
   }
+  const { status, headers, body } = answer;
+  await reply.code(status).headers(headers).send(body);
 }
 
 export interface FileResponseOptions {
@@ -95,6 +116,22 @@ export interface FileResponseOptions {
   cache?: ImmutableFileCache;
   /** Identifies the content the path holds now (e.g. the store version), part of the ETag. */
   etagPrefix: string;
+}
+
+/** The entity of a regular file whose size and time are known (and its bytes, when held in memory). */
+export function fileEntity(
+  path: string,
+  file: { size: number; mtime: Date; bytes?: Uint8Array },
+  options: Omit<FileResponseOptions, 'cache'>,
+): Entity {
+  return {
+    size: file.size,
+    mtime: file.mtime,
+    etag: `"${options.etagPrefix}-${file.size.toString(36)}-${file.mtime.getTime().toString(36)}"`,
+    contentType: options.contentType,
+    bytes: file.bytes,
+    stream: (start, end) => createReadStream(path, { start, end }),
+  };
 }
 
 /**
@@ -110,18 +147,11 @@ export async function sendFile(
   const info = options.cache
     ? await options.cache.get(path)
     : await stat(path).then(
-        (s) => (s.isFile() ? { size: s.size, mtime: s.mtime, bytes: undefined } : undefined),
+        (s) => (s.isFile() ? { size: s.size, mtime: s.mtime } : undefined),
         () => undefined,
       );
   if (!info) return false;
-  await sendEntity(request, reply, {
-    size: info.size,
-    mtime: info.mtime,
-    etag: `"${options.etagPrefix}-${info.size.toString(36)}-${info.mtime.getTime().toString(36)}"`,
-    contentType: options.contentType,
-    bytes: info.bytes,
-    stream: (start, end) => createReadStream(path, { start, end }),
-  });
+  await sendEntity(request, reply, fileEntity(path, info, options));
   return true;
 }
 

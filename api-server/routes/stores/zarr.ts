@@ -1,14 +1,10 @@
-import { stat } from 'node:fs/promises';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
-import { isSafeKey, resolveKey, storeFile } from '../../../core/stores/layout.ts';
+import { isSafeKey, resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { listDirectory, sendEntity, sendFile } from './file-response.ts';
-
-const METADATA_KEYS = new Set(['.zarray', '.zattrs', '.zgroup', '.zmetadata', 'zarr.json']);
+import { listDirectory, sendEntity } from './file-response.ts';
+import type { ZarrKeys } from './zarr-keys.ts';
 
 export const storeListingSchema = z
   .object({
@@ -37,55 +33,11 @@ export const storeResponses = {
 };
 
 /**
- * `GET`/`HEAD /zarr/{dataset_id}/{key}`: the current version of a dataset's Zarr store as plain files. The
- * version is looked up per request, so a switch takes effect at once; a key is resolved inside that version's
- * directory only (400 for any key that could escape it).
+ * `GET`/`HEAD /zarr/{dataset_id}/{key}`: the current version of a dataset's Zarr store, as plain files or through
+ * an Icechunk snapshot (`ZarrKeys`). A key is resolved inside that version only (400 for any key that could
+ * escape it); a directory is listed as JSON.
  */
-export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { cluster, namespace } = app.stratus;
-  const storageRoot = app.stratus.storageRoot;
-
-  async function currentVersion(id: string) {
-    const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
-    if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
-    if (dataset.spec.format !== 'zarr' && dataset.spec.format !== 'icechunk')
-      throw new HttpError('NotFound', `Dataset ${id} is not stored as Zarr`);
-    const version = currentVersionOf(dataset);
-    if (!version) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
-    return { id: version.id, base: storeFile(storageRoot, version.path), snapshot: version.snapshot };
-  }
-
-  /** The same key through an Icechunk snapshot: Zarr v3 keys resolved by the repository's store. */
-  async function sendSnapshotKey(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    version: { base: string; snapshot: string },
-    id: string,
-    key: string,
-  ) {
-    const listing = key === '' || key.endsWith('/');
-    const prefix = key.replace(/\/$/, '');
-    if (prefix !== '' && !isSafeKey(prefix))
-      throw new HttpError('BadRequest', `invalid store key: ${JSON.stringify(key)}`);
-    if (!listing) {
-      const found = await app.stratus.icechunk.get(version.base, version.snapshot, prefix);
-      if (found) {
-        const name = key.slice(key.lastIndexOf('/') + 1);
-        await sendEntity(request, reply, {
-          size: found.bytes.length,
-          mtime: found.writtenAt,
-          etag: `"${version.snapshot}"`,
-          contentType: METADATA_KEYS.has(name) ? 'application/json' : 'application/octet-stream',
-          bytes: found.bytes,
-        });
-        return reply;
-      }
-    }
-    const entries = await app.stratus.icechunk.list(version.base, version.snapshot, prefix);
-    if (!entries) throw new HttpError('NotFound', `no key ${key} in the store of dataset ${id}`);
-    return { dataset_id: id, version: version.snapshot, path: prefix, entries };
-  }
-
+export const zarrRoutes: FastifyPluginAsyncZod<{ keys: ZarrKeys }> = async (app, { keys }) => {
   app.route({
     method: ['GET', 'HEAD'],
     url: '/zarr/:dataset_id/*',
@@ -102,25 +54,24 @@ export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request, reply) => {
       const { dataset_id: id, '*': key } = request.params;
-      const version = await currentVersion(id);
-      if (version.snapshot) return sendSnapshotKey(request, reply, { ...version, snapshot: version.snapshot }, id, key);
+      const version = await keys.currentVersion(id);
       const listing = key === '' || key.endsWith('/');
-      const path = resolveKey(version.base, listing ? key.replace(/\/$/, '') : key);
-      if (path === undefined) throw new HttpError('BadRequest', `invalid store key: ${JSON.stringify(key)}`);
       if (!listing) {
-        const name = key.slice(key.lastIndexOf('/') + 1);
-        const sent = await sendFile(request, reply, path, {
-          contentType: METADATA_KEYS.has(name) ? 'application/json' : 'application/octet-stream',
-          etagPrefix: version.id,
-          cache: app.stratus.files,
-        });
-        if (sent) return reply;
-        if (!(await stat(path).catch(() => undefined))?.isDirectory())
-          throw new HttpError('NotFound', `no key ${key} in the store of dataset ${id}`);
+        const entity = await keys.entity(version, key);
+        if (entity) {
+          await sendEntity(request, reply, entity);
+          return reply;
+        }
       }
-      const listed = await listDirectory(path);
-      if (!listed) throw new HttpError('NotFound', `no directory ${key} in the store of dataset ${id}`);
-      return { dataset_id: id, version: version.id, path: key.replace(/\/$/, ''), entries: listed };
+      // A key that names no file may name a directory, with or without the trailing slash.
+      const prefix = key.replace(/\/$/, '');
+      if (prefix !== '' && !isSafeKey(prefix))
+        throw new HttpError('BadRequest', `invalid store key: ${JSON.stringify(key)}`);
+      const entries = version.snapshot
+        ? await app.stratus.icechunk.list(version.base, version.snapshot, prefix)
+        : await listDirectory(resolveKey(version.base, prefix)!);
+      if (!entries) throw new HttpError('NotFound', `no key ${key} in the store of dataset ${id}`);
+      return { dataset_id: id, version: version.snapshot ?? version.id, path: prefix, entries };
     },
   });
 };

@@ -33,6 +33,11 @@ app.kubernetes.io/component: {{ .component }}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end -}}
 
+{{/* The worker Jobs' image: the operator's unless `worker.image` names another. */}}
+{{- define "stratus.workerImage" -}}
+{{ .Values.worker.image.repository | default .Values.image.repository }}:{{ .Values.worker.image.tag | default .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
 {{- define "stratus.storeClaim" -}}
 {{- .Values.store.existingClaim | default (printf "%s-store" (include "stratus.fullname" .)) -}}
 {{- end -}}
@@ -86,7 +91,7 @@ capabilities:
 - workflows
 {{- end -}}
 
-{{/* What the operator may do where it watches: reconcile the kinds, run Jobs, read their Pods, record Events. */}}
+{{/* What the operator may do where it watches: reconcile the kinds, record Events. Its Jobs are in the release namespace. */}}
 {{- define "stratus.operatorRules" -}}
 - apiGroups: ["climate.stratus.dev"]
   resources:
@@ -98,15 +103,17 @@ capabilities:
 - apiGroups: ["climate.stratus.dev"]
   resources: ["*/finalizers"]
   verbs: ["update"]
-- apiGroups: ["batch"]
-  resources: ["jobs"]
-  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
-- apiGroups: [""]
-  resources: ["pods"]
-  verbs: ["get", "list", "watch"]
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
-  verbs: ["create", "patch"]
+  # get: a repeated Event is counted in the existing one's series (operator/runtime/events.ts).
+  verbs: ["get", "create", "patch"]
+{{- end -}}
+
+{{/* What a worker may do where the operator watches: report into its run's status (operator/worker/status-report.ts). */}}
+{{- define "stratus.workerRules" -}}
+- apiGroups: ["climate.stratus.dev"]
+  resources: ["ingestions/status"]
+  verbs: ["patch"]
 {{- end -}}
 
 {{/* What the API server may do where the operator watches: read and write resources, never their status. */}}

@@ -61,7 +61,7 @@ export function ingestionController(
                 (other) => datasetIdOf(other) === datasetIdOf(run) && !isFinished(other) && createdBefore(other, run),
               )
               .map((other) => other.metadata.name),
-        job: jobs?.get(jobNameFor(run, run.status?.attempt ?? 1)),
+        job: jobs?.get(jobNameFor(run, run.status?.attempt ?? 1), namespace),
         instance,
       };
     },

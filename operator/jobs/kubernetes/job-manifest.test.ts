@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
 import { REPORT_TO_ENV } from '../../worker/protocol.ts';
 import type { JobSpec } from '../runner.ts';
-import { type BatchJob, inputBytes, MAX_INPUT_BYTES, workerJobFor, WORKER_SELECTOR } from './job-manifest.ts';
+import {
+  type BatchJob,
+  inputBytes,
+  MAX_INPUT_BYTES,
+  workerJobFor,
+  workerJobName,
+  WORKER_SELECTOR,
+} from './job-manifest.ts';
 import { matchesLabels, parseLabelSelector } from '../../../core/cluster/label-selector.ts';
 
 const spec: JobSpec = {
@@ -12,8 +19,16 @@ const spec: JobSpec = {
   owner: { kind: ingestionKind, name: 'run-1', namespace: 'climate' },
   env: [{ name: 'PROVIDER_TOKEN', secretKeyRef: { name: 'creds', key: 'token' } }],
 };
-const owner = { apiVersion: ingestionKind.apiVersion, kind: 'Ingestion', name: 'run-1', uid: 'u-1', controller: true };
-const job = workerJobFor(spec, owner, { image: 'stratus:dev', store: { claimName: 'store', mountPath: '/store' } });
+const owner = {
+  apiVersion: ingestionKind.apiVersion,
+  kind: 'Ingestion',
+  name: 'run-1',
+  uid: 'u-1',
+  controller: true,
+  blockOwnerDeletion: true,
+};
+const options = { namespace: 'climate', image: 'stratus:dev', store: { claimName: 'store', mountPath: '/store' } };
+const job = workerJobFor(spec, 'u-1', options);
 interface WorkerPod {
   restartPolicy: string;
   securityContext: unknown;
@@ -31,8 +46,21 @@ const podSpec = podOf(job);
 const container = podSpec.containers[0];
 
 describe('the Job of one attempt', () => {
-  it('is named after the attempt, in its run namespace, owned by the run', () => {
+  it('is named after the attempt and owned by its run when it runs in the run namespace', () => {
     expect(job.metadata).toMatchObject({ name: 'run-1-a2', namespace: 'climate', ownerReferences: [owner] });
+  });
+
+  it('runs in the store namespace, without an owner reference, for a run of another namespace', () => {
+    const elsewhere = workerJobFor({ ...spec, env: undefined }, 'u-1', { ...options, namespace: 'stratus' });
+    expect(elsewhere.metadata.namespace).toBe('stratus');
+    // Named apart from the attempt of the same name of a run in any other namespace.
+    expect(elsewhere.metadata.name).toBe(workerJobName('run-1-a2', 'climate', 'stratus'));
+    expect(elsewhere.metadata.name).toMatch(/^run-1-a2-ns[0-9a-f]{6}$/);
+    expect(workerJobName('run-1-a2', 'other', 'stratus')).not.toBe(elsewhere.metadata.name);
+    expect(elsewhere.metadata.annotations).toEqual({ 'climate.stratus.dev/attempt': 'run-1-a2' });
+    expect(elsewhere.metadata.ownerReferences).toBeUndefined();
+    const reportTo = podOf(elsewhere).containers[0].env[0] as { value: string };
+    expect(JSON.parse(reportTo.value)).toMatchObject({ name: 'run-1', namespace: 'climate' });
   });
 
   it('leaves retries to the planner and bounds its run time and its life after it ends', () => {
@@ -80,14 +108,21 @@ describe('the Job of one attempt', () => {
 
   it('has default resources unless given, and labels that the runner selects and that name its run', () => {
     expect(container.resources).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } });
-    const sized = workerJobFor(spec, owner, {
-      image: 'stratus:dev',
-      store: { claimName: 'store', mountPath: '/store' },
-      resources: { requests: { cpu: '2' } },
-    });
+    const sized = workerJobFor(spec, 'u-1', { ...options, resources: { requests: { cpu: '2' } } });
     expect(podOf(sized).containers[0].resources).toEqual({ requests: { cpu: '2' } });
     expect(matchesLabels(parseLabelSelector(WORKER_SELECTOR), job.metadata.labels)).toBe(true);
-    expect(job.metadata.labels?.['climate.stratus.dev/run']).toBe('run-1');
+    expect(job.metadata.labels).toMatchObject({
+      'climate.stratus.dev/run': 'run-1',
+      'climate.stratus.dev/run-kind': 'Ingestion',
+      'climate.stratus.dev/run-namespace': 'climate',
+      'climate.stratus.dev/run-uid': 'u-1',
+    });
+  });
+
+  it('keeps the name of a Job of a long attempt name within a label value', () => {
+    const long = 'x'.repeat(61) + '-a1';
+    expect(workerJobName(long, 'climate', 'stratus')).toHaveLength(63);
+    expect(workerJobName(long, 'climate', 'stratus')).not.toBe(workerJobName(`${long}0`, 'climate', 'stratus'));
   });
 
   it('measures the input argument in bytes, against the bound exec allows', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../../core/cluster/objects.ts';
 import { REPORT_TO_ENV, type ReportTarget } from '../../worker/protocol.ts';
 import type { JobSpec } from '../runner.ts';
@@ -12,13 +13,25 @@ export const LABELS = {
   component: 'app.kubernetes.io/component',
   managedBy: 'app.kubernetes.io/managed-by',
   run: 'climate.stratus.dev/run',
+  /** The run's kind, namespace and uid: a Job in another namespace than its run has no owner reference to say so. */
+  runKind: 'climate.stratus.dev/run-kind',
+  runNamespace: 'climate.stratus.dev/run-namespace',
+  runUid: 'climate.stratus.dev/run-uid',
   task: 'climate.stratus.dev/task',
 } as const;
+
+/** The attempt's name, where the Job's own name cannot be it (a run of another namespace). */
+export const ATTEMPT_ANNOTATION = 'climate.stratus.dev/attempt';
 
 /** Every Job this runner makes carries these; its watch selects on them. */
 export const WORKER_SELECTOR = `${LABELS.component}=worker,${LABELS.managedBy}=stratus-operator`;
 
 export interface WorkerJobOptions {
+  /**
+   * Where every Job runs: the namespace of the store claim, since a pod mounts claims of its own namespace only
+   * (docs/adr/0004-worker-jobs-run-in-the-store-namespace.md).
+   */
+  namespace: string;
   image: string;
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   /** How the image starts the worker; `--task` and `--input` follow. */
@@ -53,25 +66,56 @@ export interface BatchJobStatus {
   conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
 }
 
-/** The batch/v1 Job of one attempt: one pod, never retried by Kubernetes (retries belong to the planner). */
-export function workerJobFor(job: JobSpec, owner: OwnerReference, options: WorkerJobOptions): BatchJob {
-  const { namespace } = job.owner;
+/**
+ * The Job's name: the attempt's for a run of the Jobs' namespace; for a run elsewhere, whose attempt may share its
+ * name with one of another namespace, the attempt's (cut to fit) and a hash of the run's namespace and the attempt.
+ * The Job controller puts the name in a pod label, so it stays within 63 characters.
+ */
+export function workerJobName(attempt: string, runNamespace: string | undefined, jobNamespace: string): string {
+  if (runNamespace === jobNamespace) return attempt;
+  const hash = createHash('sha256')
+    .update(`${runNamespace ?? ''}/${attempt}`)
+    .digest('hex')
+    .slice(0, 6);
+  return `${attempt.slice(0, 54)}-ns${hash}`;
+}
+
+/**
+ * The batch/v1 Job of one attempt: one pod, never retried by Kubernetes (retries belong to the planner). It runs in
+ * the options' namespace; only there can the run own it (owner references never cross namespaces), and elsewhere
+ * the runner deletes it when the run goes.
+ */
+export function workerJobFor(job: JobSpec, runUid: string, options: WorkerJobOptions): BatchJob {
+  const { kind, name: run, namespace: runNamespace } = job.owner;
   const labels = {
     [LABELS.component]: 'worker',
     [LABELS.managedBy]: 'stratus-operator',
-    [LABELS.run]: job.owner.name,
+    [LABELS.run]: run,
+    [LABELS.runKind]: kind.kind,
+    ...(runNamespace && { [LABELS.runNamespace]: runNamespace }),
+    [LABELS.runUid]: runUid,
     [LABELS.task]: job.task,
   };
-  const reportTo: ReportTarget = {
-    kind: job.owner.kind,
-    name: job.owner.name,
-    namespace,
-    job: job.name,
+  const reportTo: ReportTarget = { kind, name: run, namespace: runNamespace, job: job.name };
+  const owner: OwnerReference = {
+    apiVersion: kind.apiVersion,
+    kind: kind.kind,
+    name: run,
+    uid: runUid,
+    controller: true,
+    blockOwnerDeletion: true,
   };
+  const ownedByRun = runNamespace === options.namespace;
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: job.name, namespace, labels, ownerReferences: [owner] },
+    metadata: {
+      name: workerJobName(job.name, runNamespace, options.namespace),
+      namespace: options.namespace,
+      labels,
+      annotations: { [ATTEMPT_ANNOTATION]: job.name },
+      ...(ownedByRun && { ownerReferences: [owner] }),
+    },
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? workerJobDefaults.activeDeadlineSeconds,

@@ -54,3 +54,8 @@ export function jobStateOf(attempt: AttemptObservation): JobState {
 export function jobSucceeded(job: BatchJob): boolean {
   return (job.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True');
 }
+
+/** Whether the Job failed (its pod failed, or its deadline passed). */
+export function jobFailed(job: BatchJob): boolean {
+  return failedCondition(job) !== undefined;
+}

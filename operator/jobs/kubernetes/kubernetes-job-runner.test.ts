@@ -13,7 +13,7 @@ import { eventually } from '../../../test/support/eventually.ts';
 import type { ReportTarget } from '../../worker/protocol.ts';
 import { statusReporter } from '../../worker/status-report.ts';
 import type { JobSpec, JobState } from '../runner.ts';
-import type { BatchJob, BatchJobStatus } from './job-manifest.ts';
+import { workerJobName, type BatchJob, type BatchJobStatus } from './job-manifest.ts';
 import { KubernetesJobRunner } from './kubernetes-job-runner.ts';
 
 const spec = (name: string, input: unknown = { source: 'sample' }): JobSpec => ({
@@ -33,16 +33,18 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     cluster,
     logger: pino({ level: 'silent' }),
     ownerKinds: [ingestionKind],
-    job: { image: 'stratus:test', store: { claimName: 'store', mountPath: '/store' } },
+    job: { namespace: 'default', image: 'stratus:test', store: { claimName: 'store', mountPath: '/store' } },
   });
-  const jobNamed = (name: string) => cluster.get<BatchJob>(jobKind, name, 'default');
-  const setJobStatus = async (name: string, status: BatchJobStatus) => {
-    const job = await jobNamed(name);
+  const jobNamed = (name: string, namespace = 'default') => cluster.get<BatchJob>(jobKind, name, namespace);
+  const jobGone = (name: string, namespace = 'default') =>
+    eventually(async () => ((await jobNamed(name, namespace)) ? undefined : true));
+  const setJobStatus = async (name: string, status: BatchJobStatus, namespace = 'default') => {
+    const job = await jobNamed(name, namespace);
     await cluster.updateStatus(jobKind, { ...job!, status });
   };
-  const stateBecomes = (name: string, done: (state: JobState) => boolean) =>
+  const stateBecomes = (name: string, done: (state: JobState) => boolean, namespace = 'default') =>
     eventually(async () => {
-      const state = runner.get(name);
+      const state = runner.get(name, namespace);
       return state && done(state) ? state : undefined;
     });
 
@@ -82,7 +84,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
       },
     ]);
     expect((await cluster.list(jobKind, { namespace: 'default' })).items).toHaveLength(1);
-    expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+    expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
   });
 
   it('reads progress and the result from what the worker reports into the run status', async () => {
@@ -92,7 +94,10 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     reporter.report({ type: 'progress', done: 1, total: 3, message: 'day 1' });
     await reporter.flushed();
     await stateBecomes('run-a1', (s) => s.progress?.done === 1);
-    expect(runner.get('run-a1')).toMatchObject({ phase: 'running', progress: { done: 1, total: 3, message: 'day 1' } });
+    expect(runner.get('run-a1', 'default')).toMatchObject({
+      phase: 'running',
+      progress: { done: 1, total: 3, message: 'day 1' },
+    });
 
     reporter.report({ type: 'progress', done: 3, total: 3 });
     reporter.report({ type: 'result', value: { versionId: 'v1' } });
@@ -111,8 +116,8 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     await earlier.flushed();
     runner.start(spec('run-a2'));
     await eventually(() => jobNamed('run-a2'));
-    expect(runner.get('run-a2')).toMatchObject({ phase: 'running' });
-    expect(runner.get('run-a2')?.error).toBeUndefined();
+    expect(runner.get('run-a2', 'default')).toMatchObject({ phase: 'running' });
+    expect(runner.get('run-a2', 'default')?.error).toBeUndefined();
   });
 
   it('fails an attempt whose pod failed without a report from the Job condition', async () => {
@@ -138,7 +143,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     await cluster.delete(jobKind, 'run-a1', 'default');
     await cluster.delete(jobKind, 'run-a2', 'default');
     expect((await stateBecomes('run-a2', (s) => s.phase !== 'running')).error?.type).toBe('JobDeleted');
-    expect(runner.get('run-a1')?.error).toEqual({ type: 'DeadlineExceeded', message: 'too long' });
+    expect(runner.get('run-a1', 'default')?.error).toEqual({ type: 'DeadlineExceeded', message: 'too long' });
   });
 
   it('fails an attempt whose pod succeeded without ever reporting an end', async () => {
@@ -152,7 +157,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
   it('cancels by deleting the Job', async () => {
     runner.start(spec('run-a1'));
     await eventually(() => jobNamed('run-a1'));
-    runner.cancel('run-a1');
+    runner.cancel('run-a1', 'default');
     await eventually(async () => ((await jobNamed('run-a1')) ? undefined : true));
     expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).phase).toBe('cancelled');
   });
@@ -208,7 +213,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
       await eventually(async () => (connection.calls() >= 2 ? true : undefined));
       const { items } = await cluster.list<BatchJob>(jobKind, { namespace: 'default' });
       expect(items.map((job) => job.metadata.name)).toEqual(['run-a1']);
-      expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+      expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
       expect(heard.map(([, state]) => state.phase)).not.toContain('failed');
     });
 
@@ -250,7 +255,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     });
     runner = new KubernetesJobRunner({ ...options(), cluster: lossy });
     await runner.sync();
-    expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+    expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
     deaf = true;
     await cluster.delete(jobKind, 'run-a1', 'default');
     expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).error?.type).toBe('JobDeleted');
@@ -263,12 +268,13 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     await runner.stop();
     runner = new KubernetesJobRunner(options());
     await runner.sync();
-    expect(runner.get('run-a1')).toMatchObject({ phase: 'running' });
+    expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
     const reporter = statusReporter(cluster, target('run-a1'));
     reporter.report({ type: 'cancelled' });
     await reporter.flushed();
     expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).phase).toBe('cancelled');
   });
+
   describe('after a restart, for an attempt whose Job went while no runner watched (collected after its TTL)', () => {
     const restartWithoutTheJob = async (report: Parameters<ReturnType<typeof statusReporter>['report']>[0]) => {
       runner.start(spec('run-a1'));
@@ -284,12 +290,133 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
 
     it('answers with the end its worker reported, so the attempt is not taken for one never started', async () => {
       await restartWithoutTheJob({ type: 'result', value: { versionId: 'v1' } });
-      expect(runner.get('run-a1')).toMatchObject({ phase: 'succeeded', result: { versionId: 'v1' } });
+      expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'succeeded', result: { versionId: 'v1' } });
     });
 
     it('fails it when its worker reported no end: it can end no more', async () => {
       await restartWithoutTheJob({ type: 'progress', done: 1, total: 3 });
-      expect(runner.get('run-a1')).toMatchObject({ phase: 'failed', error: { type: 'JobDeleted' } });
+      expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'failed', error: { type: 'JobDeleted' } });
+    });
+  });
+
+  it('forgets the attempts of a deleted run, and hears nothing of them when the collector deletes their Jobs', async () => {
+    runner.start(spec('run-a1'));
+    await eventually(() => jobNamed('run-a1'));
+    await cluster.delete(ingestionKind, 'run', 'default');
+    await jobGone('run-a1');
+    const heardBefore = heard.length;
+    // The runner watched the Job go (a new one of the same attempt would be seen, the old one is not).
+    await eventually(async () => (runner.get('run-a1', 'default') === undefined ? true : undefined));
+    expect(heard.slice(heardBefore)).toEqual([]);
+    expect(heard.some(([, s]) => s.error?.type === 'JobDeleted')).toBe(false);
+  });
+
+  it('keeps the newest finished Jobs of a run within the history limits and deletes older ones', async () => {
+    await runner.stop();
+    runner = new KubernetesJobRunner({ ...options(), history: { successful: 1, failed: 1 } });
+    await runner.sync();
+    const failure = { failed: 1, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }] };
+    for (const name of ['run-a1', 'run-a2', 'run-a3']) runner.start(spec(name));
+    await eventually(() => jobNamed('run-a3'));
+    await setJobStatus('run-a1', failure);
+    await stateBecomes('run-a1', (s) => s.phase === 'failed');
+    await setJobStatus('run-a2', failure);
+    await jobGone('run-a1');
+    expect(await jobNamed('run-a2')).toBeDefined();
+    // What the deleted Job said stays the attempt's state.
+    expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'failed', error: { type: 'WorkerCrashed' } });
+
+    // A succeeded Job counts once its report arrived; the running one is never touched.
+    const reporter = statusReporter(cluster, target('run-a3'));
+    reporter.report({ type: 'result', value: { versionId: 'v1' } });
+    await reporter.flushed();
+    await setJobStatus('run-a3', { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] });
+    await stateBecomes('run-a3', (s) => s.phase === 'succeeded');
+    runner.start(spec('run-a4'));
+    await eventually(() => jobNamed('run-a4'));
+    const next = statusReporter(cluster, target('run-a4'));
+    next.report({ type: 'result', value: { versionId: 'v2' } });
+    await next.flushed();
+    await setJobStatus('run-a4', { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] });
+    await jobGone('run-a3');
+    expect(await jobNamed('run-a4')).toBeDefined();
+    expect(await jobNamed('run-a2')).toBeDefined();
+    expect(runner.get('run-a3', 'default')).toMatchObject({ phase: 'succeeded', result: { versionId: 'v1' } });
+  });
+
+  describe('with Jobs in the store namespace, for runs of another namespace', () => {
+    const store = () => ({ ...options(), job: { ...options().job, namespace: 'stratus' } });
+    beforeEach(async () => {
+      await runner.stop();
+      runner = new KubernetesJobRunner(store());
+      await runner.sync();
+    });
+
+    it('runs the Job there, labelled with its run, and deletes it when the run is deleted', async () => {
+      runner.start(spec('run-a1'));
+      const job = await eventually(() => jobNamed(workerJobName('run-a1', 'default', 'stratus'), 'stratus'));
+      const run = await cluster.get(ingestionKind, 'run', 'default');
+      expect(job.metadata.ownerReferences).toBeUndefined();
+      expect(job.metadata.labels).toMatchObject({
+        'climate.stratus.dev/run-namespace': 'default',
+        'climate.stratus.dev/run-uid': run!.metadata.uid,
+      });
+      expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
+      await cluster.delete(ingestionKind, 'run', 'default');
+      await jobGone(workerJobName('run-a1', 'default', 'stratus'), 'stratus');
+    });
+
+    it('deletes, when it starts, the Jobs whose run went while no runner watched, and keeps the others', async () => {
+      await cluster.create(ingestionKind, {
+        apiVersion: API_VERSION,
+        kind: 'Ingestion',
+        metadata: { name: 'kept', namespace: 'default' },
+        spec: { source: 'sample' },
+      });
+      runner.start(spec('run-a1'));
+      runner.start({ ...spec('kept-a1'), owner: { ...spec('kept-a1').owner, name: 'kept' } });
+      await eventually(() => jobNamed(workerJobName('kept-a1', 'default', 'stratus'), 'stratus'));
+      await eventually(() => jobNamed(workerJobName('run-a1', 'default', 'stratus'), 'stratus'));
+      await runner.stop();
+      await cluster.delete(ingestionKind, 'run', 'default');
+      runner = new KubernetesJobRunner(store());
+      await runner.sync();
+      await jobGone(workerJobName('run-a1', 'default', 'stratus'), 'stratus');
+      expect(await jobNamed(workerJobName('kept-a1', 'default', 'stratus'), 'stratus')).toBeDefined();
+    });
+
+    it('gives attempts of one name, of runs in two namespaces, a Job each and keeps their states apart', async () => {
+      for (const namespace of ['stratus', 'other'])
+        await cluster.create(ingestionKind, {
+          apiVersion: API_VERSION,
+          kind: 'Ingestion',
+          metadata: { name: 'run', namespace },
+          spec: { source: 'sample' },
+        });
+      for (const namespace of ['default', 'stratus', 'other'])
+        runner.start({ ...spec('run-a1'), owner: { ...spec('run-a1').owner, namespace } });
+      const names = ['default', 'stratus', 'other'].map((ns) => workerJobName('run-a1', ns, 'stratus'));
+      expect(names[1]).toBe('run-a1');
+      expect(new Set(names).size).toBe(3);
+      for (const name of names) await eventually(() => jobNamed(name, 'stratus'));
+
+      const reporter = statusReporter(cluster, { ...target('run-a1'), namespace: 'other' });
+      reporter.report({ type: 'error', errorType: 'SourceUnavailable', message: 'down' });
+      await reporter.flushed();
+      await stateBecomes('run-a1', (s) => s.phase === 'failed', 'other');
+      expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
+      expect(runner.get('run-a1', 'stratus')).toMatchObject({ phase: 'running' });
+
+      runner.cancel('run-a1', 'default');
+      await jobGone(names[0]!, 'stratus');
+      expect(await jobNamed('run-a1', 'stratus')).toBeDefined();
+    });
+
+    it('refuses an attempt that needs a Secret of the run namespace, creating no Job', async () => {
+      runner.start({ ...spec('run-a1'), env: [{ name: 'TOKEN', secretKeyRef: { name: 'creds', key: 'token' } }] });
+      const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
+      expect(state.error?.type).toBe('CredentialsAcrossNamespaces');
+      expect(await jobNamed(workerJobName('run-a1', 'default', 'stratus'), 'stratus')).toBeUndefined();
     });
   });
 });

@@ -6,17 +6,19 @@ import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
 import { inform } from '../../runtime/informer.ts';
 import { workerReportSchema, type WorkerReport } from '../../worker/protocol.ts';
-import type { JobRunner, JobSpec, JobState } from '../runner.ts';
+import { attemptKey, type JobRunner, type JobSpec, type JobState } from '../runner.ts';
 import {
+  ATTEMPT_ANNOTATION,
   inputBytes,
   LABELS,
   MAX_INPUT_BYTES,
   WORKER_SELECTOR,
   workerJobFor,
+  workerJobName,
   type BatchJob,
   type WorkerJobOptions,
 } from './job-manifest.ts';
-import { jobStateOf, jobSucceeded } from './job-state.ts';
+import { jobFailed, jobStateOf, jobSucceeded } from './job-state.ts';
 
 export const FIELD_MANAGER = 'stratus-operator';
 
@@ -25,9 +27,14 @@ export interface KubernetesJobRunnerOptions {
   logger: Logger;
   /** The kinds whose resources own attempts; the worker reports into their `status.worker`. */
   ownerKinds: KindRef[];
-  /** The namespaces to watch; all of them when empty or absent. */
+  /** The namespaces of the runs to watch; all of them when empty or absent. Jobs run in `job.namespace`. */
   namespaces?: string[];
   job: WorkerJobOptions;
+  /**
+   * How many finished Jobs of one run stay, by how they ended (like a CronJob's history limits); older ones are
+   * deleted. `ttlSecondsAfterFinished` bounds them too where the cluster's TTL controller runs (beta from 1.21).
+   */
+  history?: { successful?: number; failed?: number };
   now?: () => Date;
   /** The first pause before creating a Job again after a failure a retry can cure; it doubles up to 30 s. */
   createRetryMs?: number;
@@ -41,6 +48,11 @@ function retriable(err: unknown): boolean {
   return !(err instanceof ApiError) || err.reason === 'InternalError';
 }
 
+/** Creation order; a second's resolution, so the attempt name breaks ties. */
+const createdAt = (job: BatchJob) => `${job.metadata.creationTimestamp ?? ''} ${job.metadata.name}`;
+
+export const historyDefaults = { successful: 1, failed: 3 };
+
 interface Attempt {
   spec: JobSpec;
   requestedAt: string;
@@ -51,18 +63,39 @@ interface Attempt {
   emitted?: string;
 }
 
+/** An attempt by its run's namespace and its name (`attemptKey`), from the spec that started it or from its Job. */
+const keyOfSpec = (spec: JobSpec) => attemptKey(spec.name, spec.owner.namespace);
+function keyOfJob(job: BatchJob): string {
+  const { annotations, labels, name } = job.metadata;
+  return attemptKey(annotations?.[ATTEMPT_ANNOTATION] ?? name, labels?.[LABELS.runNamespace]);
+}
+
+/** The run a Job works for, from its labels. */
+interface RunOfJob {
+  kind: KindRef;
+  name: string;
+  namespace: string | undefined;
+  uid: string;
+}
+
 /**
- * Runs attempts as batch/v1 Jobs. State comes from two informers: the Jobs this runner made (selected by label),
- * which say whether the pod is still running, and the owners' `status.worker`, where the worker reports progress
- * and its end. Cancelling deletes the Job in the foreground: the kubelet's SIGTERM is the worker's cooperative
- * cancel, the pod's termination grace period its grace.
+ * Runs attempts as batch/v1 Jobs, all in one namespace (the store's). State comes from two informers: the Jobs
+ * this runner made (selected by label), which say whether the pod is still running, and the owners'
+ * `status.worker`, where the worker reports progress and its end. Cancelling deletes the Job in the foreground: the
+ * kubelet's SIGTERM is the worker's cooperative cancel, the pod's termination grace period its grace. A run in the
+ * Jobs' namespace owns its Jobs (the garbage collector deletes them with it); for a run elsewhere the runner
+ * deletes them itself, when the run's deletion is watched and whenever a list finds a Job whose run is gone.
  */
 export class KubernetesJobRunner implements JobRunner {
   readonly #options: KubernetesJobRunnerOptions;
   readonly #now: () => Date;
+  readonly #history: { successful: number; failed: number };
+  /** Attempts, their Jobs and their reports, by attempt key. */
   readonly #attempts = new Map<string, Attempt>();
   readonly #jobs = new Map<string, BatchJob>();
   readonly #reports = new Map<string, WorkerReport>();
+  /** The runs the owner informers know, by uid: a Job whose run is not among them may be an orphan. */
+  readonly #runs = new Map<string, { kind: string; namespace: string | undefined }>();
   readonly #listeners: ((job: JobSpec, state: JobState) => void)[] = [];
   readonly #abort = new AbortController();
   readonly #loops: Promise<void>[] = [];
@@ -70,33 +103,36 @@ export class KubernetesJobRunner implements JobRunner {
   constructor(options: KubernetesJobRunnerOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => new Date());
+    this.#history = {
+      successful: options.history?.successful ?? historyDefaults.successful,
+      failed: options.history?.failed ?? historyDefaults.failed,
+    };
   }
 
   /** Starts the informers; resolves once each has listed, so that `get` answers for attempts already running. */
   async sync(): Promise<void> {
     const { cluster, logger, namespaces, ownerKinds } = this.#options;
     const signal = this.#abort.signal;
-    const synced: Promise<void>[] = [];
+    const jobs = inform<BatchJob>({
+      cluster,
+      kind: jobKind,
+      namespace: this.#options.job.namespace,
+      labelSelector: WORKER_SELECTOR,
+      logger,
+      signal,
+      // A relist stands for the events a broken watch missed: Jobs gone meanwhile count as deleted.
+      onList: (items) => {
+        const listed = new Set(items.map(keyOfJob));
+        for (const [key, job] of [...this.#jobs])
+          if (!listed.has(key)) this.#onJobEvent({ type: 'DELETED', object: job });
+        for (const job of items) this.#onJobEvent({ type: 'ADDED', object: job });
+        this.#sweep();
+      },
+      onEvent: (event) => this.#onJobEvent(event),
+    });
+    const synced = [jobs.synced];
+    this.#loops.push(jobs.done);
     for (const namespace of namespaces?.length ? namespaces : [undefined]) {
-      const jobs = inform<BatchJob>({
-        cluster,
-        kind: jobKind,
-        namespace,
-        labelSelector: WORKER_SELECTOR,
-        logger,
-        signal,
-        // A relist stands for the events a broken watch missed: Jobs gone meanwhile count as deleted.
-        onList: (items) => {
-          const listed = new Set(items.map((job) => job.metadata.name));
-          for (const job of [...this.#jobs.values()])
-            if ((!namespace || job.metadata.namespace === namespace) && !listed.has(job.metadata.name))
-              this.#onJobEvent({ type: 'DELETED', object: job });
-          for (const job of items) this.#onJobEvent({ type: 'ADDED', object: job });
-        },
-        onEvent: (event) => this.#onJobEvent(event),
-      });
-      synced.push(jobs.synced);
-      this.#loops.push(jobs.done);
       for (const kind of ownerKinds) {
         const owners = inform<KubeObject>({
           cluster,
@@ -104,7 +140,13 @@ export class KubernetesJobRunner implements JobRunner {
           namespace,
           logger,
           signal,
-          onList: (items) => items.forEach((owner) => this.#onOwner(owner)),
+          // A relist also stands for the deletions a broken watch missed.
+          onList: (items) => {
+            for (const [uid, run] of this.#runs)
+              if (run.kind === kind.kind && (!namespace || run.namespace === namespace)) this.#runs.delete(uid);
+            for (const owner of items) this.#onOwner(owner);
+            this.#sweep();
+          },
           onEvent: (event) => (event.type === 'DELETED' ? this.#forget(event.object) : this.#onOwner(event.object)),
         });
         synced.push(owners.synced);
@@ -114,25 +156,25 @@ export class KubernetesJobRunner implements JobRunner {
     await Promise.all(synced);
     // An attempt known only from its worker's report whose Job is gone and that never reported an end cannot
     // end any more: it failed. (Unanswered, the planner would take it for one never started and start it again.)
-    for (const [name, attempt] of this.#attempts)
-      if (attempt.fromReport && !this.#jobs.has(name) && !this.#reports.get(name)?.end)
-        this.#fail(name, 'JobDeleted', 'the worker Job was deleted before the worker reported its end');
+    for (const [key, attempt] of this.#attempts)
+      if (attempt.fromReport && !this.#jobs.has(key) && !this.#reports.get(key)?.end)
+        this.#fail(key, 'JobDeleted', 'the worker Job was deleted before the worker reported its end');
   }
 
   onChange(listener: (job: JobSpec, state: JobState) => void): void {
     this.#listeners.push(listener);
   }
 
-  get(name: string): JobState | undefined {
-    const attempt = this.#attemptOf(name);
-    return attempt && this.#stateOf(name, attempt);
+  get(name: string, namespace: string | undefined): JobState | undefined {
+    return this.#stateOf(attemptKey(name, namespace));
   }
 
   start(spec: JobSpec): void {
-    if (this.#attempts.has(spec.name) || this.#jobs.has(spec.name)) return;
-    this.#attempts.set(spec.name, { spec, requestedAt: this.#now().toISOString(), cancelRequested: false });
+    const key = keyOfSpec(spec);
+    if (this.#attempts.has(key) || this.#jobs.has(key)) return;
+    this.#attempts.set(key, { spec, requestedAt: this.#now().toISOString(), cancelRequested: false });
     void this.#createRetrying(spec);
-    this.#observed(spec.name);
+    this.#observed(key);
   }
 
   /**
@@ -143,6 +185,7 @@ export class KubernetesJobRunner implements JobRunner {
   async #createRetrying(spec: JobSpec): Promise<void> {
     const { logger, createRetryMs = 500 } = this.#options;
     const signal = this.#abort.signal;
+    const key = keyOfSpec(spec);
     for (let delay = createRetryMs; ; delay = Math.min(delay * 2, 30_000)) {
       try {
         await this.#create(spec);
@@ -151,14 +194,14 @@ export class KubernetesJobRunner implements JobRunner {
         if (isApiError(err, 'AlreadyExists')) return;
         // Stopped: the next leader finds the Job or starts the attempt. Cancelled, or forgotten with its run:
         // there is nothing left to create.
-        const attempt = this.#attempts.get(spec.name);
+        const attempt = this.#attempts.get(key);
         if (signal.aborted || !attempt || attempt.cancelRequested) return;
         if (!retriable(err)) {
-          logger.warn({ err, job: spec.name }, 'creating the worker Job failed');
-          this.#fail(spec.name, 'JobNotCreated', `the worker Job could not be created: ${(err as Error).message}`);
+          logger.warn({ err, job: key }, 'creating the worker Job failed');
+          this.#fail(key, 'JobNotCreated', `the worker Job could not be created: ${(err as Error).message}`);
           return;
         }
-        logger.warn({ err, job: spec.name, retryInMs: delay }, 'creating the worker Job failed; retrying');
+        logger.warn({ err, job: key, retryInMs: delay }, 'creating the worker Job failed; retrying');
         await sleep(delay, undefined, { signal }).catch(() => undefined);
         if (signal.aborted) return;
       }
@@ -166,35 +209,37 @@ export class KubernetesJobRunner implements JobRunner {
   }
 
   async #create(spec: JobSpec): Promise<void> {
-    const { cluster } = this.#options;
+    const { cluster, job: options } = this.#options;
     if (inputBytes(spec) > MAX_INPUT_BYTES) {
-      this.#fail(spec.name, 'InputTooLarge', `the attempt's input exceeds ${MAX_INPUT_BYTES} bytes`);
+      this.#fail(keyOfSpec(spec), 'InputTooLarge', `the attempt's input exceeds ${MAX_INPUT_BYTES} bytes`);
       return;
     }
     const { kind, name, namespace } = spec.owner;
+    // A secretKeyRef names a Secret of the pod's own namespace: resolved in the Jobs' namespace, a run's Secret name
+    // would read whatever Secret of that name the store's namespace holds.
+    if (spec.env?.length && namespace !== options.namespace) {
+      this.#fail(
+        keyOfSpec(spec),
+        'CredentialsAcrossNamespaces',
+        `worker Jobs run in namespace ${options.namespace}, where the Secrets of namespace ${namespace} cannot be read: ` +
+          `runs that need credentials must be in ${options.namespace}`,
+      );
+      return;
+    }
     const owner = await cluster.get(kind, name, namespace);
     if (!owner?.metadata.uid) throw new ApiError('NotFound', `${kind.kind} ${name} is gone`);
-    const ownerReference = {
-      apiVersion: kind.apiVersion,
-      kind: kind.kind,
-      name,
-      uid: owner.metadata.uid,
-      controller: true,
-      blockOwnerDeletion: true,
-    };
-    await cluster.create(jobKind, workerJobFor(spec, ownerReference, this.#options.job), {
-      fieldManager: FIELD_MANAGER,
-    });
+    await cluster.create(jobKind, workerJobFor(spec, owner.metadata.uid, options), { fieldManager: FIELD_MANAGER });
   }
 
-  cancel(name: string): void {
-    const attempt = this.#attemptOf(name);
+  cancel(name: string, namespace: string | undefined): void {
+    const key = attemptKey(name, namespace);
+    const attempt = this.#attemptOf(key);
     if (!attempt || attempt.cancelRequested) return;
     attempt.cancelRequested = true;
-    const namespace = this.#jobs.get(name)?.metadata.namespace ?? attempt.spec.owner.namespace;
+    const jobs = this.#options.job.namespace;
     void this.#options.cluster
-      .delete(jobKind, name, namespace, { propagationPolicy: 'Foreground' })
-      .catch((err: unknown) => this.#options.logger.warn({ err, job: name }, 'deleting the worker Job failed'));
+      .delete(jobKind, workerJobName(name, namespace, jobs), jobs, { propagationPolicy: 'Foreground' })
+      .catch((err: unknown) => this.#options.logger.warn({ err, job: key }, 'deleting the worker Job failed'));
   }
 
   /** Stops watching. Jobs keep running: they belong to the cluster, and the next operator adopts them. */
@@ -204,93 +249,164 @@ export class KubernetesJobRunner implements JobRunner {
   }
 
   /** The attempt this runner started, or one it finds in the cluster (started before a restart or by another leader). */
-  #attemptOf(name: string): Attempt | undefined {
-    const known = this.#attempts.get(name);
+  #attemptOf(key: string): Attempt | undefined {
+    const known = this.#attempts.get(key);
     if (known) return known;
-    const job = this.#jobs.get(name);
-    const owner = job?.metadata.ownerReferences?.find((ref) => ref.controller);
-    const kind = this.#options.ownerKinds.find((k) => k.apiVersion === owner?.apiVersion && k.kind === owner?.kind);
-    if (!job || !owner || !kind) return undefined;
+    const job = this.#jobs.get(key);
+    const run = job && this.#runOf(job);
+    if (!job || !run) return undefined;
     const adopted: Attempt = {
       spec: {
-        name,
+        name: job.metadata.annotations?.[ATTEMPT_ANNOTATION] ?? job.metadata.name,
         task: job.metadata.labels?.[LABELS.task] ?? '',
         input: undefined,
-        owner: { kind, name: owner.name, namespace: job.metadata.namespace },
+        owner: { kind: run.kind, name: run.name, namespace: run.namespace },
       },
       requestedAt: job.metadata.creationTimestamp ?? this.#now().toISOString(),
       cancelRequested: false,
     };
-    this.#attempts.set(name, adopted);
+    this.#attempts.set(key, adopted);
     return adopted;
   }
 
-  #stateOf(name: string, attempt: Attempt): JobState {
-    return jobStateOf({
-      name,
-      requestedAt: attempt.requestedAt,
-      job: this.#jobs.get(name),
-      report: this.#reports.get(name),
-      cancelRequested: attempt.cancelRequested,
-    });
+  #runOf(job: BatchJob): RunOfJob | undefined {
+    const labels = job.metadata.labels ?? {};
+    const kind = this.#options.ownerKinds.find((k) => k.kind === labels[LABELS.runKind]);
+    const name = labels[LABELS.run];
+    const uid = labels[LABELS.runUid];
+    if (!kind || !name || !uid) return undefined;
+    return { kind, name, namespace: labels[LABELS.runNamespace], uid };
+  }
+
+  #stateOf(key: string): JobState | undefined {
+    const attempt = this.#attemptOf(key);
+    return (
+      attempt &&
+      jobStateOf({
+        name: attempt.spec.name,
+        requestedAt: attempt.requestedAt,
+        job: this.#jobs.get(key),
+        report: this.#reports.get(key),
+        cancelRequested: attempt.cancelRequested,
+      })
+    );
   }
 
   #onJobEvent({ type, object: job }: WatchEvent<BatchJob>): void {
-    const { name } = job.metadata;
+    const key = keyOfJob(job);
+    if (type === 'DELETED' && !this.#attempts.has(key)) {
+      // Every Job seen is adopted; one without its attempt belongs to a deleted run, forgotten with it.
+      this.#jobs.delete(key);
+      return;
+    }
     if (type === 'DELETED') {
-      const attempt = this.#attemptOf(name);
+      const attempt = this.#attemptOf(key);
       // What the Job said before it went stays said (a failure, say, collected after its TTL).
-      const last = attempt && this.#stateOf(name, attempt);
-      this.#jobs.delete(name);
-      if (last?.phase === 'failed' && !this.#reports.get(name)?.end)
-        this.#fail(name, last.error!.type, last.error!.message);
+      const last = this.#stateOf(key);
+      this.#jobs.delete(key);
+      if (last?.phase === 'failed' && !this.#reports.get(key)?.end)
+        this.#fail(key, last.error!.type, last.error!.message);
       else if (last?.phase === 'running' && !attempt!.cancelRequested)
-        this.#fail(name, 'JobDeleted', 'the worker Job was deleted before the worker reported its end');
-    } else this.#jobs.set(name, job);
-    if (type !== 'DELETED' && jobSucceeded(job) && !this.#reports.get(name)?.end) void this.#confirmReport(job);
-    this.#observed(name);
+        this.#fail(key, 'JobDeleted', 'the worker Job was deleted before the worker reported its end');
+    } else this.#jobs.set(key, job);
+    if (type !== 'DELETED' && jobSucceeded(job) && !this.#reports.get(key)?.end) void this.#confirmReport(key);
+    this.#observed(key);
+    if (type !== 'DELETED') this.#pruneHistory(job);
+  }
+
+  /**
+   * Keeps the newest finished Jobs of the Job's run within the history limits and deletes the older ones. A Job
+   * counts once the runner has its attempt's end (a succeeded Job whose report is still on its way stays).
+   */
+  #pruneHistory(changed: BatchJob): void {
+    const run = this.#runOf(changed);
+    if (!run) return;
+    const finished = { successful: [] as BatchJob[], failed: [] as BatchJob[] };
+    for (const [key, job] of this.#jobs) {
+      if (this.#runOf(job)?.uid !== run.uid || this.#stateOf(key)?.phase === 'running') continue;
+      if (jobSucceeded(job)) finished.successful.push(job);
+      else if (jobFailed(job)) finished.failed.push(job);
+    }
+    for (const outcome of ['successful', 'failed'] as const) {
+      const newestFirst = finished[outcome].sort((a, b) => createdAt(b).localeCompare(createdAt(a)));
+      for (const job of newestFirst.slice(this.#history[outcome])) void this.#deleteJob(job, 'history limit');
+    }
+  }
+
+  /** Deletes the Jobs of runs in other namespaces that are gone: no garbage collector does it for them. */
+  #sweep(): void {
+    const { namespaces } = this.#options;
+    for (const job of this.#jobs.values()) {
+      const run = this.#runOf(job);
+      if (!run || job.metadata.ownerReferences?.length || this.#runs.has(run.uid)) continue;
+      if (namespaces?.length && !namespaces.includes(run.namespace ?? '')) continue;
+      void this.#deleteIfOrphan(job, run);
+    }
+  }
+
+  /** The informers' views may lag each other (a Job made for a run just created): a read decides. */
+  async #deleteIfOrphan(job: BatchJob, run: RunOfJob): Promise<void> {
+    try {
+      const current = await this.#options.cluster.get(run.kind, run.name, run.namespace);
+      if (current?.metadata.uid !== run.uid) await this.#deleteJob(job, 'its run is gone');
+    } catch (err) {
+      this.#options.logger.warn({ err, job: job.metadata.name }, 'reading the run of a worker Job failed');
+    }
+  }
+
+  async #deleteJob(job: BatchJob, why: string): Promise<void> {
+    const { name, namespace } = job.metadata;
+    this.#options.logger.info({ job: name, why }, 'deleting a worker Job');
+    try {
+      await this.#options.cluster.delete(jobKind, name, namespace, { propagationPolicy: 'Background' });
+    } catch (err) {
+      if (!isApiError(err, 'NotFound')) this.#options.logger.warn({ err, job: name }, 'deleting a worker Job failed');
+    }
   }
 
   /**
    * A Job succeeded but its worker's report has not arrived: the owner's watch may lag the Job's. The worker writes
    * its report before it exits, so a read now sees it; if it holds none, the worker ended without reporting.
    */
-  async #confirmReport(job: BatchJob): Promise<void> {
-    const attempt = this.#attemptOf(job.metadata.name);
+  async #confirmReport(key: string): Promise<void> {
+    const attempt = this.#attemptOf(key);
     if (!attempt) return;
     const { kind, name, namespace } = attempt.spec.owner;
     try {
       const owner = await this.#options.cluster.get(kind, name, namespace);
       if (owner) this.#onOwner(owner);
     } catch (err) {
-      this.#options.logger.warn({ err, job: job.metadata.name }, 'reading the run of a finished Job failed');
+      this.#options.logger.warn({ err, job: key }, 'reading the run of a finished Job failed');
       return;
     }
-    if (!this.#reports.get(job.metadata.name)?.end)
-      this.#fail(job.metadata.name, 'ReportMissing', 'the worker pod succeeded without reporting a result');
+    if (!this.#reports.get(key)?.end)
+      this.#fail(key, 'ReportMissing', 'the worker pod succeeded without reporting a result');
   }
 
   #onOwner(owner: KubeObject): void {
+    const { uid, namespace } = owner.metadata;
+    if (uid) this.#runs.set(uid, { kind: owner.kind, namespace });
     const parsed = workerReportSchema.safeParse((owner.status as { worker?: unknown } | undefined)?.worker);
     if (!parsed.success) return;
     const report = parsed.data;
+    const key = attemptKey(report.job, namespace);
     // A report that already ended stays: a later write of the run's status without it says nothing new.
-    if (this.#reports.get(report.job)?.end) return;
-    this.#adoptReported(report.job, owner);
-    this.#reports.set(report.job, report);
-    this.#observed(report.job);
+    if (this.#reports.get(key)?.end) return;
+    this.#adoptReported(key, report.job, owner);
+    this.#reports.set(key, report);
+    this.#observed(key);
   }
 
   /**
    * A report of an attempt this runner neither started nor found a Job of: an earlier leader started it, and its
-   * Job went (collected after its TTL) while no runner watched. The report still answers for the attempt.
+   * Job went (collected after its TTL, or pruned) while no runner watched. The report still answers for it.
    */
-  #adoptReported(name: string, owner: KubeObject): void {
-    if (this.#attempts.has(name) || this.#jobs.has(name)) return;
+  #adoptReported(key: string, name: string, owner: KubeObject): void {
+    if (this.#attempts.has(key) || this.#jobs.has(key)) return;
     const kind = this.#options.ownerKinds.find((k) => k.apiVersion === owner.apiVersion && k.kind === owner.kind);
     if (!kind) return;
     const { name: ownerName, namespace, creationTimestamp } = owner.metadata;
-    this.#attempts.set(name, {
+    this.#attempts.set(key, {
       spec: { name, task: '', input: undefined, owner: { kind, name: ownerName, namespace } },
       requestedAt: creationTimestamp ?? this.#now().toISOString(),
       cancelRequested: false,
@@ -298,27 +414,32 @@ export class KubernetesJobRunner implements JobRunner {
     });
   }
 
-  /** A deleted run's attempts go with it (the garbage collector deletes their Jobs). */
+  /** A deleted run's attempts go with it; the garbage collector deletes the Jobs it owns, the runner the others. */
   #forget(owner: KubeObject): void {
-    for (const [name, attempt] of this.#attempts) {
-      const { kind, name: ownerName, namespace } = attempt.spec.owner;
-      if (kind.kind === owner.kind && ownerName === owner.metadata.name && namespace === owner.metadata.namespace) {
-        this.#attempts.delete(name);
-        this.#reports.delete(name);
+    if (owner.metadata.uid) this.#runs.delete(owner.metadata.uid);
+    for (const job of this.#jobs.values())
+      if (!job.metadata.ownerReferences?.length && this.#runOf(job)?.uid === owner.metadata.uid)
+        void this.#deleteJob(job, 'its run was deleted');
+    for (const [key, attempt] of this.#attempts) {
+      const { kind, name, namespace } = attempt.spec.owner;
+      if (kind.kind === owner.kind && name === owner.metadata.name && namespace === owner.metadata.namespace) {
+        this.#attempts.delete(key);
+        this.#reports.delete(key);
       }
     }
   }
 
   /** Records an end the worker could not report, as if it had. */
-  #fail(name: string, errorType: string, message: string): void {
-    this.#reports.set(name, { job: name, at: this.#now().toISOString(), end: { type: 'error', errorType, message } });
-    this.#observed(name);
+  #fail(key: string, errorType: string, message: string): void {
+    const job = this.#attemptOf(key)?.spec.name ?? key;
+    this.#reports.set(key, { job, at: this.#now().toISOString(), end: { type: 'error', errorType, message } });
+    this.#observed(key);
   }
 
-  #observed(name: string): void {
-    const attempt = this.#attemptOf(name);
-    if (!attempt) return;
-    const state = this.#stateOf(name, attempt);
+  #observed(key: string): void {
+    const attempt = this.#attemptOf(key);
+    const state = this.#stateOf(key);
+    if (!attempt || !state) return;
     const json = JSON.stringify(state);
     if (json === attempt.emitted) return;
     attempt.emitted = json;
