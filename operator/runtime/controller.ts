@@ -5,7 +5,7 @@ import type { Cluster } from '../../core/cluster/port.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { Plan } from './actions.ts';
 import { applyPlan } from './applier.ts';
-import { inform } from './informer.ts';
+import { inform } from '../../core/cluster/informer.ts';
 import type { ControllerMetrics } from './metrics.ts';
 import { WorkQueue } from './work-queue.ts';
 

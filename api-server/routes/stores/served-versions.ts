@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
-import { inform } from '../../../operator/runtime/informer.ts';
+import { inform } from '../../../core/cluster/informer.ts';
 import { HttpError } from '../../errors.ts';
 import { servedVersion, type ZarrVersion } from './zarr-keys.ts';
 

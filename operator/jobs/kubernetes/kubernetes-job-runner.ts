@@ -4,7 +4,7 @@ import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
 import { ApiError, isApiError } from '../../../core/cluster/errors.ts';
 import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
-import { inform } from '../../runtime/informer.ts';
+import { inform } from '../../../core/cluster/informer.ts';
 import { workerReportSchema, type WorkerReport } from '../../worker/protocol.ts';
 import { attemptKey, type JobRunner, type JobSpec, type JobState } from '../runner.ts';
 import {

@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../core/cluster/errors.ts';
-import type { KubeObject } from '../../core/cluster/objects.ts';
-import type { Cluster, WatchEvent, WatchOptions } from '../../core/cluster/port.ts';
-import { ingestionKind } from '../../core/resources/ingestion/schema.ts';
+import { ApiError } from './errors.ts';
+import type { KubeObject } from './objects.ts';
+import type { Cluster, WatchEvent, WatchOptions } from './port.ts';
+import { ingestionKind } from '../resources/ingestion/schema.ts';
 import { inform } from './informer.ts';
 
 const object = (name: string, resourceVersion: string): KubeObject => ({

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { isApiError } from '../../core/cluster/errors.ts';
-import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
-import type { Cluster, WatchEvent } from '../../core/cluster/port.ts';
+import { isApiError } from './errors.ts';
+import type { KindRef, KubeObject } from './objects.ts';
+import type { Cluster, WatchEvent } from './port.ts';
 
 export interface InformerOptions<T extends KubeObject> {
   cluster: Cluster;
