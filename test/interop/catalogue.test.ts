@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as zarr from 'zarrita';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { startEmbedded } from '../support/embedded.ts';
+import { python } from '../support/python.ts';
 import { eventually } from '../support/eventually.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -225,6 +226,29 @@ describe('the STAC catalogue', () => {
         ...(id === 'sample' && { 'zarr:consolidated': true }),
       });
     }
+  });
+});
+
+describe('the projection fields read by GDAL', () => {
+  it('are the grid GDAL finds when it opens the store (Debian GDAL 3.6 reads Zarr v2)', async () => {
+    const data = ((await getJson('/stac/collections/sample')).assets as Record<string, Record<string, unknown>>).data!;
+    const gdal = await python<{ geoTransform: number[]; size: number[] }>(
+      [
+        'import json, sys',
+        'from osgeo import gdal',
+        'gdal.UseExceptions()',
+        'raster = gdal.Open(f\'ZARR:"/vsicurl/{sys.argv[1]}":/value:0\')',
+        'print(json.dumps({"geoTransform": list(raster.GetGeoTransform()), "size": [raster.RasterXSize, raster.RasterYSize]}))',
+      ].join('\n'),
+      [`${url}/zarr/sample/`],
+    );
+    const [x0, dx, rx, y0, ry, dy] = gdal.geoTransform;
+    // GDAL derives the cell size from the coordinate values, so it may differ in the last bit.
+    const transform = data['proj:transform'] as number[];
+    [dx, rx, x0, ry, dy, y0].forEach((expected, i) =>
+      expect(transform[i], `proj:transform[${i}]`).toBeCloseTo(expected!, 12),
+    );
+    expect(data['proj:shape']).toEqual([gdal.size[1], gdal.size[0]]);
   });
 });
 
