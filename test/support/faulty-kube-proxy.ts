@@ -168,7 +168,8 @@ export async function startFaultyKubeProxy(
       response.once('close', () => {
         open.delete(watch);
         upstream.destroy();
-        if (watch.silent && !closing) counts.silencedClosedByClient++;
+        // Only a silenced watch whose response never ended was closed by the client giving up.
+        if (watch.silent && !closing && !response.writableEnded) counts.silencedClosedByClient++;
       });
     }
     request.pipe(upstream);
@@ -232,7 +233,8 @@ export async function startFaultyKubeProxy(
   };
 
   const silenceWatches = (matches: (url: URL) => boolean) => {
-    const silenced = [...open].filter((watch) => matches(watch.url));
+    // A watch whose end already went through is no longer open for the client: it is renewing it.
+    const silenced = [...open].filter((watch) => matches(watch.url) && !watch.response.writableEnded);
     for (const watch of silenced) {
       open.delete(watch);
       counts.silenced++;
