@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { openKubernetesCluster } from '../core/cluster/kubernetes/index.ts';
+import { openKubernetesCluster, type WatchTimings } from '../core/cluster/kubernetes/index.ts';
 import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
 import { ingestionKind } from '../core/resources/ingestion/schema.ts';
@@ -21,6 +21,7 @@ export interface KubernetesOperatorOptions extends Pick<OperatorOptions, 'ingest
   /** A kubeconfig file; without one, `$KUBECONFIG`, `~/.kube/config` or the pod's service account. */
   kubeconfig?: string;
   leaseTimings?: Partial<LeaseTimings>;
+  watchTimings?: Partial<WatchTimings>;
 }
 
 /**
@@ -35,7 +36,7 @@ export async function runKubernetesOperator(
   const logging = createLogging({ config, home: process.env.STRATUS_HOME });
   const log = logging.forModule('operator');
   for (const warning of config.warnings) log.warn(warning);
-  const cluster = openKubernetesCluster({ kubeconfig: options.kubeconfig });
+  const cluster = openKubernetesCluster({ kubeconfig: options.kubeconfig, watchTimings: options.watchTimings });
   const storageRoot = config.storageRoot ?? settings.storePath;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

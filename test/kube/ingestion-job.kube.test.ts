@@ -6,7 +6,6 @@
  * Datasets reach Ready; deleting a run removes its Job, by the garbage collector in the release namespace and by
  * the operator for a run of another namespace.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { eventKind, jobKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
-import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
+import type { KubeObject } from '../../core/cluster/objects.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
@@ -27,31 +26,13 @@ import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd
 import { runTool } from '../../scripts/kube-cli.ts';
 import { eventually } from '../support/eventually.ts';
 import { kubeconfigAs } from '../support/kube-service-account.ts';
+import { markSucceeded, podOfJob, runContainer } from '../support/played-kubelet.ts';
 import { renderChart } from '../support/stratus-chart.ts';
 
-const podKind: KindRef = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, statusSubresource: true };
 const REPOSITORY = resolve(import.meta.dirname, '../..');
 const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
 
-interface PodTemplate {
-  containers: { command: string[]; env?: { name: string; value?: string }[] }[];
-}
-type Pod = KubeObject<PodTemplate, { phase?: string }>;
 type Deployment = KubeObject<{ template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } }>;
-
-/** Runs the worker container's command here, as a kubelet would in the pod; resolves with its exit code. */
-function runContainer(kubeconfig: string, template: PodTemplate): Promise<number> {
-  const [container] = template.containers;
-  const [program, ...args] = container!.command;
-  expect(program).toBe('node');
-  const env = Object.fromEntries((container!.env ?? []).map(({ name, value }) => [name, value ?? '']));
-  const child = spawn(process.execPath, args, {
-    cwd: REPOSITORY,
-    env: { ...process.env, ...env, KUBECONFIG: kubeconfig },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
-}
 
 describe('Ingestions on Kubernetes run as worker Jobs, under the chart RBAC', () => {
   const adminKubeconfig = inject('kubeconfig');
@@ -83,15 +64,9 @@ describe('Ingestions on Kubernetes run as worker Jobs, under the chart RBAC', ()
 
   /** Plays the kubelet for the Job's pod: runs the worker as the worker ServiceAccount, then reports the phase. */
   async function runPodOf(jobName: string): Promise<void> {
-    const pod = await eventually(async () => {
-      const { items } = await admin.list<Pod>(podKind, {
-        namespace: releaseNamespace,
-        labelSelector: `job-name=${jobName}`,
-      });
-      return items[0];
-    });
+    const pod = await podOfJob(admin, releaseNamespace, jobName);
     expect(await runContainer(workerKubeconfig, pod.spec!)).toBe(0);
-    await admin.updateStatus<Pod>(podKind, { ...pod, status: { phase: 'Succeeded' } });
+    await markSucceeded(admin, pod);
   }
 
   /** The run once successful, and the operator's Event saying so (its RBAC on Events is exercised too). */

@@ -1,7 +1,8 @@
 /**
  * A reverse proxy in front of the test API server that fails the way networks, load balancers and API servers
  * do: it cuts watch streams mid-way, answers resumed watches with 410 Gone (both as an HTTP 410 and as a 200
- * stream whose first event is an ERROR, the two forms real servers use), and answers some requests with 500.
+ * stream whose first event is an ERROR, the two forms real servers use), answers some requests with 500, and
+ * silences watches: their connection stays open and nothing more comes through, not even the server's end.
  *
  * The client side is plain HTTP on loopback (a test-only shortcut: the operator's bearer token crosses no
  * network); the proxy forwards over TLS with the API server's CA from the admin kubeconfig.
@@ -40,6 +41,9 @@ export interface FaultCounts {
   watchesRefused: number;
   expired: Record<ExpiryForm, number>;
   cut: Record<CutForm, number>;
+  silenced: number;
+  /** Silenced watches whose connection the client closed: it gave up waiting. */
+  silencedClosedByClient: number;
 }
 
 export interface FaultyKubeProxy {
@@ -54,6 +58,11 @@ export interface FaultyKubeProxy {
   holdNext(matches: (method: string, url: URL) => boolean): { arrived: Promise<void>; release(): void };
   /** Cuts every open watch now; returns how many. */
   cutWatches(form: CutForm): number;
+  /**
+   * Silences every open watch that `matches`, as a half-open connection or a stuck proxy would: the connection
+   * stays open, and nothing more reaches the client, neither events nor the server's end. Returns how many.
+   */
+  silenceWatches(matches: (url: URL) => boolean): number;
   /** Cuts every open watch and answers new ones 500 until released: the window a change can fall into. */
   holdWatches(): void;
   /** Ends the hold; with `expire`, each watch's next resumption (one per watched collection) is answered 410. */
@@ -62,11 +71,13 @@ export interface FaultyKubeProxy {
 }
 
 interface OpenWatch {
+  url: URL;
   upstream: ReturnType<typeof httpsRequest>;
   reply?: IncomingMessage;
   response: ServerResponse;
   /** Cut on purpose: the upstream's failure that follows is the proxy's doing, not news for the client. */
   cut: boolean;
+  silent: boolean;
 }
 
 function status(code: number, reason: string, message: string) {
@@ -102,11 +113,14 @@ export async function startFaultyKubeProxy(
     watchesRefused: 0,
     expired: { http: 0, event: 0 },
     cut: { destroy: 0, end: 0 },
+    silenced: 0,
+    silencedClosedByClient: 0,
   };
   const seen = { watches: 0, resumes: 0 };
   const requestsTo = new Map<string, number>();
   const pending: { matches: (method: string, url: URL) => boolean; when: 'before' | 'after' }[] = [];
   const open = new Set<OpenWatch>();
+  let closing = false;
   const failing: ((method: string, url: URL) => boolean)[] = [];
   const holds: { matches: (method: string, url: URL) => boolean; arrive(): void; released: Promise<void> }[] = [];
   let held = false;
@@ -133,8 +147,12 @@ export async function startFaultyKubeProxy(
       headers: { ...request.headers, host: target.host },
       ca,
     });
-    const watch: OpenWatch = { upstream, response, cut: false };
+    const watch: OpenWatch = { url, upstream, response, cut: false, silent: false };
     upstream.on('response', (reply) => {
+      if (watch.silent) {
+        reply.resume();
+        return;
+      }
       if (failAfter) {
         counts.failedAfter++;
         reply.resume().once('end', () => answer(response, 500, status(500, 'InternalError', 'injected after')));
@@ -150,6 +168,8 @@ export async function startFaultyKubeProxy(
       response.once('close', () => {
         open.delete(watch);
         upstream.destroy();
+        // Only a silenced watch whose response never ended was closed by the client giving up.
+        if (watch.silent && !closing && !response.writableEnded) counts.silencedClosedByClient++;
       });
     }
     request.pipe(upstream);
@@ -212,6 +232,21 @@ export async function startFaultyKubeProxy(
     return cut.length;
   };
 
+  const silenceWatches = (matches: (url: URL) => boolean) => {
+    // A watch whose end already went through is no longer open for the client: it is renewing it.
+    const silenced = [...open].filter((watch) => matches(watch.url) && !watch.response.writableEnded);
+    for (const watch of silenced) {
+      open.delete(watch);
+      counts.silenced++;
+      watch.silent = true;
+      watch.cut = true;
+      // The server's events and its end are read and dropped: the client hears nothing, and the socket stays.
+      watch.reply?.unpipe(watch.response);
+      watch.reply?.resume();
+    }
+    return silenced.length;
+  };
+
   const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -248,6 +283,7 @@ export async function startFaultyKubeProxy(
       return { arrived, release };
     },
     cutWatches,
+    silenceWatches,
     holdWatches: () => {
       held = true;
       cutWatches('destroy');
@@ -257,6 +293,7 @@ export async function startFaultyKubeProxy(
       expiring = form && { form, done: new Set() };
     },
     close: async () => {
+      closing = true;
       clearInterval(timer);
       cutWatches('destroy');
       server.closeAllConnections();

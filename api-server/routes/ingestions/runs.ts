@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { isApiError } from '../../../core/cluster/errors.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
@@ -12,14 +13,29 @@ import { ingestionJob } from './record.ts';
 export const preferAsync = (prefer: string | undefined) =>
   (prefer ?? '').split(/[,;]/).some((p) => p.trim().toLowerCase() === 'respond-async');
 
-/** Resolves with the run once it has finished; the watch starts from the current state, so nothing is missed. */
+/**
+ * Resolves with the run once it has finished; the first watch starts from the current state, so nothing is missed.
+ * The server ends every watch after the time the Kubernetes adapter asks for (5 to 10 minutes), and a run may take
+ * longer: the wait goes on from the last version it saw, or from the current state when that version left the
+ * server's history (410 Gone).
+ */
 async function finished(cluster: Cluster, run: Ingestion, signal: AbortSignal): Promise<Ingestion | undefined> {
   const { name, namespace } = run.metadata;
   const labelSelector = `${DATASET_LABEL}=${(run.metadata.labels as Record<string, string> | undefined)?.[DATASET_LABEL] ?? ''}`;
+  let resourceVersion: string | undefined;
   try {
-    for await (const event of cluster.watch<Ingestion>(ingestionKind, { namespace, labelSelector, signal })) {
-      if (event.type === 'DELETED' && event.object.metadata.name === name) return undefined;
-      if (event.object.metadata.name === name && isFinished(event.object)) return event.object;
+    while (!signal.aborted) {
+      try {
+        const watch = cluster.watch<Ingestion>(ingestionKind, { namespace, labelSelector, resourceVersion, signal });
+        for await (const event of watch) {
+          resourceVersion = String(event.object.metadata.resourceVersion);
+          if (event.type === 'DELETED' && event.object.metadata.name === name) return undefined;
+          if (event.object.metadata.name === name && isFinished(event.object)) return event.object;
+        }
+      } catch (err) {
+        if (!isApiError(err, 'Gone')) throw err;
+        resourceVersion = undefined;
+      }
     }
   } catch (err) {
     if (signal.aborted) return undefined;

@@ -12,7 +12,7 @@ import type {
 import { isApiError } from '../errors.ts';
 import { collectionPath, DEFAULT_NAMESPACE, objectPath } from './paths.ts';
 import { contentTypes, type RestClient, type RestRequest } from './rest.ts';
-import { watchKind } from './watch.ts';
+import { watchKind, type WatchTimings } from './watch.ts';
 
 /** The field manager of every write that names none: the operator's, as `kubectl` shows it in managedFields. */
 export const DEFAULT_FIELD_MANAGER = 'stratus-operator';
@@ -32,9 +32,11 @@ interface WireList {
  */
 export class KubernetesCluster implements Cluster {
   readonly #rest: RestClient;
+  readonly #watchTimings: WatchTimings;
 
-  constructor(rest: RestClient) {
+  constructor(rest: RestClient, watchTimings: WatchTimings) {
     this.#rest = rest;
+    this.#watchTimings = watchTimings;
   }
 
   async get<T extends KubeObject>(kind: KindRef, name: string, namespace?: string): Promise<T | undefined> {
@@ -149,7 +151,7 @@ export class KubernetesCluster implements Cluster {
   }
 
   watch<T extends KubeObject>(kind: KindRef, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
-    return watchKind<T>(this.#rest, kind, options);
+    return watchKind<T>(this.#rest, kind, options, this.#watchTimings);
   }
 
   async #write<T extends KubeObject>(

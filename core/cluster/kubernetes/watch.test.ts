@@ -7,7 +7,7 @@ import { isApiError } from '../errors.ts';
 import type { KindRef } from '../objects.ts';
 import type { WatchEvent } from '../port.ts';
 import { RestClient } from './rest.ts';
-import { watchKind } from './watch.ts';
+import { DEFAULT_WATCH_TIMINGS, WatchDeadlineExceeded, watchKind } from './watch.ts';
 
 const kind: KindRef = {
   apiVersion: 'contract.stratus.dev/v1',
@@ -71,6 +71,10 @@ describe('Kubernetes watch stream', () => {
     const query = new URL(urls[0]!, 'http://stub').searchParams;
     expect(urls[0]).toMatch(/^\/apis\/contract\.stratus\.dev\/v1\/namespaces\/ns\/widgets\?/);
     expect(Object.fromEntries(query)).toMatchObject({ watch: 'true', resourceVersion: '4', labelSelector: 'x=y' });
+    // client-go's reflector's span: 5 to 10 minutes.
+    expect(Number(query.get('timeoutSeconds'))).toBeGreaterThanOrEqual(300);
+    expect(Number(query.get('timeoutSeconds'))).toBeLessThan(600);
+    expect(DEFAULT_WATCH_TIMINGS).toEqual({ minTimeoutSeconds: 300, graceMs: 30_000 });
   });
 
   it('throws 410 Gone after the events before it when the server reports an expired resourceVersion', async () => {
@@ -117,5 +121,37 @@ describe('Kubernetes watch stream', () => {
       controller.abort();
     }
     expect(events).toEqual(['ADDED']);
+  });
+
+  it('asks the server to end each watch after a time drawn between the minimum and twice it', async () => {
+    const { rest, urls } = await stubServer((res) => res.writeHead(200).end());
+    for (let i = 0; i < 20; i++) await drain(watchKind(rest, kind, {}, { minTimeoutSeconds: 10, graceMs: 0 }));
+    const asked = urls.map((url) => Number(new URL(url, 'http://stub').searchParams.get('timeoutSeconds')));
+    expect(asked.every((seconds) => Number.isInteger(seconds) && seconds >= 10 && seconds < 20)).toBe(true);
+    // Drawn, not fixed: watches started together do not all end together.
+    expect(new Set(asked).size).toBeGreaterThan(1);
+  });
+
+  it('gives up a watch whose connection went silent, after the events it delivered', async () => {
+    // The server sends one event and then nothing, not even the end of the timeout it was asked for.
+    const { rest, urls } = await stubServer((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(line({ type: 'ADDED', object: widget('a', '5') }));
+    });
+    const started = performance.now();
+    const { events, error } = await drain(watchKind(rest, kind, {}, { minTimeoutSeconds: 1, graceMs: 300 }));
+    const elapsed = performance.now() - started;
+    expect(events).toEqual(['ADDED a Widget']);
+    expect(error).toBeInstanceOf(WatchDeadlineExceeded);
+    const asked = Number(new URL(urls[0]!, 'http://stub').searchParams.get('timeoutSeconds'));
+    expect(elapsed).toBeGreaterThanOrEqual(asked * 1_000 + 300 - 20);
+    expect(elapsed).toBeLessThan(asked * 1_000 + 300 + 1_000);
+  });
+
+  it('gives up a watch request the server never answers', async () => {
+    const { rest } = await stubServer(() => {});
+    const { events, error } = await drain(watchKind(rest, kind, {}, { minTimeoutSeconds: 1, graceMs: 0 }));
+    expect(events).toEqual([]);
+    expect(error).toBeInstanceOf(WatchDeadlineExceeded);
   });
 });
