@@ -4,52 +4,39 @@
  * answered 500. It converges all the same: one Job for the run, the run successful, the Dataset Ready, and a
  * Dataset edited while its watch is cut is reconciled once the watch is back, by resuming or by relisting.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { jobKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
-import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobKind } from '../../core/cluster/builtin-kinds.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
 import type { BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
 import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd/operator.ts';
 import { eventually } from '../support/eventually.ts';
-import { startFaultyKubeProxy, type ExpiryForm, type FaultyKubeProxy } from '../support/faulty-kube-proxy.ts';
-import { createSampleNamespace, operatorSettings, sampleIngestion } from '../support/kube-operator.ts';
+import type { ExpiryForm } from '../support/faulty-kube-proxy.ts';
+import { operatorSettings, sampleIngestion, sampleNamespaceBehindProxy } from '../support/kube-operator.ts';
 import { markSucceeded, podOfJob, runContainer } from '../support/played-kubelet.ts';
 
 describe('the operator behind a faulty proxy', () => {
-  const kubeconfig = inject('kubeconfig');
-  const cluster = openKubernetesCluster({ kubeconfig });
-  const namespace = `faulty-${Date.now().toString(36)}`;
-  let directory: string;
-  let proxy: FaultyKubeProxy | undefined;
+  const fixture = sampleNamespaceBehindProxy('faulty', {
+    failEveryNthRequest: 7,
+    failEveryNthWatch: 5,
+    expireEveryNthResume: 3,
+    cutWatchesEveryMs: 1_500,
+  });
+  const { kubeconfig, cluster, namespace } = fixture;
   let operator: RunningKubernetesOperator | undefined;
   let lost = false;
 
   beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'stratus-faulty-'));
-    await createSampleNamespace(cluster, namespace);
-    proxy = await startFaultyKubeProxy(kubeconfig, directory, {
-      failEveryNthRequest: 7,
-      failEveryNthWatch: 5,
-      expireEveryNthResume: 3,
-      cutWatchesEveryMs: 1_500,
-    });
     // The first Job creation reaches the API server, which stores the Job, but its answer is a 500.
-    proxy.failNext((method, url) => method === 'POST' && url.pathname.endsWith('/jobs'), 'after');
-    operator = await runKubernetesOperator(operatorSettings(namespace, directory, 'faulty-operator'), {
-      kubeconfig: proxy.kubeconfig,
+    fixture.proxy.failNext((method, url) => method === 'POST' && url.pathname.endsWith('/jobs'), 'after');
+    operator = await runKubernetesOperator(operatorSettings(namespace, fixture.directory, 'faulty-operator'), {
+      kubeconfig: fixture.proxy.kubeconfig,
     });
     void operator.lost.then(() => (lost = true));
   });
   afterAll(async () => {
     await operator?.stop();
-    await proxy?.close();
-    await cluster.delete(namespaceKind, namespace);
-    await rm(directory, { recursive: true, force: true });
   });
 
   const datasetReconciled = (id: string, generation: number) =>
@@ -63,8 +50,8 @@ describe('the operator behind a faulty proxy', () => {
 
   /** Edits the Dataset while every watch is cut and refused, then lets the watches back (`expire`: with a 410). */
   async function editDuringCut(id: string, datasetName: string, expire?: ExpiryForm): Promise<number> {
-    proxy!.holdWatches();
-    const refused = proxy!.counts.watchesRefused;
+    fixture.proxy.holdWatches();
+    const refused = fixture.proxy.counts.watchesRefused;
     const edited = await cluster.patch<Dataset>(
       datasetKind,
       id,
@@ -72,8 +59,8 @@ describe('the operator behind a faulty proxy', () => {
       namespace,
     );
     // The operator tried to watch again and was refused: the edit fell into the cut.
-    await eventually(async () => (proxy!.counts.watchesRefused > refused ? true : undefined));
-    proxy!.releaseWatches(expire);
+    await eventually(async () => (fixture.proxy.counts.watchesRefused > refused ? true : undefined));
+    fixture.proxy.releaseWatches(expire);
     return Number(edited.metadata.generation);
   }
 
@@ -112,13 +99,13 @@ describe('the operator behind a faulty proxy', () => {
     await datasetReconciled(id, await editDuringCut(id, 'Sample, renamed while cut'));
     // Answered 410 on resumption (each form once), the informers relist, and the relist carries the edit.
     for (const form of ['http', 'event'] as const) {
-      const expired = proxy!.counts.expired[form];
+      const expired = fixture.proxy.counts.expired[form];
       await datasetReconciled(id, await editDuringCut(id, `Sample, renamed while cut (${form} 410)`, form));
-      expect(proxy!.counts.expired[form]).toBeGreaterThan(expired);
+      expect(fixture.proxy.counts.expired[form]).toBeGreaterThan(expired);
     }
 
     // Every kind of fault happened, and none cost the operator its leadership.
-    const { counts } = proxy!;
+    const { counts } = fixture.proxy;
     console.info(`faults: ${JSON.stringify(counts)}`);
     expect(counts.failedAfter).toBe(1);
     expect(counts.failedBefore).toBeGreaterThan(0);

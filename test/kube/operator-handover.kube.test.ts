@@ -21,8 +21,13 @@ import type { BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
 import { REPORTING_CONTROLLER } from '../../operator/runtime/events.ts';
 import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd/operator.ts';
 import { eventually } from '../support/eventually.ts';
-import { startFaultyKubeProxy, type FaultyKubeProxy } from '../support/faulty-kube-proxy.ts';
-import { createSampleNamespace, operatorSettings, reconcileCount, sampleIngestion } from '../support/kube-operator.ts';
+import {
+  createSampleNamespace,
+  operatorSettings,
+  reconcileCount,
+  sampleIngestion,
+  sampleNamespaceBehindProxy,
+} from '../support/kube-operator.ts';
 import { markSucceeded, podOfJob, runContainer } from '../support/played-kubelet.ts';
 
 type Lease = KubeObject<{ holderIdentity?: string }>;
@@ -128,31 +133,17 @@ describe('two operators on one Lease', () => {
 });
 
 describe('a leader stopped while it lists the worker Jobs', () => {
-  const kubeconfig = inject('kubeconfig');
-  const cluster = openKubernetesCluster({ kubeconfig });
-  const namespace = `stopped-${Date.now().toString(36)}`;
-  let directory: string;
-  let proxy: FaultyKubeProxy | undefined;
-
-  beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'stratus-stopped-'));
-    await createSampleNamespace(cluster, namespace);
-    // No faults: the proxy only holds one request, so that the stop falls into the window it opens.
-    proxy = await startFaultyKubeProxy(kubeconfig, directory);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await cluster.delete(namespaceKind, namespace);
-    await rm(directory, { recursive: true, force: true });
-  });
+  // No faults: the proxy only holds one request, so that the stop falls into the window it opens.
+  const fixture = sampleNamespaceBehindProxy('stopped');
+  const { cluster, namespace } = fixture;
 
   it('releases the Lease and starts no controllers, though the list completes after the stop', async () => {
     await cluster.create(ingestionKind, sampleIngestion('sample-run', namespace, '2024-01-01', '2024-01-03'));
-    const list = proxy!.holdNext(
+    const list = fixture.proxy.holdNext(
       (method, url) => method === 'GET' && url.pathname.endsWith('/jobs') && !url.searchParams.has('watch'),
     );
-    const operator = await runKubernetesOperator(operatorSettings(namespace, directory, 'operator-stopped'), {
-      kubeconfig: proxy!.kubeconfig,
+    const operator = await runKubernetesOperator(operatorSettings(namespace, fixture.directory, 'operator-stopped'), {
+      kubeconfig: fixture.proxy.kubeconfig,
     });
     // It leads, and lists the worker Jobs before it starts its controllers.
     await list.arrived;
@@ -168,23 +159,12 @@ describe('a leader stopped while it lists the worker Jobs', () => {
 });
 
 describe('a leader that lost its Lease, until its process exits', () => {
-  const kubeconfig = inject('kubeconfig');
-  const cluster = openKubernetesCluster({ kubeconfig });
-  const namespace = `lost-${Date.now().toString(36)}`;
-  let directory: string;
-  let proxy: FaultyKubeProxy | undefined;
+  const fixture = sampleNamespaceBehindProxy('lost');
+  const { cluster, namespace } = fixture;
   let operator: RunningKubernetesOperator | undefined;
 
-  beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'stratus-lost-'));
-    await createSampleNamespace(cluster, namespace);
-    proxy = await startFaultyKubeProxy(kubeconfig, directory);
-  });
   afterAll(async () => {
     await operator?.stop();
-    await proxy?.close();
-    await cluster.delete(namespaceKind, namespace);
-    await rm(directory, { recursive: true, force: true });
   });
 
   const scheduleStatus = async () => (await cluster.get<Schedule>(scheduleKind, 'nightly', namespace))?.status;
@@ -200,15 +180,15 @@ describe('a leader that lost its Lease, until its process exits', () => {
     if (!schedule.ok) throw new Error(JSON.stringify(schedule.issues));
     await cluster.create(scheduleKind, schedule.object);
     // Short lease timings: the loss comes within seconds of the cut.
-    operator = await runKubernetesOperator(operatorSettings(namespace, directory, 'operator-lost'), {
-      kubeconfig: proxy!.kubeconfig,
+    operator = await runKubernetesOperator(operatorSettings(namespace, fixture.directory, 'operator-lost'), {
+      kubeconfig: fixture.proxy.kubeconfig,
       leaseTimings: { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 250 },
     });
     // While it leads, its Schedule controller records the next check (a controller that never led would not).
     await eventually(async () => ((await scheduleStatus())?.observedGeneration === 1 ? true : undefined));
 
     // Its Lease requests fail from now on (its other requests go through): it gives up leadership.
-    proxy!.failWhile((_method, url) => url.pathname.includes('/leases'));
+    fixture.proxy.failWhile((_method, url) => url.pathname.includes('/leases'));
     await operator.lost;
     const before = await scheduleReconciles();
     await cluster.patch(scheduleKind, 'nightly', { type: 'merge', body: { spec: { cron: '45 3 * * *' } } }, namespace);

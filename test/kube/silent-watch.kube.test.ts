@@ -5,17 +5,11 @@
  * reconciled within the deadline. Without the deadline the informer stays deaf (the controllers' resync comes
  * every 10 minutes), and the case fails.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { namespaceKind } from '../../core/cluster/builtin-kinds.ts';
-import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataSourceKind, type DataSource } from '../../core/resources/data-source/schema.ts';
 import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd/operator.ts';
 import { eventually } from '../support/eventually.ts';
-import { startFaultyKubeProxy, type FaultyKubeProxy } from '../support/faulty-kube-proxy.ts';
-import { createSampleNamespace, operatorSettings } from '../support/kube-operator.ts';
+import { operatorSettings, sampleNamespaceBehindProxy } from '../support/kube-operator.ts';
 
 /** Shortened so that the case takes seconds: each watch asks for 2 or 3 s, and is given up 1 s after that. */
 const watchTimings = { minTimeoutSeconds: 2, graceMs: 1_000 };
@@ -23,27 +17,18 @@ const watchTimings = { minTimeoutSeconds: 2, graceMs: 1_000 };
 const REWATCH_MS = 1_000;
 
 describe('the operator behind a silent watch', () => {
-  const kubeconfig = inject('kubeconfig');
-  const cluster = openKubernetesCluster({ kubeconfig });
-  const namespace = `silent-${Date.now().toString(36)}`;
-  let directory: string;
-  let proxy: FaultyKubeProxy | undefined;
+  const fixture = sampleNamespaceBehindProxy('silent');
+  const { cluster, namespace } = fixture;
   let operator: RunningKubernetesOperator | undefined;
 
   beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'stratus-silent-'));
-    await createSampleNamespace(cluster, namespace);
-    proxy = await startFaultyKubeProxy(kubeconfig, directory);
-    operator = await runKubernetesOperator(operatorSettings(namespace, directory, 'silent-operator'), {
-      kubeconfig: proxy.kubeconfig,
+    operator = await runKubernetesOperator(operatorSettings(namespace, fixture.directory, 'silent-operator'), {
+      kubeconfig: fixture.proxy.kubeconfig,
       watchTimings,
     });
   });
   afterAll(async () => {
     await operator?.stop();
-    await proxy?.close();
-    await cluster.delete(namespaceKind, namespace);
-    await rm(directory, { recursive: true, force: true });
   });
 
   /** The DataSource once the operator has reconciled `generation` of it. */
@@ -70,7 +55,7 @@ describe('the operator behind a silent watch', () => {
 
     // The watches are renewed every few seconds: wait until the DataSources' watch is open to silence it.
     const sourceWatch = (url: URL) => url.pathname.endsWith(`/namespaces/${namespace}/datasources`);
-    await eventually(async () => (proxy!.silenceWatches(sourceWatch) > 0 ? true : undefined));
+    await eventually(async () => (fixture.proxy.silenceWatches(sourceWatch) > 0 ? true : undefined));
     const edited = await cluster.patch<DataSource>(
       dataSourceKind,
       'sample',
@@ -86,6 +71,6 @@ describe('the operator behind a silent watch', () => {
     console.info(`an edit made after the watch went silent was reconciled after ${Math.round(elapsed)} ms`);
     expect(elapsed).toBeLessThan(bound);
     // The client, not the proxy, closed the silent connection: the deadline gave it up.
-    expect(proxy!.counts.silencedClosedByClient).toBeGreaterThan(0);
+    expect(fixture.proxy.counts.silencedClosedByClient).toBeGreaterThan(0);
   });
 });
