@@ -5,24 +5,16 @@
  * the worker ingests the sample source inside the image and the API server serves the store.
  */
 import { execFile, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
+import { freePort } from '../../scripts/free-port.ts';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '../..');
 const TAG = 'localhost/stratus:test';
 const buildah = (...args: string[]) => run('buildah', ['--storage-driver', 'vfs', ...args], { maxBuffer: 1 << 24 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('the container image', { timeout: 600_000 }, () => {
   let container: string | undefined;
