@@ -12,7 +12,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as zarr from 'zarrita';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
-import { startEmbedded } from '../support/embedded.ts';
+import { sampleDatasetManifest, startEmbedded } from '../support/embedded.ts';
 import { python } from '../support/python.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -70,27 +70,22 @@ const jobStatus = async (id: string) =>
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'stratus-catalogue-'));
   const manifests: Record<string, string> = {};
-  manifests['icechunk.yaml'] = [
-    'apiVersion: climate.stratus.dev/v1alpha1',
-    'kind: Dataset',
-    'metadata: {name: sample-ic, namespace: default}',
-    'spec: {source: sample, datasetName: Sample as Icechunk, variable: value, periodType: daily, format: icechunk}',
-    '---',
-    'apiVersion: climate.stratus.dev/v1alpha1',
-    'kind: Ingestion',
-    'metadata: {name: sample-ic-january, namespace: default}',
-    "spec: {source: sample, datasetId: sample-ic, start: '2024-01-01', end: '2024-01-31'}",
-    '---',
-    'apiVersion: climate.stratus.dev/v1alpha1',
-    'kind: Dataset',
-    'metadata: {name: sample-nc, namespace: default}',
-    'spec: {source: sample, datasetName: Sample as NetCDF, variable: value, periodType: daily, format: netcdf}',
-    '---',
-    'apiVersion: climate.stratus.dev/v1alpha1',
-    'kind: Ingestion',
-    'metadata: {name: sample-nc-january, namespace: default}',
-    "spec: {source: sample, datasetId: sample-nc, start: '2024-01-01', end: '2024-01-10'}",
-  ].join('\n');
+  manifests['icechunk.yaml'] = sampleDatasetManifest({
+    name: 'sample-ic',
+    title: 'Sample as Icechunk',
+    format: 'icechunk',
+    run: 'sample-ic-january',
+    start: '2024-01-01',
+    end: '2024-01-31',
+  });
+  manifests['netcdf.yaml'] = sampleDatasetManifest({
+    name: 'sample-nc',
+    title: 'Sample as NetCDF',
+    format: 'netcdf',
+    run: 'sample-nc-january',
+    start: '2024-01-01',
+    end: '2024-01-10',
+  });
   running = await startEmbedded(dataDir, { manifests });
   url = running.url;
   for (const id of ['sample-2024', 'sample-ic-january', 'sample-nc-january', 'sample-districts-initial'])

@@ -17,7 +17,7 @@ import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.t
 import { ingestionKind } from '../../core/resources/ingestion/schema.ts';
 import { validateObject } from '../../core/resources/registry.ts';
 import { openRepository } from '../../core/stores/icechunk/repository.ts';
-import { startEmbedded } from '../support/embedded.ts';
+import { sampleDatasetManifest, startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { rawStatus as rawRequestStatus } from '../support/raw-request.ts';
 
@@ -74,17 +74,14 @@ beforeAll(async () => {
   running = await startEmbedded(dataDir, {
     examples: false,
     manifests: {
-      'icechunk.yaml': [
-        'apiVersion: climate.stratus.dev/v1alpha1',
-        'kind: Dataset',
-        'metadata: {name: sample-ic, namespace: default}',
-        'spec: {source: sample, datasetName: Sample as Icechunk, variable: value, periodType: daily, format: icechunk}',
-        '---',
-        'apiVersion: climate.stratus.dev/v1alpha1',
-        'kind: Ingestion',
-        'metadata: {name: sample-ic-q1, namespace: default}',
-        "spec: {source: sample, datasetId: sample-ic, start: '2024-01-01', end: '2024-03-31'}",
-      ].join('\n'),
+      'icechunk.yaml': sampleDatasetManifest({
+        name: 'sample-ic',
+        title: 'Sample as Icechunk',
+        format: 'icechunk',
+        run: 'sample-ic-q1',
+        start: '2024-01-01',
+        end: '2024-03-31',
+      }),
     },
     // The crash test's retry starts after a second instead of a minute.
     operator: { ingestion: { retryBaseSeconds: 1, retryCapSeconds: 1 } },

@@ -14,6 +14,32 @@ export interface EmbeddedTestOptions {
 }
 
 /**
+ * A Dataset of the `sample` source stored as `format`, and the Ingestion `run` that fills it from `start` to `end`,
+ * as one manifest file.
+ */
+export function sampleDatasetManifest(options: {
+  name: string;
+  title: string;
+  format: 'zarr' | 'icechunk' | 'netcdf';
+  run: string;
+  start: string;
+  end: string;
+}): string {
+  const { name, title, format, run, start, end } = options;
+  return [
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: Dataset',
+    `metadata: {name: ${name}, namespace: default}`,
+    `spec: {source: sample, datasetName: ${title}, variable: value, periodType: daily, format: ${format}}`,
+    '---',
+    'apiVersion: climate.stratus.dev/v1alpha1',
+    'kind: Ingestion',
+    `metadata: {name: ${run}, namespace: default}`,
+    `spec: {source: sample, datasetId: ${name}, start: '${start}', end: '${end}'}`,
+  ].join('\n');
+}
+
+/**
  * Embedded mode as `make run` starts it, for an end-to-end test: the built-in data sources, the instance
  * configuration of `config/`, and the test's own manifests, on a free loopback port.
  */
