@@ -14,11 +14,12 @@ import * as zarr from 'zarrita';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { sampleDatasetManifest, startEmbedded } from '../support/embedded.ts';
 import { python } from '../support/python.ts';
+import { sharedDir } from '../support/shared-dir.ts';
 import { eventually } from '../support/eventually.ts';
 
 const root = resolve(import.meta.dirname, '../..');
-/** CI checks the shared material out beside the clone. */
-const STAC_SCHEMAS = resolve(root, '../shared/stac-schemas');
+/** The STAC core, datacube and table schemas of the shared material. */
+const STAC_SCHEMAS = join(sharedDir(), 'stac-schemas');
 /** The projection and Zarr extensions, which ../shared lacks: schemas written here from their field tables. */
 const OWN_SCHEMAS = resolve(root, 'test/fixtures/stac-extensions');
 

@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IMPLEMENTED_PROCESSES } from '../../../core/processes/implemented.ts';
 import { build } from '../../test/build.ts';
 import { publishedDataset } from '../../test/published-dataset.ts';
+import { sharedDir } from '../../../test/support/shared-dir.ts';
 
-/** The official process descriptions, beside the clone (CI checks out shared/ at ../shared). */
-const OFFICIAL_PROCESSES = resolve(import.meta.dirname, '../../../../shared/openeo-processes');
+/** The official process descriptions, in the shared material (CI checks out shared/ beside the clone). */
+const OFFICIAL_PROCESSES = join(sharedDir(), 'openeo-processes');
 
 describe('openEO discovery', () => {
   it('declares the same conformance classes at /conformance as in the capabilities', async () => {
