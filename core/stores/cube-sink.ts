@@ -5,7 +5,14 @@ import { publishDirectory, removeTree, syncTree } from './files.ts';
 import { openIcechunkVersion } from './icechunk/version-writer.ts';
 import { icechunkDir, icechunkPath, NETCDF_FILE, stagingDir, versionDir, versionPath } from './layout.ts';
 import { writeNetcdfCube } from './netcdf.ts';
-import { cubeCoverage, RasterCubeWriter, type Coverage, type RasterCubeDescription } from './raster-cube.ts';
+import {
+  cubeCoverage,
+  partPeriods,
+  partsChunkShape,
+  RasterCubeWriter,
+  type Coverage,
+  type RasterCubeDescription,
+} from './raster-cube.ts';
 
 /** Where an ingestion puts periods, whatever the stored format: append in order, then finish. */
 export interface CubeSink {
@@ -106,5 +113,56 @@ export async function openVersionWriter(
       return { path: versionPath(datasetId, versionId) };
     },
     discard: () => removeTree(staging),
+  };
+}
+
+/**
+ * A version written by several workers at once, each one part of its periods (a split ingestion). Only Zarr
+ * versions written whole can be: the parts write disjoint chunk files of one staging directory, and whichever
+ * finishes the last part completes the metadata and publishes.
+ */
+export interface VersionParts {
+  /** The chunk shape every part and the completion agree on. */
+  description: RasterCubeDescription;
+  /** The periods [from, to) of part `index`. */
+  periodsOf(index: number): { from: number; to: number };
+  /** The sink of part `index`: it takes exactly that part's periods, in order. */
+  openPart(index: number): CubeSink;
+  /** Writes the metadata of the version whose every part finished, and publishes it. */
+  complete(): Promise<PublishedVersion & { coverage: Coverage }>;
+}
+
+/** Why a version in this format cannot be written in parts, or undefined when it can. */
+export function unsplittableFormat({ format }: StoreFormat): string | undefined {
+  return format === 'zarr'
+    ? undefined
+    : `a ${format} version is written by one worker (only Zarr versions are written in parts)`;
+}
+
+export function versionParts(
+  storageRoot: string,
+  datasetId: string,
+  versionId: string,
+  format: StoreFormat,
+  count: number,
+  description: RasterCubeDescription,
+): VersionParts {
+  const why = unsupportedFormat(format) ?? unsplittableFormat(format);
+  if (why) throw new Error(why);
+  const { grid, periods } = description;
+  const chunks = partsChunkShape(periods.length, grid.lat.length, grid.lon.length, count);
+  const whole: RasterCubeDescription = { ...description, chunks, zarrVersion: format.zarrVersion === 3 ? 3 : 2 };
+  const staging = join(stagingDir(storageRoot, datasetId), versionId);
+  const periodsOf = (index: number) => partPeriods(periods.length, chunks[0], index, count);
+  return {
+    description: whole,
+    periodsOf,
+    openPart: (index) => RasterCubeWriter.part(staging, whole, periodsOf(index)),
+    complete: async () => {
+      const coverage = await RasterCubeWriter.completeParts(staging, whole);
+      await syncTree(staging);
+      await publishDirectory(staging, versionDir(storageRoot, datasetId, versionId));
+      return { path: versionPath(datasetId, versionId), coverage };
+    },
   };
 }

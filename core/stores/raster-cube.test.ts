@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { python } from '../../test/support/python.ts';
 import { periodRange } from '../periods/index.ts';
 import { sampleProvider } from '../providers/sample.ts';
-import { chunkShape, RasterCubeWriter } from './raster-cube.ts';
+import { chunkShape, partPeriods, partsChunkShape, RasterCubeWriter } from './raster-cube.ts';
 
 const READERS = join(import.meta.dirname, '../../test/interop/zarr-readers.py');
 
@@ -108,5 +108,94 @@ describe('RasterCubeWriter', () => {
     } finally {
       await rm(valuesFile, { force: true });
     }
+  });
+});
+
+describe('a cube written in parts', () => {
+  it('shares whole time blocks out, none empty, covering every period once', () => {
+    expect(partsChunkShape(3650, 1000, 800, 4)).toEqual([8, 256, 256]);
+    // A small grid puts every period in one block: split, each part gets a block of its own.
+    expect(partsChunkShape(1000, 20, 20, 3)).toEqual([334, 20, 20]);
+    for (const [periods, parts] of [
+      [1000, 3],
+      [20, 4],
+      [3650, 8],
+      [7, 7],
+    ] as const) {
+      const [timeChunk] = partsChunkShape(periods, 40, 40, parts);
+      const ranges = Array.from({ length: parts }, (_, i) => partPeriods(periods, timeChunk, i, parts));
+      expect(ranges[0]!.from).toBe(0);
+      expect(ranges.at(-1)!.to).toBe(periods);
+      for (const [i, range] of ranges.entries()) {
+        expect(range.to).toBeGreaterThan(range.from);
+        expect(range.from % timeChunk).toBe(0);
+        if (i > 0) expect(range.from).toBe(ranges[i - 1]!.to);
+      }
+    }
+  });
+
+  it('holds the same files and bytes as the cube written whole', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'stratus-cube-parts-'));
+    try {
+      const periods = periodRange('daily', '2024-01-01', '2024-01-23');
+      const session = await sampleProvider.open({
+        parameters: { resolution: 0.05 },
+        bbox: [-13.5, 6.9, -10.2, 10.0],
+        signal: new AbortController().signal,
+      });
+      const planes = await Promise.all(periods.map((p) => session.read(p)));
+      const count = 3;
+      const description = {
+        variable: 'value',
+        periodType: 'daily' as const,
+        periods,
+        grid: session.grid,
+        attributes: { title: 'parts' },
+        chunks: partsChunkShape(periods.length, session.grid.lat.length, session.grid.lon.length, count),
+      };
+      const whole = await RasterCubeWriter.create(join(root, 'whole'), description);
+      for (const plane of planes) await whole.append(plane);
+      await whole.finish();
+      // Parts finish in any order; the last completes the metadata.
+      for (const index of [2, 0, 1]) {
+        const range = partPeriods(periods.length, description.chunks[0], index, count);
+        const part = RasterCubeWriter.part(join(root, 'parts'), description, range);
+        for (const plane of planes.slice(range.from, range.to)) await part.append(plane);
+        await part.finish();
+      }
+      await RasterCubeWriter.completeParts(join(root, 'parts'), description);
+
+      const files = async (dir: string) =>
+        (await readdir(dir, { recursive: true, withFileTypes: true }))
+          .filter((e) => e.isFile())
+          .map((e) => join(e.parentPath, e.name).slice(dir.length))
+          .sort();
+      const names = await files(join(root, 'whole'));
+      expect(names.filter((n) => n.startsWith('/value/') && !n.includes('.z'))).toHaveLength(3);
+      expect(await files(join(root, 'parts'))).toEqual(names);
+      for (const name of names)
+        expect(
+          (await readFile(join(root, 'parts', name))).equals(await readFile(join(root, 'whole', name))),
+          name,
+        ).toBe(true);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a part that does not start or end a time block', () => {
+    const periods = periodRange('daily', '2024-01-01', '2024-01-10');
+    const grid = { lon: Float64Array.of(0.5), lat: Float64Array.of(0.5), resolution: 1 };
+    const description = {
+      variable: 'v',
+      periodType: 'daily' as const,
+      periods,
+      grid,
+      attributes: {},
+      chunks: [4, 1, 1] as [number, number, number],
+    };
+    expect(() => RasterCubeWriter.part('/nonexistent', description, { from: 2, to: 4 })).toThrow(/time block/);
+    expect(() => RasterCubeWriter.part('/nonexistent', description, { from: 0, to: 5 })).toThrow(/time block/);
+    expect(() => RasterCubeWriter.part('/nonexistent', description, { from: 8, to: 11 })).toThrow(/not a part/);
   });
 });

@@ -52,6 +52,25 @@ export function chunkShape(periods: number, ny: number, nx: number): [number, nu
   return [ct, cy, cx];
 }
 
+/**
+ * The chunk shape of a cube written in `parts`: each part writes whole time blocks of chunks, so a block may not
+ * be longer than a part's share of the periods.
+ */
+export function partsChunkShape(periods: number, ny: number, nx: number, parts: number): [number, number, number] {
+  const [ct, cy, cx] = chunkShape(periods, ny, nx);
+  return [Math.min(ct, Math.ceil(periods / parts)), cy, cx];
+}
+
+/**
+ * The periods [from, to) that part `index` of `count` writes: a contiguous run of whole time blocks, the blocks
+ * shared out as evenly as they go. With the chunk shape of `partsChunkShape` no part is empty.
+ */
+export function partPeriods(periods: number, timeChunk: number, index: number, count: number) {
+  const blocks = Math.ceil(periods / timeChunk);
+  const block = (i: number) => Math.floor((i * blocks) / count);
+  return { from: block(index) * timeChunk, to: Math.min(periods, block(index + 1) * timeChunk) };
+}
+
 /** GDAL's affine transform of the grid: origin at the north-west corner of the first cell. */
 export function geoTransform(grid: RasterGrid): number[] {
   const half = grid.resolution / 2;
@@ -90,6 +109,10 @@ export class RasterCubeWriter {
   readonly #block: Float32Array;
   readonly #shape: [number, number, number];
   #appended = 0;
+  /** Where appending ends: the last period, or the end of a part's periods. */
+  #end: number;
+  /** Writes one part's chunks only; the metadata is written by `completeParts`. */
+  #part = false;
 
   private constructor(keys: KeyWriter, description: RasterCubeDescription) {
     const v3 = description.zarrVersion === 3;
@@ -99,6 +122,7 @@ export class RasterCubeWriter {
     const [ny, nx] = [grid.lat.length, grid.lon.length];
     this.#shape = description.chunks ?? chunkShape(periods.length, ny, nx);
     this.#appended = description.firstPeriod ?? 0;
+    this.#end = periods.length;
     if (this.#appended % this.#shape[0] !== 0) throw new Error('firstPeriod must start a time block of chunks');
     this.#block = new Float32Array(this.#shape[0] * ny * nx);
     this.#data = {
@@ -129,6 +153,36 @@ export class RasterCubeWriter {
     return writer;
   }
 
+  /**
+   * A writer of periods [from, to) of the cube and nothing else: one part of a cube written by several workers at
+   * once into the same directory (disjoint chunk files). `from` starts a time block; `to` ends one, or the cube.
+   */
+  static part(target: string | KeyWriter, description: RasterCubeDescription, range: { from: number; to: number }) {
+    const writer = new RasterCubeWriter(typeof target === 'string' ? directoryKeys(target) : target, {
+      ...description,
+      firstPeriod: range.from,
+    });
+    const timeChunk = writer.#shape[0];
+    if (range.to <= range.from || range.to > description.periods.length)
+      throw new Error(`periods ${range.from} to ${range.to} are not a part of ${description.periods.length}`);
+    if (range.to % timeChunk !== 0 && range.to !== description.periods.length)
+      throw new Error('a part must end a time block of chunks');
+    writer.#end = range.to;
+    writer.#part = true;
+    return writer;
+  }
+
+  /**
+   * Completes a cube whose chunks parts wrote: the group, the coordinates, the data array's metadata and the
+   * consolidated metadata. Returns what the cube covers.
+   */
+  static async completeParts(target: string | KeyWriter, description: RasterCubeDescription): Promise<Coverage> {
+    const writer = new RasterCubeWriter(typeof target === 'string' ? directoryKeys(target) : target, description);
+    await writer.#writeCoordinates();
+    await writer.#zarr.consolidate();
+    return cubeCoverage(description);
+  }
+
   get chunkShape(): readonly number[] {
     return this.#shape;
   }
@@ -140,7 +194,7 @@ export class RasterCubeWriter {
 
   /** Periods appended but not yet written: 0 right after a block of time steps went to the store. */
   get pendingPeriods(): number {
-    return this.#appended === this.#description.periods.length ? 0 : this.#appended % this.#shape[0];
+    return this.#appended === this.#end ? 0 : this.#appended % this.#shape[0];
   }
 
   /** Declares a small array and writes it as its single chunk. */
@@ -218,14 +272,14 @@ export class RasterCubeWriter {
 
   /** Adds the values of the next period (row-major lat, lon). */
   async append(values: Float32Array): Promise<void> {
-    const { grid, periods } = this.#description;
+    const { grid } = this.#description;
     const plane = grid.lat.length * grid.lon.length;
     if (values.length !== plane) throw new Error(`expected ${plane} values, got ${values.length}`);
-    if (this.#appended >= periods.length) throw new Error('more periods appended than declared');
+    if (this.#appended >= this.#end) throw new Error('more periods appended than declared');
     const slot = this.#appended % this.#shape[0];
     this.#block.set(values, slot * plane);
     this.#appended++;
-    if (slot === this.#shape[0] - 1 || this.#appended === periods.length) await this.#flushBlock(slot + 1);
+    if (slot === this.#shape[0] - 1 || this.#appended === this.#end) await this.#flushBlock(slot + 1);
   }
 
   async #flushBlock(filled: number): Promise<void> {
@@ -254,12 +308,13 @@ export class RasterCubeWriter {
     this.#block.fill(Number.NaN);
   }
 
-  /** Writes consolidated metadata; the store is complete afterwards. Returns what it covers. */
+  /**
+   * Writes consolidated metadata; the store is complete afterwards. Returns what it covers. A part's writer only
+   * checks that its periods are all written.
+   */
   async finish(): Promise<Coverage> {
-    const { periods } = this.#description;
-    if (this.#appended !== periods.length)
-      throw new Error(`${periods.length} periods declared but ${this.#appended} appended`);
-    await this.#zarr.consolidate();
+    if (this.#appended !== this.#end) throw new Error(`${this.#end} periods declared but ${this.#appended} appended`);
+    if (!this.#part) await this.#zarr.consolidate();
     return cubeCoverage(this.#description);
   }
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,82 @@ describe('child process job runner', () => {
     const state = await finished(runner, 'count-1');
     expect(state).toMatchObject({ phase: 'succeeded', result: { counted: 3 }, progress: { done: 3, total: 3 } });
     expect(progress).toEqual([1, 2, 3]);
+  });
+
+  describe('a split attempt', () => {
+    const partsDir = async (name: string) => {
+      const path = join(dir, name);
+      await mkdir(path);
+      return path;
+    };
+    const seen = async (path: string) =>
+      Promise.all(
+        (await readdir(path))
+          .filter((name) => name.startsWith('seen-'))
+          .sort()
+          .map(
+            async (name) => JSON.parse(await readFile(join(path, name), 'utf8')) as { running: number; env: string },
+          ),
+      );
+
+    it('runs every part, at most `parallelism` at once, and reports them as one attempt', async () => {
+      const runner = new ChildProcessRunner();
+      const path = await partsDir('parts-ok');
+      const progress: number[] = [];
+      runner.onChange((_job, state) => state.progress && progress.push(state.progress.done));
+      runner.start({
+        name: 'parts-1',
+        task: 'part',
+        input: { dir: path, steps: 3, stepMs: 40 },
+        owner,
+        parts: { count: 4, parallelism: 2 },
+      });
+      const state = await finished(runner, 'parts-1', undefined, 30_000);
+      expect(state).toMatchObject({
+        phase: 'succeeded',
+        result: { completedBy: 3 },
+        progress: { done: 12, total: 12 },
+      });
+      // Progress only grows, summed over the parts.
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+      const parts = await seen(path);
+      expect(parts.map((p) => p.env)).toEqual(['0', '1', '2', '3']);
+      expect(Math.max(...parts.map((p) => p.running))).toBe(2);
+    });
+
+    it('fails as soon as one part fails, and starts no further part', async () => {
+      const runner = new ChildProcessRunner();
+      const path = await partsDir('parts-fail');
+      runner.start({
+        name: 'parts-2',
+        task: 'part',
+        input: { dir: path, steps: 20, stepMs: 50, failIndex: 0 },
+        owner,
+        parts: { count: 5, parallelism: 2 },
+      });
+      const state = await finished(runner, 'parts-2', undefined, 30_000);
+      expect(state).toMatchObject({ phase: 'failed', error: { type: 'PartFailed', message: 'part 0 failed' } });
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await seen(path)).map((p) => p.env)).toEqual(['0', '1']);
+    });
+
+    it('cancels every running part', async () => {
+      const runner = new ChildProcessRunner();
+      const path = await partsDir('parts-cancel');
+      runner.start({
+        name: 'parts-3',
+        task: 'part',
+        input: { dir: path, steps: 200, stepMs: 20 },
+        owner,
+        parts: { count: 3, parallelism: 3 },
+      });
+      await new Promise<void>((r) => runner.onChange((_j, s) => (s.progress?.done ?? 0) >= 6 && r()));
+      runner.cancel('parts-3', undefined);
+      const state = await finished(runner, 'parts-3');
+      expect(state.phase).toBe('cancelled');
+      await runner.stop();
+      expect((await readdir(path)).filter((name) => name.startsWith('running-'))).toEqual([]);
+    });
   });
 
   it('cancels cooperatively between units of work', async () => {

@@ -1,6 +1,14 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import type { FromWorker, ToWorker } from '../worker/protocol.ts';
+import {
+  PART_COUNT_ENV,
+  PART_INDEX_ENV,
+  type FromWorker,
+  type Part,
+  type PartReport,
+  type ToWorker,
+} from '../worker/protocol.ts';
+import { combinedReport, endedState } from './parts.ts';
 import { attemptKey, type JobRunner, type JobSpec, type JobState } from './runner.ts';
 
 const WORKER = resolve(import.meta.dirname, '../worker/main.ts');
@@ -13,10 +21,20 @@ export interface ChildProcessRunnerOptions {
   resolveSecret?: (namespace: string | undefined, name: string, key: string) => Promise<string | undefined>;
 }
 
-/** The embedded job runner: one forked worker process per attempt, the same code a Kubernetes Job runs. */
+/** One attempt: its state as reported, and the worker processes it has running. */
+interface Attempt {
+  job: JobSpec;
+  state: JobState;
+  children: Set<ChildProcess>;
+  cancelRequested: boolean;
+}
+
+/**
+ * The embedded job runner: one forked worker process per attempt (one per part of a split attempt, the way an
+ * Indexed Job runs pods), the same code a Kubernetes Job runs.
+ */
 export class ChildProcessRunner implements JobRunner {
-  readonly #states = new Map<string, JobState>();
-  readonly #children = new Map<string, ChildProcess>();
+  readonly #attempts = new Map<string, Attempt>();
   readonly #listeners: ((job: JobSpec, state: JobState) => void)[] = [];
   readonly #grace: number;
   readonly #now: () => Date;
@@ -44,78 +62,134 @@ export class ChildProcessRunner implements JobRunner {
   }
 
   get(name: string, namespace: string | undefined): JobState | undefined {
-    const state = this.#states.get(attemptKey(name, namespace));
-    return state ? structuredClone(state) : undefined;
+    const attempt = this.#attempts.get(attemptKey(name, namespace));
+    return attempt ? structuredClone(attempt.state) : undefined;
   }
 
   start(job: JobSpec): void {
     const key = attemptKey(job.name, job.owner.namespace);
-    if (this.#states.has(key)) return;
+    if (this.#attempts.has(key)) return;
     const state: JobState = { name: job.name, phase: 'running', startedAt: this.#now().toISOString() };
-    this.#states.set(key, state);
+    const attempt: Attempt = { job, state, children: new Set(), cancelRequested: false };
+    this.#attempts.set(key, attempt);
     void this.#secretEnv(job).then(
-      (env) => this.#fork(job, state, env),
-      (err: unknown) => {
-        Object.assign(state, {
+      (env) => (job.parts ? this.#startParts(attempt, env, job.parts) : this.#startWhole(attempt, env)),
+      (err: unknown) =>
+        this.#finish(attempt, {
           phase: 'failed',
-          finishedAt: this.#now().toISOString(),
           error: { type: 'SecretNotFound', message: err instanceof Error ? err.message : String(err) },
-        });
-        this.#emit(job, state);
-      },
+        }),
     );
   }
 
-  #fork(job: JobSpec, state: JobState, env: Record<string, string>): void {
+  #startWhole(attempt: Attempt, env: Record<string, string>): void {
+    this.#fork(attempt, env, undefined, (message) => {
+      if (message.type === 'progress') {
+        attempt.state.progress = { done: message.done, total: message.total, message: message.message };
+        this.#emit(attempt);
+      } else this.#finish(attempt, endedState(message));
+    });
+    this.#emit(attempt);
+  }
+
+  /** Runs the parts in index order, `parallelism` at a time, and reports them as one attempt. */
+  #startParts(attempt: Attempt, env: Record<string, string>, { count, parallelism }: NonNullable<JobSpec['parts']>) {
+    const reports = new Map<number, PartReport>();
+    let next = 0;
+    const launch = () => {
+      while (!attempt.cancelRequested && attempt.state.phase === 'running' && next < count) {
+        // Parts that reported their end count as done, though their processes may still be exiting.
+        const ended = [...reports.values()].filter((report) => report.end).length;
+        if (next - ended >= parallelism) return;
+        const index = next++;
+        this.#fork(attempt, env, { index, count }, (message) => {
+          const previous = reports.get(index) ?? { job: attempt.job.name, at: '', count };
+          const at = this.#now().toISOString();
+          reports.set(
+            index,
+            message.type === 'progress'
+              ? { ...previous, at, progress: { done: message.done, total: message.total, message: message.message } }
+              : { ...previous, at, end: message },
+          );
+          const combined = combinedReport(attempt.job.name, reports)!;
+          if (combined.progress) attempt.state.progress = combined.progress;
+          if (combined.end) {
+            this.#finish(attempt, endedState(combined.end));
+            // A failed or cancelled part ends the attempt: the others stop, as the Job controller stops them.
+            for (const child of attempt.children) this.#cancel(child);
+          } else {
+            if (message.type !== 'progress') launch();
+            this.#emit(attempt);
+          }
+        });
+      }
+    };
+    launch();
+    this.#emit(attempt);
+  }
+
+  /**
+   * Forks a worker for the attempt (or one part of it) and hands its messages to `onMessage`; an exit before the
+   * worker reported its end is reported as its end.
+   */
+  #fork(
+    attempt: Attempt,
+    env: Record<string, string>,
+    part: Part | undefined,
+    onMessage: (message: FromWorker) => void,
+  ): void {
+    const partEnv = part && { [PART_INDEX_ENV]: String(part.index), [PART_COUNT_ENV]: String(part.count) };
     const child = fork(WORKER, [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, ...partEnv },
     });
-    const key = attemptKey(job.name, job.owner.namespace);
-    this.#children.set(key, child);
-    const finish = (update: Partial<JobState>) => {
-      if (state.phase !== 'running') return;
-      Object.assign(state, update, { finishedAt: this.#now().toISOString() });
-      this.#emit(job, state);
+    attempt.children.add(child);
+    let ended = false;
+    const deliver = (message: FromWorker) => {
+      if (ended) return;
+      if (message.type !== 'progress') ended = true;
+      onMessage(message);
     };
-    child.on('message', (message: FromWorker) => {
-      if (message.type === 'progress') {
-        state.progress = { done: message.done, total: message.total, message: message.message };
-        this.#emit(job, state);
-      } else if (message.type === 'result') finish({ phase: 'succeeded', result: message.value });
-      else if (message.type === 'error')
-        finish({ phase: 'failed', error: { type: message.errorType, message: message.message } });
-      else if (message.type === 'cancelled') finish({ phase: 'cancelled' });
-    });
+    const crashed = (message: string) => deliver({ type: 'error', errorType: 'WorkerCrashed', message });
+    child.on('message', deliver);
     child.on('exit', (code, signal) => {
-      this.#children.delete(key);
-      const why = signal ? `signal ${signal}` : `exit code ${code}`;
-      finish({ phase: 'failed', error: { type: 'WorkerCrashed', message: `the worker process ended with ${why}` } });
+      attempt.children.delete(child);
+      crashed(`the worker process ended with ${signal ? `signal ${signal}` : `exit code ${code}`}`);
     });
-    child.on('error', (err) => finish({ phase: 'failed', error: { type: 'WorkerCrashed', message: err.message } }));
-    child.send({ type: 'start', task: job.task, input: job.input } satisfies ToWorker);
-    this.#emit(job, state);
+    child.on('error', (err) => crashed(err.message));
+    const { task, input } = attempt.job;
+    child.send({ type: 'start', task, input } satisfies ToWorker);
+  }
+
+  #finish(attempt: Attempt, update: Partial<JobState>): void {
+    if (attempt.state.phase !== 'running') return;
+    Object.assign(attempt.state, update, { finishedAt: this.#now().toISOString() });
+    this.#emit(attempt);
   }
 
   cancel(name: string, namespace: string | undefined): void {
-    const child = this.#children.get(attemptKey(name, namespace));
-    if (child) this.#cancel(child);
+    const attempt = this.#attempts.get(attemptKey(name, namespace));
+    if (!attempt) return;
+    attempt.cancelRequested = true;
+    for (const child of attempt.children) this.#cancel(child);
   }
 
   #cancel(child: ChildProcess): void {
+    if (child.exitCode !== null || child.signalCode !== null) return;
     child.send({ type: 'cancel' } satisfies ToWorker);
     const timer = setTimeout(() => child.kill('SIGKILL'), this.#grace);
     timer.unref();
     child.once('exit', () => clearTimeout(timer));
   }
 
-  #emit(job: JobSpec, state: JobState): void {
+  #emit({ job, state }: Attempt): void {
     for (const listener of this.#listeners) listener(job, structuredClone(state));
   }
 
   async stop(): Promise<void> {
-    const exits = [...this.#children.values()].map(
+    const children = [...this.#attempts.values()].flatMap((attempt) => [...attempt.children]);
+    const exits = children.map(
       (child) =>
         new Promise<void>((resolve) => {
           child.once('exit', () => resolve());

@@ -30,6 +30,11 @@ export interface JobSpec {
    * appearing in its input (a Job gets `valueFrom.secretKeyRef`; the embedded runner resolves them itself).
    */
   env?: { name: string; secretKeyRef: { name: string; key: string } }[];
+  /**
+   * A split attempt: `count` workers, each told its index (`PART_INDEX_ENV`) and the count, at most `parallelism` at
+   * once; an Indexed Job on Kubernetes. The attempt fails as soon as one part fails, and succeeds once all did.
+   */
+  parts?: { count: number; parallelism: number };
 }
 
 /** Runs worker attempts for the controllers: child processes in embedded mode, batch/v1 Jobs on Kubernetes. */

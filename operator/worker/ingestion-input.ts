@@ -52,6 +52,11 @@ export const ingestionInputSchema = z.object({
   keepVersions: z.array(z.string()),
   /** A sync: store path of the committed version the fetched periods continue (appended, or rewritten with it). */
   base: z.string().optional(),
+  /**
+   * When the attempt was planned. Given for a split attempt: its parts name the version after it and read the
+   * requested range as of then, so that they all write the same version.
+   */
+  createdAt: z.string().datetime().optional(),
   /** With `base` in an Icechunk dataset: the snapshot of the version the sync continues. */
   baseSnapshot: z.string().optional(),
 });

@@ -4,19 +4,41 @@
  * into the run's `status.worker` when `STRATUS_WORKER_REPORT_TO` names the run).
  */
 import { parseArgs } from 'node:util';
-import { Cancelled, REPORT_TO_ENV, TaskError, type FromWorker, type ReportTarget, type ToWorker } from './protocol.ts';
+import {
+  Cancelled,
+  PART_COUNT_ENV,
+  PART_INDEX_ENV,
+  REPORT_TO_ENV,
+  TaskError,
+  type FromWorker,
+  type Part,
+  type ReportTarget,
+  type ToWorker,
+} from './protocol.ts';
 import { statusReporter } from './status-report.ts';
 import { loadTask } from './tasks.ts';
 
+/** The part of a split attempt this process does, from the environment the runner (or the Job controller) sets. */
+function partOf(env: NodeJS.ProcessEnv): Part | undefined {
+  const [index, count] = [env[PART_INDEX_ENV], env[PART_COUNT_ENV]];
+  if (count === undefined || count === '') return undefined;
+  if (!/^\d+$/.test(count) || !/^\d+$/.test(index ?? '') || Number(index) >= Number(count) || Number(count) < 1) {
+    console.error(`${PART_INDEX_ENV}=${index} and ${PART_COUNT_ENV}=${count} do not name a part`);
+    process.exit(2);
+  }
+  return { index: Number(index), count: Number(count) };
+}
+
+const part = partOf(process.env);
 const viaIpc = typeof process.send === 'function';
 const reportTo = process.env[REPORT_TO_ENV];
 // Imported only in a Job, so that an embedded worker does not load the Kubernetes client.
 const statusReport =
   !viaIpc && reportTo
-    ? statusReporter(
-        (await import('../../core/cluster/kubernetes/index.ts')).openKubernetesCluster(),
-        JSON.parse(reportTo) as ReportTarget,
-      )
+    ? statusReporter((await import('../../core/cluster/kubernetes/index.ts')).openKubernetesCluster(), {
+        ...(JSON.parse(reportTo) as ReportTarget),
+        ...(part && { part }),
+      })
     : undefined;
 /** The last message handed to the channel, settled once it was written out (and reported, in a Job). */
 let sent: Promise<void> = Promise.resolve();
@@ -53,6 +75,7 @@ async function run(task: string, input: unknown): Promise<boolean> {
         if (controller.signal.aborted) throw new Cancelled();
       },
       progress: (done, total, message) => send({ type: 'progress', done, total, message }),
+      ...(part && { part }),
     });
     send({ type: 'result', value: value ?? null });
     return true;

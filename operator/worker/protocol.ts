@@ -13,7 +13,9 @@ const progressMessage = z.object({
 
 /** The messages that end an attempt; exactly one is sent, last. */
 const endMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('result'), value: z.unknown() }),
+  // A task that returns nothing (a part that did not complete its attempt) reports null, which a merge patch of
+  // the run's status drops: the value may be absent.
+  z.object({ type: z.literal('result'), value: z.unknown().optional() }),
   z.object({ type: z.literal('error'), errorType: z.string(), message: z.string() }),
   z.object({ type: z.literal('cancelled') }),
 ]);
@@ -36,12 +38,37 @@ export const workerReportSchema = z.object({
 
 export type WorkerReport = z.infer<typeof workerReportSchema>;
 
+/**
+ * The report of one part of a split attempt, under `status.worker.parts.<index>`: parts write concurrently, and a
+ * merge patch of one index leaves the others alone. `count` says how many parts the attempt has.
+ */
+export const partReportSchema = workerReportSchema.extend({ count: z.number().int().min(1) });
+
+export type PartReport = z.infer<typeof partReportSchema>;
+
+/** The reports of split attempts' parts, by index (`status.worker.parts`). */
+export const partReportsSchema = z.record(z.string().regex(/^\d+$/), partReportSchema);
+
+/**
+ * How a worker learns it is one part of a split attempt: its index under the name the Job controller gives it in
+ * an Indexed Job's pods (the embedded runner sets the same), and the number of parts, set by the runner.
+ */
+export const PART_INDEX_ENV = 'JOB_COMPLETION_INDEX';
+export const PART_COUNT_ENV = 'STRATUS_WORKER_PARTS';
+
+export interface Part {
+  index: number;
+  count: number;
+}
+
 /** Where a worker in a Job reports (JSON in `STRATUS_WORKER_REPORT_TO`): its run resource and its attempt. */
 export interface ReportTarget {
   kind: KindRef;
   name: string;
   namespace?: string;
   job: string;
+  /** A part of a split attempt reports under `status.worker.parts`; the worker adds it from its environment. */
+  part?: Part;
 }
 
 export const REPORT_TO_ENV = 'STRATUS_WORKER_REPORT_TO';
@@ -51,6 +78,8 @@ export interface TaskContext {
   /** Throws `Cancelled` when cancellation was requested; call it between units of work. */
   throwIfCancelled(): void;
   progress(done: number, total: number, message?: string): void;
+  /** Which part of a split attempt this worker does; absent when the attempt is not split. */
+  part?: Part;
 }
 
 export type Task = (input: unknown, context: TaskContext) => Promise<unknown>;

@@ -1,18 +1,19 @@
 import type { Cluster } from '../../core/cluster/port.ts';
-import type { FromWorker, ReportTarget, WorkerReport } from './protocol.ts';
+import type { FromWorker, Part, ReportTarget, WorkerReport } from './protocol.ts';
 
 export const WORKER_FIELD_MANAGER = 'stratus-worker';
 const ATTEMPTS = 5;
 
 /**
- * The merge patch that makes `status.worker` exactly this report: members the report lacks are sent as null,
- * which a merge patch removes, so nothing of an earlier attempt's report survives.
+ * The merge patch that makes `status.worker` exactly this report, or for a part of a split attempt
+ * `status.worker.parts.<index>`: members the report lacks are sent as null, which a merge patch removes, so nothing
+ * of an earlier attempt's report survives. A part's patch leaves the other parts' reports alone.
  */
-export function reportPatch(report: WorkerReport): Record<string, unknown> {
+export function reportPatch(report: WorkerReport, part?: Part): Record<string, unknown> {
   const progress = report.progress && { ...report.progress, message: report.progress.message ?? null };
-  return {
-    status: { worker: { job: report.job, at: report.at, progress: progress ?? null, end: report.end ?? null } },
-  };
+  const whole = { job: report.job, at: report.at, progress: progress ?? null, end: report.end ?? null };
+  const worker = part ? { parts: { [part.index]: { ...whole, count: part.count } } } : whole;
+  return { status: { worker } };
 }
 
 /**
@@ -35,7 +36,7 @@ export function statusReporter(
         await cluster.patchStatus(
           target.kind,
           target.name,
-          { type: 'merge', body: reportPatch(latest) },
+          { type: 'merge', body: reportPatch(latest, target.part) },
           target.namespace,
           {
             fieldManager: WORKER_FIELD_MANAGER,

@@ -10,10 +10,11 @@ import { isSafeName, RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
 import { runRange } from '../../../core/sync/range.ts';
 import type { IngestionInput } from '../../worker/ingestion-input.ts';
 import { CREDENTIALS_ENV, ingestionResultSchema, TOKEN_ENV } from '../../worker/ingestion-input.ts';
-import type { JobState } from '../../jobs/runner.ts';
+import type { JobSpec, JobState } from '../../jobs/runner.ts';
 import type { Action, Plan } from '../../runtime/actions.ts';
 import { readinessConditions, type Readiness } from '../../runtime/readiness.ts';
 import { featureRefreshAttempt, featureRefreshSucceeded } from './feature-refresh.ts';
+import { defaultSplitOptions, partsOf, type SplitOptions } from './split.ts';
 import { syncStart } from './sync-range.ts';
 
 export interface IngestionObserved {
@@ -40,9 +41,15 @@ export interface IngestionPlanOptions {
   /** Backoff of attempt n: min(cap, base * 2^(n-1)) seconds (DESIGN.md §4: 60 and 240). */
   retryBaseSeconds: number;
   retryCapSeconds: number;
+  /** When attempts are split into parts; never when absent. */
+  split?: SplitOptions;
 }
 
-export const defaultIngestionPlanOptions: IngestionPlanOptions = { retryBaseSeconds: 60, retryCapSeconds: 240 };
+export const defaultIngestionPlanOptions: IngestionPlanOptions = {
+  retryBaseSeconds: 60,
+  retryCapSeconds: 240,
+  split: defaultSplitOptions,
+};
 
 export function jobNameFor(run: Ingestion, attempt: number): string {
   return `${run.metadata.name}-a${attempt}`;
@@ -220,7 +227,11 @@ export function planIngestion(
     actions: [write({ ...status, phase: 'successful', finishedAt: at, result }, { state: 'ready', reason, message })],
     outcome: { kind: 'done', reason: message },
   });
-  const startAttempt = (ensure: Action[], input: { provider: { parameters: Record<string, unknown> } }): Plan => ({
+  const startAttempt = (
+    ensure: Action[],
+    input: { provider: { parameters: Record<string, unknown> } },
+    parts?: JobSpec['parts'],
+  ): Plan => ({
     actions: [
       ...ensure,
       write(
@@ -236,7 +247,13 @@ export function planIngestion(
       ),
       {
         kind: 'startJob',
-        job: { name: jobName, task: run.spec.mode, input, env: credentialsEnv(input.provider.parameters) },
+        job: {
+          name: jobName,
+          task: run.spec.mode,
+          input,
+          env: credentialsEnv(input.provider.parameters),
+          ...(parts && { parts }),
+        },
       },
     ],
     outcome: { kind: 'done', reason: 'attempt started' },
@@ -332,10 +349,12 @@ export function planIngestion(
             object: datasetFromSource(datasetId, run.metadata.namespace, observed.source, run.spec.publish),
           },
         ];
-    return (
-      waitForEarlierWriters(`dataset ${datasetId}`) ??
-      startAttempt(ensureDataset, workerInput(run, attempt, observed, range, base))
-    );
+    const waiting = waitForEarlierWriters(`dataset ${datasetId}`);
+    if (waiting) return waiting;
+    const input = workerInput(run, attempt, observed, range, base);
+    const parts = partsOf(options.split, input, now);
+    // The parts of a split attempt must agree on the version they write: they name it after this moment.
+    return startAttempt(ensureDataset, parts ? { ...input, createdAt: at } : input, parts);
   }
 
   if (job.phase === 'running') {

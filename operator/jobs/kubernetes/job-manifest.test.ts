@@ -89,6 +89,23 @@ describe('the Job of one attempt', () => {
     ]);
   });
 
+  it('is an Indexed Job of one completion per part for a split attempt, each pod told its index and the count', () => {
+    const split = workerJobFor({ ...spec, parts: { count: 5, parallelism: 3 } }, 'u-1', options);
+    expect(split.spec).toMatchObject({ completionMode: 'Indexed', completions: 5, parallelism: 3, backoffLimit: 0 });
+    expect(podOf(split).containers[0].env).toEqual([
+      container.env[0],
+      {
+        name: 'JOB_COMPLETION_INDEX',
+        valueFrom: { fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } },
+      },
+      { name: 'STRATUS_WORKER_PARTS', value: '5' },
+      container.env[1],
+    ]);
+    // An attempt in one part is a plain Job: one pod, one completion.
+    expect(job.spec).not.toHaveProperty('completionMode');
+    expect(job.spec).not.toHaveProperty('completions');
+  });
+
   it('mounts the store claim at the storage root and a writable /tmp under a read-only root filesystem', () => {
     expect(container.volumeMounts).toEqual([
       { name: 'store', mountPath: '/store' },

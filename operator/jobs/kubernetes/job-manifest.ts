@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { KubeObject, OwnerReference } from '../../../core/cluster/objects.ts';
-import { REPORT_TO_ENV, type ReportTarget } from '../../worker/protocol.ts';
+import { PART_COUNT_ENV, PART_INDEX_ENV, REPORT_TO_ENV, type ReportTarget } from '../../worker/protocol.ts';
 import type { JobSpec } from '../runner.ts';
 
 /**
@@ -80,10 +80,32 @@ export function workerJobName(attempt: string, runNamespace: string | undefined,
   return `${attempt.slice(0, 54)}-ns${hash}`;
 }
 
+/** The annotation by which the Job controller gives each pod of an Indexed Job its index. */
+export const COMPLETION_INDEX_ANNOTATION = 'batch.kubernetes.io/job-completion-index';
+
 /**
- * The batch/v1 Job of one attempt: one pod, never retried by Kubernetes (retries belong to the planner). It runs in
- * the options' namespace; only there can the run own it (owner references never cross namespaces), and elsewhere
- * the runner deletes it when the run goes.
+ * What makes a split attempt's Job an Indexed Job: one completion per part, `parallelism` pods at a time. Each pod
+ * learns its index from its annotation (the Job controller of 1.22 and later sets the same variable; it is
+ * declared here for 1.21) and the number of parts from the environment.
+ */
+function indexedSpec(parts: NonNullable<JobSpec['parts']>) {
+  return {
+    spec: { completionMode: 'Indexed', completions: parts.count, parallelism: parts.parallelism },
+    env: [
+      {
+        name: PART_INDEX_ENV,
+        valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${COMPLETION_INDEX_ANNOTATION}']` } },
+      },
+      { name: PART_COUNT_ENV, value: String(parts.count) },
+    ],
+  };
+}
+
+/**
+ * The batch/v1 Job of one attempt: one pod, or for a split attempt an Indexed Job of one pod per part, never
+ * retried by Kubernetes (retries belong to the planner: a failed part fails the attempt). It runs in the options'
+ * namespace; only there can the run own it (owner references never cross namespaces), and elsewhere the runner
+ * deletes it when the run goes.
  */
 export function workerJobFor(job: JobSpec, runUid: string, options: WorkerJobOptions): BatchJob {
   const { kind, name: run, namespace: runNamespace } = job.owner;
@@ -106,6 +128,7 @@ export function workerJobFor(job: JobSpec, runUid: string, options: WorkerJobOpt
     blockOwnerDeletion: true,
   };
   const ownedByRun = runNamespace === options.namespace;
+  const indexed = job.parts && indexedSpec(job.parts);
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -117,6 +140,7 @@ export function workerJobFor(job: JobSpec, runUid: string, options: WorkerJobOpt
       ...(ownedByRun && { ownerReferences: [owner] }),
     },
     spec: {
+      ...indexed?.spec,
       backoffLimit: 0,
       activeDeadlineSeconds: options.activeDeadlineSeconds ?? workerJobDefaults.activeDeadlineSeconds,
       ttlSecondsAfterFinished: options.ttlSecondsAfterFinished ?? workerJobDefaults.ttlSecondsAfterFinished,
@@ -142,6 +166,7 @@ export function workerJobFor(job: JobSpec, runUid: string, options: WorkerJobOpt
               ],
               env: [
                 { name: REPORT_TO_ENV, value: JSON.stringify(reportTo) },
+                ...(indexed?.env ?? []),
                 ...(job.env ?? []).map(({ name, secretKeyRef }) => ({ name, valueFrom: { secretKeyRef } })),
               ],
               resources: options.resources ?? workerJobDefaults.resources,

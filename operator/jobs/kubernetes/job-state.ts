@@ -1,4 +1,5 @@
-import type { EndMessage, WorkerReport } from '../../worker/protocol.ts';
+import { partReportsSchema, workerReportSchema, type PartReport, type WorkerReport } from '../../worker/protocol.ts';
+import { combinedReport, endedState } from '../parts.ts';
 import type { JobState } from '../runner.ts';
 import type { BatchJob } from './job-manifest.ts';
 
@@ -11,13 +12,6 @@ export interface AttemptObservation {
   /** Only a report of this attempt (`report.job === name`). */
   report: WorkerReport | undefined;
   cancelRequested: boolean;
-}
-
-/** The end of an attempt as the IPC runner reports it, from the message that ended it. */
-function ended(end: EndMessage): Pick<JobState, 'phase' | 'result' | 'error'> {
-  if (end.type === 'result') return { phase: 'succeeded', result: end.value };
-  if (end.type === 'error') return { phase: 'failed', error: { type: end.errorType, message: end.message } };
-  return { phase: 'cancelled' };
 }
 
 function failedCondition(job: BatchJob | undefined) {
@@ -38,7 +32,7 @@ export function jobStateOf(attempt: AttemptObservation): JobState {
     ...(report.progress.message !== undefined && { message: report.progress.message }),
   };
   const base: JobState = { name, phase: 'running', startedAt, ...(progress && { progress }) };
-  if (report?.end) return { ...base, ...ended(report.end), finishedAt: report.at };
+  if (report?.end) return { ...base, ...endedState(report.end), finishedAt: report.at };
   const failed = failedCondition(job);
   if (failed || (attempt.cancelRequested && !job)) {
     const finishedAt = failed?.lastTransitionTime ?? report?.at ?? startedAt;
@@ -58,4 +52,25 @@ export function jobSucceeded(job: BatchJob): boolean {
 /** Whether the Job failed (its pod failed, or its deadline passed). */
 export function jobFailed(job: BatchJob): boolean {
   return failedCondition(job) !== undefined;
+}
+
+/**
+ * The attempts' reports in a run's `status.worker`: the report of an attempt in one worker, and each split attempt's
+ * parts combined into one report. Parts of an earlier attempt may linger beside the current one's, told apart by
+ * their `job`.
+ */
+export function reportsOf(worker: unknown): WorkerReport[] {
+  const reports: WorkerReport[] = [];
+  const whole = workerReportSchema.safeParse(worker);
+  if (whole.success) reports.push(whole.data);
+  const parts = partReportsSchema.safeParse((worker as { parts?: unknown } | undefined)?.parts);
+  if (!parts.success) return reports;
+  const byAttempt = new Map<string, Map<number, PartReport>>();
+  for (const [index, report] of Object.entries(parts.data)) {
+    const attempt = byAttempt.get(report.job) ?? new Map<number, PartReport>();
+    attempt.set(Number(index), report);
+    byAttempt.set(report.job, attempt);
+  }
+  for (const [job, attempt] of byAttempt) reports.push(combinedReport(job, attempt)!);
+  return reports;
 }

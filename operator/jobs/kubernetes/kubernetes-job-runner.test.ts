@@ -110,6 +110,77 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     expect(heard.map(([, s]) => s.phase)).toContain('succeeded');
   });
 
+  describe('a split attempt', () => {
+    const split = (name: string): JobSpec => ({ ...spec(name), parts: { count: 3, parallelism: 2 } });
+    const partReporter = (job: string, index: number) =>
+      statusReporter(cluster, { ...target(job), part: { index, count: 3 } });
+
+    it('runs as an Indexed Job whose parts report as one attempt, succeeding once every part did', async () => {
+      runner.start(split('run-a1'));
+      const job = await eventually(() => jobNamed('run-a1'));
+      expect(job.spec).toMatchObject({ completionMode: 'Indexed', completions: 3, parallelism: 2 });
+      const parts = [0, 1, 2].map((index) => partReporter('run-a1', index));
+      parts[0]!.report({ type: 'progress', done: 4, total: 30, message: 'part 1: stored 4' });
+      parts[2]!.report({ type: 'progress', done: 6, total: 30, message: 'part 3: stored 6' });
+      await Promise.all(parts.map((p) => p.flushed()));
+      const running = await stateBecomes('run-a1', (s) => s.progress?.done === 10);
+      expect(running).toMatchObject({ phase: 'running', progress: { done: 10, total: 30 } });
+      // The parts' merge patches left each other's reports alone.
+      const run = await cluster.get(ingestionKind, 'run', 'default');
+      expect(Object.keys((run!.status as { worker: { parts: object } }).worker.parts).sort()).toEqual(['0', '2']);
+
+      parts[0]!.report({ type: 'result', value: null });
+      parts[2]!.report({ type: 'result', value: { versionId: 'v1' } });
+      await Promise.all(parts.map((p) => p.flushed()));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(runner.get('run-a1', 'default')?.phase).toBe('running');
+      parts[1]!.report({ type: 'progress', done: 10, total: 30 });
+      parts[1]!.report({ type: 'result', value: null });
+      await parts[1]!.flushed();
+      await setJobStatus('run-a1', { succeeded: 3, conditions: [{ type: 'Complete', status: 'True' }] });
+      const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
+      expect(state.error).toBeUndefined();
+      expect(state).toMatchObject({
+        phase: 'succeeded',
+        result: { versionId: 'v1' },
+        progress: { done: 20, total: 30 },
+      });
+    });
+
+    it('fails with the part that failed', async () => {
+      runner.start(split('run-a1'));
+      await eventually(() => jobNamed('run-a1'));
+      const failing = partReporter('run-a1', 1);
+      failing.report({ type: 'error', errorType: 'ProviderError', message: 'upstream answered 503' });
+      await failing.flushed();
+      const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
+      expect(state).toMatchObject({
+        phase: 'failed',
+        error: { type: 'ProviderError', message: 'upstream answered 503' },
+      });
+    });
+
+    it('runs in one plain Job where the API server has no Indexed Jobs', async () => {
+      await runner.stop();
+      runner = new KubernetesJobRunner({ ...options(), indexedJobs: false });
+      await runner.sync();
+      runner.start(split('run-a1'));
+      const job = await eventually(() => jobNamed('run-a1'));
+      expect(job.spec).not.toHaveProperty('completionMode');
+      const env = (job.spec as { template: { spec: { containers: { env: { name: string }[] }[] } } }).template.spec
+        .containers[0]!.env;
+      expect(env.map((e) => e.name)).not.toContain('STRATUS_WORKER_PARTS');
+      const reporter = statusReporter(cluster, target('run-a1'));
+      reporter.report({ type: 'result', value: { versionId: 'v1' } });
+      await reporter.flushed();
+      await setJobStatus('run-a1', { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] });
+      expect(await stateBecomes('run-a1', (s) => s.phase !== 'running')).toMatchObject({
+        phase: 'succeeded',
+        result: { versionId: 'v1' },
+      });
+    });
+  });
+
   it('ignores a report of an earlier attempt', async () => {
     const earlier = statusReporter(cluster, target('run-a1'));
     earlier.report({ type: 'error', errorType: 'SourceUnavailable', message: 'down' });

@@ -5,7 +5,7 @@ import { ApiError, isApiError } from '../../../core/cluster/errors.ts';
 import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
 import { inform } from '../../../core/cluster/informer.ts';
-import { workerReportSchema, type WorkerReport } from '../../worker/protocol.ts';
+import type { WorkerReport } from '../../worker/protocol.ts';
 import { attemptKey, type JobRunner, type JobSpec, type JobState } from '../runner.ts';
 import {
   ATTEMPT_ANNOTATION,
@@ -18,7 +18,7 @@ import {
   type BatchJob,
   type WorkerJobOptions,
 } from './job-manifest.ts';
-import { jobFailed, jobStateOf, jobSucceeded } from './job-state.ts';
+import { jobFailed, jobStateOf, jobSucceeded, reportsOf } from './job-state.ts';
 
 export const FIELD_MANAGER = 'stratus-operator';
 
@@ -38,6 +38,11 @@ export interface KubernetesJobRunnerOptions {
   now?: () => Date;
   /** The first pause before creating a Job again after a failure a retry can cure; it doubles up to 30 s. */
   createRetryMs?: number;
+  /**
+   * Whether the API server runs Indexed Jobs (1.22 and later; true when absent). Without them a split attempt runs
+   * in one worker: an older server would drop `completionMode` and run every pod as the same, index-less part.
+   */
+  indexedJobs?: boolean;
 }
 
 /**
@@ -228,7 +233,11 @@ export class KubernetesJobRunner implements JobRunner {
     }
     const owner = await cluster.get(kind, name, namespace);
     if (!owner?.metadata.uid) throw new ApiError('NotFound', `${kind.kind} ${name} is gone`);
-    await cluster.create(jobKind, workerJobFor(spec, owner.metadata.uid, options), { fieldManager: FIELD_MANAGER });
+    const { parts, ...whole } = spec;
+    const runnable = parts && this.#options.indexedJobs !== false ? spec : whole;
+    await cluster.create(jobKind, workerJobFor(runnable, owner.metadata.uid, options), {
+      fieldManager: FIELD_MANAGER,
+    });
   }
 
   cancel(name: string, namespace: string | undefined): void {
@@ -386,15 +395,14 @@ export class KubernetesJobRunner implements JobRunner {
   #onOwner(owner: KubeObject): void {
     const { uid, namespace } = owner.metadata;
     if (uid) this.#runs.set(uid, { kind: owner.kind, namespace });
-    const parsed = workerReportSchema.safeParse((owner.status as { worker?: unknown } | undefined)?.worker);
-    if (!parsed.success) return;
-    const report = parsed.data;
-    const key = attemptKey(report.job, namespace);
-    // A report that already ended stays: a later write of the run's status without it says nothing new.
-    if (this.#reports.get(key)?.end) return;
-    this.#adoptReported(key, report.job, owner);
-    this.#reports.set(key, report);
-    this.#observed(key);
+    for (const report of reportsOf((owner.status as { worker?: unknown } | undefined)?.worker)) {
+      const key = attemptKey(report.job, namespace);
+      // A report that already ended stays: a later write of the run's status without it says nothing new.
+      if (this.#reports.get(key)?.end) continue;
+      this.#adoptReported(key, report.job, owner);
+      this.#reports.set(key, report);
+      this.#observed(key);
+    }
   }
 
   /**
