@@ -13,7 +13,9 @@ import { secretKind, secretValue, type Secret } from '../core/resources/secret.t
 import type { KubeObject } from '../core/cluster/objects.ts';
 import type { Cluster } from '../core/cluster/port.ts';
 import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
+import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/plan.ts';
 import { startOperator, type OperatorOptions } from '../operator/manager.ts';
+import { splitEnv } from './kubernetes-env.ts';
 import type { EmbeddedArgs } from './args.ts';
 
 export interface RunningEmbedded {
@@ -58,6 +60,7 @@ export async function runEmbedded(
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const operator = startOperator({
+    ingestion: { ...defaultIngestionPlanOptions, split: splitEnv(process.env) },
     ...operatorOptions,
     cluster,
     registry,

@@ -32,6 +32,17 @@ describe('the settings of the Kubernetes-mode commands', () => {
     expect(() => operatorEnv(env)).toThrow(new SettingError(`${name} is not set`).message);
   });
 
+  it('splits ingestion attempts as STRATUS_WORKER_PERIODS_PER_PART, _MAX_PARTS and _PART_PARALLELISM say', () => {
+    const settings = operatorEnv({
+      ...operatorVariables,
+      STRATUS_WORKER_PERIODS_PER_PART: '100',
+      STRATUS_WORKER_MAX_PARTS: '16',
+      STRATUS_WORKER_PART_PARALLELISM: '2',
+    });
+    expect(settings.worker.split).toEqual({ periodsPerPart: 100, maxParts: 16, parallelism: 2 });
+    expect(() => operatorEnv({ ...operatorVariables, STRATUS_WORKER_MAX_PARTS: 'many' })).toThrow(SettingError);
+  });
+
   it('runs the worker Jobs in POD_NAMESPACE unless STRATUS_WORKER_NAMESPACE names another', () => {
     expect(operatorEnv(operatorVariables).worker.namespace).toBe('stratus');
     expect(operatorEnv({ ...operatorVariables, STRATUS_WORKER_NAMESPACE: 'store' }).worker.namespace).toBe('store');
@@ -58,6 +69,7 @@ describe('the settings of the Kubernetes-mode commands', () => {
       activeDeadlineSeconds: 600,
       ttlSecondsAfterFinished: 0,
       history: { successful: 2, failed: 5 },
+      split: { periodsPerPart: 366, maxParts: 8, parallelism: 4 },
     });
   });
 

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { defaultSplitOptions, type SplitOptions } from '../operator/controllers/ingestion/split.ts';
 import type { WorkerJobOptions } from '../operator/jobs/kubernetes/job-manifest.ts';
 
 /** The settings of the Kubernetes-mode commands, from the environment the chart gives their pods. */
@@ -42,6 +43,7 @@ export interface OperatorEnv extends KubernetesEnv {
     activeDeadlineSeconds?: number;
     ttlSecondsAfterFinished?: number;
     history: { successful?: number; failed?: number };
+    split: SplitOptions;
   };
 }
 
@@ -59,6 +61,18 @@ function count(env: NodeJS.ProcessEnv, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^\d+$/.test(value)) throw new SettingError(`${name} is ${JSON.stringify(value)}: a whole number is expected`);
   return Number(value);
+}
+
+/**
+ * When ingestion attempts are split into parts, in both modes: `STRATUS_WORKER_PERIODS_PER_PART` (0 never splits),
+ * `STRATUS_WORKER_MAX_PARTS` and `STRATUS_WORKER_PART_PARALLELISM`, each defaulting to `defaultSplitOptions`.
+ */
+export function splitEnv(env: NodeJS.ProcessEnv): SplitOptions {
+  return {
+    periodsPerPart: count(env, 'STRATUS_WORKER_PERIODS_PER_PART') ?? defaultSplitOptions.periodsPerPart,
+    maxParts: count(env, 'STRATUS_WORKER_MAX_PARTS') ?? defaultSplitOptions.maxParts,
+    parallelism: count(env, 'STRATUS_WORKER_PART_PARALLELISM') ?? defaultSplitOptions.parallelism,
+  };
 }
 
 const pullPolicies = ['Always', 'IfNotPresent', 'Never'] as const;
@@ -112,6 +126,7 @@ export function operatorEnv(env: NodeJS.ProcessEnv): OperatorEnv {
         successful: count(env, 'STRATUS_WORKER_SUCCESSFUL_JOBS_HISTORY_LIMIT'),
         failed: count(env, 'STRATUS_WORKER_FAILED_JOBS_HISTORY_LIMIT'),
       },
+      split: splitEnv(env),
     },
   };
 }

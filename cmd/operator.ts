@@ -1,13 +1,37 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { openKubernetesCluster, type WatchTimings } from '../core/cluster/kubernetes/index.ts';
+import type { Logger } from 'pino';
+import { openKubernetesCluster, type KubernetesCluster, type WatchTimings } from '../core/cluster/kubernetes/index.ts';
 import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
 import { ingestionKind } from '../core/resources/ingestion/schema.ts';
+import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/plan.ts';
 import { KubernetesJobRunner } from '../operator/jobs/kubernetes/kubernetes-job-runner.ts';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/manager.ts';
 import { startHealthServer } from '../operator/runtime/health-server.ts';
 import { LeaderElector, type LeaseTimings } from '../operator/runtime/leader-election.ts';
 import type { OperatorEnv } from './kubernetes-env.ts';
+
+/** The first minor release whose Job controller runs Indexed Jobs by default (beta, on by default). */
+const INDEXED_JOBS_SINCE = 22;
+
+/**
+ * Whether the API server runs Indexed Jobs. An older one drops `completionMode` without a word and would run every
+ * part as the same index-less pod, so there split attempts run in one worker instead. An unreadable version counts
+ * as old: splitting is an optimisation, a wrong guess about it a failed run.
+ */
+export async function servesIndexedJobs(cluster: KubernetesCluster, log: Logger): Promise<boolean> {
+  try {
+    const version = await cluster.serverVersion();
+    const [major, minor] = [Number.parseInt(version.major, 10), Number.parseInt(version.minor, 10)];
+    const indexed = major > 1 || (major === 1 && minor >= INDEXED_JOBS_SINCE);
+    if (!indexed)
+      log.info({ version: version.gitVersion }, 'this API server has no Indexed Jobs: ingestion runs are not split');
+    return indexed;
+  } catch (err) {
+    log.warn({ err }, 'reading the API server version failed: ingestion runs are not split');
+    return false;
+  }
+}
 
 export interface RunningKubernetesOperator {
   /** The probe and metrics endpoint. */
@@ -41,7 +65,8 @@ export async function runKubernetesOperator(
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const { history, storeClaim, ...worker } = settings.worker;
+  const { history, storeClaim, split, ...worker } = settings.worker;
+  const indexedJobs = await servesIndexedJobs(cluster, log);
   const jobs = new KubernetesJobRunner({
     cluster,
     logger: log,
@@ -49,6 +74,7 @@ export async function runKubernetesOperator(
     namespaces: settings.namespaces,
     job: { ...worker, store: { claimName: storeClaim, mountPath: storageRoot } },
     history,
+    indexedJobs,
   });
   let operator: RunningOperator | undefined;
   let synced = false;
@@ -72,7 +98,7 @@ export async function runKubernetesOperator(
           logger: log,
           namespaces: settings.namespaces,
           jobs,
-          ingestion: options.ingestion,
+          ingestion: options.ingestion ?? { ...defaultIngestionPlanOptions, split },
           instance: { storageRoot, bbox: config.instance.bbox },
           readOnly: config.readOnly,
           leadership: elector.leadership,

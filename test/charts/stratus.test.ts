@@ -130,6 +130,9 @@ describe('Helm chart charts/stratus', () => {
       STRATUS_WORKER_TTL_SECONDS_AFTER_FINISHED: '3600',
       STRATUS_WORKER_SUCCESSFUL_JOBS_HISTORY_LIMIT: '1',
       STRATUS_WORKER_FAILED_JOBS_HISTORY_LIMIT: '3',
+      STRATUS_WORKER_PERIODS_PER_PART: '366',
+      STRATUS_WORKER_MAX_PARTS: '8',
+      STRATUS_WORKER_PART_PARALLELISM: '4',
     });
     expect(JSON.parse(envOf(operator).STRATUS_WORKER_RESOURCES!)).toEqual({
       requests: { cpu: '250m', memory: '512Mi' },

@@ -134,6 +134,8 @@ describe('Ingestions on Kubernetes run as worker Jobs, under the chart RBAC', ()
       STRATUS_STORE_PATH: storageRoot,
       HOST: '127.0.0.1',
       METRICS_PORT: '0',
+      // One part per period: the 3-day runs would be split where the server has Indexed Jobs; 1.20 has none.
+      STRATUS_WORKER_PERIODS_PER_PART: '1',
     });
     operator = await runKubernetesOperator(settings, { kubeconfig: operatorKubeconfig });
   });
@@ -177,6 +179,13 @@ describe('Ingestions on Kubernetes run as worker Jobs, under the chart RBAC', ()
     });
     // Kubernetes 1.20 drops the field (TTL-after-finished is alpha and off there): history limits bound the Jobs.
     expect(job.spec).not.toHaveProperty('ttlSecondsAfterFinished');
+    // The run would be split, but 1.20 has no Indexed Jobs: the operator read the server's version and asked for a
+    // Job of one pod that does the whole run (an Indexed Job there would lose its completionMode).
+    expect(job.spec).not.toHaveProperty('completionMode');
+    expect(job.spec).toMatchObject({ completions: 1, parallelism: 1 });
+    const workerEnv = (job.spec as { template: { spec: { containers: { env: { name: string }[] }[] } } }).template.spec
+      .containers[0]!.env;
+    expect(workerEnv.map((e) => e.name)).not.toContain('STRATUS_WORKER_PARTS');
 
     // The real Job controller made the pod; with no kubelet it stays Pending until the test runs it.
     await runPodOf('sample-run-a1');

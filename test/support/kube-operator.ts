@@ -2,6 +2,7 @@
  * What the Kubernetes-mode operator tests share: a fresh namespace holding the built-in `sample` DataSource,
  * the operator's settings for it, valid resources to create, and the operator's reconcile count from `/metrics`.
  */
+import { defaultSplitOptions } from '../../operator/controllers/ingestion/split.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -78,7 +79,7 @@ export function operatorSettings(namespace: string, storageRoot: string, identit
     host: '127.0.0.1',
     port: 0,
     lease: { name: 'stratus-operator', namespace, identity },
-    worker: { image: 'stratus:test', storeClaim: 'store', namespace, history: {} },
+    worker: { image: 'stratus:test', storeClaim: 'store', namespace, history: {}, split: defaultSplitOptions },
   };
 }
 

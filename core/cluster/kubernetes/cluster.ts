@@ -39,6 +39,11 @@ export class KubernetesCluster implements Cluster {
     this.#watchTimings = watchTimings;
   }
 
+  /** The API server's version (`/version`), which every authenticated client may read. */
+  serverVersion(): Promise<{ major: string; minor: string; gitVersion: string }> {
+    return this.#rest.call({ method: 'GET', path: '/version' });
+  }
+
   async get<T extends KubeObject>(kind: KindRef, name: string, namespace?: string): Promise<T | undefined> {
     try {
       return withType(kind, await this.#rest.call<T>({ method: 'GET', path: objectPath(kind, name, namespace) }));
