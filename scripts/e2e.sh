@@ -83,11 +83,15 @@ echo ">> installing the chart"
 helm install stratus "$root/charts/stratus" --namespace "$namespace" --wait --timeout 5m \
   --set image.repository=stratus --set image.tag=e2e --set image.pullPolicy=Never \
   --set store.existingClaim=stratus-e2e-store \
-  --set operator.replicas=1 --set apiServer.replicas=1
+  --set operator.replicas=1 --set apiServer.replicas=1 \
+  --set worker.split.periodsPerPart=100
 
 echo ">> applying manifests/examples"
 kubectl apply -f "$root/manifests/examples"
 kubectl -n default wait --for=condition=Ready --timeout=300s ingestion/sample-2024 dataset/sample
+# 366 days at 100 periods per part: the run was an Indexed Job of 4 parts, all succeeded.
+[ "$(kubectl -n "$namespace" get jobs -l climate.stratus.dev/run=sample-2024 \
+  -o jsonpath='{.items[0].spec.completionMode} {.items[0].status.succeeded}')" = "Indexed 4" ]
 
 echo ">> reading the sample dataset through the API server"
 kubectl -n "$namespace" port-forward service/stratus-api-server "$port:80" >"$work/port-forward.log" 2>&1 &
@@ -98,4 +102,4 @@ for _ in $(seq 1 30); do
 done
 curl -fsS "http://127.0.0.1:$port/datasets" | grep -q '"dataset_id":"sample"'
 curl -fsS "http://127.0.0.1:$port/zarr/sample/.zmetadata" | grep -q '"zarr_consolidated_format"'
-echo "e2e passed: the sample ingestion ran in a worker Job and /datasets and /zarr/sample/.zmetadata serve it"
+echo "e2e passed: the sample ingestion ran in an Indexed Job of 4 parts and /datasets and /zarr/sample/.zmetadata serve it"
