@@ -18,7 +18,7 @@ import { startNginx } from './peers.ts';
 
 const PEER = join(import.meta.dirname, 'raster-peer.py');
 const MAKE_COGS = join(import.meta.dirname, '../test/fixtures/providers/make-cogs.py');
-const SIERRA_LEONE: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
+export const SIERRA_LEONE: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
 
 export interface RasterFigures {
   zarrWrite: { megabytes: number; stratusMBps: number; peerMBps: number };
@@ -63,15 +63,23 @@ async function benchZarrWrite(root: string, days: number) {
   return { megabytes, stratusMBps: megabytes / stratusSeconds, peerMBps: megabytes / peer.seconds };
 }
 
-async function benchIngestion(root: string, days: number) {
+/**
+ * `days` daily CHIRPS-like COGs from 2024-01-01 in CHC's layout under `dir`: a 20 x 20 degree region around the
+ * country on CHIRPS's 0.05 degree grid (the global file would be 7200 x 2400). Returns the last day.
+ */
+export async function makeChirpsCogs(dir: string, days: number): Promise<string> {
   const last = formatPeriod({ type: 'daily', start: new Date(Date.UTC(2024, 0, days)) });
-  const cogs = join(root, 'cogs');
-  // A 20 x 20 degree region around the country on CHIRPS's 0.05 degree grid (the global file would be 7200 x 2400).
   await python(
     await readFile(MAKE_COGS, 'utf8'),
-    [cogs, 'rnl/cogs/%Y/chirps-v3.0.rnl.%Y.%m.%d.cog', '2024-01-01', last, '-20', '20', '0.05', '400', '400'],
+    [dir, 'rnl/cogs/%Y/chirps-v3.0.rnl.%Y.%m.%d.cog', '2024-01-01', last, '-20', '20', '0.05', '400', '400'],
     600_000,
   );
+  return last;
+}
+
+async function benchIngestion(root: string, days: number) {
+  const cogs = join(root, 'cogs');
+  const last = await makeChirpsCogs(cogs, days);
   const nginx = await startNginx(join(root, 'nginx'), '/final/', cogs);
   try {
     const base = `${nginx.url}/final`;

@@ -2,6 +2,7 @@
 import { benchApi } from './api.ts';
 import { benchFeatures } from './features.ts';
 import { benchRasters } from './rasters.ts';
+import { benchSplitIngestion } from './split-ingestion.ts';
 import { benchStore } from './store.ts';
 import { benchZarrServing } from './zarr-serving.ts';
 
@@ -47,6 +48,14 @@ console.log(
 );
 console.log(
   `| ingestion, ${i.periods} daily COG windows | ${i.stratusPerSecond.toFixed(1)} periods/s | GDAL /vsicurl/ + zarr-python: ${i.peerPerSecond.toFixed(1)} periods/s | ${ratio(i.stratusPerSecond, i.peerPerSecond)} |`,
+);
+
+const split = await benchSplitIngestion(Number(process.env.BENCH_DAYS ?? 366));
+console.log(`\nSplit ingestion (${split.roundTripMs} ms per upstream request, embedded worker processes)`);
+console.log('| measurement | Stratus, split | peer: Stratus in one worker | ratio |');
+console.log('| --- | --- | --- | --- |');
+console.log(
+  `| ${split.periods} daily COG windows in ${split.parts} parts | ${split.splitPerSecond.toFixed(1)} periods/s | ${split.wholePerSecond.toFixed(1)} periods/s | ${ratio(split.splitPerSecond, split.wholePerSecond)} |`,
 );
 
 const features = await benchFeatures(Number(process.env.BENCH_FEATURES ?? 50_000));

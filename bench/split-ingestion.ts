@@ -1,0 +1,113 @@
+/**
+ * A split ingestion against the same ingestion in one worker, in one run: a year of daily CHIRPS-like COG windows
+ * from nginx behind a proxy that holds every request for a round trip's time, as a remote provider does. Both run
+ * as embedded worker processes through the ChildProcessRunner, the split one in parts at once. Figures are
+ * periods/s, from the start of the attempt to its end (process starts and the completion included).
+ */
+import { createServer, request, type Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ingestionKind } from '../core/resources/ingestion/schema.ts';
+import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
+import type { JobSpec, JobState } from '../operator/jobs/runner.ts';
+import type { IngestionInput } from '../operator/worker/ingestion-input.ts';
+import { startNginx } from './peers.ts';
+import { makeChirpsCogs, SIERRA_LEONE } from './rasters.ts';
+
+export interface SplitIngestionFigures {
+  periods: number;
+  parts: number;
+  roundTripMs: number;
+  splitPerSecond: number;
+  wholePerSecond: number;
+}
+
+/** A reverse proxy to `target` that answers every request `delayMs` late. */
+async function delayingProxy(target: string, delayMs: number): Promise<{ url: string; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  const server: Server = createServer((incoming, answer) => {
+    setTimeout(() => {
+      const forwarded = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: incoming.url,
+          method: incoming.method,
+          headers: incoming.headers,
+        },
+        (response) => {
+          answer.writeHead(response.statusCode ?? 502, response.headers);
+          response.pipe(answer);
+        },
+      );
+      forwarded.on('error', () => answer.destroy());
+      incoming.pipe(forwarded);
+    }, delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function finished(runner: ChildProcessRunner, name: string): Promise<JobState> {
+  return new Promise((resolve) => {
+    runner.onChange((job, state) => {
+      if (job.name === name && state.phase !== 'running') resolve(state);
+    });
+  });
+}
+
+export async function benchSplitIngestion(days = 366, parts = 4, roundTripMs = 100): Promise<SplitIngestionFigures> {
+  const root = await mkdtemp(join(tmpdir(), 'stratus-bench-split-'));
+  const runner = new ChildProcessRunner();
+  try {
+    const last = await makeChirpsCogs(join(root, 'cogs'), days);
+    const nginx = await startNginx(join(root, 'nginx'), '/final/', join(root, 'cogs'));
+    const proxy = await delayingProxy(nginx.url, roundTripMs);
+    try {
+      const input = (storageRoot: string): IngestionInput => ({
+        run: 'bench',
+        attempt: 1,
+        datasetId: 'chirps',
+        storageRoot,
+        bbox: SIERRA_LEONE,
+        provider: { name: 'chirps', parameters: { baseUrl: `${proxy.url}/final` } },
+        dataset: { name: 'CHIRPS', variable: 'precip', periodType: 'daily', format: 'zarr', zarrVersion: 2 },
+        start: '2024-01-01',
+        end: last,
+        overwrite: false,
+        display: {},
+        keepVersions: [],
+        createdAt: new Date().toISOString(),
+      });
+      const timed = async (job: JobSpec) => {
+        const done = finished(runner, job.name);
+        const start = performance.now();
+        runner.start(job);
+        const state = await done;
+        if (state.phase !== 'succeeded') throw new Error(`${job.name} ${state.phase}: ${state.error?.message}`);
+        return (performance.now() - start) / 1000;
+      };
+      const owner = { kind: ingestionKind, name: 'bench' };
+      const whole = await timed({ name: 'whole', task: 'ingestion', input: input(join(root, 'whole')), owner });
+      const split = await timed({
+        name: 'split',
+        task: 'ingestion',
+        input: input(join(root, 'split')),
+        owner,
+        parts: { count: parts, parallelism: parts },
+      });
+      return { periods: days, parts, roundTripMs, splitPerSecond: days / split, wholePerSecond: days / whole };
+    } finally {
+      await proxy.close();
+      await nginx.stop();
+    }
+  } finally {
+    await runner.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
