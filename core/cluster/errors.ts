@@ -50,3 +50,12 @@ export class ApiError extends Error {
 export function isApiError(err: unknown, reason?: ApiErrorReason): err is ApiError {
   return err instanceof ApiError && (reason === undefined || err.reason === reason);
 }
+
+/**
+ * A failure that says nothing about the request: the API server (or a proxy before it) answered 5xx, the
+ * connection broke, or a watch went silent past its deadline. Anything else (refused, invalid, gone) would fail
+ * again.
+ */
+export function isRetriable(err: unknown): boolean {
+  return !(err instanceof ApiError) || err.reason === 'InternalError';
+}

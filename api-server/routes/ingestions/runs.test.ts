@@ -13,11 +13,15 @@ import { untilFinished } from './runs.ts';
  * The cluster as a Kubernetes API server serves it to a long wait: every watch ends after one event, as watches
  * end at the timeout the adapter asks for, and the first resumption is answered 410 Gone.
  */
-function endingWatches(inner: Cluster): { cluster: Cluster; watchedFrom: (string | undefined)[] } {
+function endingWatches(
+  inner: Cluster,
+  faults: Record<number, Error> = { 2: new ApiError('Gone', 'too old resource version') },
+): { cluster: Cluster; watchedFrom: (string | undefined)[] } {
   const watchedFrom: (string | undefined)[] = [];
   const watch = async function* (kind: typeof ingestionKind, options: WatchOptions) {
     watchedFrom.push(options.resourceVersion);
-    if (watchedFrom.length === 2) throw new ApiError('Gone', 'too old resource version');
+    const fault = faults[watchedFrom.length];
+    if (fault) throw fault;
     for await (const event of inner.watch(kind, options)) {
       yield event;
       return;
@@ -33,20 +37,51 @@ function endingWatches(inner: Cluster): { cluster: Cluster; watchedFrom: (string
   return { cluster, watchedFrom };
 }
 
+async function sampleRun(inner: Cluster): Promise<Ingestion> {
+  const validated = validateObject({
+    apiVersion: API_VERSION,
+    kind: 'Ingestion',
+    metadata: { name: 'sample-run', namespace: 'default', labels: { [DATASET_LABEL]: 'sample' } },
+    spec: { source: 'sample', start: '2024-01-01', end: '2024-01-02' },
+  });
+  if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
+  return inner.create<Ingestion>(ingestionKind, validated.object as Ingestion);
+}
+
+/** The reply of a client that stays: its socket never closes. */
+const staying = () => ({ raw: new EventEmitter() }) as unknown as FastifyReply;
+
 describe('the wait of a synchronous run request', () => {
+  it('resumes from where it was after a watch broke (a dead connection given up, a 5xx), and ends on a refusal', async () => {
+    const { cluster: inner } = await build();
+    const run = await sampleRun(inner);
+    // A refusal would be refused again: the wait ends with it.
+    const refused = endingWatches(inner, { 2: new ApiError('Forbidden', 'ingestions is forbidden') });
+    await expect(untilFinished(refused.cluster, run, staying(), 1)).rejects.toThrow('forbidden');
+    expect(refused.watchedFrom).toHaveLength(2);
+
+    const broken = endingWatches(inner, {
+      2: new Error('the watch of ingestions sent nothing for 30 s past its timeout'),
+      3: new ApiError('InternalError', 'etcdserver: request timed out'),
+    });
+    const waiting = untilFinished(broken.cluster, run, staying(), 1);
+    await expect.poll(() => broken.watchedFrom.length).toBe(4);
+    await inner.patchStatus(
+      ingestionKind,
+      'sample-run',
+      { type: 'merge', body: { status: { phase: 'failed' } } },
+      'default',
+    );
+    expect((await waiting)?.status?.phase).toBe('failed');
+    expect(broken.watchedFrom).toEqual([undefined, ...Array(3).fill(run.metadata.resourceVersion)]);
+  });
+
   it('goes on across watches the server ends, and past a 410, until the run has finished', async () => {
     const { cluster: inner } = await build();
-    const validated = validateObject({
-      apiVersion: API_VERSION,
-      kind: 'Ingestion',
-      metadata: { name: 'sample-run', namespace: 'default', labels: { [DATASET_LABEL]: 'sample' } },
-      spec: { source: 'sample', start: '2024-01-01', end: '2024-01-02' },
-    });
-    if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
-    const run = await inner.create<Ingestion>(ingestionKind, validated.object as Ingestion);
+    const run = await sampleRun(inner);
     const { cluster, watchedFrom } = endingWatches(inner);
     // The reply's socket stays open: the client waits.
-    const waiting = untilFinished(cluster, run, { raw: new EventEmitter() } as unknown as FastifyReply);
+    const waiting = untilFinished(cluster, run, staying());
 
     // The first watch gave the run as it is and ended; the second was answered 410; the third gave the state again
     // and ended; the fourth waits from there.

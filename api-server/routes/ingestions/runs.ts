@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { isApiError } from '../../../core/cluster/errors.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isApiError, isRetriable } from '../../../core/cluster/errors.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
@@ -17,24 +18,35 @@ export const preferAsync = (prefer: string | undefined) =>
  * Resolves with the run once it has finished; the first watch starts from the current state, so nothing is missed.
  * The server ends every watch after the time the Kubernetes adapter asks for (5 to 10 minutes), and a run may take
  * longer: the wait goes on from the last version it saw, or from the current state when that version left the
- * server's history (410 Gone).
+ * server's history (410 Gone). A watch that broke (a dead connection given up at its deadline, a 5xx) is resumed
+ * too, after a pause that doubles from `retryMs` up to 5 s; a refusal ends the wait with its error.
  */
-async function finished(cluster: Cluster, run: Ingestion, signal: AbortSignal): Promise<Ingestion | undefined> {
+async function finished(
+  cluster: Cluster,
+  run: Ingestion,
+  signal: AbortSignal,
+  retryMs: number,
+): Promise<Ingestion | undefined> {
   const { name, namespace } = run.metadata;
   const labelSelector = `${DATASET_LABEL}=${(run.metadata.labels as Record<string, string> | undefined)?.[DATASET_LABEL] ?? ''}`;
   let resourceVersion: string | undefined;
+  let pause = retryMs;
   try {
     while (!signal.aborted) {
       try {
         const watch = cluster.watch<Ingestion>(ingestionKind, { namespace, labelSelector, resourceVersion, signal });
         for await (const event of watch) {
           resourceVersion = String(event.object.metadata.resourceVersion);
+          pause = retryMs;
           if (event.type === 'DELETED' && event.object.metadata.name === name) return undefined;
           if (event.object.metadata.name === name && isFinished(event.object)) return event.object;
         }
       } catch (err) {
-        if (!isApiError(err, 'Gone')) throw err;
-        resourceVersion = undefined;
+        if (isApiError(err, 'Gone')) resourceVersion = undefined;
+        else if (isRetriable(err) && !signal.aborted) {
+          await sleep(pause, undefined, { signal });
+          pause = Math.min(pause * 2, 5_000);
+        } else throw err;
       }
     }
   } catch (err) {
@@ -48,11 +60,11 @@ async function finished(cluster: Cluster, run: Ingestion, signal: AbortSignal): 
  * Waits for a run a synchronous request started. The run goes on if the client leaves; only the wait stops, and
  * then (or when the run is deleted) the result is undefined.
  */
-export async function untilFinished(cluster: Cluster, run: Ingestion, reply: FastifyReply) {
+export async function untilFinished(cluster: Cluster, run: Ingestion, reply: FastifyReply, retryMs = 250) {
   const stop = new AbortController();
   reply.raw.once('close', () => stop.abort());
   try {
-    return await finished(cluster, run, stop.signal);
+    return await finished(cluster, run, stop.signal, retryMs);
   } finally {
     stop.abort();
   }

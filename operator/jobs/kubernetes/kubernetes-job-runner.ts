@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
-import { ApiError, isApiError } from '../../../core/cluster/errors.ts';
+import { ApiError, isApiError, isRetriable } from '../../../core/cluster/errors.ts';
 import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
 import { inform } from '../../../core/cluster/informer.ts';
@@ -43,14 +43,6 @@ export interface KubernetesJobRunnerOptions {
    * in one worker: an older server would drop `completionMode` and run every pod as the same, index-less part.
    */
   indexedJobs?: boolean;
-}
-
-/**
- * A failure that says nothing about the request: the API server (or a proxy before it) answered 5xx, or the
- * connection broke. Anything else (refused, invalid, the owner gone) would fail again.
- */
-function retriable(err: unknown): boolean {
-  return !(err instanceof ApiError) || err.reason === 'InternalError';
 }
 
 /** Creation order; a second's resolution, so the attempt name breaks ties. */
@@ -201,7 +193,7 @@ export class KubernetesJobRunner implements JobRunner {
         // there is nothing left to create.
         const attempt = this.#attempts.get(key);
         if (signal.aborted || !attempt || attempt.cancelRequested) return;
-        if (!retriable(err)) {
+        if (!isRetriable(err)) {
           logger.warn({ err, job: key }, 'creating the worker Job failed');
           this.#fail(key, 'JobNotCreated', `the worker Job could not be created: ${(err as Error).message}`);
           return;
