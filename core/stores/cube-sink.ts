@@ -122,8 +122,6 @@ export async function openVersionWriter(
  * finishes the last part completes the metadata and publishes.
  */
 export interface VersionParts {
-  /** The chunk shape every part and the completion agree on. */
-  description: RasterCubeDescription;
   /** The periods [from, to) of part `index`. */
   periodsOf(index: number): { from: number; to: number };
   /** The sink of part `index`: it takes exactly that part's periods, in order. */
@@ -155,7 +153,6 @@ export function versionParts(
   const staging = join(stagingDir(storageRoot, datasetId), versionId);
   const periodsOf = (index: number) => partPeriods(periods.length, chunks[0], index, count);
   return {
-    description: whole,
     periodsOf,
     openPart: (index) => RasterCubeWriter.part(staging, whole, periodsOf(index)),
     complete: async () => {

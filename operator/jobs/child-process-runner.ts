@@ -73,7 +73,7 @@ export class ChildProcessRunner implements JobRunner {
     const attempt: Attempt = { job, state, children: new Set(), cancelRequested: false };
     this.#attempts.set(key, attempt);
     void this.#secretEnv(job).then(
-      (env) => (job.parts ? this.#startParts(attempt, env, job.parts) : this.#startWhole(attempt, env)),
+      (env) => this.#run(attempt, env),
       (err: unknown) =>
         this.#finish(attempt, {
           phase: 'failed',
@@ -82,18 +82,13 @@ export class ChildProcessRunner implements JobRunner {
     );
   }
 
-  #startWhole(attempt: Attempt, env: Record<string, string>): void {
-    this.#fork(attempt, env, undefined, (message) => {
-      if (message.type === 'progress') {
-        attempt.state.progress = { done: message.done, total: message.total, message: message.message };
-        this.#emit(attempt);
-      } else this.#finish(attempt, endedState(message));
-    });
-    this.#emit(attempt);
-  }
-
-  /** Runs the parts in index order, `parallelism` at a time, and reports them as one attempt. */
-  #startParts(attempt: Attempt, env: Record<string, string>, { count, parallelism }: NonNullable<JobSpec['parts']>) {
+  /**
+   * Runs the attempt's workers: one, or for a split attempt its parts in index order, `parallelism` at a time.
+   * Either way each worker's messages become a part's report, and the attempt's state is their combination.
+   */
+  #run(attempt: Attempt, env: Record<string, string>): void {
+    const { parts } = attempt.job;
+    const { count, parallelism } = parts ?? { count: 1, parallelism: 1 };
     const reports = new Map<number, PartReport>();
     let next = 0;
     const launch = () => {
@@ -102,7 +97,7 @@ export class ChildProcessRunner implements JobRunner {
         const ended = [...reports.values()].filter((report) => report.end).length;
         if (next - ended >= parallelism) return;
         const index = next++;
-        this.#fork(attempt, env, { index, count }, (message) => {
+        this.#fork(attempt, env, parts && { index, count }, (message) => {
           const previous = reports.get(index) ?? { job: attempt.job.name, at: '', count };
           const at = this.#now().toISOString();
           reports.set(
