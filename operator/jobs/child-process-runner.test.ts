@@ -63,7 +63,7 @@ describe('child process job runner', () => {
     expect(progress).toEqual([1, 2, 3]);
   });
 
-  describe('a split attempt', () => {
+  describe('a split attempt', { timeout: 60_000 }, () => {
     const partsDir = async (name: string) => {
       const path = join(dir, name);
       await mkdir(path);
@@ -110,7 +110,7 @@ describe('child process job runner', () => {
       runner.start({
         name: 'parts-2',
         task: 'part',
-        input: { dir: path, steps: 20, stepMs: 50, failIndex: 0 },
+        input: { dir: path, steps: 20, stepMs: 50, failIndex: 0, failAfterSeen: 2 },
         owner,
         parts: { count: 5, parallelism: 2 },
       });

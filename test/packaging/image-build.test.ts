@@ -30,7 +30,7 @@ describe('the container image', { timeout: 600_000 }, () => {
   afterAll(async () => {
     if (container) await buildah('rm', container);
     await buildah('rmi', TAG, 'localhost/node:24-trixie-slim').catch(() => undefined);
-  });
+  }, 120_000);
 
   it('is built by a script that passes shellcheck', async () => {
     const result = await run('shellcheck', [join(root, 'scripts/build-image-offline.sh')]).catch(
