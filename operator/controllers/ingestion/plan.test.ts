@@ -198,7 +198,7 @@ const rows: Row[] = [
   {
     name: 'a failed attempt with attempts left retries after the backoff',
     resource: run({ phase: 'running', attempt: 1 }),
-    observed: observe({ job: job('failed', { error: { type: 'Upstream', message: '503' } }) }),
+    observed: observe({ job: job('failed', { error: { type: 'UpstreamUnavailable', message: '503' } }) }),
     want: {
       phase: 'retrying',
       attempt: 2,

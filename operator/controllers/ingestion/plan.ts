@@ -7,6 +7,7 @@ import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.t
 import type { Ingestion, IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { isSafeName, RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
+import type { RunErrorCode } from '../../../core/runs/errors.ts';
 import { runRange } from '../../../core/sync/range.ts';
 import type { IngestionInput } from '../../worker/ingestion-input.ts';
 import { CREDENTIALS_ENV, ingestionResultSchema, TOKEN_ENV } from '../../worker/ingestion-input.ts';
@@ -198,7 +199,7 @@ export function planIngestion(
     };
   }
 
-  const fail = (type: string, message: string) => ({
+  const fail = (type: RunErrorCode, message: string) => ({
     actions: [
       write(
         { ...status, phase: 'failed', finishedAt: at, error: { type, message } },

@@ -151,12 +151,12 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
       runner.start(split('run-a1'));
       await eventually(() => jobNamed('run-a1'));
       const failing = partReporter('run-a1', 1);
-      failing.report({ type: 'error', errorType: 'ProviderError', message: 'upstream answered 503' });
+      failing.report({ type: 'error', errorType: 'UpstreamUnavailable', message: 'upstream answered 503' });
       await failing.flushed();
       const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
       expect(state).toMatchObject({
         phase: 'failed',
-        error: { type: 'ProviderError', message: 'upstream answered 503' },
+        error: { type: 'UpstreamUnavailable', message: 'upstream answered 503' },
       });
     });
 
@@ -183,7 +183,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
 
   it('ignores a report of an earlier attempt', async () => {
     const earlier = statusReporter(cluster, target('run-a1'));
-    earlier.report({ type: 'error', errorType: 'SourceUnavailable', message: 'down' });
+    earlier.report({ type: 'error', errorType: 'UpstreamUnavailable', message: 'down' });
     await earlier.flushed();
     runner.start(spec('run-a2'));
     await eventually(() => jobNamed('run-a2'));
@@ -472,7 +472,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
       for (const name of names) await eventually(() => jobNamed(name, 'stratus'));
 
       const reporter = statusReporter(cluster, { ...target('run-a1'), namespace: 'other' });
-      reporter.report({ type: 'error', errorType: 'SourceUnavailable', message: 'down' });
+      reporter.report({ type: 'error', errorType: 'UpstreamUnavailable', message: 'down' });
       await reporter.flushed();
       await stateBecomes('run-a1', (s) => s.phase === 'failed', 'other');
       expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });

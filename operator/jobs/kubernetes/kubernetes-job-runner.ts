@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
 import { ApiError, isApiError, isRetriable } from '../../../core/cluster/errors.ts';
 import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
+import type { RunErrorCode } from '../../../core/runs/errors.ts';
 import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
 import { inform } from '../../../core/cluster/informer.ts';
 import type { WorkerReport } from '../../worker/protocol.ts';
@@ -430,7 +431,7 @@ export class KubernetesJobRunner implements JobRunner {
   }
 
   /** Records an end the worker could not report, as if it had. */
-  #fail(key: string, errorType: string, message: string): void {
+  #fail(key: string, errorType: RunErrorCode, message: string): void {
     const job = this.#attemptOf(key)?.spec.name ?? key;
     this.#reports.set(key, { job, at: this.#now().toISOString(), end: { type: 'error', errorType, message } });
     this.#observed(key);
