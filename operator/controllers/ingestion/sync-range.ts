@@ -3,7 +3,7 @@ import { currentVersionOf } from '../../../core/resources/dataset/schema.ts';
 import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import type { RunErrorCode } from '../../../core/runs/errors.ts';
 import { planSync, type SyncDetail } from '../../../core/sync/plan.ts';
-import type { IngestionObserved } from './plan.ts';
+import type { IngestionObserved } from './observed.ts';
 
 /** What a sync attempt does, decided from the committed store when the attempt starts. */
 export type SyncStart =
