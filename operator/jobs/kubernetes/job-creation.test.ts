@@ -1,14 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
-import { openEmbeddedCluster, type EmbeddedCluster } from '../../../core/cluster/embedded/index.ts';
 import { ApiError } from '../../../core/cluster/errors.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
-import { API_VERSION } from '../../../core/resources/registry.ts';
 import type { RunErrorRecord } from '../../../core/runs/errors.ts';
 import type { JobSpec } from '../runner.ts';
 import { createAttemptJob, refusalOf } from './job-creation.ts';
@@ -39,32 +34,41 @@ describe('the refusals of a worker Job, which no retry of its creation changes',
   });
 });
 
+/**
+ * The two calls a Job's creation makes, on Jobs kept in a map as the API server keeps them (a second creation of
+ * one name is AlreadyExists); `fail` decides whether a creation fails before the server saw it or after it stored it.
+ */
+function stubCluster(fail: (call: number) => 'before' | 'after' | undefined = () => undefined) {
+  const jobs = new Map<string, BatchJob>();
+  let calls = 0;
+  let runExists = true;
+  const cluster = {
+    get: async () => (runExists ? { metadata: { name: 'run', namespace: 'default', uid: 'run-uid' } } : undefined),
+    create: async (kind: unknown, object: BatchJob) => {
+      expect(kind).toBe(jobKind);
+      const failure = fail(++calls);
+      if (failure === 'before') throw new ApiError('InternalError', 'the proxy answered 500');
+      if (jobs.has(object.metadata.name)) throw new ApiError('AlreadyExists', `${object.metadata.name} exists`);
+      jobs.set(object.metadata.name, object);
+      if (failure === 'after') throw new TypeError('fetch failed: the connection closed before the answer');
+      return object;
+    },
+  } as unknown as Cluster;
+  return { cluster, calls: () => calls, jobNames: () => [...jobs.keys()], deleteRun: () => (runExists = false) };
+}
+
 describe("creating an attempt's Job", () => {
-  let dataDir: string;
-  let cluster: EmbeddedCluster;
   let failures: RunErrorRecord[];
   let wanted: boolean;
 
-  beforeEach(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'stratus-job-creation-'));
-    cluster = await openEmbeddedCluster({ dataDir });
-    await cluster.create(ingestionKind, {
-      apiVersion: API_VERSION,
-      kind: 'Ingestion',
-      metadata: { name: 'run', namespace: 'default' },
-      spec: { source: 'sample' },
-    });
+  beforeEach(() => {
     failures = [];
     wanted = true;
   });
-  afterEach(async () => {
-    await cluster.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
 
-  const create = (attempt: JobSpec, on: Cluster = cluster) =>
+  const create = (attempt: JobSpec, cluster: Cluster) =>
     createAttemptJob(attempt, {
-      cluster: on,
+      cluster,
       logger: pino({ level: 'silent' }),
       job: jobs,
       createRetryMs: 10,
@@ -72,65 +76,52 @@ describe("creating an attempt's Job", () => {
       wanted: () => wanted,
       fail: (error) => failures.push(error),
     });
-  const jobNames = async () =>
-    (await cluster.list<BatchJob>(jobKind, { namespace: 'default' })).items.map((job) => job.metadata.name);
-
-  /** The cluster with Job creations failing as `fail` says: before the server saw them, or after it stored them. */
-  const failingCreates = (fail: (call: number) => 'before' | 'after' | undefined) => {
-    let calls = 0;
-    const createJob = async (kind: typeof jobKind, object: BatchJob, writeOptions: unknown) => {
-      const failure = kind === jobKind ? fail(++calls) : undefined;
-      if (failure === 'before') throw new ApiError('InternalError', 'the proxy answered 500');
-      const created = await cluster.create(kind, object, writeOptions as never);
-      if (failure === 'after') throw new TypeError('fetch failed: the connection closed before the answer');
-      return created;
-    };
-    const failing = new Proxy(cluster, {
-      get: (target, member) => {
-        if (member === 'create') return createJob;
-        const value: unknown = Reflect.get(target, member);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    return { cluster: failing, calls: () => calls };
-  };
 
   it('fails the attempt at once on a refusal, creating no Job', async () => {
-    await create(spec({ input: 'x'.repeat(200_000) }));
+    const stub = stubCluster();
+    await create(spec({ input: 'x'.repeat(200_000) }), stub.cluster);
     expect(failures).toEqual([{ type: 'InputTooLarge', message: "the attempt's input exceeds 100000 bytes" }]);
-    expect(await jobNames()).toEqual([]);
+    expect(stub.calls()).toBe(0);
+  });
+
+  it('creates the Job for the run, named after the attempt', async () => {
+    const stub = stubCluster();
+    await create(spec(), stub.cluster);
+    expect(stub.jobNames()).toEqual(['run-a1']);
+    expect(failures).toEqual([]);
   });
 
   it('retries a creation that failed for a reason a retry can cure until the Job exists, never failing', async () => {
-    const connection = failingCreates((call) => (call <= 2 ? 'before' : undefined));
-    await create(spec(), connection.cluster);
-    expect(connection.calls()).toBe(3);
-    expect(await jobNames()).toEqual(['run-a1']);
+    const stub = stubCluster((call) => (call <= 2 ? 'before' : undefined));
+    await create(spec(), stub.cluster);
+    expect(stub.calls()).toBe(3);
+    expect(stub.jobNames()).toEqual(['run-a1']);
     expect(failures).toEqual([]);
   });
 
   it('counts a creation the server committed before the answer was lost as created: one Job', async () => {
-    const connection = failingCreates((call) => (call === 1 ? 'after' : undefined));
-    await create(spec(), connection.cluster);
-    expect(connection.calls()).toBe(2);
-    expect(await jobNames()).toEqual(['run-a1']);
+    const stub = stubCluster((call) => (call === 1 ? 'after' : undefined));
+    await create(spec(), stub.cluster);
+    expect(stub.calls()).toBe(2);
+    expect(stub.jobNames()).toEqual(['run-a1']);
     expect(failures).toEqual([]);
   });
 
   it('fails the attempt with JobNotCreated when the refusal is one a retry cannot change', async () => {
-    await cluster.delete(ingestionKind, 'run', 'default');
-    await create(spec());
+    const stub = stubCluster();
+    stub.deleteRun();
+    await create(spec(), stub.cluster);
     expect(failures).toEqual([{ type: 'JobNotCreated', message: expect.stringContaining('is gone') }]);
   });
 
   it('stops retrying, without failing, once the attempt no longer wants its Job', async () => {
-    const connection = failingCreates((call) => {
+    const stub = stubCluster((call) => {
       if (call === 2) wanted = false;
       return 'before';
     });
-    await create(spec(), connection.cluster);
-    expect(connection.calls()).toBe(2);
-    expect(await jobNames()).toEqual([]);
+    await create(spec(), stub.cluster);
+    expect(stub.calls()).toBe(2);
+    expect(stub.jobNames()).toEqual([]);
     expect(failures).toEqual([]);
   });
 });
