@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runErrorCodes } from '../core/runs/errors.ts';
 import { documentedCodes } from '../test/support/documented-codes.ts';
 import { errorCatalogue } from './errors.ts';
 import { startApiServer } from './server.ts';
@@ -123,6 +124,13 @@ describe('API server', () => {
     const docs = await app.inject({ url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.body).toMatch(/swagger-ui/i);
+  });
+
+  it("names every run error code in the job record's error type", async () => {
+    const { app } = await build();
+    const doc = (await app.inject({ url: '/openapi.json' })).json();
+    const described: string = doc.components.schemas.JobError.properties.type.description;
+    for (const code of runErrorCodes) expect(described, code).toContain(code);
   });
 
   it('finishes in-flight requests when it shuts down', async () => {
