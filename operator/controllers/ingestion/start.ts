@@ -13,7 +13,7 @@ import { syncStart } from './sync-range.ts';
 import { failRun, type IngestionReason, type Step, type StepContext, type Transition } from './transition.ts';
 
 /** How long a run waiting for an earlier writer looks again. */
-export const WRITER_RECHECK_MS = 5_000;
+const WRITER_RECHECK_MS = 5_000;
 
 /**
  * The start step, while no attempt is known: wait out a retry's backoff, then decide what the attempt does and
@@ -52,11 +52,11 @@ function startRaster(context: StepContext): Transition {
       type: 'InvalidRequest',
       message: `DataSource ${run.spec.source} declares no period type.`,
     });
-  const fetch = run.spec.mode === 'sync' ? syncFetch(context) : ingestionFetch(context, periodType);
-  if ('outcome' in fetch) return fetch;
+  const wanted = run.spec.mode === 'sync' ? syncFetch(context) : ingestionFetch(context, periodType);
+  if ('outcome' in wanted) return wanted;
   const waiting = waitForEarlierWriters(context, `dataset ${id}`);
   if (waiting) return waiting;
-  const input = workerInput(run, attempt, source, observed, fetch.range, fetch.base);
+  const input = workerInput(run, attempt, source, observed, wanted.range, wanted.base);
   const parts = partsOf(options.split, input, now);
   // The parts of a split attempt must agree on the version they write: they name it after this moment.
   return startAttempt(
