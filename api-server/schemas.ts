@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { artifactVersionSchema } from '../core/resources/common.ts';
+import { runErrorCodes } from '../core/runs/errors.ts';
 
 /**
  * Records of the climate data API (spec 1) as zod schemas. Routes validate and serialize with them, and the
@@ -201,7 +202,14 @@ export const ingestionJobSchema = z
       .object({ done: z.number(), total: z.number(), percent: z.number(), message: z.string().nullable() })
       .nullable(),
     result: z.record(z.string(), z.unknown()).nullable(),
-    error: z.object({ type: z.string(), message: z.string() }).meta({ id: 'JobError' }).nullable(),
+    error: z
+      .object({
+        // A string rather than the enum: a run stored by another version of the operator must still serialize.
+        type: z.string().describe(`The run error code (docs/errors.md#run-errors): ${runErrorCodes.join(', ')}.`),
+        message: z.string(),
+      })
+      .meta({ id: 'JobError', description: 'Why the run failed, or why its last attempt did while it retries.' })
+      .nullable(),
     cancelRequested: z.boolean(),
     retryAfter: z.string().nullable(),
     events: z.array(jobEventRecordSchema),

@@ -13,7 +13,7 @@ import { secretKind, secretValue, type Secret } from '../core/resources/secret.t
 import type { KubeObject } from '../core/cluster/objects.ts';
 import type { Cluster } from '../core/cluster/port.ts';
 import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
-import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/plan.ts';
+import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
 import { startOperator, type OperatorOptions } from '../operator/manager.ts';
 import { splitEnv } from './kubernetes-env.ts';
 import type { EmbeddedArgs } from './args.ts';

@@ -4,7 +4,7 @@ import { openKubernetesCluster, type KubernetesCluster, type WatchTimings } from
 import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
 import { ingestionKind } from '../core/resources/ingestion/schema.ts';
-import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/plan.ts';
+import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
 import { KubernetesJobRunner } from '../operator/jobs/kubernetes/kubernetes-job-runner.ts';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/manager.ts';
 import { startHealthServer } from '../operator/runtime/health-server.ts';

@@ -5,7 +5,7 @@ import { dataSourceController } from './controllers/data-source/controller.ts';
 import { datasetController } from './controllers/dataset/controller.ts';
 import { featureCollectionController } from './controllers/feature-collection/controller.ts';
 import { ingestionController } from './controllers/ingestion/controller.ts';
-import type { IngestionPlanOptions } from './controllers/ingestion/plan.ts';
+import type { IngestionPlanOptions } from './controllers/ingestion/options.ts';
 import { scheduleController } from './controllers/schedule/controller.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { objectKey } from '../core/cluster/objects.ts';

@@ -63,7 +63,7 @@ describe('readGeoParquetDocument', () => {
     ['bytes that are no Parquet', new TextEncoder().encode('PAR1 nope'), /not a GeoParquet file/],
   ])('refuses %s with InvalidGeoParquet', async (_name, bytes, message) => {
     await expect(readGeoParquetDocument(bytes, 'test')).rejects.toMatchObject({
-      type: 'InvalidGeoParquet',
+      code: 'InvalidGeoParquet',
       message: expect.stringMatching(message),
     });
   });

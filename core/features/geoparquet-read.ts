@@ -4,7 +4,7 @@
  * column except other geometry columns and the bbox covering becomes a property.
  */
 import { parquetMetadata, parquetReadObjects, toJson } from 'hyparquet';
-import { ProviderError } from '../providers/raster.ts';
+import { RunError } from '../runs/errors.ts';
 
 interface GeoColumn {
   crs?: unknown;
@@ -16,7 +16,7 @@ interface GeoMetadata {
   columns?: Record<string, GeoColumn>;
 }
 
-const invalid = (origin: string, why: string) => new ProviderError('InvalidGeoParquet', `${origin}: ${why}`);
+const invalid = (origin: string, why: string) => new RunError('InvalidGeoParquet', `${origin}: ${why}`);
 
 /** `EPSG:32628` from a PROJJSON CRS with an id; undefined for an absent CRS (GeoParquet's default, OGC:CRS84). */
 function crsName(crs: unknown, origin: string): string | undefined {
@@ -39,7 +39,7 @@ export async function readGeoParquetDocument(
     if (value === undefined) throw invalid(origin, 'the Parquet file has no "geo" metadata');
     geo = JSON.parse(value) as GeoMetadata;
   } catch (err) {
-    if (err instanceof ProviderError) throw err;
+    if (err instanceof RunError) throw err;
     throw invalid(origin, `not a GeoParquet file (${(err as Error).message})`);
   }
   const primary = geo.primary_column;

@@ -4,7 +4,7 @@
  * UTM zones; any other is refused by name, rather than guessed.
  */
 import proj4 from 'proj4';
-import { ProviderError } from '../providers/raster.ts';
+import { RunError } from '../runs/errors.ts';
 import type { Feature, Geometry, Position } from './geometry.ts';
 
 /** CRSs that already are longitude/latitude on WGS 84 (GeoJSON's own, and EPSG:4326 as sources use it). */
@@ -52,7 +52,7 @@ export function reprojectToStored(features: Feature[], sourceCrs: string | undef
   if (sourceCrs === undefined || WGS84_NAMES.has(normalizeCrsName(sourceCrs))) return features;
   const definition = definitionOf(normalizeCrsName(sourceCrs));
   if (!definition)
-    throw new ProviderError(
+    throw new RunError(
       'UnsupportedCrs',
       `the source declares CRS ${sourceCrs}; supported are EPSG:4326, OGC:CRS84, EPSG:4269, EPSG:3857 and WGS 84 UTM zones (EPSG:32601-32660, 32701-32760)`,
     );

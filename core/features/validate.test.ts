@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../providers/raster.ts';
+import { RunError } from '../runs/errors.ts';
 import { declaredCrs, featuresOf, FeatureValidationError, parseGeoJson, validateFeatures } from './validate.ts';
 
 const square = [
@@ -25,7 +25,7 @@ function problemsOf(run: () => unknown) {
   try {
     run();
   } catch (err) {
-    if (err instanceof FeatureValidationError) return { type: err.type, problems: err.problems, message: err.message };
+    if (err instanceof FeatureValidationError) return { code: err.code, problems: err.problems, message: err.message };
     throw err;
   }
   throw new Error('expected a FeatureValidationError');
@@ -115,7 +115,7 @@ describe('validateFeatures', () => {
     ],
   ])('refuses the collection for an unrepairable geometry: %s', (_name, geometry, message) => {
     const result = problemsOf(() => validateFeatures([feature('A', geometry)], 'code'));
-    expect(result.type).toBe('InvalidFeatures');
+    expect(result.code).toBe('InvalidFeatures');
     expect(result.problems).toEqual([
       { feature: '#0 (id "A")', problem: 'invalid-geometry', message: expect.stringMatching(message) },
     ]);
@@ -154,7 +154,7 @@ describe('validateFeatures', () => {
     ],
   ])('refuses %s as invalid GeoJSON', (_name, input, message) => {
     expect(() => validateFeatures(input, 'code')).toThrow(message);
-    expect(() => validateFeatures(input, 'code')).toThrow(ProviderError);
+    expect(() => validateFeatures(input, 'code')).toThrow(RunError);
   });
 });
 

@@ -4,7 +4,7 @@
  * every repair is reported by feature; geometries that cannot be repaired and missing or duplicate
  * `id_property` values are reported by feature and fail the whole collection.
  */
-import { ProviderError } from '../providers/raster.ts';
+import { RunError } from '../runs/errors.ts';
 import {
   GEOMETRY_TYPES,
   positionsOf,
@@ -38,7 +38,7 @@ export interface ValidationReport {
 }
 
 /** The problems that refused a collection, each by feature; the message names the first of them. */
-export class FeatureValidationError extends ProviderError {
+export class FeatureValidationError extends RunError {
   readonly problems: FeatureProblem[];
   constructor(problems: FeatureProblem[]) {
     const shown = problems.slice(0, 10).map((p) => `${p.feature}: ${p.message}`);
@@ -48,7 +48,7 @@ export class FeatureValidationError extends ProviderError {
   }
 }
 
-const invalidGeoJson = (message: string) => new ProviderError('InvalidGeoJSON', message);
+const invalidGeoJson = (message: string) => new RunError('InvalidGeoJSON', message);
 
 /** Parses a GeoJSON document, failing with `InvalidGeoJSON` when it is not JSON. */
 export function parseGeoJson(body: Uint8Array | string, origin: string): unknown {

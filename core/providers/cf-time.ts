@@ -1,4 +1,4 @@
-import { ProviderError } from './raster.ts';
+import { RunError } from '../runs/errors.ts';
 
 const UNIT_MS: Record<string, number> = {
   seconds: 1_000,
@@ -26,12 +26,9 @@ export function cfTimesToMs(values: ArrayLike<number>, units: unknown, calendar:
       : null;
   const step = m ? UNIT_MS[m[1]!.toLowerCase()] : undefined;
   if (!m || !step)
-    throw new ProviderError(
-      'UnsupportedLayout',
-      `time units ${JSON.stringify(units)} are not CF "<unit> since <date>"`,
-    );
+    throw new RunError('UnsupportedLayout', `time units ${JSON.stringify(units)} are not CF "<unit> since <date>"`);
   if (!['standard', 'gregorian', 'proleptic_gregorian'].includes(String(calendar).toLowerCase()))
-    throw new ProviderError('UnsupportedLayout', `calendar ${String(calendar)} is not supported`);
+    throw new RunError('UnsupportedLayout', `calendar ${String(calendar)} is not supported`);
   const [year, month, day] = m[2]!.split('-').map(Number) as [number, number, number];
   const [hour = 0, minute = 0, second = 0] = (m[3] ?? '0:00').split(':').map(Number);
   const epoch = Date.UTC(year, month - 1, day, hour, minute, second);

@@ -95,12 +95,12 @@ describe('chirps provider against a local CHC server', () => {
   it('fails with a typed error for a day that is not published, and after its attempts for a server that stays down', async () => {
     const session = await open({ attempts: 2 });
     await expect(session.read(parsePeriod('daily', '2024-02-01'))).rejects.toMatchObject({
-      type: 'PeriodUnavailable',
+      code: 'PeriodUnavailable',
       message: expect.stringMatching(/chirps-v3\.0\.rnl\.2024\.02\.01\.cog is not published \(HTTP 404\)/),
     });
     upstream.fail('2024.01.01.cog', 'status-503', 'status-503');
     await expect(session.read(parsePeriod('daily', '2024-01-01'))).rejects.toMatchObject({
-      type: 'UpstreamUnavailable',
+      code: 'UpstreamUnavailable',
       message: expect.stringMatching(/failed after 2 attempts: HTTP 503/),
     });
   });

@@ -1,7 +1,8 @@
 import { formatPeriod } from '../periods/index.ts';
+import { RunError } from '../runs/errors.ts';
 import { openRemoteTiff, readTiffWindow } from './geotiff.ts';
 import { httpOptions, parameter, placeOnGrid } from './options.ts';
-import { gridCovering, ProviderError, type RasterProvider } from './raster.ts';
+import { gridCovering, type RasterProvider } from './raster.ts';
 
 /** Where CHC publishes CHIRPS v3.0 final daily COGs. */
 export const CHIRPS_BASE_URL = 'https://data.chc.ucsb.edu/products/CHIRPS/v3.0/daily/final';
@@ -32,11 +33,11 @@ export const chirpsProvider: RasterProvider = {
       grid,
       read: async (period) => {
         if (period.type !== 'daily')
-          throw new ProviderError('InvalidParameters', `chirps provides daily periods, not ${period.type}`);
+          throw new RunError('InvalidParameters', `chirps provides daily periods, not ${period.type}`);
         const tiff = await openRemoteTiff(chirpsUrl(base, flavor, formatPeriod(period)), http);
         const window = await readTiffWindow(tiff, bbox, signal, -9999);
         if (Math.abs(window.grid.resolution - RESOLUTION) > 1e-9)
-          throw new ProviderError(
+          throw new RunError(
             'UnsupportedLayout',
             `expected a ${RESOLUTION} degree grid, got ${window.grid.resolution}`,
           );

@@ -95,11 +95,11 @@ describe('era5-land provider against a local remote Zarr store with basic auth',
 
   it('fails with AuthenticationFailed without credentials, and PeriodUnavailable for an hour the store lacks', async () => {
     await expect(open([-13.5, 6.9, -10.2, 10], {}, null)).rejects.toMatchObject({
-      type: 'AuthenticationFailed',
+      code: 'AuthenticationFailed',
     });
     const session = await open([-13.5, 6.9, -10.2, 10]);
     await expect(session.read(parsePeriod('hourly', '2024-01-03T00'))).rejects.toMatchObject({
-      type: 'PeriodUnavailable',
+      code: 'PeriodUnavailable',
     });
   });
 });

@@ -1,8 +1,9 @@
+import { RunError } from '../runs/errors.ts';
 import { httpOptions, parameter } from './options.ts';
 import { authorizationHeader } from './http.ts';
 import { cfTimesToMs } from './cf-time.ts';
 import { RemoteZarrGroup } from './remote-zarr.ts';
-import { ProviderError, type RasterProvider } from './raster.ts';
+import type { RasterProvider } from './raster.ts';
 
 /** Earth Data Hub's ARCO Zarr of ERA5-Land (hourly, 0.1 degree, longitudes 0-360, latitudes descending). */
 export const ERA5_LAND_URL = 'https://data.earthdatahub.destine.eu/era5/reanalysis-era5-land-no-antartica-v0.zarr';
@@ -15,7 +16,7 @@ const CONVERSIONS: Record<string, { units: string; convert: (v: number) => numbe
 
 const firstOf = (group: RemoteZarrGroup, names: string[], what: string) => {
   const name = names.find((n) => group.has(n));
-  if (!name) throw new ProviderError('UnsupportedLayout', `the store has no ${what} coordinate (${names.join(', ')})`);
+  if (!name) throw new RunError('UnsupportedLayout', `the store has no ${what} coordinate (${names.join(', ')})`);
   return group.array(name);
 };
 
@@ -56,7 +57,7 @@ export const era5LandProvider: RasterProvider = {
     ];
     const dims = data.attrs._ARRAY_DIMENSIONS as string[] | undefined;
     if (dims?.join() !== [timeArray.name, latArray.name, lonArray.name].join())
-      throw new ProviderError('UnsupportedLayout', `${variable} must have dimensions (time, latitude, longitude)`);
+      throw new RunError('UnsupportedLayout', `${variable} must have dimensions (time, latitude, longitude)`);
     const whole = (array: typeof data) => group.read(array, [[0, array.meta.shape[0]!]]);
     const [times, lats, lons] = await Promise.all([whole(timeArray), whole(latArray), whole(lonArray)]);
     const timeIndex = new Map(
@@ -72,10 +73,10 @@ export const era5LandProvider: RasterProvider = {
       .filter(({ lat }) => lat >= bbox[1] && lat <= bbox[3])
       .sort((a, b) => b.lat - a.lat);
     if (columns.length === 0 || rows.length === 0)
-      throw new ProviderError('OutsideCoverage', `the extent ${bbox.join(',')} has no ERA5-Land grid point`);
+      throw new RunError('OutsideCoverage', `the extent ${bbox.join(',')} has no ERA5-Land grid point`);
     const rowIndices = rows.map((r) => r.j);
     const [y0, y1] = [Math.min(...rowIndices), Math.max(...rowIndices) + 1];
-    if (y1 - y0 !== rows.length) throw new ProviderError('UnsupportedLayout', 'latitudes must be monotonic');
+    if (y1 - y0 !== rows.length) throw new RunError('UnsupportedLayout', 'latitudes must be monotonic');
     // Rows come north first when latitudes descend in the store; flip them when they ascend.
     const flip = lats[y0]! < lats[y1 - 1]!;
     const columnRuns = runs(columns.map((c) => c.i));
@@ -89,7 +90,7 @@ export const era5LandProvider: RasterProvider = {
       read: async (period) => {
         const t = timeIndex.get(period.start.getTime());
         if (t === undefined)
-          throw new ProviderError('PeriodUnavailable', `${url} has no ${variable} for ${period.start.toISOString()}`);
+          throw new RunError('PeriodUnavailable', `${url} has no ${variable} for ${period.start.toISOString()}`);
         const parts = await Promise.all(
           columnRuns.map(([x0, x1]) =>
             group.read(data, [

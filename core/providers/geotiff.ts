@@ -1,7 +1,8 @@
 import { inflateSync } from 'node:zlib';
 import { addDecoder, BaseClient, BaseDecoder, BaseResponse, fromCustomClient, type GeoTIFF } from 'geotiff';
+import { RunError } from '../runs/errors.ts';
 import { httpGet, type HttpGetOptions } from './http.ts';
-import { ProviderError, type RasterGrid } from './raster.ts';
+import type { RasterGrid } from './raster.ts';
 
 /** Deflate tiles through Node's native zlib instead of geotiff.js's JavaScript inflate (several times faster). */
 class NativeDeflateDecoder extends BaseDecoder {
@@ -82,7 +83,7 @@ export async function readTiffWindow(
   const [originX, originY] = image.getOrigin();
   const [resX, resY] = image.getResolution();
   if (resY >= 0 || Math.abs(Math.abs(resY) - resX) > 1e-9)
-    throw new ProviderError('UnsupportedLayout', 'only north-up rasters with square pixels are supported');
+    throw new RunError('UnsupportedLayout', 'only north-up rasters with square pixels are supported');
   const res = resX;
   const snap = (v: number, round: (n: number) => number) => round(Math.round(v * 1e6) / 1e6);
   const window: PixelWindow = {
@@ -92,7 +93,7 @@ export async function readTiffWindow(
     y1: Math.min(image.getHeight(), snap((originY! - bbox[1]) / res, Math.ceil)),
   };
   if (window.x1 <= window.x0 || window.y1 <= window.y0)
-    throw new ProviderError('OutsideCoverage', `the extent ${bbox.join(',')} lies outside the source raster`);
+    throw new RunError('OutsideCoverage', `the extent ${bbox.join(',')} lies outside the source raster`);
   const raster = (await image.readRasters({
     window: [window.x0, window.y0, window.x1, window.y1],
     samples: [0],

@@ -1,4 +1,4 @@
-import { ProviderError } from './raster.ts';
+import { RunError } from '../runs/errors.ts';
 
 export interface HttpGetOptions {
   headers?: Record<string, string>;
@@ -61,14 +61,14 @@ async function attempt(url: string, options: HttpGetOptions, timeoutMs: number):
     );
   }
   if (response.status === 404 || response.status === 410)
-    throw new ProviderError('PeriodUnavailable', `${url} is not published (HTTP ${response.status})`);
+    throw new RunError('PeriodUnavailable', `${url} is not published (HTTP ${response.status})`);
   if (response.status === 401 || response.status === 403)
-    throw new ProviderError('AuthenticationFailed', `${url} refused the credentials (HTTP ${response.status})`);
+    throw new RunError('AuthenticationFailed', `${url} refused the credentials (HTTP ${response.status})`);
   if (response.status === 429 || response.status >= 500) {
     await response.body?.cancel();
     throw new Retryable(`HTTP ${response.status}`);
   }
-  if (!response.ok) throw new ProviderError('UpstreamError', `${url} answered HTTP ${response.status}`);
+  if (!response.ok) throw new RunError('UpstreamError', `${url} answered HTTP ${response.status}`);
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(await response.arrayBuffer());
@@ -101,5 +101,5 @@ export async function httpGet(url: string, options: HttpGetOptions = {}): Promis
       if (n < attempts) await sleep(backoffMs * 2 ** (n - 1), options.signal);
     }
   }
-  throw new ProviderError('UpstreamUnavailable', `${url} failed after ${attempts} attempts: ${last}`);
+  throw new RunError('UpstreamUnavailable', `${url} failed after ${attempts} attempts: ${last}`);
 }

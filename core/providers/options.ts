@@ -1,5 +1,5 @@
+import { RunError } from '../runs/errors.ts';
 import type { HttpGetOptions } from './http.ts';
-import { ProviderError } from './raster.ts';
 
 /** Reads one optional provider parameter of the expected type, or fails with a message naming it. */
 export function parameter<T extends 'string' | 'number'>(
@@ -11,7 +11,7 @@ export function parameter<T extends 'string' | 'number'>(
   const value = parameters[name];
   if (value === undefined) return undefined;
   if (typeof value !== type || (type === 'number' && !Number.isFinite(value)))
-    throw new ProviderError('InvalidParameters', `${provider} provider: parameter ${name} must be a ${type}`);
+    throw new RunError('InvalidParameters', `${provider} provider: parameter ${name} must be a ${type}`);
   return value as T extends 'string' ? string : number;
 }
 

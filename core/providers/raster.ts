@@ -36,16 +36,6 @@ export interface RasterProvider {
   availability(parameters: Record<string, unknown>): AvailabilityRule;
 }
 
-/** A fetch failure with a stable type that the run reports (`error.type`). */
-export class ProviderError extends Error {
-  readonly type: string;
-  constructor(type: string, message: string) {
-    super(message);
-    this.name = 'ProviderError';
-    this.type = type;
-  }
-}
-
 /** The grid of cell centres covering `bbox` at `resolution`, aligned on multiples of the resolution. */
 export function gridCovering(bbox: [number, number, number, number], resolution: number): RasterGrid {
   const [xmin, ymin, xmax, ymax] = bbox;

@@ -1,6 +1,6 @@
 import { gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
+import { RunError } from '../runs/errors.ts';
 import { httpGet, type HttpGetOptions } from './http.ts';
-import { ProviderError } from './raster.ts';
 
 /** Zarr v2 array metadata as readers meet it (any numeric dtype, either byte order, C order). */
 interface ArrayMeta {
@@ -48,7 +48,7 @@ async function decompress(compressor: ArrayMeta['compressor'], bytes: Uint8Array
       return Blosc.fromConfig(compressor as never).decode(bytes);
     }
     default:
-      throw new ProviderError('UnsupportedLayout', `Zarr compressor ${compressor.id} is not supported`);
+      throw new RunError('UnsupportedLayout', `Zarr compressor ${compressor.id} is not supported`);
   }
 }
 
@@ -75,10 +75,10 @@ export class RemoteZarrGroup {
     try {
       consolidated = JSON.parse(new TextDecoder().decode(bytes));
     } catch {
-      throw new ProviderError('UnsupportedLayout', `${base}/.zmetadata is not JSON`);
+      throw new RunError('UnsupportedLayout', `${base}/.zmetadata is not JSON`);
     }
     if (!consolidated.metadata)
-      throw new ProviderError('UnsupportedLayout', `${base}/.zmetadata has no consolidated metadata`);
+      throw new RunError('UnsupportedLayout', `${base}/.zmetadata has no consolidated metadata`);
     return new RemoteZarrGroup(base, http, consolidated.metadata, cacheBytes);
   }
 
@@ -88,10 +88,10 @@ export class RemoteZarrGroup {
 
   array(name: string): RemoteArray {
     const meta = this.#metadata[`${name}/.zarray`] as ArrayMeta | undefined;
-    if (!meta) throw new ProviderError('UnsupportedLayout', `the store has no array ${name}`);
+    if (!meta) throw new RunError('UnsupportedLayout', `the store has no array ${name}`);
     if (meta.order !== 'C' || (meta.filters && meta.filters.length > 0))
-      throw new ProviderError('UnsupportedLayout', `array ${name}: only C order without filters is supported`);
-    if (!TYPES[meta.dtype.slice(1)]) throw new ProviderError('UnsupportedLayout', `array ${name}: dtype ${meta.dtype}`);
+      throw new RunError('UnsupportedLayout', `array ${name}: only C order without filters is supported`);
+    if (!TYPES[meta.dtype.slice(1)]) throw new RunError('UnsupportedLayout', `array ${name}: dtype ${meta.dtype}`);
     return { name, meta, attrs: (this.#metadata[`${name}/.zattrs`] as Record<string, unknown>) ?? {} };
   }
 
@@ -122,17 +122,14 @@ export class RemoteZarrGroup {
       raw = await decompress(meta.compressor, (await httpGet(`${this.#url}/${key}`, this.#http)).bytes);
     } catch (err) {
       // A chunk that was never written holds the fill value (Zarr v2).
-      if (err instanceof ProviderError && err.type === 'PeriodUnavailable') {
+      if (err instanceof RunError && err.code === 'PeriodUnavailable') {
         const fill = meta.fill_value === 'NaN' || meta.fill_value === null ? Number.NaN : Number(meta.fill_value);
         return () => fill;
       }
       throw err;
     }
     if (raw.length !== size * type.bytes)
-      throw new ProviderError(
-        'UnsupportedLayout',
-        `chunk ${key} has ${raw.length} bytes, expected ${size * type.bytes}`,
-      );
+      throw new RunError('UnsupportedLayout', `chunk ${key} has ${raw.length} bytes, expected ${size * type.bytes}`);
     const cached = this.#chunks.get(key);
     if (cached) cached.bytes = raw.length;
     const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);

@@ -40,7 +40,7 @@ describe('sample provider', () => {
   });
 
   it('refuses parameters that are not numbers', async () => {
-    await expect(open({ seed: 'x' })).rejects.toMatchObject({ type: 'InvalidParameters' });
-    await expect(open({ resolution: 0 })).rejects.toMatchObject({ type: 'InvalidParameters' });
+    await expect(open({ seed: 'x' })).rejects.toMatchObject({ code: 'InvalidParameters' });
+    await expect(open({ resolution: 0 })).rejects.toMatchObject({ code: 'InvalidParameters' });
   });
 });

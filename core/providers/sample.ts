@@ -1,5 +1,6 @@
+import { RunError } from '../runs/errors.ts';
 import { parameter } from './options.ts';
-import { ProviderError, gridCovering, type RasterProvider } from './raster.ts';
+import { gridCovering, type RasterProvider } from './raster.ts';
 
 /**
  * The offline `sample` provider: a deterministic synthetic daily field over the requested extent, so that a
@@ -34,7 +35,7 @@ export const sampleProvider: RasterProvider = {
     const seed = parameter('sample', parameters, 'seed', 'number') ?? 42;
     const resolution = parameter('sample', parameters, 'resolution', 'number') ?? 0.05;
     if (resolution <= 0 || resolution > 10)
-      throw new ProviderError('InvalidParameters', 'sample provider: resolution must be in (0, 10] degrees');
+      throw new RunError('InvalidParameters', 'sample provider: resolution must be in (0, 10] degrees');
     const grid = gridCovering(bbox, resolution);
     return {
       grid,

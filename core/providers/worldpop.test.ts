@@ -86,7 +86,7 @@ describe('worldpop provider against a local WorldPop server', () => {
   });
 
   it('refuses a missing country code and fails a year that is not published', async () => {
-    await expect(open(['2024'], { iso3: undefined })).rejects.toMatchObject({ type: 'InvalidParameters' });
-    await expect(open(['2031'])).rejects.toMatchObject({ type: 'PeriodUnavailable' });
+    await expect(open(['2024'], { iso3: undefined })).rejects.toMatchObject({ code: 'InvalidParameters' });
+    await expect(open(['2031'])).rejects.toMatchObject({ code: 'PeriodUnavailable' });
   });
 });

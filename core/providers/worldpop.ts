@@ -1,6 +1,7 @@
+import { RunError } from '../runs/errors.ts';
 import { openRemoteTiff, readTiffWindow } from './geotiff.ts';
 import { httpOptions, parameter } from './options.ts';
-import { ProviderError, type RasterProvider } from './raster.ts';
+import type { RasterProvider } from './raster.ts';
 
 export const WORLDPOP_BASE_URL = 'https://data.worldpop.org/GIS/Population/Global_2015_2030';
 
@@ -43,10 +44,10 @@ export const worldPopProvider: RasterProvider = {
   open: async ({ parameters, bbox, signal, periods }) => {
     const iso3 = parameter('worldpop', parameters, 'iso3', 'string');
     if (!iso3 || !/^[A-Za-z]{3}$/.test(iso3))
-      throw new ProviderError('InvalidParameters', 'worldpop provider: parameter iso3 must be a 3-letter country code');
+      throw new RunError('InvalidParameters', 'worldpop provider: parameter iso3 must be a 3-letter country code');
     const constrained = parameters.constrained ?? true;
     if (typeof constrained !== 'boolean')
-      throw new ProviderError('InvalidParameters', 'worldpop provider: parameter constrained must be a boolean');
+      throw new RunError('InvalidParameters', 'worldpop provider: parameter constrained must be a boolean');
     const layout: WorldPopLayout = {
       base: (parameter('worldpop', parameters, 'baseUrl', 'string') ?? WORLDPOP_BASE_URL).replace(/\/+$/, ''),
       release: parameter('worldpop', parameters, 'release', 'string') ?? 'R2025A',
@@ -59,8 +60,8 @@ export const worldPopProvider: RasterProvider = {
     const read = async (year: number) =>
       readTiffWindow(await openRemoteTiff(worldPopUrl(layout, year), http), bbox, signal);
     const first = periods?.[0];
-    if (!first) throw new ProviderError('InvalidParameters', 'worldpop provider: no period requested');
-    if (first.type !== 'yearly') throw new ProviderError('InvalidParameters', 'worldpop provides yearly periods');
+    if (!first) throw new RunError('InvalidParameters', 'worldpop provider: no period requested');
+    if (first.type !== 'yearly') throw new RunError('InvalidParameters', 'worldpop provides yearly periods');
     const opening = await read(first.start.getUTCFullYear());
     const { grid } = opening;
     let pending: typeof opening | undefined = opening;
@@ -75,7 +76,7 @@ export const worldPopProvider: RasterProvider = {
         }
         const window = await read(year);
         if (window.grid.lon.length !== grid.lon.length || window.grid.lat.length !== grid.lat.length)
-          throw new ProviderError('UnsupportedLayout', `the ${year} raster has another grid than the first year`);
+          throw new RunError('UnsupportedLayout', `the ${year} raster has another grid than the first year`);
         return window.values;
       },
     };

@@ -31,6 +31,37 @@ export type Condition = z.infer<typeof conditionSchema>;
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
 
 /**
+ * The summary a reason stands for, and so the conditions it sets: `ready` sets Ready=True; `progressing` sets
+ * Ready=Unknown and Reconciling=True; `stalled` sets Ready=False and Stalled=True. Reconciling and Stalled are
+ * removed while they do not hold.
+ */
+export type ReadinessState = 'ready' | 'progressing' | 'stalled';
+
+export interface ReasonEntry {
+  state: ReadinessState;
+  /** When the object has this reason; `docs/resources.md` shows it. */
+  description: string;
+}
+
+export interface EventReasonEntry {
+  type: 'Normal' | 'Warning';
+  description: string;
+}
+
+/**
+ * A kind's catalogue (`core/resources/<kind>/conditions.ts`): every reason its conditions may carry, each with the
+ * summary it stands for, and every reason of the Events its controller records. Planners name reasons from it
+ * only, so the summary (the polarity) of a reason is decided here once; `docs/resources.md` is generated from it.
+ */
+export interface ConditionCatalogue<Reason extends string = string, EventReason extends string = string> {
+  reasons: Readonly<Record<Reason, ReasonEntry>>;
+  events: Readonly<Record<EventReason, EventReasonEntry>>;
+}
+
+export type ReasonOf<C extends ConditionCatalogue> = keyof C['reasons'] & string;
+export type EventReasonOf<C extends ConditionCatalogue> = keyof C['events'] & string;
+
+/**
  * Returns a new list with `input` set. `lastTransitionTime` moves only when the status changes, so a
  * reconcile that confirms the same state does not churn the object (and its watchers).
  */

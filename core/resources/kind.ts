@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { KindRef } from '../cluster/objects.ts';
 import { metadataSchema } from './common.ts';
+import type { ConditionCatalogue } from './conditions.ts';
 
 export const GROUP = 'climate.stratus.dev';
 export const VERSION = 'v1alpha1';
@@ -25,6 +26,8 @@ export interface ResourceKind extends KindRef {
   specSchema: z.ZodType;
   statusSchema: z.ZodType;
   printerColumns: PrinterColumn[];
+  /** The reasons of its conditions and Events, for the kinds a controller reconciles. */
+  conditions?: ConditionCatalogue;
 }
 
 interface KindDefinition<Spec extends z.ZodType, Status extends z.ZodType> {
@@ -36,6 +39,7 @@ interface KindDefinition<Spec extends z.ZodType, Status extends z.ZodType> {
   status: Status;
   /** Columns besides Ready and Age, which every kind shows. */
   columns?: PrinterColumn[];
+  conditions?: ConditionCatalogue;
 }
 
 const readyColumn: PrinterColumn = {
@@ -73,6 +77,7 @@ export function defineKind<Spec extends z.ZodType, Status extends z.ZodType>(def
     specSchema: definition.spec,
     statusSchema: definition.status,
     printerColumns: [...(definition.columns ?? []), readyColumn, ageColumn],
+    ...(definition.conditions && { conditions: definition.conditions }),
   };
   return { kind, schema };
 }

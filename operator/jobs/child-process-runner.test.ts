@@ -115,7 +115,7 @@ describe('child process job runner', () => {
         parts: { count: 5, parallelism: 2 },
       });
       const state = await finished(runner, 'parts-2', undefined, 30_000);
-      expect(state).toMatchObject({ phase: 'failed', error: { type: 'PartFailed', message: 'part 0 failed' } });
+      expect(state).toMatchObject({ phase: 'failed', error: { type: 'UpstreamError', message: 'part 0 failed' } });
       await new Promise((r) => setTimeout(r, 300));
       expect((await seen(path)).map((p) => p.env)).toEqual(['0', '1']);
     });

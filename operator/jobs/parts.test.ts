@@ -36,10 +36,10 @@ describe('combinedReport', () => {
       [1, part('t2', { end: { type: 'cancelled' } })],
     ]);
     expect(combinedReport('run-a1', parts)?.end).toEqual({ type: 'cancelled' });
-    parts.set(2, part('t3', { end: { type: 'error', errorType: 'ProviderError', message: 'upstream 503' } }));
+    parts.set(2, part('t3', { end: { type: 'error', errorType: 'UpstreamUnavailable', message: 'upstream 503' } }));
     expect(combinedReport('run-a1', parts)?.end).toEqual({
       type: 'error',
-      errorType: 'ProviderError',
+      errorType: 'UpstreamUnavailable',
       message: 'upstream 503',
     });
   });

@@ -1,4 +1,5 @@
 import type { KindRef } from '../../core/cluster/objects.ts';
+import type { RunErrorRecord } from '../../core/runs/errors.ts';
 
 export interface JobProgress {
   done: number;
@@ -13,7 +14,7 @@ export interface JobState {
   finishedAt?: string;
   progress?: JobProgress;
   result?: unknown;
-  error?: { type: string; message: string };
+  error?: RunErrorRecord;
 }
 
 export interface JobSpec {

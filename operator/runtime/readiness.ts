@@ -1,9 +1,37 @@
-import { ConditionType, setCondition, type Condition } from '../../core/resources/conditions.ts';
+import {
+  ConditionType,
+  setCondition,
+  type Condition,
+  type ConditionCatalogue,
+  type EventReasonOf,
+  type ReadinessState,
+  type ReasonOf,
+} from '../../core/resources/conditions.ts';
+import type { Action } from './actions.ts';
 
-export type Readiness =
-  | { state: 'ready'; reason: string; message: string }
-  | { state: 'progressing'; reason: string; message: string }
-  | { state: 'stalled'; reason: string; message: string };
+export interface Readiness {
+  state: ReadinessState;
+  reason: string;
+  message: string;
+}
+
+/** A summary by a reason of the kind's catalogue, which decides its state (and so its polarity). */
+export function readinessOf<C extends ConditionCatalogue>(
+  catalogue: C,
+  reason: ReasonOf<C>,
+  message: string,
+): Readiness {
+  return { state: catalogue.reasons[reason].state, reason, message };
+}
+
+/** An Event by a reason of the kind's catalogue, which decides its type. */
+export function eventOf<C extends ConditionCatalogue>(
+  catalogue: C,
+  reason: EventReasonOf<C>,
+  message: string,
+): Extract<Action, { kind: 'event' }> {
+  return { kind: 'event', type: catalogue.events[reason].type, reason, message };
+}
 
 /**
  * The three KEP-1623 conditions for one summary, with Flux's polarity: Ready is positive, Reconciling and

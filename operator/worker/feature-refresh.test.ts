@@ -65,14 +65,14 @@ describe('the feature-refresh task', () => {
 
   it('fails with a typed error for a provider this build lacks', async () => {
     await expect(featureRefresh(input({ provider: { name: 'gadm', parameters: {} } }), context)).rejects.toMatchObject({
-      type: 'ProviderUnavailable',
+      code: 'ProviderUnavailable',
     });
   });
 
   it('turns provider failures into typed task errors and writes nothing', async () => {
     await expect(
       featureRefresh(input({ provider: { name: 'sample', parameters: { rows: 0 } } }), context),
-    ).rejects.toMatchObject({ name: 'TaskError', type: 'InvalidParameters' });
+    ).rejects.toMatchObject({ name: 'RunError', code: 'InvalidParameters' });
     expect(await readdir(root)).toEqual([]);
   });
 });

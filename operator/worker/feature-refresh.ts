@@ -5,15 +5,15 @@ import { writeGeoParquet } from '../../core/features/geoparquet.ts';
 import { prepareFeatures } from '../../core/features/prepare.ts';
 import { featureProvider } from '../../core/features/providers/available.ts';
 import type { Credentials } from '../../core/providers/http.ts';
-import { ProviderError } from '../../core/providers/raster.ts';
 import { newVersionId, storeFile } from '../../core/stores/layout.ts';
+import { RunError } from '../../core/runs/errors.ts';
 import {
   featureRefreshInputSchema,
   type FeatureRefreshInput,
   type FeatureRefreshResult,
 } from './feature-refresh-input.ts';
 import { CREDENTIALS_ENV, TOKEN_ENV } from './ingestion-input.ts';
-import { TaskError, type Task, type TaskContext } from './protocol.ts';
+import type { Task, TaskContext } from './protocol.ts';
 
 /**
  * Crash leftovers never outlive the next run: every file of the collection that its status no longer names is
@@ -37,7 +37,7 @@ function credentials(tokenScheme: string): Credentials | undefined {
 async function refresh(input: FeatureRefreshInput, context: TaskContext): Promise<FeatureRefreshResult> {
   const provider = featureProvider(input.provider.name);
   if (!provider)
-    throw new TaskError('ProviderUnavailable', `No feature provider named ${input.provider.name} on this instance.`);
+    throw new RunError('ProviderUnavailable', `No feature provider named ${input.provider.name} on this instance.`);
   const now = new Date();
   context.progress(0, 2, `fetching features from the ${provider.name} provider`);
   const fetched = await provider.fetch({
@@ -78,11 +78,6 @@ async function refresh(input: FeatureRefreshInput, context: TaskContext): Promis
  */
 export const featureRefresh: Task = async (raw, context) => {
   const parsed = featureRefreshInputSchema.safeParse(raw);
-  if (!parsed.success) throw new TaskError('InvalidInput', `invalid feature refresh input: ${parsed.error.message}`);
-  try {
-    return await refresh(parsed.data, context);
-  } catch (err) {
-    if (err instanceof ProviderError) throw new TaskError(err.type, err.message);
-    throw err;
-  }
+  if (!parsed.success) throw new RunError('InvalidInput', `invalid feature refresh input: ${parsed.error.message}`);
+  return refresh(parsed.data, context);
 };

@@ -2,9 +2,10 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RunError } from '../../core/runs/errors.ts';
 import { ingestionResultSchema, type IngestionInput } from './ingestion-input.ts';
 import { ingestion } from './ingestion.ts';
-import { TaskError, type Part, type TaskContext } from './protocol.ts';
+import type { Part, TaskContext } from './protocol.ts';
 
 const context = (part?: Part): TaskContext => ({
   signal: new AbortController().signal,
@@ -89,7 +90,7 @@ describe('one part of a split ingestion attempt', () => {
 
     // A provider that refuses its parameters fails every part with the provider's error type.
     const refused = input({ attempt: 3, provider: { name: 'sample', parameters: { seed: 'x' } } });
-    await expect(ingestion(refused, context({ index: 0, count: 2 }))).rejects.toBeInstanceOf(TaskError);
+    await expect(ingestion(refused, context({ index: 0, count: 2 }))).rejects.toBeInstanceOf(RunError);
 
     const retried = await Promise.all(
       parts(2).map((part) => ingestion(input({ attempt: 4, keepVersions: [kept.id] }), context(part))),
@@ -104,7 +105,7 @@ describe('one part of a split ingestion attempt', () => {
     await expect(ingestion(input({ createdAt: undefined }), context(part))).rejects.toThrow(/createdAt/);
     await expect(
       ingestion(input({ dataset: { ...input().dataset, format: 'netcdf' } }), context(part)),
-    ).rejects.toMatchObject({ type: 'UnsupportedFormat' });
+    ).rejects.toMatchObject({ code: 'UnsupportedFormat' });
     await expect(ingestion(input({ base: 'datasets/daily/versions/v1' }), context(part))).rejects.toThrow(/sync/);
   });
 });

@@ -5,16 +5,10 @@ import { readInOrder } from '../../core/providers/read-ahead.ts';
 import { removeTree, writeFileAtomic } from '../../core/stores/files.ts';
 import { newVersionId, stagingDir } from '../../core/stores/layout.ts';
 import { unsplittableFormat, unsupportedFormat, versionParts } from '../../core/stores/cube-sink.ts';
+import { RunError } from '../../core/runs/errors.ts';
 import type { IngestionInput, IngestionResult } from './ingestion-input.ts';
-import {
-  cubeDescription,
-  openProvider,
-  renderPreview,
-  requestedPeriods,
-  sweep,
-  taskErrorOf,
-} from './ingestion-steps.ts';
-import { TaskError, type Part, type TaskContext } from './protocol.ts';
+import { cubeDescription, openProvider, renderPreview, requestedPeriods, sweep } from './ingestion-steps.ts';
+import type { Part, TaskContext } from './protocol.ts';
 
 /** What a part leaves beside the staged version once its periods are written: the preview, if it rendered it. */
 interface PartMarker {
@@ -48,10 +42,10 @@ export async function materializePart(
   context: TaskContext,
   part: Part,
 ): Promise<IngestionResult | null> {
-  if (!input.createdAt) throw new TaskError('InvalidInput', 'a split ingestion attempt must name its createdAt');
-  if (input.base) throw new TaskError('InvalidInput', 'a sync that continues a version is not split into parts');
+  if (!input.createdAt) throw new RunError('InvalidInput', 'a split ingestion attempt must name its createdAt');
+  if (input.base) throw new RunError('InvalidInput', 'a sync that continues a version is not split into parts');
   const unsupported = unsupportedFormat(input.dataset) ?? unsplittableFormat(input.dataset);
-  if (unsupported) throw new TaskError('UnsupportedFormat', unsupported);
+  if (unsupported) throw new RunError('UnsupportedFormat', unsupported);
   const now = new Date(input.createdAt);
   const { periods, start, end } = requestedPeriods(input, now);
   const id = newVersionId(now, input.attempt);
@@ -59,64 +53,60 @@ export async function materializePart(
   const label = `part ${part.index + 1} of ${part.count}`;
 
   let marker: PartMarker = {};
+  const session = await openProvider(input, context, periods);
   try {
-    const session = await openProvider(input, context, periods);
-    try {
-      const parts = versionParts(
-        input.storageRoot,
-        input.datasetId,
-        id,
-        input.dataset,
-        part.count,
-        cubeDescription(input, now, periods, session.grid),
-      );
-      const { from, to } = parts.periodsOf(part.index);
-      const sink = parts.openPart(part.index);
-      context.progress(0, periods.length, `${label}: fetching ${to - from} of ${periods.length} periods`);
-      let last: Float32Array = new Float32Array();
-      let done = 0;
-      for await (const values of readInOrder(session, periods.slice(from, to))) {
-        context.throwIfCancelled();
-        last = values;
-        await sink.append(values);
-        done++;
-        context.progress(done, periods.length, `${label}: stored ${formatPeriod(periods[from + done - 1]!)}`);
-      }
-      await sink.finish();
+    const parts = versionParts(
+      input.storageRoot,
+      input.datasetId,
+      id,
+      input.dataset,
+      part.count,
+      cubeDescription(input, now, periods, session.grid),
+    );
+    const { from, to } = parts.periodsOf(part.index);
+    const sink = parts.openPart(part.index);
+    context.progress(0, periods.length, `${label}: fetching ${to - from} of ${periods.length} periods`);
+    let last: Float32Array = new Float32Array();
+    let done = 0;
+    for await (const values of readInOrder(session, periods.slice(from, to))) {
       context.throwIfCancelled();
-      // The preview shows the last period, which the last part holds.
-      if (to === periods.length) {
-        const thumbnail = await renderPreview(input, id, session.grid, last);
-        if (thumbnail) marker = { thumbnail };
-      }
-      await writeFileAtomic(join(markers, String(part.index)), JSON.stringify(marker));
-      // Every part writes its marker before it looks: the last to finish sees them all.
-      const finished = (await readdir(markers)).filter((name) => /^\d+$/.test(name));
-      if (finished.length < part.count || !(await claimCompletion(markers))) return null;
-
-      for (const name of finished) {
-        const other = JSON.parse(await readFile(join(markers, name), 'utf8')) as PartMarker;
-        marker = { ...other, ...marker };
-      }
-      await sweep(input, id);
-      const { coverage, ...published } = await parts.complete();
-      await removeTree(markers);
-      return {
-        datasetId: input.datasetId,
-        version: {
-          id,
-          createdAt: now.toISOString(),
-          format: input.dataset.format,
-          requestScope: { start, end, bbox: input.bbox },
-          coverage,
-          ...published,
-        },
-        ...(marker.thumbnail && { thumbnail: marker.thumbnail }),
-      };
-    } finally {
-      await session.close?.();
+      last = values;
+      await sink.append(values);
+      done++;
+      context.progress(done, periods.length, `${label}: stored ${formatPeriod(periods[from + done - 1]!)}`);
     }
-  } catch (err) {
-    throw taskErrorOf(err);
+    await sink.finish();
+    context.throwIfCancelled();
+    // The preview shows the last period, which the last part holds.
+    if (to === periods.length) {
+      const thumbnail = await renderPreview(input, id, session.grid, last);
+      if (thumbnail) marker = { thumbnail };
+    }
+    await writeFileAtomic(join(markers, String(part.index)), JSON.stringify(marker));
+    // Every part writes its marker before it looks: the last to finish sees them all.
+    const finished = (await readdir(markers)).filter((name) => /^\d+$/.test(name));
+    if (finished.length < part.count || !(await claimCompletion(markers))) return null;
+
+    for (const name of finished) {
+      const other = JSON.parse(await readFile(join(markers, name), 'utf8')) as PartMarker;
+      marker = { ...other, ...marker };
+    }
+    await sweep(input, id);
+    const { coverage, ...published } = await parts.complete();
+    await removeTree(markers);
+    return {
+      datasetId: input.datasetId,
+      version: {
+        id,
+        createdAt: now.toISOString(),
+        format: input.dataset.format,
+        requestScope: { start, end, bbox: input.bbox },
+        coverage,
+        ...published,
+      },
+      ...(marker.thumbnail && { thumbnail: marker.thumbnail }),
+    };
+  } finally {
+    await session.close?.();
   }
 }

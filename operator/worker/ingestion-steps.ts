@@ -4,12 +4,13 @@ import { DEFAULT_COLORMAP } from '../../core/render/colormap.ts';
 import { renderThumbnail } from '../../core/render/thumbnail.ts';
 import { PeriodError, requestedRange, type Period } from '../../core/periods/index.ts';
 import { rasterProvider } from '../../core/providers/available.ts';
-import { ProviderError, type RasterGrid, type RasterSession } from '../../core/providers/raster.ts';
+import type { RasterGrid, RasterSession } from '../../core/providers/raster.ts';
 import { removeTree, writeDurable } from '../../core/stores/files.ts';
 import { stagingDir, storeFile, thumbnailPath, thumbnailsDir, versionsDir } from '../../core/stores/layout.ts';
 import type { RasterCubeDescription } from '../../core/stores/raster-cube.ts';
+import { RunError } from '../../core/runs/errors.ts';
 import { CREDENTIALS_ENV, type IngestionInput } from './ingestion-input.ts';
-import { TaskError, type TaskContext } from './protocol.ts';
+import type { TaskContext } from './protocol.ts';
 
 /** The moment the attempt's version is of: named in the input when parts must agree on it, else now. */
 export function attemptTime(input: IngestionInput): Date {
@@ -18,11 +19,11 @@ export function attemptTime(input: IngestionInput): Date {
 
 export function requestedPeriods(input: IngestionInput, now: Date) {
   const type = input.dataset.periodType;
-  if (!type) throw new TaskError('InvalidRequest', `dataset ${input.datasetId} has no period type`);
+  if (!type) throw new RunError('InvalidRequest', `dataset ${input.datasetId} has no period type`);
   try {
     return requestedRange(type, input.start, input.end, now);
   } catch (err) {
-    if (err instanceof PeriodError) throw new TaskError('InvalidRequest', err.message);
+    if (err instanceof PeriodError) throw new RunError('InvalidRequest', err.message);
     throw err;
   }
 }
@@ -76,24 +77,15 @@ export async function openProvider(
 ): Promise<RasterSession> {
   const provider = rasterProvider(input.provider.name);
   if (!provider)
-    throw new TaskError('ProviderUnavailable', `No provider named ${input.provider.name} on this instance.`);
+    throw new RunError('ProviderUnavailable', `No provider named ${input.provider.name} on this instance.`);
   const [username, password] = [process.env[CREDENTIALS_ENV.username], process.env[CREDENTIALS_ENV.password]];
-  try {
-    return await provider.open({
-      parameters: input.provider.parameters,
-      bbox: input.bbox,
-      signal: context.signal,
-      periods,
-      ...(username !== undefined && password !== undefined && { credentials: { username, password } }),
-    });
-  } catch (err) {
-    throw taskErrorOf(err);
-  }
-}
-
-/** A provider's failure as the run reports it; anything else unchanged. */
-export function taskErrorOf(err: unknown): unknown {
-  return err instanceof ProviderError ? new TaskError(err.type, err.message) : err;
+  return provider.open({
+    parameters: input.provider.parameters,
+    bbox: input.bbox,
+    signal: context.signal,
+    periods,
+    ...(username !== undefined && password !== undefined && { credentials: { username, password } }),
+  });
 }
 
 /** What the version's cube holds and says about itself (CF global attributes included). */

@@ -4,6 +4,7 @@ import { readInOrder } from '../../core/providers/read-ahead.ts';
 import { newVersionId } from '../../core/stores/layout.ts';
 import { canAppend } from '../../core/stores/capabilities.ts';
 import { openVersionWriter, unsupportedFormat, type VersionWriter } from '../../core/stores/cube-sink.ts';
+import { RunError } from '../../core/runs/errors.ts';
 import { ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
 import { materializePart } from './ingestion-part.ts';
 import {
@@ -13,9 +14,8 @@ import {
   renderPreview,
   requestedPeriods,
   sweep,
-  taskErrorOf,
 } from './ingestion-steps.ts';
-import { TaskError, type Task, type TaskContext } from './protocol.ts';
+import type { Task, TaskContext } from './protocol.ts';
 import { checkSameGrid, continuedPeriods, readSyncBase } from './sync-base.ts';
 
 async function materialize(input: IngestionInput, context: TaskContext): Promise<IngestionResult> {
@@ -29,9 +29,9 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
     requestScope,
   };
   const unsupported = unsupportedFormat(input.dataset);
-  if (unsupported) throw new TaskError('UnsupportedFormat', unsupported);
+  if (unsupported) throw new RunError('UnsupportedFormat', unsupported);
   if (!rasterProvider(input.provider.name))
-    throw new TaskError('ProviderUnavailable', `No provider named ${input.provider.name} on this instance.`);
+    throw new RunError('ProviderUnavailable', `No provider named ${input.provider.name} on this instance.`);
 
   await sweep(input);
   const id = newVersionId(now, input.attempt);
@@ -73,7 +73,7 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
     }
   } catch (err) {
     await target?.discard();
-    throw taskErrorOf(err);
+    throw err;
   }
 }
 
@@ -83,6 +83,6 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
  */
 export const ingestion: Task = async (raw, context) => {
   const parsed = ingestionInputSchema.safeParse(raw);
-  if (!parsed.success) throw new TaskError('InvalidInput', `invalid ingestion input: ${parsed.error.message}`);
+  if (!parsed.success) throw new RunError('InvalidInput', `invalid ingestion input: ${parsed.error.message}`);
   return context.part ? materializePart(parsed.data, context, context.part) : materialize(parsed.data, context);
 };

@@ -4,12 +4,12 @@
  * into the run's `status.worker` when `STRATUS_WORKER_REPORT_TO` names the run).
  */
 import { parseArgs } from 'node:util';
+import { RunError } from '../../core/runs/errors.ts';
 import {
   Cancelled,
   PART_COUNT_ENV,
   PART_INDEX_ENV,
   REPORT_TO_ENV,
-  TaskError,
   type FromWorker,
   type Part,
   type ReportTarget,
@@ -81,7 +81,7 @@ async function run(task: string, input: unknown): Promise<boolean> {
     return true;
   } catch (err) {
     if (err instanceof Cancelled) send({ type: 'cancelled' });
-    else if (err instanceof TaskError) send({ type: 'error', errorType: err.type, message: err.message });
+    else if (err instanceof RunError) send({ type: 'error', errorType: err.code, message: err.message });
     else send({ type: 'error', errorType: 'WorkerError', message: err instanceof Error ? err.message : String(err) });
     return false;
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { KindRef } from '../../core/cluster/objects.ts';
+import { runErrorCodeSchema } from '../../core/runs/errors.ts';
 
 /** Messages between the job runner and a worker process (IPC in embedded mode, JSON lines on stdout in a Job). */
 export type ToWorker = { type: 'start'; task: string; input: unknown } | { type: 'cancel' };
@@ -16,7 +17,7 @@ const endMessage = z.discriminatedUnion('type', [
   // A task that returns nothing (a part that did not complete its attempt) reports null, which a merge patch of
   // the run's status drops: the value may be absent.
   z.object({ type: z.literal('result'), value: z.unknown().optional() }),
-  z.object({ type: z.literal('error'), errorType: z.string(), message: z.string() }),
+  z.object({ type: z.literal('error'), errorType: runErrorCodeSchema, message: z.string() }),
   z.object({ type: z.literal('cancelled') }),
 ]);
 
@@ -83,16 +84,6 @@ export interface TaskContext {
 }
 
 export type Task = (input: unknown, context: TaskContext) => Promise<unknown>;
-
-/** A failure with a stable type, reported as `error.type` of the run. */
-export class TaskError extends Error {
-  readonly type: string;
-  constructor(type: string, message: string) {
-    super(message);
-    this.name = 'TaskError';
-    this.type = type;
-  }
-}
 
 export class Cancelled extends Error {
   constructor() {

@@ -14,7 +14,7 @@ describe('the reports of a split attempt’s parts on the API server', () => {
     await cluster.create(ingestionKind, sampleIngestion('split', namespace, '2024-01-01', '2024-01-31'));
     const target = { kind: ingestionKind, name: 'split', namespace };
     const earlier = statusReporter(cluster, { ...target, job: 'split-a1' });
-    earlier.report({ type: 'error', errorType: 'ProviderError', message: 'upstream answered 503' });
+    earlier.report({ type: 'error', errorType: 'UpstreamUnavailable', message: 'upstream answered 503' });
     await earlier.flushed();
 
     const parts = [0, 1, 2, 3].map((index) =>
@@ -29,7 +29,10 @@ describe('the reports of a split attempt’s parts on the API server', () => {
 
     const run = await cluster.get<Ingestion>(ingestionKind, 'split', namespace);
     const reports = reportsOf((run!.status as { worker?: unknown }).worker);
-    expect(reports.find((r) => r.job === 'split-a1')?.end).toMatchObject({ type: 'error', errorType: 'ProviderError' });
+    expect(reports.find((r) => r.job === 'split-a1')?.end).toMatchObject({
+      type: 'error',
+      errorType: 'UpstreamUnavailable',
+    });
     expect(reports.find((r) => r.job === 'split-a2')).toMatchObject({
       progress: { done: 20, total: 31 },
       end: { type: 'result', value: { version: 'v' } },

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parsePeriod, periodRange } from '../../core/periods/index.ts';
 import { gridCovering } from '../../core/providers/raster.ts';
+import { RunError } from '../../core/runs/errors.ts';
 import type { IngestionInput } from './ingestion-input.ts';
-import { TaskError } from './protocol.ts';
 import { checkSameGrid, continuedPeriods, readSyncBase, type SyncBase } from './sync-base.ts';
 
 const grid = gridCovering([0, 0, 1, 1], 0.1);
@@ -17,9 +17,9 @@ const errorOf = (fn: () => unknown) => {
   try {
     fn();
   } catch (err) {
-    return err as TaskError;
+    return err as RunError;
   }
-  throw new Error('expected a TaskError');
+  throw new Error('expected a RunError');
 };
 
 describe('sync base', () => {
@@ -34,7 +34,7 @@ describe('sync base', () => {
     ['an overlap', '2024-01-10'],
   ])('refuses fetched periods that leave %s', (_name, first) => {
     const err = errorOf(() => continuedPeriods(base, periodRange('daily', first, '2024-01-13')));
-    expect(err).toBeInstanceOf(TaskError);
+    expect(err).toBeInstanceOf(RunError);
     expect(err.message).toMatch(/must continue at 2024-01-11/);
   });
 
@@ -42,10 +42,10 @@ describe('sync base', () => {
     expect(() => checkSameGrid(base, grid)).not.toThrow();
     const wider = gridCovering([0, 0, 1.5, 1], 0.1);
     const err = errorOf(() => checkSameGrid(base, wider));
-    expect(err).toMatchObject({ type: 'SpatialShapeChanged' });
+    expect(err).toMatchObject({ code: 'SpatialShapeChanged' });
     expect(err.message).toMatch(/10 x 15 grid, the store holds 10 x 10/);
     const shifted = { ...grid, lon: grid.lon.map((v) => v + 0.1) };
-    expect(errorOf(() => checkSameGrid(base, shifted))).toMatchObject({ type: 'SpatialShapeChanged' });
+    expect(errorOf(() => checkSameGrid(base, shifted))).toMatchObject({ code: 'SpatialShapeChanged' });
   });
 
   it.each([
@@ -55,6 +55,6 @@ describe('sync base', () => {
     '../v1',
   ])('refuses the base %s, which is not a version of the dataset', async (path) => {
     const input = { datasetId: 'sample', storageRoot: '/store', base: path, dataset: { periodType: 'daily' } };
-    await expect(readSyncBase(input as IngestionInput)).rejects.toMatchObject({ type: 'InvalidInput' });
+    await expect(readSyncBase(input as IngestionInput)).rejects.toMatchObject({ code: 'InvalidInput' });
   });
 });

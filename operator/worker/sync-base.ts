@@ -2,8 +2,8 @@ import { formatPeriod, nextPeriod, parsePeriod, type Period } from '../../core/p
 import type { RasterGrid } from '../../core/providers/raster.ts';
 import { readCommittedCube } from '../../core/stores/committed-cube.ts';
 import { icechunkPath, isSafeName, storeFile } from '../../core/stores/layout.ts';
+import { RunError } from '../../core/runs/errors.ts';
 import type { IngestionInput } from './ingestion-input.ts';
-import { TaskError } from './protocol.ts';
 
 /** The committed version a sync continues: where it is, and the periods and grid its files hold. */
 export interface SyncBase {
@@ -30,8 +30,8 @@ export async function readSyncBase(input: IngestionInput): Promise<SyncBase | un
   const type = input.dataset.periodType;
   const icechunk = input.dataset.format === 'icechunk';
   if (!isVersionPath(input.base, input.datasetId, icechunk) || (icechunk && !input.baseSnapshot))
-    throw new TaskError('InvalidInput', `${input.base} is not a version of dataset ${input.datasetId}`);
-  if (!type) throw new TaskError('InvalidRequest', `dataset ${input.datasetId} has no period type`);
+    throw new RunError('InvalidInput', `${input.base} is not a version of dataset ${input.datasetId}`);
+  if (!type) throw new RunError('InvalidRequest', `dataset ${input.datasetId} has no period type`);
   const dir = storeFile(input.storageRoot, input.base);
   const cube = await readCommittedCube(dir, input.dataset.format, type, input.baseSnapshot);
   return {
@@ -48,7 +48,7 @@ export function continuedPeriods(base: SyncBase, fetched: Period[]): Period[] {
   const last = base.periods.at(-1);
   const expected = last && formatPeriod(nextPeriod(last));
   if (last && fetched[0] && formatPeriod(fetched[0]) !== expected)
-    throw new TaskError(
+    throw new RunError(
       'InvalidRequest',
       `the store ends at ${formatPeriod(last)}; a sync must continue at ${expected}, not ${formatPeriod(fetched[0])}`,
     );
@@ -60,7 +60,7 @@ export function checkSameGrid(base: SyncBase, grid: RasterGrid): void {
   const same = (a: Float64Array, b: Float64Array) =>
     a.length === b.length && a.every((v, i) => Math.abs(v - b[i]!) < 1e-9);
   if (!same(base.lat, grid.lat) || !same(base.lon, grid.lon))
-    throw new TaskError(
+    throw new RunError(
       'SpatialShapeChanged',
       `the provider now delivers a ${grid.lat.length} x ${grid.lon.length} grid, the store holds ` +
         `${base.lat.length} x ${base.lon.length} (or other coordinates); ingest again with overwrite to replace it`,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
-import { defaultIngestionPlanOptions } from '../../operator/controllers/ingestion/plan.ts';
+import { defaultIngestionPlanOptions } from '../../operator/controllers/ingestion/options.ts';
 import { sampleDatasetManifest, startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';

@@ -117,7 +117,7 @@ describe('the dhis2 feature provider', () => {
   });
 
   it('sends a personal access token as ApiToken', async () => {
-    await expect(refresh(request(withToken.url))).rejects.toMatchObject({ type: 'AuthenticationFailed' });
+    await expect(refresh(request(withToken.url))).rejects.toMatchObject({ code: 'AuthenticationFailed' });
     const { features } = await refresh(
       request(withToken.url, {}, { credentials: { token: 'd2pat_abc123', scheme: 'ApiToken' } }),
     );
@@ -142,13 +142,13 @@ describe('the dhis2 feature provider', () => {
   ])('fails with UpstreamUnavailable when the server %s', async (_name, faults, message) => {
     open.fail('/api/organisationUnits.json', ...faults);
     await expect(refresh(request(open.url))).rejects.toMatchObject({
-      type: 'UpstreamUnavailable',
+      code: 'UpstreamUnavailable',
       message: expect.stringMatching(message),
     });
   });
 
   it('fails with InvalidResponse for a page that is not organisation units with ids', async () => {
-    await expect(refresh(request(broken.url))).rejects.toMatchObject({ type: 'InvalidResponse' });
+    await expect(refresh(request(broken.url))).rejects.toMatchObject({ code: 'InvalidResponse' });
   });
 
   it.each([
@@ -158,7 +158,7 @@ describe('the dhis2 feature provider', () => {
     ['a page size of 0', { pageSize: 0 }],
   ])('refuses %s as InvalidParameters', async (_name, parameters) => {
     await expect(dhis2FeatureProvider.fetch(request(open.url, parameters))).rejects.toMatchObject({
-      type: 'InvalidParameters',
+      code: 'InvalidParameters',
     });
   });
 });

@@ -5,7 +5,7 @@
  * geometry is dropped and reported by the validation like any empty geometry.
  */
 import { parameter } from '../../providers/options.ts';
-import { ProviderError } from '../../providers/raster.ts';
+import { RunError } from '../../runs/errors.ts';
 import { fetchSource } from './fetch.ts';
 import type { FeatureProvider, FeatureRequest } from './provider.ts';
 
@@ -26,7 +26,7 @@ interface OrgUnitPage {
   organisationUnits: OrgUnit[];
 }
 
-const invalidParameter = (message: string) => new ProviderError('InvalidParameters', `dhis2 provider: ${message}`);
+const invalidParameter = (message: string) => new RunError('InvalidParameters', `dhis2 provider: ${message}`);
 
 function levelsOf(parameters: Record<string, unknown>): number[] {
   const levels = parameters.levels ?? [];
@@ -50,7 +50,7 @@ function parsePage(bytes: Uint8Array, url: string): OrgUnitPage {
   try {
     body = JSON.parse(new TextDecoder().decode(bytes));
   } catch (err) {
-    throw new ProviderError('InvalidResponse', `${url} is not JSON: ${(err as Error).message}`);
+    throw new RunError('InvalidResponse', `${url} is not JSON: ${(err as Error).message}`);
   }
   const page = body as OrgUnitPage;
   if (
@@ -59,7 +59,7 @@ function parsePage(bytes: Uint8Array, url: string): OrgUnitPage {
     !Array.isArray(page.organisationUnits) ||
     !page.organisationUnits.every((u) => typeof u === 'object' && u !== null && typeof u.id === 'string')
   )
-    throw new ProviderError('InvalidResponse', `${url} is not a page of organisation units with ids`);
+    throw new RunError('InvalidResponse', `${url} is not a page of organisation units with ids`);
   return page;
 }
 

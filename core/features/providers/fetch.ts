@@ -1,6 +1,6 @@
 import { authorizationHeader, httpGet, type HttpGetOptions } from '../../providers/http.ts';
 import { httpOptions } from '../../providers/options.ts';
-import { ProviderError } from '../../providers/raster.ts';
+import { RunError } from '../../runs/errors.ts';
 import type { FeatureRequest } from './provider.ts';
 
 /**
@@ -20,8 +20,8 @@ export async function fetchSource(
   try {
     return (await httpGet(url, options)).bytes;
   } catch (err) {
-    if (err instanceof ProviderError && err.type === 'PeriodUnavailable')
-      throw new ProviderError('SourceNotFound', `${url} does not exist (HTTP 404 or 410)`);
+    if (err instanceof RunError && err.code === 'PeriodUnavailable')
+      throw new RunError('SourceNotFound', `${url} does not exist (HTTP 404 or 410)`);
     throw err;
   }
 }

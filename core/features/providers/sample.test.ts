@@ -38,6 +38,6 @@ describe('the sample feature provider', () => {
   });
 
   it.each([{ columns: 0 }, { rows: 51 }, { rows: 2.5 }, { columns: 'four' }])('refuses parameters %j', async (p) => {
-    await expect(fetchSample(p)).rejects.toMatchObject({ type: 'InvalidParameters' });
+    await expect(fetchSample(p)).rejects.toMatchObject({ code: 'InvalidParameters' });
   });
 });

@@ -4,10 +4,10 @@
  * corners are moved by a hash of (seed, corner), so districts look irregular yet tile the extent exactly: two
  * neighbours share their edge. Same inputs, same districts.
  */
-import { ProviderError } from '../../providers/raster.ts';
 import { parameter } from '../../providers/options.ts';
 import { hash } from '../../providers/sample.ts';
 import type { Position } from '../geometry.ts';
+import { RunError } from '../../runs/errors.ts';
 import type { FeatureProvider } from './provider.ts';
 
 /** How far an inner corner may move, as a share of the cell size: under half, so quadrilaterals stay convex-ish. */
@@ -16,7 +16,7 @@ const JITTER = 0.3;
 function count(parameters: Record<string, unknown>, name: string, fallback: number): number {
   const value = parameter('sample', parameters, name, 'number') ?? fallback;
   if (!Number.isInteger(value) || value < 1 || value > 50)
-    throw new ProviderError('InvalidParameters', `sample provider: ${name} must be an integer from 1 to 50`);
+    throw new RunError('InvalidParameters', `sample provider: ${name} must be an integer from 1 to 50`);
   return value;
 }
 

@@ -70,7 +70,7 @@ describe('the url feature provider', () => {
 
   it('sends basic credentials from the Secret', async () => {
     const url = `${secured.url}/districts.geojson`;
-    await expect(fetchFeatures({ url })).rejects.toMatchObject({ type: 'AuthenticationFailed' });
+    await expect(fetchFeatures({ url })).rejects.toMatchObject({ code: 'AuthenticationFailed' });
     const { features: read } = await fetchFeatures(
       { url },
       { credentials: { username: 'reader', password: 's3cret' } },
@@ -89,7 +89,7 @@ describe('the url feature provider', () => {
   ])('fails with UpstreamUnavailable when the upstream %s', async (_name, faults, message) => {
     upstream.fail('/districts.geojson', ...faults);
     await expect(fetchFeatures({ url: `${upstream.url}/districts.geojson` })).rejects.toMatchObject({
-      type: 'UpstreamUnavailable',
+      code: 'UpstreamUnavailable',
       message: expect.stringMatching(message),
     });
   });
@@ -98,8 +98,8 @@ describe('the url feature provider', () => {
     ['a missing file', 'missing.geojson', 'SourceNotFound'],
     ['a body that is not JSON', 'broken.geojson', 'InvalidGeoJSON'],
     ['a .parquet file that is no Parquet', 'fake.parquet', 'InvalidGeoParquet'],
-  ])('fails with a typed error for %s', async (_name, file, type) => {
-    await expect(fetchFeatures({ url: `${upstream.url}/${file}` })).rejects.toMatchObject({ type });
+  ])('fails with a typed error for %s', async (_name, file, code) => {
+    await expect(fetchFeatures({ url: `${upstream.url}/${file}` })).rejects.toMatchObject({ code });
   });
 
   it.each([
@@ -108,6 +108,6 @@ describe('the url feature provider', () => {
     ['a file url', { url: 'file:///etc/passwd' }],
     ['an unknown format', { url: 'http://x/a', format: 'shapefile' }],
   ])('refuses %s as InvalidParameters', async (_name, parameters) => {
-    await expect(urlFeatureProvider.fetch(request(parameters))).rejects.toMatchObject({ type: 'InvalidParameters' });
+    await expect(urlFeatureProvider.fetch(request(parameters))).rejects.toMatchObject({ code: 'InvalidParameters' });
   });
 });

@@ -3,9 +3,9 @@
  * `format` parameter, else the path's extension (`.parquet`, `.geoparquet`: GeoParquet; anything else: GeoJSON).
  */
 import { parameter } from '../../providers/options.ts';
-import { ProviderError } from '../../providers/raster.ts';
 import { readGeoParquetDocument } from '../geoparquet-read.ts';
 import { parseGeoJson } from '../validate.ts';
+import { RunError } from '../../runs/errors.ts';
 import { fetchSource } from './fetch.ts';
 import type { FeatureProvider } from './provider.ts';
 
@@ -14,7 +14,7 @@ const FORMATS = ['geojson', 'geoparquet'] as const;
 function formatOf(url: URL, declared: string | undefined): (typeof FORMATS)[number] {
   if (declared === undefined) return /\.(geo)?parquet$/i.test(url.pathname) ? 'geoparquet' : 'geojson';
   if (!(FORMATS as readonly string[]).includes(declared))
-    throw new ProviderError('InvalidParameters', `url provider: format must be one of ${FORMATS.join(', ')}`);
+    throw new RunError('InvalidParameters', `url provider: format must be one of ${FORMATS.join(', ')}`);
   return declared as (typeof FORMATS)[number];
 }
 
@@ -27,10 +27,10 @@ export const urlFeatureProvider: FeatureProvider = {
     try {
       url = new URL(href ?? '');
     } catch {
-      throw new ProviderError('InvalidParameters', 'url provider: parameter url must be an absolute http(s) URL');
+      throw new RunError('InvalidParameters', 'url provider: parameter url must be an absolute http(s) URL');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new ProviderError('InvalidParameters', 'url provider: parameter url must be an absolute http(s) URL');
+      throw new RunError('InvalidParameters', 'url provider: parameter url must be an absolute http(s) URL');
     const format = formatOf(url, parameter('url', parameters, 'format', 'string'));
     const declaredCrs = parameter('url', parameters, 'crs', 'string');
     const bytes = await fetchSource('url', url.href, request);

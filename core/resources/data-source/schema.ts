@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { datasetDescriptionFields, freeForm, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { dataSourceConditions } from './conditions.ts';
 
 export const dataSourceSpecSchema = z
   .object({
@@ -53,6 +54,7 @@ export const { kind: dataSourceKind, schema: dataSourceSchema } = defineKind({
   description: 'A dataset template: what a source of climate or earth-observation data holds and how to fetch it.',
   spec: dataSourceSpecSchema,
   status: dataSourceStatusSchema,
+  conditions: dataSourceConditions,
   columns: [
     { name: 'Provider', type: 'string', jsonPath: '.spec.provider.name' },
     { name: 'Period', type: 'string', jsonPath: '.spec.periodType' },

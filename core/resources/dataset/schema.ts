@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bbox, coverageSchema, datasetDescriptionFields, dateTime, publicationSchema, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { datasetConditions } from './conditions.ts';
 
 export const artifactFormat = z
   .enum(['zarr', 'icechunk', 'netcdf', 'geoparquet'], { message: 'must be one of zarr, icechunk, netcdf, geoparquet' })
@@ -55,6 +56,7 @@ export const { kind: datasetKind, schema: datasetSchema } = defineKind({
   description: 'A managed dataset: a raster or feature collection created from a DataSource over the instance extent.',
   spec: datasetSpecSchema,
   status: datasetStatusSchema,
+  conditions: datasetConditions,
   columns: [
     { name: 'Source', type: 'string', jsonPath: '.spec.source' },
     { name: 'Format', type: 'string', jsonPath: '.spec.format' },

@@ -9,6 +9,7 @@ import {
   statusBase,
 } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { featureCollectionConditions } from './conditions.ts';
 
 export const featureCollectionSpecSchema = z
   .object({
@@ -49,6 +50,7 @@ export const { kind: featureCollectionKind, schema: featureCollectionSchema } = 
   description: 'A feature collection stored as GeoParquet: boundaries or organisation units.',
   spec: featureCollectionSpecSchema,
   status: featureCollectionStatusSchema,
+  conditions: featureCollectionConditions,
   columns: [{ name: 'Features', type: 'integer', jsonPath: '.status.featureCount' }],
 });
 

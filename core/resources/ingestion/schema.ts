@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dateTime, freeForm, jobErrorSchema, jobEventSchema, progressSchema, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { ingestionConditions } from './conditions.ts';
 
 export const ingestionPhase = z
   .enum(['accepted', 'running', 'retrying', 'successful', 'failed', 'cancelled'])
@@ -51,6 +52,7 @@ export const { kind: ingestionKind, schema: ingestionSchema } = defineKind({
   description: 'One ingestion or sync run that fetches a DataSource into a Dataset.',
   spec: ingestionSpecSchema,
   status: ingestionStatusSchema,
+  conditions: ingestionConditions,
   columns: [
     { name: 'Source', type: 'string', jsonPath: '.spec.source' },
     { name: 'Mode', type: 'string', jsonPath: '.spec.mode' },

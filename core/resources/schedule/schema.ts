@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { dateTime, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { scheduleConditions } from './conditions.ts';
 
 export const checkOutcome = z
   .enum(['submitted', 'not_materialized', 'already_running', 'read_only', 'error'])
@@ -53,6 +54,7 @@ export const { kind: scheduleKind, schema: scheduleSchema } = defineKind({
   description: 'Keeps a managed dataset current by syncing it on a cron schedule.',
   spec: scheduleSpecSchema,
   status: scheduleStatusSchema,
+  conditions: scheduleConditions,
   columns: [
     { name: 'Dataset', type: 'string', jsonPath: '.spec.datasetId' },
     { name: 'Cron', type: 'string', jsonPath: '.spec.cron' },

@@ -1,7 +1,8 @@
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
+import { dataSourceConditions } from '../../../core/resources/data-source/conditions.ts';
 import type { Plan } from '../../runtime/actions.ts';
-import { readinessConditions } from '../../runtime/readiness.ts';
+import { eventOf, readinessConditions, readinessOf } from '../../runtime/readiness.ts';
 
 export interface DataSourceObserved {
   providerAvailable: boolean;
@@ -18,12 +19,12 @@ export function planDataSource(source: DataSource, observed: DataSourceObserved,
   const conditions = readinessConditions(
     source.status?.conditions,
     observed.providerAvailable
-      ? { state: 'ready', reason: 'ProviderAvailable', message: `Provider ${provider} can fetch this source.` }
-      : {
-          state: 'stalled',
-          reason: 'ProviderUnavailable',
-          message: `No provider named ${provider} on this instance; the source cannot be ingested here.`,
-        },
+      ? readinessOf(dataSourceConditions, 'ProviderAvailable', `Provider ${provider} can fetch this source.`)
+      : readinessOf(
+          dataSourceConditions,
+          'ProviderUnavailable',
+          `No provider named ${provider} on this instance; the source cannot be ingested here.`,
+        ),
     generation,
     now,
   );
@@ -33,14 +34,7 @@ export function planDataSource(source: DataSource, observed: DataSourceObserved,
     actions: [
       { kind: 'patchStatus', status },
       ...(changed && !observed.providerAvailable
-        ? [
-            {
-              kind: 'event' as const,
-              type: 'Warning' as const,
-              reason: 'ProviderUnavailable',
-              message: conditions[0]!.message,
-            },
-          ]
+        ? [eventOf(dataSourceConditions, 'ProviderUnavailable', conditions[0]!.message)]
         : []),
     ],
     outcome: { kind: 'done', reason: observed.providerAvailable ? 'ingestable' : 'no provider' },

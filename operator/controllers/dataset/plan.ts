@@ -1,6 +1,7 @@
 import type { Dataset } from '../../../core/resources/dataset/schema.ts';
+import { datasetConditions } from '../../../core/resources/dataset/conditions.ts';
 import type { Plan } from '../../runtime/actions.ts';
-import { readinessConditions } from '../../runtime/readiness.ts';
+import { readinessConditions, readinessOf } from '../../runtime/readiness.ts';
 
 export interface DatasetObserved {
   /** Whether the DataSource named by `spec.source` exists. */
@@ -15,14 +16,10 @@ export function planDataset(dataset: Dataset, observed: DatasetObserved, now: Da
   const generation = dataset.metadata.generation as number | undefined;
   const status = dataset.status ?? {};
   const readiness = !observed.sourceExists
-    ? {
-        state: 'stalled' as const,
-        reason: 'SourceNotFound',
-        message: `DataSource ${dataset.spec.source} does not exist.`,
-      }
+    ? readinessOf(datasetConditions, 'SourceNotFound', `DataSource ${dataset.spec.source} does not exist.`)
     : status.currentVersion
-      ? { state: 'ready' as const, reason: 'Materialized', message: `Serving version ${status.currentVersion}.` }
-      : { state: 'progressing' as const, reason: 'AwaitingIngestion', message: 'No version is materialized yet.' };
+      ? readinessOf(datasetConditions, 'Materialized', `Serving version ${status.currentVersion}.`)
+      : readinessOf(datasetConditions, 'AwaitingIngestion', 'No version is materialized yet.');
   const conditions = readinessConditions(status.conditions, readiness, generation, now);
   return {
     actions: [

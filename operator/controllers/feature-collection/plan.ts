@@ -1,6 +1,8 @@
+import type { ReasonOf } from '../../../core/resources/conditions.ts';
+import { featureCollectionConditions } from '../../../core/resources/feature-collection/conditions.ts';
 import type { FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
 import type { Plan } from '../../runtime/actions.ts';
-import { readinessConditions, type Readiness } from '../../runtime/readiness.ts';
+import { readinessConditions, readinessOf, type Readiness } from '../../runtime/readiness.ts';
 
 /** The newest refresh run of a collection, as far as its readiness is concerned. */
 export interface RefreshRun {
@@ -17,32 +19,27 @@ export interface FeatureCollectionObserved {
   latestRun: RefreshRun | undefined;
 }
 
-function readinessOf(collection: FeatureCollection, observed: FeatureCollectionObserved): Readiness {
+function summaryOf(collection: FeatureCollection, observed: FeatureCollectionObserved): Readiness {
   const { status, spec } = collection;
   const run = observed.latestRun;
   const refreshing = run && !run.finished ? `; refresh ${run.name} is running` : '';
   const failed = run?.phase === 'failed' ? `; the last refresh (${run.name}) failed: ${run.error?.message ?? ''}` : '';
+  const summary = (reason: ReasonOf<typeof featureCollectionConditions>, message: string) =>
+    readinessOf(featureCollectionConditions, reason, message);
   if (status?.path)
-    return {
-      state: 'ready',
-      reason: 'Stored',
-      message: `Serving ${status.featureCount ?? 0} features from ${status.path}${refreshing}${failed}`,
-    };
+    return summary('Stored', `Serving ${status.featureCount ?? 0} features from ${status.path}${refreshing}${failed}`);
   if (spec.source && !observed.sourceExists)
-    return { state: 'stalled', reason: 'SourceNotFound', message: `DataSource ${spec.source} does not exist.` };
-  if (run && !run.finished)
-    return { state: 'progressing', reason: 'Refreshing', message: `Refresh ${run.name} is running.` };
+    return summary('SourceNotFound', `DataSource ${spec.source} does not exist.`);
+  if (run && !run.finished) return summary('Refreshing', `Refresh ${run.name} is running.`);
   if (run?.phase === 'failed')
-    return {
-      state: 'stalled',
-      reason: 'RefreshFailed',
-      message: `Refresh ${run.name} failed (${run.error?.type ?? 'Unknown'}): ${run.error?.message ?? ''}`,
-    };
-  return {
-    state: 'progressing',
-    reason: 'AwaitingRefresh',
-    message: `Nothing is stored yet; POST /features/${collection.metadata.name}/refresh fetches it.`,
-  };
+    return summary(
+      'RefreshFailed',
+      `Refresh ${run.name} failed (${run.error?.type ?? 'Unknown'}): ${run.error?.message ?? ''}`,
+    );
+  return summary(
+    'AwaitingRefresh',
+    `Nothing is stored yet; POST /features/${collection.metadata.name}/refresh fetches it.`,
+  );
 }
 
 /**
@@ -55,7 +52,7 @@ export function planFeatureCollection(
   observed: FeatureCollectionObserved,
   now: Date,
 ): Plan {
-  const readiness = readinessOf(collection, observed);
+  const readiness = summaryOf(collection, observed);
   const status = collection.status ?? {};
   const conditions = readinessConditions(
     status.conditions,

@@ -6,13 +6,10 @@ import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.t
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { committedRange, readCurrentCube } from '../../../core/sync/committed.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
-import {
-  defaultIngestionPlanOptions,
-  jobNameFor,
-  planIngestion,
-  type IngestionObserved,
-  type IngestionPlanOptions,
-} from './plan.ts';
+import { jobNameFor } from './attempt.ts';
+import type { IngestionObserved } from './observed.ts';
+import { defaultIngestionPlanOptions, type IngestionPlanOptions } from './options.ts';
+import { planIngestion } from './plan.ts';
 
 /** Creation order, with the name breaking ties, so that of two runs exactly one counts as first. */
 function createdBefore(a: Ingestion, b: Ingestion): boolean {

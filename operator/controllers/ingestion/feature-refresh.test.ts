@@ -5,7 +5,8 @@ import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Action } from '../../runtime/actions.ts';
-import { planIngestion, type IngestionObserved } from './plan.ts';
+import type { IngestionObserved } from './observed.ts';
+import { planIngestion } from './plan.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const instance = { storageRoot: '/store', bbox: [-13.5, 6.9, -10.2, 10] as [number, number, number, number] };

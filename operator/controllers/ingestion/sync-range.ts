@@ -1,8 +1,9 @@
 import { PeriodError } from '../../../core/periods/index.ts';
 import { currentVersionOf } from '../../../core/resources/dataset/schema.ts';
 import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import type { RunErrorCode } from '../../../core/runs/errors.ts';
 import { planSync, type SyncDetail } from '../../../core/sync/plan.ts';
-import type { IngestionObserved } from './plan.ts';
+import type { IngestionObserved } from './observed.ts';
 
 /** What a sync attempt does, decided from the committed store when the attempt starts. */
 export type SyncStart =
@@ -10,7 +11,7 @@ export type SyncStart =
   | { kind: 'fetch'; range: { start: string; end: string }; base?: string; detail: SyncDetail }
   /** Nothing to fetch: the run succeeds without a job and without a dataset.updated event. */
   | { kind: 'upToDate'; detail: SyncDetail }
-  | { kind: 'fail'; type: string; message: string };
+  | { kind: 'fail'; type: RunErrorCode; message: string };
 
 /**
  * Plans a sync run's attempt from what the store committed, not from the run's first plan: an attempt after

@@ -1,7 +1,8 @@
 import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
 import type { Schedule } from '../../../core/resources/schedule/schema.ts';
+import { scheduleConditions } from '../../../core/resources/schedule/conditions.ts';
 import type { Plan } from '../../runtime/actions.ts';
-import { readinessConditions, type Readiness } from '../../runtime/readiness.ts';
+import { eventOf, readinessConditions, readinessOf, type Readiness } from '../../runtime/readiness.ts';
 import { checkDataset, type ScheduleCheckObserved } from './check.ts';
 import { nextTick, ScheduleSpecError } from './cron.ts';
 
@@ -33,7 +34,7 @@ export function planSchedule(schedule: Schedule, observed: ScheduleObserved, now
   if (!schedule.spec.enabled)
     return {
       actions: [
-        write({ ...status, nextCheck: undefined }, { state: 'ready', reason: 'Disabled', message: 'Checks are off.' }),
+        write({ ...status, nextCheck: undefined }, readinessOf(scheduleConditions, 'Disabled', 'Checks are off.')),
       ],
       outcome: { kind: 'done', reason: 'disabled' },
     };
@@ -50,7 +51,7 @@ export function planSchedule(schedule: Schedule, observed: ScheduleObserved, now
       actions: [
         write(
           { ...status, nextCheck: undefined, lastOutcome: 'error', lastMessage: err.message },
-          { state: 'stalled', reason: 'InvalidSchedule', message: err.message },
+          readinessOf(scheduleConditions, 'InvalidSchedule', err.message),
         ),
       ],
       outcome: { kind: 'done', reason: 'invalid schedule' },
@@ -62,7 +63,7 @@ export function planSchedule(schedule: Schedule, observed: ScheduleObserved, now
       actions: [
         write(
           { ...status, nextCheck: due.toISOString() },
-          { state: 'ready', reason: 'Waiting', message: `Next check at ${due.toISOString()}.` },
+          readinessOf(scheduleConditions, 'Waiting', `Next check at ${due.toISOString()}.`),
         ),
       ],
       outcome: { kind: 'requeueAfter', ms: due.getTime() - now.getTime(), reason: 'waiting for the next tick' },
@@ -81,13 +82,9 @@ export function planSchedule(schedule: Schedule, observed: ScheduleObserved, now
           lastMessage: check.message,
           lastJobId: check.run?.metadata.name ?? status.lastJobId,
         },
-        check.outcome === 'error'
-          ? { state: 'stalled', reason: 'CheckFailed', message: check.message }
-          : { state: 'ready', reason: 'Checked', message: check.message },
+        readinessOf(scheduleConditions, check.outcome === 'error' ? 'CheckFailed' : 'Checked', check.message),
       ),
-      ...(check.run
-        ? [{ kind: 'event' as const, type: 'Normal' as const, reason: 'Submitted', message: check.message }]
-        : []),
+      ...(check.run ? [eventOf(scheduleConditions, 'Submitted', check.message)] : []),
     ],
     outcome: { kind: 'requeueAfter', ms: following.getTime() - now.getTime(), reason: `checked: ${check.outcome}` },
   };

@@ -49,8 +49,11 @@ const cases: [string, Partial<AttemptObservation>, Partial<JobState>][] = [
   ],
   [
     'a reported error fails it with the error type of the task',
-    { job: jobWith(started), report: report({ end: { type: 'error', errorType: 'SourceUnavailable', message: 'm' } }) },
-    { phase: 'failed', error: { type: 'SourceUnavailable', message: 'm' } },
+    {
+      job: jobWith(started),
+      report: report({ end: { type: 'error', errorType: 'UpstreamUnavailable', message: 'm' } }),
+    },
+    { phase: 'failed', error: { type: 'UpstreamUnavailable', message: 'm' } },
   ],
   ['a reported cancel cancels it', { report: report({ end: { type: 'cancelled' } }) }, { phase: 'cancelled' }],
   [

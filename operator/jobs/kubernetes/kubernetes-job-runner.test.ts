@@ -1,3 +1,6 @@
+// Over 400 lines: the runner's behaviours through a cluster (watch, adoption, deletion, history, namespaces) share one
+// setup of an embedded cluster, a run and a runner, which a split of this file would repeat. Its pure parts are
+// tested beside them (job-state, job-creation, job-history, job-manifest).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,12 +154,12 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
       runner.start(split('run-a1'));
       await eventually(() => jobNamed('run-a1'));
       const failing = partReporter('run-a1', 1);
-      failing.report({ type: 'error', errorType: 'ProviderError', message: 'upstream answered 503' });
+      failing.report({ type: 'error', errorType: 'UpstreamUnavailable', message: 'upstream answered 503' });
       await failing.flushed();
       const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
       expect(state).toMatchObject({
         phase: 'failed',
-        error: { type: 'ProviderError', message: 'upstream answered 503' },
+        error: { type: 'UpstreamUnavailable', message: 'upstream answered 503' },
       });
     });
 
@@ -183,7 +186,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
 
   it('ignores a report of an earlier attempt', async () => {
     const earlier = statusReporter(cluster, target('run-a1'));
-    earlier.report({ type: 'error', errorType: 'SourceUnavailable', message: 'down' });
+    earlier.report({ type: 'error', errorType: 'UpstreamUnavailable', message: 'down' });
     await earlier.flushed();
     runner.start(spec('run-a2'));
     await eventually(() => jobNamed('run-a2'));
@@ -233,67 +236,12 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     expect((await stateBecomes('run-a1', (s) => s.phase !== 'running')).phase).toBe('cancelled');
   });
 
+  // The refusals and retries of a Job's creation are tested in job-creation.test.ts.
   it('fails an attempt at once when its input is too large for an argument, creating no Job', async () => {
     runner.start(spec('run-a1', 'x'.repeat(200_000)));
     const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
     expect(state.error?.type).toBe('InputTooLarge');
     expect(await jobNamed('run-a1')).toBeUndefined();
-  });
-
-  describe('a Job creation that fails for a reason a retry can cure', () => {
-    /** The cluster with Job creations failing as `fail` says: before the server saw them, or after it stored them. */
-    const failingCreates = (fail: (call: number) => 'before' | 'after' | undefined) => {
-      let calls = 0;
-      const create = async (kind: typeof jobKind, object: BatchJob, writeOptions: unknown) => {
-        const failure = kind === jobKind ? fail(++calls) : undefined;
-        if (failure === 'before') throw new ApiError('InternalError', 'the proxy answered 500');
-        const created = await cluster.create(kind, object, writeOptions as never);
-        if (failure === 'after') throw new TypeError('fetch failed: the connection closed before the answer');
-        return created;
-      };
-      const failing = new Proxy(cluster, {
-        get: (target, member) => {
-          if (member === 'create') return create;
-          const value: unknown = Reflect.get(target, member);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
-      return { cluster: failing, calls: () => calls };
-    };
-    const restartOn = async (connection: ReturnType<typeof failingCreates>) => {
-      await runner.stop();
-      runner = new KubernetesJobRunner({ ...options(), cluster: connection.cluster, createRetryMs: 10 });
-      runner.onChange((job, state) => heard.push([job.owner.name, state]));
-      await runner.sync();
-    };
-
-    it('is retried until the Job exists, and the attempt never fails', async () => {
-      const connection = failingCreates((call) => (call <= 2 ? 'before' : undefined));
-      await restartOn(connection);
-      runner.start(spec('run-a1'));
-      await eventually(() => jobNamed('run-a1'));
-      expect(connection.calls()).toBe(3);
-      await stateBecomes('run-a1', (s) => s.phase === 'running');
-      expect(heard.map(([, state]) => state.phase)).not.toContain('failed');
-    });
-
-    it('that the server committed before the answer was lost counts as created: one Job, the attempt running', async () => {
-      const connection = failingCreates((call) => (call === 1 ? 'after' : undefined));
-      await restartOn(connection);
-      runner.start(spec('run-a1'));
-      await eventually(async () => (connection.calls() >= 2 ? true : undefined));
-      const { items } = await cluster.list<BatchJob>(jobKind, { namespace: 'default' });
-      expect(items.map((job) => job.metadata.name)).toEqual(['run-a1']);
-      expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
-      expect(heard.map(([, state]) => state.phase)).not.toContain('failed');
-    });
-
-    it('fails the attempt when the refusal is one a retry cannot change', async () => {
-      await cluster.delete(ingestionKind, 'run', 'default');
-      runner.start(spec('run-a1'));
-      const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
-      expect(state.error).toMatchObject({ type: 'JobNotCreated', message: expect.stringContaining('is gone') });
-    });
   });
 
   it('counts a Job that went while its watch was broken as deleted when it relists', async () => {
@@ -472,7 +420,7 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
       for (const name of names) await eventually(() => jobNamed(name, 'stratus'));
 
       const reporter = statusReporter(cluster, { ...target('run-a1'), namespace: 'other' });
-      reporter.report({ type: 'error', errorType: 'SourceUnavailable', message: 'down' });
+      reporter.report({ type: 'error', errorType: 'UpstreamUnavailable', message: 'down' });
       await reporter.flushed();
       await stateBecomes('run-a1', (s) => s.phase === 'failed', 'other');
       expect(runner.get('run-a1', 'default')).toMatchObject({ phase: 'running' });
@@ -481,13 +429,6 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
       runner.cancel('run-a1', 'default');
       await jobGone(names[0]!, 'stratus');
       expect(await jobNamed('run-a1', 'stratus')).toBeDefined();
-    });
-
-    it('refuses an attempt that needs a Secret of the run namespace, creating no Job', async () => {
-      runner.start({ ...spec('run-a1'), env: [{ name: 'TOKEN', secretKeyRef: { name: 'creds', key: 'token' } }] });
-      const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
-      expect(state.error?.type).toBe('CredentialsAcrossNamespaces');
-      expect(await jobNamed(workerJobName('run-a1', 'default', 'stratus'), 'stratus')).toBeUndefined();
     });
   });
 });

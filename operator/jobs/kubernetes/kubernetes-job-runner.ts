@@ -1,26 +1,23 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
-import { ApiError, isApiError, isRetriable } from '../../../core/cluster/errors.ts';
+import { isApiError } from '../../../core/cluster/errors.ts';
+import { inform } from '../../../core/cluster/informer.ts';
 import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
-import { inform } from '../../../core/cluster/informer.ts';
+import type { RunErrorCode } from '../../../core/runs/errors.ts';
 import type { WorkerReport } from '../../worker/protocol.ts';
 import { attemptKey, type JobRunner, type JobSpec, type JobState } from '../runner.ts';
+import { createAttemptJob } from './job-creation.ts';
+import { beyondHistory, historyDefaults, type HistoryLimits } from './job-history.ts';
 import {
   ATTEMPT_ANNOTATION,
-  inputBytes,
   LABELS,
-  MAX_INPUT_BYTES,
   WORKER_SELECTOR,
-  workerJobFor,
   workerJobName,
   type BatchJob,
   type WorkerJobOptions,
 } from './job-manifest.ts';
-import { jobFailed, jobStateOf, jobSucceeded, reportsOf } from './job-state.ts';
-
-export const FIELD_MANAGER = 'stratus-operator';
+import { jobStateOf, jobSucceeded, reportsOf } from './job-state.ts';
 
 export interface KubernetesJobRunnerOptions {
   cluster: Cluster;
@@ -44,11 +41,6 @@ export interface KubernetesJobRunnerOptions {
    */
   indexedJobs?: boolean;
 }
-
-/** Creation order; a second's resolution, so the attempt name breaks ties. */
-const createdAt = (job: BatchJob) => `${job.metadata.creationTimestamp ?? ''} ${job.metadata.name}`;
-
-export const historyDefaults = { successful: 1, failed: 3 };
 
 interface Attempt {
   spec: JobSpec;
@@ -86,7 +78,7 @@ interface RunOfJob {
 export class KubernetesJobRunner implements JobRunner {
   readonly #options: KubernetesJobRunnerOptions;
   readonly #now: () => Date;
-  readonly #history: { successful: number; failed: number };
+  readonly #history: HistoryLimits;
   /** Attempts, their Jobs and their reports, by attempt key. */
   readonly #attempts = new Map<string, Attempt>();
   readonly #jobs = new Map<string, BatchJob>();
@@ -170,66 +162,13 @@ export class KubernetesJobRunner implements JobRunner {
     const key = keyOfSpec(spec);
     if (this.#attempts.has(key) || this.#jobs.has(key)) return;
     this.#attempts.set(key, { spec, requestedAt: this.#now().toISOString(), cancelRequested: false });
-    void this.#createRetrying(spec);
-    this.#observed(key);
-  }
-
-  /**
-   * Creates the attempt's Job, retrying failures a retry can cure rather than failing the attempt: a failed
-   * attempt makes the planner start the next one, while this one's Job may exist all the same (the server can
-   * commit a create whose answer is lost). The Job's name makes a retry safe: AlreadyExists means created.
-   */
-  async #createRetrying(spec: JobSpec): Promise<void> {
-    const { logger, createRetryMs = 500 } = this.#options;
-    const signal = this.#abort.signal;
-    const key = keyOfSpec(spec);
-    for (let delay = createRetryMs; ; delay = Math.min(delay * 2, 30_000)) {
-      try {
-        await this.#create(spec);
-        return;
-      } catch (err) {
-        if (isApiError(err, 'AlreadyExists')) return;
-        // Stopped: the next leader finds the Job or starts the attempt. Cancelled, or forgotten with its run:
-        // there is nothing left to create.
-        const attempt = this.#attempts.get(key);
-        if (signal.aborted || !attempt || attempt.cancelRequested) return;
-        if (!isRetriable(err)) {
-          logger.warn({ err, job: key }, 'creating the worker Job failed');
-          this.#fail(key, 'JobNotCreated', `the worker Job could not be created: ${(err as Error).message}`);
-          return;
-        }
-        logger.warn({ err, job: key, retryInMs: delay }, 'creating the worker Job failed; retrying');
-        await sleep(delay, undefined, { signal }).catch(() => undefined);
-        if (signal.aborted) return;
-      }
-    }
-  }
-
-  async #create(spec: JobSpec): Promise<void> {
-    const { cluster, job: options } = this.#options;
-    if (inputBytes(spec) > MAX_INPUT_BYTES) {
-      this.#fail(keyOfSpec(spec), 'InputTooLarge', `the attempt's input exceeds ${MAX_INPUT_BYTES} bytes`);
-      return;
-    }
-    const { kind, name, namespace } = spec.owner;
-    // A secretKeyRef names a Secret of the pod's own namespace: resolved in the Jobs' namespace, a run's Secret name
-    // would read whatever Secret of that name the store's namespace holds.
-    if (spec.env?.length && namespace !== options.namespace) {
-      this.#fail(
-        keyOfSpec(spec),
-        'CredentialsAcrossNamespaces',
-        `worker Jobs run in namespace ${options.namespace}, where the Secrets of namespace ${namespace} cannot be read: ` +
-          `runs that need credentials must be in ${options.namespace}`,
-      );
-      return;
-    }
-    const owner = await cluster.get(kind, name, namespace);
-    if (!owner?.metadata.uid) throw new ApiError('NotFound', `${kind.kind} ${name} is gone`);
-    const { parts, ...whole } = spec;
-    const runnable = parts && this.#options.indexedJobs !== false ? spec : whole;
-    await cluster.create(jobKind, workerJobFor(runnable, owner.metadata.uid, options), {
-      fieldManager: FIELD_MANAGER,
+    void createAttemptJob(spec, {
+      ...this.#options,
+      signal: this.#abort.signal,
+      wanted: () => this.#attempts.get(key)?.cancelRequested === false,
+      fail: (error) => this.#fail(key, error.type, error.message),
     });
+    this.#observed(key);
   }
 
   cancel(name: string, namespace: string | undefined): void {
@@ -322,16 +261,10 @@ export class KubernetesJobRunner implements JobRunner {
   #pruneHistory(changed: BatchJob): void {
     const run = this.#runOf(changed);
     if (!run) return;
-    const finished = { successful: [] as BatchJob[], failed: [] as BatchJob[] };
-    for (const [key, job] of this.#jobs) {
-      if (this.#runOf(job)?.uid !== run.uid || this.#stateOf(key)?.phase === 'running') continue;
-      if (jobSucceeded(job)) finished.successful.push(job);
-      else if (jobFailed(job)) finished.failed.push(job);
-    }
-    for (const outcome of ['successful', 'failed'] as const) {
-      const newestFirst = finished[outcome].sort((a, b) => createdAt(b).localeCompare(createdAt(a)));
-      for (const job of newestFirst.slice(this.#history[outcome])) void this.#deleteJob(job, 'history limit');
-    }
+    const finished = [...this.#jobs]
+      .filter(([key, job]) => this.#runOf(job)?.uid === run.uid && this.#stateOf(key)?.phase !== 'running')
+      .map(([, job]) => job);
+    for (const job of beyondHistory(finished, this.#history)) void this.#deleteJob(job, 'history limit');
   }
 
   /** Deletes the Jobs of runs in other namespaces that are gone: no garbage collector does it for them. */
@@ -430,7 +363,7 @@ export class KubernetesJobRunner implements JobRunner {
   }
 
   /** Records an end the worker could not report, as if it had. */
-  #fail(key: string, errorType: string, message: string): void {
+  #fail(key: string, errorType: RunErrorCode, message: string): void {
     const job = this.#attemptOf(key)?.spec.name ?? key;
     this.#reports.set(key, { job, at: this.#now().toISOString(), end: { type: 'error', errorType, message } });
     this.#observed(key);

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import type { JobState } from '../../jobs/runner.ts';
+import {
+  dataset,
+  expectPlan,
+  job,
+  now,
+  observe,
+  run,
+  statusOf,
+  stepPlan,
+  syncRun,
+  version,
+  type Row,
+} from '../../../test/fixtures/ingestion-runs.ts';
+import { finish } from './finish.ts';
+
+const rows: Row[] = [
+  {
+    name: 'a succeeded attempt switches the dataset to the new version, then marks the run successful',
+    resource: run({ phase: 'running', attempt: 1 }),
+    observed: observe({
+      dataset: dataset([version('v1', '2023-12-01', '2023-12-31')]),
+      job: job('succeeded', {
+        result: { datasetId: 'sample', version: version('v2', '2024-01-01', '2024-01-31') },
+        finishedAt: '2026-11-22T12:00:00Z',
+      }),
+    }),
+    want: {
+      phase: 'successful',
+      kinds: ['patchStatusOf', 'patchStatus', 'event'],
+      ready: 'True',
+      reason: 'Succeeded',
+      outcome: 'done',
+      extra: {
+        result: { datasetId: 'sample', reused: false, version: 'v2' },
+        events: [
+          {
+            type: 'dataset.updated',
+            source: '/datasets/sample',
+            eventID: 'run:1',
+            data: {
+              dataset_id: 'sample',
+              version: 'v2',
+              action: 'rematerialize',
+              previous_end: '2023-12-31',
+              current_start: '2024-01-01',
+              current_end: '2024-01-31',
+            },
+          },
+        ],
+      },
+    },
+  },
+  {
+    name: 'a succeeded attempt with a result the planner cannot read fails the run',
+    resource: run({ phase: 'running', attempt: 1 }),
+    observed: observe({ job: job('succeeded', { result: { periods: 31 } }) }),
+    want: { phase: 'failed', kinds: ['patchStatus', 'event'], ready: 'False', reason: 'WorkerError', outcome: 'done' },
+  },
+  {
+    name: 'a first version creates the dataset in the dataset.updated event',
+    resource: run({ phase: 'running', attempt: 1 }),
+    observed: observe({
+      job: job('succeeded', { result: { datasetId: 'sample', version: version('v1', '2024-01-01', '2024-01-31') } }),
+    }),
+    want: {
+      phase: 'successful',
+      kinds: ['patchStatusOf', 'patchStatus', 'event'],
+      reason: 'Succeeded',
+      outcome: 'done',
+      extra: { events: [{ data: { action: 'create', previous_end: null } }] },
+    },
+  },
+  {
+    name: 'an attempt that stopped on cancellation cancels the run, without an event',
+    resource: run({ phase: 'running', attempt: 1 }),
+    observed: observe({ job: job('cancelled', { finishedAt: '2026-11-22T11:59:30Z' }) }),
+    want: {
+      phase: 'cancelled',
+      kinds: ['patchStatus'],
+      ready: 'False',
+      reason: 'Cancelled',
+      outcome: 'done',
+      extra: { finishedAt: '2026-11-22T11:59:30Z' },
+    },
+  },
+];
+
+describe('Ingestion planner: the finish step', () => {
+  it.each(rows.map((r) => [r.name, r] as const))('%s', (_name, row) =>
+    expectPlan(stepPlan(finish, row.resource, row.observed), row.want),
+  );
+
+  it('keeps the retained versions only, newest last, in the switch', () => {
+    const versions = [version('v1', '2023-11-01', '2023-11-30'), version('v2', '2023-12-01', '2023-12-31')];
+    const plan = stepPlan(
+      finish,
+      run({ phase: 'running', attempt: 1 }, { publish: true }),
+      observe({
+        dataset: dataset(versions),
+        job: job('succeeded', { result: { datasetId: 'sample', version: version('v3', '2024-01-01', '2024-01-31') } }),
+      }),
+    )!;
+    const switchAction = plan.actions[0];
+    expect(switchAction).toMatchObject({ kind: 'patchStatusOf', name: 'sample' });
+    if (switchAction?.kind !== 'patchStatusOf') return;
+    expect(switchAction.status).toMatchObject({
+      currentVersion: 'v3',
+      extent: { temporal: { start: '2024-01-01', end: '2024-01-31' } },
+      publication: { status: 'published', publishedAt: now.toISOString() },
+    });
+    expect((switchAction.status.versions as { id: string }[]).map((v) => v.id)).toEqual(['v2', 'v3']);
+  });
+
+  describe('of sync runs', () => {
+    const stored = dataset([version('v1', '2026-11-01', '2026-11-20')]);
+    /** The plan once an attempt appended 2026-11-21 and 2026-11-22 to the stored periods. */
+    const appended = (status: Ingestion['status'], extra: Partial<JobState> = {}) =>
+      stepPlan(
+        finish,
+        syncRun(status),
+        observe({
+          dataset: stored,
+          job: job('succeeded', {
+            result: { datasetId: 'sample', version: version('v2', '2026-11-01', '2026-11-22'), action: 'append' },
+            ...extra,
+          }),
+        }),
+      )!;
+
+    it('keeps the last progress of an attempt that ended before a running status was written', () => {
+      const plan = appended(
+        { phase: 'accepted', attempt: 1 },
+        { progress: { done: 2, total: 2, message: 'stored 2026-11-22' } },
+      );
+      expect(statusOf(plan.actions)).toMatchObject({
+        phase: 'successful',
+        progress: { done: 2, total: 2, percent: 100 },
+      });
+    });
+
+    it('records an append as the action of the dataset.updated event', () => {
+      const plan = appended({ phase: 'running', attempt: 1 });
+      expect(statusOf(plan.actions)!.events).toEqual([
+        expect.objectContaining({
+          data: expect.objectContaining({ action: 'append', previous_end: '2026-11-20', current_end: '2026-11-22' }),
+        }),
+      ]);
+    });
+  });
+});

@@ -1,0 +1,26 @@
+import type { IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
+import type { JobState } from '../../jobs/runner.ts';
+import type { Step } from './transition.ts';
+
+/**
+ * The attempt's last report as the run's progress, with its percent; a short attempt may end before a running
+ * status was ever written, so the steps that finish a run keep it too.
+ */
+export function progressOf(job: JobState | undefined, status: IngestionStatus): IngestionStatus['progress'] {
+  if (!job?.progress) return status.progress;
+  const { done, total } = job.progress;
+  return { ...job.progress, percent: total > 0 ? Math.round((done / total) * 1000) / 10 : 0 };
+}
+
+/** The follow step, while the attempt runs: the run is running, with the attempt's progress. */
+export const follow: Step = ({ observed: { job }, status, attempt, run }) => {
+  if (job?.phase !== 'running') return undefined;
+  return {
+    status: {
+      set: { phase: 'running', startedAt: status.startedAt ?? job.startedAt, progress: progressOf(job, status) },
+      reason: 'Running',
+      message: `Attempt ${attempt} of ${run.spec.maxAttempts} running.`,
+    },
+    outcome: { kind: 'done', reason: 'attempt running' },
+  };
+};
