@@ -2,8 +2,8 @@ import fp from 'fastify-plugin';
 import type { Registry } from 'prom-client';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import type { InstanceConfig } from '../../../core/config/index.ts';
-import type { ImmutableFileCache } from '../../routes/stores/file-cache.ts';
-import type { IcechunkSnapshots } from '../../routes/stores/icechunk-snapshots.ts';
+import type { ImmutableFileCache } from '../../services/files/file-cache.ts';
+import type { IcechunkSnapshots } from '../../services/icechunk/icechunk-snapshots.ts';
 
 export interface VersionInfo {
   app: string;

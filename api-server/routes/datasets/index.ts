@@ -12,8 +12,8 @@ import {
   formatQuerySchema,
   resourceIdSchema,
 } from '../../schemas.ts';
-import { sendFile } from '../stores/file-response.ts';
-import { datasetDetailRecord, datasetRecord } from './record.ts';
+import { sendFile } from '../../services/files/file-response.ts';
+import { datasetDetailRecord, datasetRecord } from '../../records/dataset.ts';
 import { datasetListPage, datasetPage } from './pages.ts';
 
 /** Managed datasets, read from Dataset resources through the Cluster port. */

@@ -1,5 +1,5 @@
 import { field, html, page } from '../../views/html.ts';
-import type { DatasetDetailRecord, DatasetRecord } from './record.ts';
+import type { DatasetDetailRecord, DatasetRecord } from '../../records/dataset.ts';
 
 const period = (r: DatasetRecord) => `${r.extent.temporal.start ?? '—'} … ${r.extent.temporal.end ?? '—'}`;
 

@@ -13,9 +13,9 @@ import {
   ingestionJobSchema,
   resourceIdSchema,
 } from '../../schemas.ts';
-import { accepted, preferAsync, startRun, untilFinished } from '../ingestions/runs.ts';
-import { sendFile } from '../stores/file-response.ts';
-import { featureCollectionRecord, isPublished, isStored } from './record.ts';
+import { accepted, preferAsync, startRun, untilFinished } from '../../services/runs/runs.ts';
+import { sendFile } from '../../services/files/file-response.ts';
+import { featureCollectionRecord, isPublished, isStored } from '../../records/feature-collection.ts';
 
 const params = z.object({ collection_id: resourceIdSchema });
 

@@ -18,9 +18,9 @@ import {
   ingestionResponseSchema,
   resourceIdSchema,
 } from '../../schemas.ts';
-import { datasetRecord } from '../datasets/record.ts';
-import { ingestionJob } from './record.ts';
-import { accepted, preferAsync, startRun, untilFinished } from './runs.ts';
+import { datasetRecord } from '../../records/dataset.ts';
+import { ingestionJob } from '../../records/ingestion-job.ts';
+import { accepted, preferAsync, startRun, untilFinished } from '../../services/runs/runs.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
 export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {

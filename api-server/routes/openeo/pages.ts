@@ -1,5 +1,5 @@
 import { field, html, page, table } from '../../views/html.ts';
-import type { StacCollection } from '../stac/stac.ts';
+import type { StacCollection } from '../../services/catalogue/stac.ts';
 import type { ProcessDescription } from './process-catalogue.ts';
 
 export function collectionListPage(instanceName: string, collections: StacCollection[]): string {

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { collectionKinds, findCollection, publishedCollections } from './collection-kinds.ts';
-import { JSON_TYPE, STAC_VERSION } from './stac.ts';
+import { collectionKinds, findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
+import { JSON_TYPE, STAC_VERSION } from '../../services/catalogue/stac.ts';
 
 export const stacDocumentSchema = z
   .record(z.string(), z.unknown())

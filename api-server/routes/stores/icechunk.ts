@@ -8,7 +8,7 @@ import { isTransientName } from '../../../core/stores/icechunk/file-storage.ts';
 import { icechunkDir, isSafeKey, isSafeName, resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { resourceIdSchema } from '../../schemas.ts';
-import { listDirectory, sendFile } from './file-response.ts';
+import { listDirectory, sendFile } from '../../services/files/file-response.ts';
 import { storeResponses } from './zarr.ts';
 
 /**

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { isSafeKey, resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { listDirectory, sendEntity } from './file-response.ts';
-import type { ZarrKeys } from './zarr-keys.ts';
+import { listDirectory, sendEntity } from '../../services/files/file-response.ts';
+import type { ZarrKeys } from '../../services/zarr/zarr-keys.ts';
 
 export const storeListingSchema = z
   .object({

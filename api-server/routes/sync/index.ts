@@ -8,8 +8,8 @@ import { committedRange, readCurrentCube } from '../../../core/sync/committed.ts
 import { planSync, type SyncDetail } from '../../../core/sync/plan.ts';
 import { HttpError } from '../../errors.ts';
 import { commonErrorResponses, errorDetailSchema, ingestionJobSchema, resourceIdSchema } from '../../schemas.ts';
-import { datasetRecord } from '../datasets/record.ts';
-import { accepted, preferAsync, startRun, untilFinished } from '../ingestions/runs.ts';
+import { datasetRecord } from '../../records/dataset.ts';
+import { accepted, preferAsync, startRun, untilFinished } from '../../services/runs/runs.ts';
 import { syncDetailSchema, syncPlanQuerySchema, syncRequestSchema, syncResponseSchema } from './schemas.ts';
 
 /** Sync: moving a managed dataset forward from what its store holds (docs/sync.md). */

@@ -13,8 +13,8 @@ import {
   wellKnownSchema,
 } from '../../schemas.ts';
 import { publicBaseUrl } from '../../public-url.ts';
-import { CONFORMS_TO, OPENEO_API_VERSION } from '../openeo/conformance.ts';
-import { STAC_VERSION } from '../stac/stac.ts';
+import { CONFORMS_TO, OPENEO_API_VERSION } from '../../services/catalogue/conformance.ts';
+import { STAC_VERSION } from '../../services/catalogue/stac.ts';
 import { landingPage } from './landing-page.ts';
 import { listIcechunkObjects, listObjectsQuerySchema } from '../stores/icechunk.ts';
 

@@ -2,10 +2,10 @@ import type { Cluster } from '../../../core/cluster/port.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { isSafeKey, resolveKey, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
-import { ByteBudgetLru } from './byte-budget-lru.ts';
-import { readImmutableFile } from './file-cache.ts';
-import { fileEntity, type Entity } from './file-response.ts';
-import type { IcechunkSnapshots } from './icechunk-snapshots.ts';
+import { ByteBudgetLru } from '../cache/byte-budget-lru.ts';
+import { readImmutableFile } from '../files/file-cache.ts';
+import { fileEntity, type Entity } from '../files/file-response.ts';
+import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
 
 const METADATA_KEYS = new Set(['.zarray', '.zattrs', '.zgroup', '.zmetadata', 'zarr.json']);
 /** What one cached entity costs beyond its bytes, so that the cache also bounds how many it holds. */

@@ -5,7 +5,7 @@ import { storeFile } from '../../../core/stores/layout.ts';
 import { resourceIdSchema } from '../../schemas.ts';
 import { storedColumns } from '../../../core/features/columns.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
-import { isPublished as isPublishedCollection, isStored } from '../features/record.ts';
+import { isPublished as isPublishedCollection, isStored } from '../../records/feature-collection.ts';
 import { featureStacCollection } from './feature-collection.ts';
 import { rasterCollection } from './raster-collection.ts';
 import type { CollectionLinks, StacCollection } from './stac.ts';

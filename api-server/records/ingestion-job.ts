@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { creationTimestamp } from '../../../core/cluster/objects.ts';
-import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
-import type { ingestionJobSchema } from '../../schemas.ts';
+import { creationTimestamp } from '../../core/cluster/objects.ts';
+import type { Ingestion } from '../../core/resources/ingestion/schema.ts';
+import type { ingestionJobSchema } from '../schemas.ts';
 
 export type IngestionJob = z.infer<typeof ingestionJobSchema>;
 

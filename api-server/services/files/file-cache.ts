@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { ByteBudgetLru } from './byte-budget-lru.ts';
+import { ByteBudgetLru } from '../cache/byte-budget-lru.ts';
 
 export interface CachedFile {
   size: number;

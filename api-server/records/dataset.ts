@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { creationTimestamp } from '../../../core/cluster/objects.ts';
-import type { Dataset } from '../../../core/resources/dataset/schema.ts';
-import type { datasetDetailRecordSchema, datasetRecordSchema } from '../../schemas.ts';
+import { creationTimestamp } from '../../core/cluster/objects.ts';
+import type { Dataset } from '../../core/resources/dataset/schema.ts';
+import type { datasetDetailRecordSchema, datasetRecordSchema } from '../schemas.ts';
 
 export type DatasetRecord = z.infer<typeof datasetRecordSchema>;
 export type DatasetDetailRecord = z.infer<typeof datasetDetailRecordSchema>;

@@ -7,7 +7,7 @@ import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { HttpError } from '../../errors.ts';
-import { ingestionJob } from './record.ts';
+import { ingestionJob } from '../../records/ingestion-job.ts';
 
 /** What the routes that start runs (ingestions, syncs, feature refreshes) share. */
 

@@ -1,7 +1,7 @@
 import type { Repository, Session } from '@earthmover/icechunk';
 import { openRepository } from '../../../core/stores/icechunk/repository.ts';
-import { ByteBudgetLru } from './byte-budget-lru.ts';
-import type { DirectoryEntry } from './file-response.ts';
+import { ByteBudgetLru } from '../cache/byte-budget-lru.ts';
+import type { DirectoryEntry } from '../files/file-response.ts';
 
 interface OpenSnapshot {
   session: Session;

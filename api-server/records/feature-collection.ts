@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { STORED_CRS } from '../../../core/features/crs.ts';
-import { GEOMETRY_COLUMN } from '../../../core/features/geoparquet.ts';
-import type { FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
-import type { featureCollectionRecordSchema } from '../../schemas.ts';
+import { STORED_CRS } from '../../core/features/crs.ts';
+import { GEOMETRY_COLUMN } from '../../core/features/geoparquet.ts';
+import type { FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
+import type { featureCollectionRecordSchema } from '../schemas.ts';
 
 export type FeatureCollectionRecord = z.infer<typeof featureCollectionRecordSchema>;
 
