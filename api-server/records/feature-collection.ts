@@ -1,8 +1,29 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { STORED_CRS } from '../../core/features/crs.ts';
 import { GEOMETRY_COLUMN } from '../../core/features/geoparquet.ts';
+import { artifactVersionSchema } from '../../core/resources/common.ts';
 import type { FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
-import type { featureCollectionRecordSchema } from '../schemas.ts';
+import { artifactCoverageSchema, coverageRecord } from './coverage.ts';
+
+/** The FeatureCollectionRecord of spec 1, which the feature routes answer. */
+export const featureCollectionRecordSchema = z
+  .object({
+    id: z.string().describe('Stable identifier, also the name it is loaded by.'),
+    name: z.string(),
+    description: z.string().nullable(),
+    license: z.string().default('other'),
+    license_url: z.string().nullable(),
+    attribution: z.string().nullable(),
+    id_property: z.string().describe('Property each feature is identified by.'),
+    feature_count: z.number().int(),
+    geometry_types: z.array(z.string()).describe('Types the stored file declares; empty means not stated.'),
+    primary_geometry: z.string().describe('Name of the geometry column.'),
+    crs: z.string().describe('CRS of the stored geometry.'),
+    version: artifactVersionSchema.meta({ id: 'ArtifactVersion' }).nullable(),
+    extent: artifactCoverageSchema,
+    last_updated: z.string(),
+  })
+  .meta({ id: 'FeatureCollectionRecord' });
 
 export type FeatureCollectionRecord = z.infer<typeof featureCollectionRecordSchema>;
 
@@ -40,12 +61,7 @@ export function featureCollectionRecord(
     primary_geometry: status.primaryGeometry ?? GEOMETRY_COLUMN,
     crs: status.crs ?? STORED_CRS,
     version: status.version ?? null,
-    // A status is written by merge patch, where null deletes a member: absent members read as null.
-    extent: {
-      spatial: status.extent.spatial,
-      spatial_wgs84: status.extent.spatialWgs84 ?? null,
-      temporal: { start: status.extent.temporal?.start ?? null, end: status.extent.temporal?.end ?? null },
-    },
+    extent: coverageRecord(status.extent),
     last_updated: status.lastUpdated,
   };
 }

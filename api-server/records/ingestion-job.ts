@@ -1,7 +1,41 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { creationTimestamp } from '../../core/cluster/objects.ts';
 import type { Ingestion } from '../../core/resources/ingestion/schema.ts';
-import type { ingestionJobSchema } from '../schemas.ts';
+import { linkSchema } from '../schemas.ts';
+
+const jobEventRecordSchema = z
+  .object({
+    type: z.string(),
+    source: z.string(),
+    data: z.record(z.string(), z.unknown()).optional(),
+    eventID: z.string(),
+    time: z.string(),
+  })
+  .meta({ id: 'JobEvent' });
+
+/** The job record of a run (DESIGN.md §4), which every route that starts runs answers with 202. */
+export const ingestionJobSchema = z
+  .object({
+    jobID: z.string(),
+    processID: z.string().describe('ingestion, sync or feature refresh.'),
+    type: z.literal('process'),
+    status: z.enum(['accepted', 'running', 'retrying', 'successful', 'failed', 'cancelled']),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    attempt: z.number().int(),
+    maxAttempts: z.number().int(),
+    progress: z
+      .object({ done: z.number(), total: z.number(), percent: z.number(), message: z.string().nullable() })
+      .nullable(),
+    result: z.record(z.string(), z.unknown()).nullable(),
+    error: z.object({ type: z.string(), message: z.string() }).meta({ id: 'JobError' }).nullable(),
+    cancelRequested: z.boolean(),
+    retryAfter: z.string().nullable(),
+    events: z.array(jobEventRecordSchema),
+    links: z.array(linkSchema),
+  })
+  .meta({ id: 'IngestionJob', description: 'The job record of an ingestion or sync run.' });
 
 export type IngestionJob = z.infer<typeof ingestionJobSchema>;
 

@@ -4,15 +4,10 @@ import { dataSourceKind, type DataSource } from '../../../core/resources/data-so
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { HttpError } from '../../errors.ts';
 import { negotiate, sendHtml } from '../../negotiation.ts';
-import {
-  commonErrorResponses,
-  dataSourceRecordSchema,
-  errorDetailSchema,
-  formatQuerySchema,
-  resourceIdSchema,
-} from '../../schemas.ts';
+import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
 import { dataSourceListPage, dataSourcePage } from './pages.ts';
 import { dataSourceRecord, sortSources } from './record.ts';
+import { dataSourceRecordSchema } from './schemas.ts';
 
 /** Dataset templates, read from DataSource resources; `ingestable` says whether this instance can fetch them. */
 export const dataSourceRoutes: FastifyPluginAsyncZod = async (app) => {

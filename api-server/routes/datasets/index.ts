@@ -4,17 +4,12 @@ import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resou
 import { NETCDF_FILE, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { negotiate, sendHtml } from '../../negotiation.ts';
-import {
-  commonErrorResponses,
-  datasetDetailRecordSchema,
-  datasetListResponseSchema,
-  errorDetailSchema,
-  formatQuerySchema,
-  resourceIdSchema,
-} from '../../schemas.ts';
+import { datasetRecord } from '../../records/dataset.ts';
+import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
 import { sendFile } from '../../services/files/file-response.ts';
-import { datasetDetailRecord, datasetRecord } from '../../records/dataset.ts';
+import { datasetDetailRecord } from './detail.ts';
 import { datasetListPage, datasetPage } from './pages.ts';
+import { datasetDetailRecordSchema, datasetListResponseSchema } from './schemas.ts';
 
 /** Managed datasets, read from Dataset resources through the Cluster port. */
 export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {

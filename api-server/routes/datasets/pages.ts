@@ -1,5 +1,6 @@
 import { field, html, page } from '../../views/html.ts';
-import type { DatasetDetailRecord, DatasetRecord } from '../../records/dataset.ts';
+import type { DatasetRecord } from '../../records/dataset.ts';
+import type { DatasetDetailRecord } from './detail.ts';
 
 const period = (r: DatasetRecord) => `${r.extent.temporal.start ?? '—'} … ${r.extent.temporal.end ?? '—'}`;
 

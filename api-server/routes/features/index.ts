@@ -6,16 +6,16 @@ import { featureCollectionKind, type FeatureCollection } from '../../../core/res
 import { storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import {
-  commonErrorResponses,
-  errorDetailSchema,
-  featureCollectionListResponseSchema,
+  featureCollectionRecord,
   featureCollectionRecordSchema,
-  ingestionJobSchema,
-  resourceIdSchema,
-} from '../../schemas.ts';
+  isPublished,
+  isStored,
+} from '../../records/feature-collection.ts';
+import { ingestionJobSchema } from '../../records/ingestion-job.ts';
+import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import { accepted, preferAsync, startRun, untilFinished } from '../../services/runs/runs.ts';
 import { sendFile } from '../../services/files/file-response.ts';
-import { featureCollectionRecord, isPublished, isStored } from '../../records/feature-collection.ts';
+import { featureCollectionListResponseSchema } from './schemas.ts';
 
 const params = z.object({ collection_id: resourceIdSchema });
 

@@ -9,18 +9,11 @@ import { datasetKind, type Dataset } from '../../../core/resources/dataset/schem
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { HttpError } from '../../errors.ts';
-import {
-  commonErrorResponses,
-  createIngestionRequestSchema,
-  errorDetailSchema,
-  ingestionJobSchema,
-  ingestionListResponseSchema,
-  ingestionResponseSchema,
-  resourceIdSchema,
-} from '../../schemas.ts';
 import { datasetRecord } from '../../records/dataset.ts';
-import { ingestionJob } from '../../records/ingestion-job.ts';
+import { ingestionJob, ingestionJobSchema } from '../../records/ingestion-job.ts';
+import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import { accepted, preferAsync, startRun, untilFinished } from '../../services/runs/runs.ts';
+import { createIngestionRequestSchema, ingestionListResponseSchema, ingestionResponseSchema } from './schemas.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
 export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -3,19 +3,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { negotiate, sendHtml } from '../../negotiation.ts';
-import {
-  appInfoSchema,
-  errorDetailSchema,
-  extentRecordSchema,
-  formatQuerySchema,
-  healthStatusSchema,
-  rootResponseSchema,
-  wellKnownSchema,
-} from '../../schemas.ts';
+import { errorDetailSchema, formatQuerySchema } from '../../schemas.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { CONFORMS_TO, OPENEO_API_VERSION } from '../../services/catalogue/conformance.ts';
 import { STAC_VERSION } from '../../services/catalogue/stac.ts';
 import { landingPage } from './landing-page.ts';
+import {
+  appInfoSchema,
+  extentRecordSchema,
+  healthStatusSchema,
+  rootResponseSchema,
+  wellKnownSchema,
+} from './schemas.ts';
 import { listIcechunkObjects, listObjectsQuerySchema } from '../stores/icechunk.ts';
 
 /** System and discovery routes of spec 1: root, health, info, extent and the openEO well-known document. */
