@@ -33,8 +33,11 @@ type StoredStatus = NonNullable<FeatureCollection['status']> & {
   lastUpdated: string;
 };
 
+/** A collection with a stored file. */
+export type StoredFeatureCollection = FeatureCollection & { status: StoredStatus };
+
 /** Whether a collection has a stored file: only then is it listed and described (spec 1: registered collections). */
-export function isStored(collection: FeatureCollection): collection is FeatureCollection & { status: StoredStatus } {
+export function isStored(collection: FeatureCollection): collection is StoredFeatureCollection {
   const status = collection.status;
   return status?.path !== undefined && status.extent !== undefined && status.lastUpdated !== undefined;
 }
@@ -44,9 +47,7 @@ export function isPublished(collection: FeatureCollection): boolean {
 }
 
 /** The FeatureCollectionRecord of spec 1 for a stored collection: snake_case, nulls where the resource has nothing. */
-export function featureCollectionRecord(
-  collection: FeatureCollection & { status: StoredStatus },
-): FeatureCollectionRecord {
+export function featureCollectionRecord(collection: StoredFeatureCollection): FeatureCollectionRecord {
   const { spec, metadata, status } = collection;
   return {
     id: metadata.name,

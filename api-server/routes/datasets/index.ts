@@ -84,7 +84,7 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
         (await sendFile(request, reply, storeFile(app.stratus.storageRoot, path), {
           contentType: 'image/png',
           etagPrefix: 'thumbnail',
-          cache: app.stratus.files,
+          cache: app.files,
         }));
       if (!sent) throw new HttpError('NotFound', `Dataset ${id} has no thumbnail yet`);
       return reply;
@@ -121,7 +121,7 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
         (await sendFile(request, reply, path, {
           contentType: 'application/x-netcdf',
           etagPrefix: version!.id,
-          cache: app.stratus.files,
+          cache: app.files,
         }));
       if (!sent) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
       return reply;

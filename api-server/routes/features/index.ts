@@ -13,7 +13,7 @@ import {
 } from '../../records/feature-collection.ts';
 import { ingestionJobSchema } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { accepted, preferAsync, startRun, untilFinished } from '../../services/runs/runs.ts';
+import { accepted, preferAsync, untilFinished } from '../../services/runs/replies.ts';
 import { sendFile } from '../../services/files/file-response.ts';
 import { featureCollectionListResponseSchema } from './schemas.ts';
 
@@ -97,7 +97,7 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
           .split('/')
           .at(-1)!
           .replace(/\.parquet$/, ''),
-        cache: app.stratus.files,
+        cache: app.files,
       });
       if (!sent) throw new HttpError('NotFound', `Feature collection ${id} has no stored file`);
       return reply;
@@ -151,9 +151,7 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
           'BadRequest',
           `Feature collection template ${templateName} declares no idProperty, the property features are identified by`,
         );
-      const run = await startRun(
-        cluster,
-        namespace,
+      const run = await app.runs.start(
         {
           source: templateName,
           datasetId: id,
@@ -166,7 +164,7 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
         'feature collection',
       );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
-      const done = await untilFinished(cluster, run, reply);
+      const done = await untilFinished(app.runs, run, reply);
       const job = `/ingestions/jobs/${run.metadata.name}`;
       if (done?.status?.phase === 'successful') return featureCollectionRecord(await storedCollection(id));
       if (done?.status?.phase === 'failed') {

@@ -12,7 +12,7 @@ import { HttpError } from '../../errors.ts';
 import { datasetRecord } from '../../records/dataset.ts';
 import { ingestionJob, ingestionJobSchema } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { accepted, preferAsync, startRun, untilFinished } from '../../services/runs/runs.ts';
+import { accepted, preferAsync, untilFinished } from '../../services/runs/replies.ts';
 import { createIngestionRequestSchema, ingestionListResponseSchema, ingestionResponseSchema } from './schemas.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
@@ -76,9 +76,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         if (err instanceof PeriodError) throw new HttpError('BadRequest', err.message);
         throw err;
       }
-      const run = await startRun(
-        cluster,
-        namespace,
+      const run = await app.runs.start(
         {
           source: source.metadata.name,
           datasetId: body.dataset_id,
@@ -93,7 +91,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         'dataset',
       );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
-      return responseOf((await untilFinished(cluster, run, reply)) ?? run);
+      return responseOf((await untilFinished(app.runs, run, reply)) ?? run);
     },
   );
 

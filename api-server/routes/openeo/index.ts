@@ -5,7 +5,7 @@ import { HttpError } from '../../errors.ts';
 import { negotiate, sendHtml } from '../../negotiation.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, formatQuerySchema } from '../../schemas.ts';
-import { collectionKinds, findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
+import { findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
 import { JSON_TYPE, type StacCollection } from '../../services/catalogue/stac.ts';
 import { CONFORMS_TO } from '../../services/catalogue/conformance.ts';
 import { fileFormats } from './file-formats.ts';
@@ -32,7 +32,7 @@ export interface OpenEoRoutesOptions {
  */
 export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (app, { processes }) => {
   const { config } = app.stratus;
-  const kinds = collectionKinds(app);
+  const kinds = app.collectionKinds;
   const base = (request: FastifyRequest) => publicBaseUrl(request, config.server.baseUrl);
 
   app.get(

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { collectionKinds, findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
+import { findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
 import { JSON_TYPE, STAC_VERSION } from '../../services/catalogue/stac.ts';
 
 export const stacDocumentSchema = z
@@ -14,7 +14,7 @@ export const stacDocumentSchema = z
 /** The static STAC catalogue: one Catalog whose children are the published collections of every kind. */
 export const stacRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config } = app.stratus;
-  const kinds = collectionKinds(app);
+  const kinds = app.collectionKinds;
   const base = (request: FastifyRequest) => publicBaseUrl(request, config.server.baseUrl);
 
   const catalog = async (request: FastifyRequest) => {

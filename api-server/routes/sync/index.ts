@@ -10,7 +10,7 @@ import { HttpError } from '../../errors.ts';
 import { ingestionJobSchema } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import { datasetRecord } from '../../records/dataset.ts';
-import { accepted, preferAsync, startRun, untilFinished } from '../../services/runs/runs.ts';
+import { accepted, preferAsync, untilFinished } from '../../services/runs/replies.ts';
 import { syncDetailSchema, syncPlanQuerySchema, syncRequestSchema, syncResponseSchema } from './schemas.ts';
 
 /** Sync: moving a managed dataset forward from what its store holds (docs/sync.md). */
@@ -101,9 +101,7 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
           sync_detail: detail,
         };
       // The run is pinned to this plan's target end, so it does not drift if it starts late.
-      const run = await startRun(
-        cluster,
-        namespace,
+      const run = await app.runs.start(
         {
           source: source.metadata.name,
           datasetId: id,
@@ -117,7 +115,7 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
         'dataset',
       );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
-      const done = (await untilFinished(cluster, run, reply)) ?? run;
+      const done = (await untilFinished(app.runs, run, reply)) ?? run;
       const after = await cluster.get<Dataset>(datasetKind, id, namespace);
       const result = done.status?.result as { upToDate?: boolean; syncDetail?: SyncDetail } | undefined;
       const phase = done.status?.phase ?? 'accepted';

@@ -15,7 +15,7 @@ import {
   rootResponseSchema,
   wellKnownSchema,
 } from './schemas.ts';
-import { listIcechunkObjects, listObjectsQuerySchema } from '../stores/icechunk.ts';
+import { listIcechunkObjects, listObjectsQuerySchema } from '../../services/icechunk/repositories.ts';
 
 /** System and discovery routes of spec 1: root, health, info, extent and the openEO well-known document. */
 export const systemRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -1,11 +1,17 @@
 import { stat } from 'node:fs/promises';
-import type { FastifyInstance } from 'fastify';
-import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
-import { storeFile } from '../../../core/stores/layout.ts';
-import { resourceIdSchema } from '../../schemas.ts';
+import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
 import { storedColumns } from '../../../core/features/columns.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
-import { isPublished as isPublishedCollection, isStored } from '../../records/feature-collection.ts';
+import { storeFile } from '../../../core/stores/layout.ts';
+import type { StratusContext } from '../../plugins/app/context.ts';
+import {
+  isPublished as isPublishedCollection,
+  isStored,
+  type StoredFeatureCollection,
+} from '../../records/feature-collection.ts';
+import { resourceIdSchema } from '../../schemas.ts';
+import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
 import { featureStacCollection } from './feature-collection.ts';
 import { rasterCollection } from './raster-collection.ts';
 import type { CollectionLinks, StacCollection } from './stac.ts';
@@ -27,29 +33,53 @@ export interface CollectionKind {
   collection(id: string, links: CollectionLinks): Promise<StacCollection | undefined>;
 }
 
-const isPublished = (dataset: Dataset) =>
-  dataset.spec.itemType !== 'feature' && dataset.status?.publication?.status === 'published';
+/** What the collection kinds read: resources, configuration, and the stores (Icechunk ones through snapshots). */
+export type CatalogueContext = Pick<StratusContext, 'cluster' | 'namespace' | 'config' | 'storageRoot'> & {
+  icechunk: IcechunkSnapshots;
+};
+
+/** A kind of collection whose collections are resources of one kind, each published while `listed` says so. */
+interface ResourceCollections<T extends KubeObject, Listed extends T> {
+  kind: KindRef;
+  listed(resource: T): resource is Listed;
+  title(resource: Listed): string;
+  collection(resource: Listed, links: CollectionLinks): Promise<StacCollection>;
+}
+
+function resourceCollections<T extends KubeObject, Listed extends T>(
+  { cluster, namespace }: CatalogueContext,
+  of: ResourceCollections<T, Listed>,
+): CollectionKind {
+  return {
+    async published() {
+      const { items } = await cluster.list<T>(of.kind, { namespace });
+      return items
+        .filter((r): r is Listed => of.listed(r))
+        .map((r) => ({ id: r.metadata.name, title: of.title(r) }))
+        .sort((a, b) => a.id.localeCompare(b.id));
+    },
+    async collection(id, links) {
+      // openEO takes any string as a collection id; one that no resource can be named is simply not found.
+      if (!resourceIdSchema.safeParse(id).success) return undefined;
+      const resource = await cluster.get<T>(of.kind, id, namespace);
+      return resource && of.listed(resource) ? of.collection(resource, links) : undefined;
+    },
+  };
+}
 
 async function fileExists(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isFile() ?? false;
 }
 
 /** Published raster datasets, each a data cube. */
-function rasterCollections(app: FastifyInstance): CollectionKind {
-  const { cluster, namespace, config, storageRoot, icechunk } = app.stratus;
-  return {
-    async published() {
-      const { items } = await cluster.list<Dataset>(datasetKind, { namespace });
-      return items
-        .filter(isPublished)
-        .map((d) => ({ id: d.metadata.name, title: d.spec.datasetName }))
-        .sort((a, b) => a.id.localeCompare(b.id));
-    },
-    async collection(id, links) {
-      // openEO takes any string as a collection id; one that no resource can be named is simply not found.
-      if (!resourceIdSchema.safeParse(id).success) return undefined;
-      const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
-      if (!dataset || !isPublished(dataset)) return undefined;
+function rasterCollections(context: CatalogueContext): CollectionKind {
+  const { config, storageRoot, icechunk } = context;
+  return resourceCollections(context, {
+    kind: datasetKind,
+    listed: (dataset: Dataset): dataset is Dataset =>
+      dataset.spec.itemType !== 'feature' && dataset.status?.publication?.status === 'published',
+    title: (dataset) => dataset.spec.datasetName,
+    collection: async (dataset, links) => {
       const thumbnail = dataset.status?.thumbnail;
       return rasterCollection({
         dataset,
@@ -60,37 +90,30 @@ function rasterCollections(app: FastifyInstance): CollectionKind {
         links,
       });
     },
-  };
+  });
 }
 
 /** Stored and published feature collections, each a table with its GeoParquet file. */
-function featureCollections(app: FastifyInstance): CollectionKind {
-  const { cluster, namespace, config, storageRoot } = app.stratus;
-  const listed = (collection: FeatureCollection) => isStored(collection) && isPublishedCollection(collection);
-  return {
-    async published() {
-      const { items } = await cluster.list<FeatureCollection>(featureCollectionKind, { namespace });
-      return items
-        .filter(listed)
-        .map((c) => ({ id: c.metadata.name, title: c.spec.name }))
-        .sort((a, b) => a.id.localeCompare(b.id));
-    },
-    async collection(id, links) {
-      if (!resourceIdSchema.safeParse(id).success) return undefined;
-      const collection = await cluster.get<FeatureCollection>(featureCollectionKind, id, namespace);
-      if (!collection || !isStored(collection) || !isPublishedCollection(collection)) return undefined;
-      return featureStacCollection({
+function featureCollections(context: CatalogueContext): CollectionKind {
+  const { config, storageRoot } = context;
+  return resourceCollections(context, {
+    kind: featureCollectionKind,
+    listed: (collection: FeatureCollection): collection is StoredFeatureCollection =>
+      isStored(collection) && isPublishedCollection(collection),
+    title: (collection) => collection.spec.name,
+    collection: async (collection, links) =>
+      featureStacCollection({
         collection,
         columns: await storedColumns(storeFile(storageRoot, collection.status.path)),
         host: config.instance.name,
         links,
-      });
-    },
-  };
+      }),
+  });
 }
 
-export function collectionKinds(app: FastifyInstance): CollectionKind[] {
-  return [rasterCollections(app), featureCollections(app)];
+/** Every kind of collection the catalogue publishes; the STAC catalogue and openEO's `/collections` ask each. */
+export function collectionKinds(context: CatalogueContext): CollectionKind[] {
+  return [rasterCollections(context), featureCollections(context)];
 }
 
 /** Every published collection of every kind. */
