@@ -128,13 +128,17 @@ describe('API server', () => {
 
   it('finishes in-flight requests when it shuts down', async () => {
     const { app } = await build();
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
     app.get('/slow', async () => {
+      arrived();
       await new Promise((r) => setTimeout(r, 300));
       return { done: true };
     });
     const server = await startApiServer(app, '127.0.0.1', 0);
     const pending = fetch(`${server.url}/slow`).then((r) => r.json());
-    await new Promise((r) => setTimeout(r, 50));
+    // Shut down once the request is being handled (a fixed pause lost that race on a loaded machine).
+    await inFlight;
     await server.stop(5_000);
     expect(await pending).toEqual({ done: true });
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
