@@ -51,6 +51,23 @@ describe('API server', () => {
     expect(res.headers['x-request-id']).toMatch(/^[a-f0-9]{32}$/);
   });
 
+  it('varies by Accept on every route that also answers HTML, its errors included, and nowhere else', async () => {
+    const { app } = await build();
+    for (const url of ['/', '/datasets', '/data-sources', '/collections', '/processes']) {
+      const res = await app.inject({ url, headers: { accept: 'text/html' } });
+      expect([url, res.statusCode, res.headers['content-type'], res.headers.vary]).toEqual([
+        url,
+        200,
+        'text/html; charset=utf-8',
+        'Accept',
+      ]);
+    }
+    for (const url of ['/datasets/none', '/data-sources/none', '/collections/none', '/processes/none'])
+      expect([url, (await app.inject({ url })).headers.vary]).toEqual([url, 'Accept']);
+    for (const url of ['/health', '/features', '/stac/catalog.json'])
+      expect(String((await app.inject({ url })).headers.vary), url).not.toMatch(/Accept/);
+  });
+
   it('answers 422 HTTPValidationError for a bad query, 404 for an unknown path', async () => {
     const { app } = await build();
     const bad = await app.inject({ url: '/datasets?f=xml' });

@@ -10,6 +10,7 @@ import { IMPLEMENTED_PROCESSES } from '../core/processes/implemented.ts';
 import { contextPlugin, type VersionInfo } from './plugins/app/context.ts';
 import { endpointsPlugin } from './plugins/app/endpoints.ts';
 import { errorsPlugin } from './plugins/app/errors.ts';
+import { htmlPagesPlugin } from './plugins/app/html-pages.ts';
 import { metricsPlugin } from './plugins/app/metrics.ts';
 import { readOnlyPlugin } from './plugins/app/read-only.ts';
 import { requestIdOptions, requestIdPlugin } from './plugins/app/request-id.ts';
@@ -100,8 +101,10 @@ export async function buildApp(options: BuildAppOptions) {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  // The route list comes first, to see every route; the OpenAPI description must be there before the routes too.
+  // The route list and the pages' Vary come first, to see every route; the OpenAPI description must precede the
+  // routes too.
   await app.register(endpointsPlugin);
+  await app.register(htmlPagesPlugin);
   await app.register(requestIdPlugin);
   await app.register(contextPlugin, {
     cluster: options.cluster,

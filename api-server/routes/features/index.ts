@@ -11,10 +11,9 @@ import {
   isPublished,
   isStored,
 } from '../../records/feature-collection.ts';
-import { ingestionJobSchema } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { accepted, preferAsync, untilFinished } from '../../services/runs/replies.ts';
-import { sendFile } from '../../services/files/file-response.ts';
+import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
+import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { featureCollectionListResponseSchema } from './schemas.ts';
 
 const params = z.object({ collection_id: resourceIdSchema });
@@ -91,16 +90,15 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
       const collection = await storedCollection(id);
       if (!isPublished(collection)) throw new HttpError('NotFound', `Feature collection ${id} is not published`);
       reply.header('content-disposition', `attachment; filename="${id}.parquet"`);
-      const sent = await sendFile(request, reply, storeFile(app.stratus.storageRoot, collection.status.path), {
+      return sendFileOr404(request, reply, storeFile(app.stratus.storageRoot, collection.status.path), {
         contentType: 'application/vnd.apache.parquet',
         etagPrefix: collection.status.path
           .split('/')
           .at(-1)!
           .replace(/\.parquet$/, ''),
         cache: app.files,
+        missing: `Feature collection ${id} has no stored file`,
       });
-      if (!sent) throw new HttpError('NotFound', `Feature collection ${id} has no stored file`);
-      return reply;
     },
   });
 
@@ -121,16 +119,8 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
             .default(true)
             .describe('Publish the collection once stored: true (default) or false.'),
         }),
-        headers: z.object({ prefer: z.string().optional() }),
-        response: {
-          200: featureCollectionRecordSchema,
-          202: ingestionJobSchema,
-          400: errorDetailSchema,
-          404: errorDetailSchema,
-          409: errorDetailSchema,
-          502: errorDetailSchema,
-          ...commonErrorResponses,
-        },
+        headers: preferHeaders,
+        response: { 200: featureCollectionRecordSchema, 502: errorDetailSchema, ...runStartResponses },
       },
     },
     async (request, reply) => {

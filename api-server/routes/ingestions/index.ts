@@ -12,7 +12,7 @@ import { HttpError } from '../../errors.ts';
 import { datasetRecord } from '../../records/dataset.ts';
 import { ingestionJob, ingestionJobSchema } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { accepted, preferAsync, untilFinished } from '../../services/runs/replies.ts';
+import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
 import { createIngestionRequestSchema, ingestionListResponseSchema, ingestionResponseSchema } from './schemas.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
@@ -42,16 +42,9 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
           'Checks the request, then starts an Ingestion run. Without `Prefer: respond-async` the response waits ' +
           'for the run to finish; with it, 202 and `Location: /ingestions/jobs/<job_id>`.',
         tags: ['Ingestions'],
-        headers: z.object({ prefer: z.string().optional() }),
+        headers: preferHeaders,
         body: createIngestionRequestSchema,
-        response: {
-          200: ingestionResponseSchema,
-          202: ingestionJobSchema,
-          400: errorDetailSchema,
-          404: errorDetailSchema,
-          409: errorDetailSchema,
-          ...commonErrorResponses,
-        },
+        response: { 200: ingestionResponseSchema, ...runStartResponses },
       },
     },
     async (request, reply) => {

@@ -7,10 +7,9 @@ import { CommittedCubeError } from '../../../core/stores/committed-cube.ts';
 import { committedRange, readCurrentCube } from '../../../core/sync/committed.ts';
 import { planSync, type SyncDetail } from '../../../core/sync/plan.ts';
 import { HttpError } from '../../errors.ts';
-import { ingestionJobSchema } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import { datasetRecord } from '../../records/dataset.ts';
-import { accepted, preferAsync, untilFinished } from '../../services/runs/replies.ts';
+import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
 import { syncDetailSchema, syncPlanQuerySchema, syncRequestSchema, syncResponseSchema } from './schemas.ts';
 
 /** Sync: moving a managed dataset forward from what its store holds (docs/sync.md). */
@@ -74,18 +73,10 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
           'only them. Without `Prefer: respond-async` the response waits for the run; with it, 202 and ' +
           '`Location: /ingestions/jobs/<job_id>`. Nothing to do answers 200 with status up_to_date or not_syncable.',
         tags: ['Sync'],
-        headers: z.object({ prefer: z.string().optional() }),
+        headers: preferHeaders,
         params: z.object({ dataset_id: resourceIdSchema }),
         body: syncRequestSchema,
-        response: {
-          200: syncResponseSchema,
-          202: ingestionJobSchema,
-          400: errorDetailSchema,
-          404: errorDetailSchema,
-          409: errorDetailSchema,
-          503: errorDetailSchema,
-          ...commonErrorResponses,
-        },
+        response: { 200: syncResponseSchema, 503: errorDetailSchema, ...runStartResponses },
       },
     },
     async (request, reply) => {

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from '../../errors.ts';
 import { entityResponse, fileEntity, type Entity, type EntityDescription, type EntityResponse } from './entity.ts';
 import type { ImmutableFileCache } from './file-cache.ts';
 
@@ -44,4 +45,15 @@ export async function sendFile(
   if (!entity) return false;
   await sendEntity(request, reply, entity);
   return true;
+}
+
+/** Answers GET or HEAD for the file at `path` (see `sendFile`), or 404 with the message `missing` when there is none. */
+export async function sendFileOr404(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  path: string | undefined,
+  { missing, ...options }: FileResponseOptions & { missing: string },
+): Promise<FastifyReply> {
+  if (path === undefined || !(await sendFile(request, reply, path, options))) throw new HttpError('NotFound', missing);
+  return reply;
 }

@@ -1,9 +1,26 @@
 import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
-import { ingestionJob } from '../../records/ingestion-job.ts';
+import { ingestionJob, ingestionJobSchema } from '../../records/ingestion-job.ts';
+import { commonErrorResponses, errorDetailSchema } from '../../schemas.ts';
 import type { Runs } from './runs.ts';
 
 /** How the routes that start runs answer: at once with the job record, or once the run has finished. */
+
+/** The request headers of a route that starts a run: `Prefer: respond-async` asks for the job record at once. */
+export const preferHeaders = z.object({ prefer: z.string().optional() });
+
+/**
+ * What a route that starts a run may answer besides its own 200: 202 with the job record, 400 and 404 for what
+ * the run would need, 409 while another run writes the same target.
+ */
+export const runStartResponses = {
+  202: ingestionJobSchema,
+  400: errorDetailSchema,
+  404: errorDetailSchema,
+  409: errorDetailSchema,
+  ...commonErrorResponses,
+};
 
 export const preferAsync = (prefer: string | undefined) =>
   (prefer ?? '').split(/[,;]/).some((p) => p.trim().toLowerCase() === 'respond-async');
