@@ -5,18 +5,13 @@ import { HttpError } from '../../errors.ts';
 import { represent } from '../../negotiation.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, formatQuerySchema } from '../../schemas.ts';
+import { freeForm, openeoErrorSchema } from './schemas.ts';
 import { findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
 import { JSON_TYPE, type StacCollection } from '../../services/catalogue/stac.ts';
 import { CONFORMS_TO } from '../../services/catalogue/conformance.ts';
 import { fileFormats } from './file-formats.ts';
 import { collectionListPage, collectionPage, processListPage, processPage } from './pages.ts';
 import type { ProcessDescription } from './process-catalogue.ts';
-
-export const openeoErrorSchema = z
-  .object({ id: z.string(), code: z.string(), message: z.string(), links: z.array(z.unknown()) })
-  .meta({ id: 'OpenEOError', description: "Error body of the openEO routes (openEO API's `Error`)." });
-
-const freeForm = (id: string, description: string) => z.record(z.string(), z.unknown()).meta({ id, description });
 
 const tags = ['openEO discovery'];
 

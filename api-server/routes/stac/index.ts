@@ -6,10 +6,7 @@ import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import { findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
 import { JSON_TYPE, STAC_VERSION } from '../../services/catalogue/stac.ts';
-
-export const stacDocumentSchema = z
-  .record(z.string(), z.unknown())
-  .meta({ id: 'StacDocument', description: 'A STAC Catalog or Collection (https://stacspec.org).' });
+import { stacDocumentSchema } from './schemas.ts';
 
 /** The static STAC catalogue: one Catalog whose children are the published collections of every kind. */
 export const stacRoutes: FastifyPluginAsyncZod = async (app) => {
