@@ -87,7 +87,7 @@ async function importGraph(dirs: string[]): Promise<Map<string, string[]>> {
   return graph;
 }
 
-/** The import cycles of a graph, each once, as the path that closes it (Tarjan's strongly connected components). */
+/** The import loops of a graph: the modules of each, sorted (Tarjan's strongly connected components). */
 function importCycles(graph: Map<string, string[]>): string[][] {
   let next = 0;
   const index = new Map<string, number>();
@@ -127,8 +127,9 @@ describe('API server layers', () => {
     for (const [from, targets] of await importGraph(['api-server']))
       for (const target of targets) {
         if (!target.startsWith('api-server/')) continue;
-        const [upper, lower] = [apiLayerOf(target), apiLayerOf(from)];
-        if (upper > lower) violations.push(`${from} (${apiLayers[lower]![0]}) -> ${target} (${apiLayers[upper]![0]})`);
+        const [fromLayer, toLayer] = [apiLayerOf(from), apiLayerOf(target)];
+        if (toLayer > fromLayer)
+          violations.push(`${from} (${apiLayers[fromLayer]![0]}) -> ${target} (${apiLayers[toLayer]![0]})`);
       }
     expect(violations).toEqual([]);
   });
@@ -146,23 +147,34 @@ describe('API server layers', () => {
     expect(violations).toEqual([]);
   });
 
-  it('has no import loops', async () => {
-    expect(importCycles(await importGraph(['api-server']))).toEqual([]);
+  it('places modules in their layer and area (the checks themselves work)', () => {
+    expect(apiLayerOf('api-server/errors.ts')).toBe(0);
+    expect(apiLayerOf('api-server/views/html.ts')).toBe(0);
+    expect(apiLayerOf('api-server/services/runs/runs.ts')).toBe(3);
+    expect(apiLayerOf('api-server/routes/stac/index.ts')).toBe(4);
+    expect(apiLayerOf('api-server/app.ts')).toBe(5);
+    expect(routeAreaOf('api-server/routes/stac/index.ts')).toBe('stac');
+    expect(routeAreaOf('api-server/services/runs/runs.ts')).toBeUndefined();
   });
+});
 
-  it('finds loops and layers as it should (the checks themselves work)', () => {
+describe('import loops', () => {
+  // core/ and operator/ join this list once their loops are gone (issue 20: core/stores/cube-sink.ts with
+  // cube-append.ts and icechunk/version-writer.ts; operator/controllers/ingestion/plan.ts with sync-range.ts).
+  for (const folder of ['api-server', 'cmd'])
+    it(`${folder}/ has no import loops`, async () => {
+      expect(importCycles(await importGraph([folder]))).toEqual([]);
+    });
+
+  it('finds a loop of three, a module importing itself, and no loop where there is none (the check itself works)', () => {
     const graph = new Map([
       ['a', ['b']],
       ['b', ['c']],
       ['c', ['a']],
       ['d', ['a']],
       ['e', ['e']],
+      ['f', ['d', 'outside']],
     ]);
     expect(importCycles(graph)).toEqual([['a', 'b', 'c'], ['e']]);
-    expect(apiLayerOf('api-server/errors.ts')).toBe(0);
-    expect(apiLayerOf('api-server/routes/stac/index.ts')).toBe(4);
-    expect(apiLayerOf('api-server/app.ts')).toBe(5);
-    expect(routeAreaOf('api-server/routes/stac/index.ts')).toBe('stac');
-    expect(routeAreaOf('api-server/services/runs/runs.ts')).toBeUndefined();
   });
 });
