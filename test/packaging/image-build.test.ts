@@ -27,10 +27,11 @@ describe('the container image', { timeout: 600_000 }, () => {
     container = (await buildah('from', '--pull-never', TAG)).stdout.trim();
   }, 600_000);
 
+  // Removing vfs layers deletes whole root file systems: longer than the default 10 s on a loaded machine.
   afterAll(async () => {
     if (container) await buildah('rm', container);
     await buildah('rmi', TAG, 'localhost/node:24-trixie-slim').catch(() => undefined);
-  });
+  }, 120_000);
 
   it('is built by a script that passes shellcheck', async () => {
     const result = await run('shellcheck', [join(root, 'scripts/build-image-offline.sh')]).catch(
