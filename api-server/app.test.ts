@@ -51,6 +51,23 @@ describe('API server', () => {
     expect(res.headers['x-request-id']).toMatch(/^[a-f0-9]{32}$/);
   });
 
+  it('varies by Accept on every route that also answers HTML, its errors included, and nowhere else', async () => {
+    const { app } = await build();
+    for (const url of ['/', '/datasets', '/data-sources', '/collections', '/processes']) {
+      const res = await app.inject({ url, headers: { accept: 'text/html' } });
+      expect([url, res.statusCode, res.headers['content-type'], res.headers.vary]).toEqual([
+        url,
+        200,
+        'text/html; charset=utf-8',
+        'Accept',
+      ]);
+    }
+    for (const url of ['/datasets/none', '/data-sources/none', '/collections/none', '/processes/none'])
+      expect([url, (await app.inject({ url })).headers.vary]).toEqual([url, 'Accept']);
+    for (const url of ['/health', '/features', '/stac/catalog.json'])
+      expect(String((await app.inject({ url })).headers.vary), url).not.toMatch(/Accept/);
+  });
+
   it('answers 422 HTTPValidationError for a bad query, 404 for an unknown path', async () => {
     const { app } = await build();
     const bad = await app.inject({ url: '/datasets?f=xml' });
@@ -135,13 +152,17 @@ describe('API server', () => {
 
   it('finishes in-flight requests when it shuts down', async () => {
     const { app } = await build();
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve));
     app.get('/slow', async () => {
+      arrived();
       await new Promise((r) => setTimeout(r, 300));
       return { done: true };
     });
     const server = await startApiServer(app, '127.0.0.1', 0);
     const pending = fetch(`${server.url}/slow`).then((r) => r.json());
-    await new Promise((r) => setTimeout(r, 50));
+    // Shut down once the request is being handled (a fixed pause lost that race on a loaded machine).
+    await inFlight;
     await server.stop(5_000);
     expect(await pending).toEqual({ done: true });
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();

@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import cors from '@fastify/cors';
-import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
-import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
+import { createServer, type RequestListener } from 'node:http';
+import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -10,27 +8,31 @@ import type { Cluster } from '../core/cluster/port.ts';
 import type { InstanceConfig } from '../core/config/index.ts';
 import { IMPLEMENTED_PROCESSES } from '../core/processes/implemented.ts';
 import { contextPlugin, type VersionInfo } from './plugins/app/context.ts';
+import { endpointsPlugin } from './plugins/app/endpoints.ts';
 import { errorsPlugin } from './plugins/app/errors.ts';
+import { htmlPagesPlugin } from './plugins/app/html-pages.ts';
 import { metricsPlugin } from './plugins/app/metrics.ts';
 import { readOnlyPlugin } from './plugins/app/read-only.ts';
+import { requestIdOptions, requestIdPlugin } from './plugins/app/request-id.ts';
+import { corsPlugin } from './plugins/external/cors.ts';
+import { openApiPlugin } from './plugins/external/openapi.ts';
 import { dataSourceRoutes } from './routes/data-sources/index.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
 import { featureRoutes } from './routes/features/index.ts';
 import { ingestionRoutes } from './routes/ingestions/index.ts';
-import { openApiPlugin } from './routes/docs/index.ts';
-import { ImmutableFileCache } from './routes/stores/file-cache.ts';
-import { icechunkRoutes } from './routes/stores/icechunk.ts';
-import { IcechunkSnapshots } from './routes/stores/icechunk-snapshots.ts';
-import { zarrRoutes } from './routes/stores/zarr.ts';
-import { ZarrKeys } from './routes/stores/zarr-keys.ts';
-import { ZARR_ROUTE, zarrFastPath, type ZarrFastPath } from './routes/stores/zarr-fast-path.ts';
-import { ServedVersions } from './routes/stores/served-versions.ts';
-import { scheduleRoutes } from './routes/schedules/index.ts';
-import { syncRoutes } from './routes/sync/index.ts';
 import { openeoRoutes } from './routes/openeo/index.ts';
 import { loadProcessCatalogue, type ProcessCatalogueOptions } from './routes/openeo/process-catalogue.ts';
+import { scheduleRoutes } from './routes/schedules/index.ts';
 import { stacRoutes } from './routes/stac/index.ts';
+import { storeRoutes } from './routes/stores/index.ts';
+import { syncRoutes } from './routes/sync/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
+import { cataloguePlugin } from './services/catalogue/plugin.ts';
+import { filesPlugin } from './services/files/plugin.ts';
+import { icechunkSnapshotsPlugin } from './services/icechunk/plugin.ts';
+import { runsPlugin } from './services/runs/plugin.ts';
+import { servedVersionsPlugin, zarrFastPathPlugin, zarrKeysPlugin } from './services/zarr/plugin.ts';
+import type { ZarrFastPath } from './services/zarr/zarr-fast-path.ts';
 
 export interface BuildAppOptions {
   cluster: Cluster;
@@ -46,38 +48,11 @@ export interface BuildAppOptions {
   healthCacheMs?: number;
   /** The openEO processes to serve; by default those the engine implements, which need no descriptions today. */
   processes?: ProcessCatalogueOptions;
-  /** Whether existing `/zarr` keys are answered past fastify (`zarr-fast-path.ts`); on unless false. */
+  /** Whether existing `/zarr` keys are answered past fastify (`services/zarr/zarr-fast-path.ts`); on unless false. */
   zarrFastPath?: boolean;
 }
 
-export interface Endpoint {
-  path: string;
-  methods: string[];
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Every documented route in openEO's `{param}` syntax, for the capabilities document. */
-    endpoints: Endpoint[];
-  }
-}
-
 const require = createRequire(import.meta.url);
-const REQUEST_ID = /^[A-Za-z0-9]{1,64}$/;
-const REQUEST_ID_LOG_LABEL = 'xRequestID';
-/** openEO: the response headers a browser client may read. */
-const CORS_EXPOSED_HEADERS = ['Location', 'OpenEO-Identifier', 'X-Request-ID', 'OpenEO-Costs', 'Link'];
-
-// Spec 3: the request id is the client's X-Request-ID when alphanumeric, else a fresh one.
-function requestIdOf(req: IncomingMessage): string {
-  const sent = req.headers['x-request-id'];
-  return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID().replace(/-/g, '');
-}
-
-/** The logger of one request: its id, and the session (none yet). */
-function requestLogger(logger: Logger, requestId: string): Logger {
-  return logger.child({ [REQUEST_ID_LOG_LABEL]: requestId, sessionId: '' });
-}
 
 /**
  * The HTTP server: requests the `/zarr` fast path claims are answered there (or handed on when it declines), all
@@ -109,44 +84,29 @@ function versionInfo(): VersionInfo {
   return { app, node: process.versions.node, fastify };
 }
 
-/** Builds the API server (without listening): the tests drive it with `inject`, `server.ts` listens. */
+/**
+ * Builds the API server (without listening): the tests drive it with `inject`, `server.ts` listens. This only
+ * wires: the app-wide plugins (`plugins/`), then the services (`services/`, each a named plugin that states what
+ * it needs), then the route areas (`routes/<area>/`).
+ */
 export async function buildApp(options: BuildAppOptions) {
   let fastPath: ZarrFastPath | undefined;
-  const serverOptions = {
-    genReqId: requestIdOf,
-    logController: new LogController({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
-    childLoggerFactory: ((logger, bindings, childOptions) =>
-      logger.child({ ...bindings, sessionId: '' }, childOptions)) satisfies FastifyServerOptions['childLoggerFactory'],
+  const app = Fastify({
+    ...requestIdOptions,
     return503OnClosing: true,
     serverFactory: serverFactory(() => fastPath),
-  };
-  const app = Fastify({
-    ...serverOptions,
     loggerInstance: options.logger || pino({ level: 'silent' }),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  const endpoints: Endpoint[] = [];
-  app.decorate('endpoints', endpoints);
-  app.addHook('onRoute', (route) => {
-    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide;
-    if (hidden || route.url.startsWith('/docs')) return;
-    const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
-      (m) => m !== 'HEAD' && m !== 'OPTIONS',
-    );
-    const known = endpoints.find((e) => e.path === path);
-    if (known) known.methods.push(...methods.filter((m) => !known.methods.includes(m)));
-    else if (methods.length > 0) endpoints.push({ path, methods: [...methods] });
-  });
-
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-
-  const context = {
+  // The route list and the pages' Vary come first, to see every route; the OpenAPI description must precede the
+  // routes too.
+  await app.register(endpointsPlugin);
+  await app.register(htmlPagesPlugin);
+  await app.register(requestIdPlugin);
+  await app.register(contextPlugin, {
     cluster: options.cluster,
     config: options.config,
     registry: options.registry ?? new Registry(),
@@ -154,28 +114,29 @@ export async function buildApp(options: BuildAppOptions) {
     namespace: options.namespace ?? 'default',
     healthCacheMs: options.healthCacheMs ?? 1_000,
     storageRoot: options.storageRoot,
-    files: new ImmutableFileCache(),
-    icechunk: new IcechunkSnapshots(),
-  };
-  const zarrKeys = new ZarrKeys(context);
-  await app.register(contextPlugin, context);
-  await app.register(errorsPlugin);
-  const origins = options.config.server.corsAllowedOrigins;
-  await app.register(cors, {
-    origin: origins.includes('*') ? true : origins,
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    exposedHeaders: CORS_EXPOSED_HEADERS,
-    // openEO: OPTIONS answers 204 with the CORS headers on every route, preflight or not.
-    strictPreflight: false,
   });
+  await app.register(errorsPlugin);
+  // CORS before the read-only refusal, so that a refused cross-origin write still carries its CORS headers.
+  await app.register(corsPlugin);
   await app.register(readOnlyPlugin);
   await app.register(metricsPlugin);
   await app.register(openApiPlugin);
+
+  await app.register(filesPlugin);
+  await app.register(icechunkSnapshotsPlugin);
+  await app.register(zarrKeysPlugin);
+  await app.register(runsPlugin);
+  await app.register(cataloguePlugin);
+  if (options.zarrFastPath !== false) {
+    await app.register(servedVersionsPlugin);
+    await app.register(zarrFastPathPlugin);
+    fastPath = app.zarrFastPath;
+  }
+
   await app.register(systemRoutes);
   await app.register(dataSourceRoutes);
   await app.register(datasetRoutes);
-  await app.register(zarrRoutes, { keys: zarrKeys });
-  await app.register(icechunkRoutes);
+  await app.register(storeRoutes);
   await app.register(syncRoutes);
   await app.register(scheduleRoutes);
   await app.register(ingestionRoutes);
@@ -184,24 +145,5 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(openeoRoutes, {
     processes: await loadProcessCatalogue(options.processes ?? { implemented: IMPLEMENTED_PROCESSES }),
   });
-  if (options.zarrFastPath !== false) {
-    const versions = new ServedVersions({ ...context, logger: app.log as Logger });
-    let closing = false;
-    app.addHook('preClose', async () => {
-      closing = true;
-    });
-    app.addHook('onClose', () => versions.stop());
-    fastPath = zarrFastPath({
-      keys: zarrKeys,
-      versions,
-      // What the CORS plugin writes on a request without Origin (the only ones the fast path takes).
-      headers: { 'access-control-expose-headers': CORS_EXPOSED_HEADERS.join(', '), vary: 'Origin' },
-      requestId: requestIdOf,
-      log: app.log as Logger,
-      requestLog: requestLogger,
-      observe: (method, statusCode, seconds) => app.observeRequest(method, ZARR_ROUTE, statusCode, seconds),
-      closing: () => closing,
-    });
-  }
   return app;
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Which representation an HTML-capable endpoint answers with (spec 1, content negotiation). */
 export type Representation = 'json' | 'html';
@@ -54,4 +54,17 @@ export function negotiate(accept: string | undefined, f: string | undefined): Re
  */
 export function sendHtml(reply: FastifyReply, page: string): FastifyReply {
   return reply.type('text/html; charset=utf-8').send(page);
+}
+
+/**
+ * The answer of a route that has both representations: the page `render` gives when the client asks for HTML,
+ * else the JSON. Such routes say so with `produces` (see `plugins/app/html-pages.ts`, which adds `Vary: Accept`).
+ */
+export function represent<T>(
+  request: Pick<FastifyRequest<{ Querystring: { f?: 'html' | 'json' } }>, 'headers' | 'query'>,
+  reply: FastifyReply,
+  json: T,
+  render: () => string,
+): T | FastifyReply {
+  return negotiate(request.headers.accept, request.query.f) === 'html' ? sendHtml(reply, render()) : json;
 }

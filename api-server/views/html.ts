@@ -73,10 +73,20 @@ export function page(title: string, instanceName: string, body: SafeHtml): strin
 }
 
 /** One term of a definition list; a missing value shows as a dash. */
-export function field(label: string, value: unknown): SafeHtml {
+function field(label: string, value: unknown): SafeHtml {
   return html`<dt>${label}</dt>
     <dd>${value ?? '—'}</dd>`;
 }
+
+/** The head of a resource's page: its title, its description, and its fields as `[label, value]` pairs. */
+export function summary(title: string, description: unknown, fields: [string, unknown][]): SafeHtml {
+  return html`<h1>${title}</h1>
+    <p>${description ?? ''}</p>
+    <dl>${fields.map(([label, value]) => field(label, value))}</dl>`;
+}
+
+/** A cell in a monospaced font (ids, periods). */
+export const mono = (value: unknown): SafeHtml => html`<span class="mono">${value}</span>`;
 
 /** A table with a header row; each row is a list of already rendered cells. */
 export function table(headers: string[], rows: SafeHtml[][]): SafeHtml {

@@ -27,6 +27,7 @@ describe('the container image', { timeout: 600_000 }, () => {
     container = (await buildah('from', '--pull-never', TAG)).stdout.trim();
   }, 600_000);
 
+  // Removing vfs layers deletes whole root file systems: longer than the default 10 s on a loaded machine.
   afterAll(async () => {
     if (container) await buildah('rm', container);
     await buildah('rmi', TAG, 'localhost/node:24-trixie-slim').catch(() => undefined);

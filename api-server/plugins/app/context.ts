@@ -2,8 +2,6 @@ import fp from 'fastify-plugin';
 import type { Registry } from 'prom-client';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import type { InstanceConfig } from '../../../core/config/index.ts';
-import type { ImmutableFileCache } from '../../routes/stores/file-cache.ts';
-import type { IcechunkSnapshots } from '../../routes/stores/icechunk-snapshots.ts';
 
 export interface VersionInfo {
   app: string;
@@ -11,6 +9,7 @@ export interface VersionInfo {
   fastify: string;
 }
 
+/** What the instance is given at start; the services (`services/`) are built from it by their own plugins. */
 export interface StratusContext {
   cluster: Cluster;
   config: InstanceConfig;
@@ -20,10 +19,6 @@ export interface StratusContext {
   namespace: string;
   /** Root of the mounted stores (datasets/<id>/versions/<version>/...). */
   storageRoot: string;
-  /** Store files in memory: versions never change once published (see routes/stores/file-cache.ts). */
-  files: ImmutableFileCache;
-  /** Read sessions and key bytes of Icechunk snapshots, which never change either. */
-  icechunk: IcechunkSnapshots;
   /** How long one health probe of the resource store answers `/health`. */
   healthCacheMs: number;
 }
@@ -34,7 +29,7 @@ declare module 'fastify' {
   }
 }
 
-/** Shares the cluster port, configuration and metrics registry with every route. */
+/** Shares the cluster port, configuration and metrics registry with every plugin, service and route. */
 export const contextPlugin = fp<StratusContext>(
   async (app, context) => {
     app.decorate('stratus', context);

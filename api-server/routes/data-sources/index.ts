@@ -3,16 +3,11 @@ import { z } from 'zod';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { HttpError } from '../../errors.ts';
-import { negotiate, sendHtml } from '../../negotiation.ts';
-import {
-  commonErrorResponses,
-  dataSourceRecordSchema,
-  errorDetailSchema,
-  formatQuerySchema,
-  resourceIdSchema,
-} from '../../schemas.ts';
+import { represent } from '../../negotiation.ts';
+import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
 import { dataSourceListPage, dataSourcePage } from './pages.ts';
 import { dataSourceRecord, sortSources } from './record.ts';
+import { dataSourceRecordSchema } from './schemas.ts';
 
 /** Dataset templates, read from DataSource resources; `ingestable` says whether this instance can fetch them. */
 export const dataSourceRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -31,12 +26,9 @@ export const dataSourceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      reply.header('vary', 'Accept');
       const { items } = await cluster.list<DataSource>(dataSourceKind, { namespace });
       const records = sortSources(items.map(dataSourceRecord));
-      if (negotiate(request.headers.accept, request.query.f) === 'html')
-        return sendHtml(reply, dataSourceListPage(config.instance.name, records));
-      return records;
+      return represent(request, reply, records, () => dataSourceListPage(config.instance.name, records));
     },
   );
 
@@ -53,7 +45,6 @@ export const dataSourceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      reply.header('vary', 'Accept');
       const source = await cluster.get<DataSource>(dataSourceKind, request.params.dataset_id, namespace);
       if (!source) throw new HttpError('NotFound', `Data source ${request.params.dataset_id} not found`);
       // By spec.source, not by label: a Dataset applied from YAML need not carry the label.
@@ -70,9 +61,7 @@ export const dataSourceRoutes: FastifyPluginAsyncZod = async (app) => {
         },
         datasets: datasets.map((d) => ({ dataset_id: d.metadata.name, href: `/datasets/${d.metadata.name}` })),
       };
-      if (negotiate(request.headers.accept, request.query.f) === 'html')
-        return sendHtml(reply, dataSourcePage(config.instance.name, record, config.readOnly));
-      return record;
+      return represent(request, reply, record, () => dataSourcePage(config.instance.name, record, config.readOnly));
     },
   );
 };

@@ -1,38 +1,24 @@
-import { field, html, page } from '../../views/html.ts';
+import { html, mono, page, summary, table } from '../../views/html.ts';
 import type { DataSourceRecord } from './record.ts';
 
 export function dataSourceListPage(instanceName: string, records: DataSourceRecord[]): string {
-  const fetchable = records.filter((r) => r.ingestable);
+  const rows = records
+    .filter((r) => r.ingestable)
+    .map((r) => [
+      html`<a href="/data-sources/${r.dataset_id}">${r.dataset_name}</a>`,
+      mono(r.dataset_id),
+      html`${r.itemType}`,
+      html`${r.period_type ?? ''}`,
+      html`${r.units ?? ''}`,
+    ]);
   return page(
     'Data sources',
     instanceName,
     html`<h1>Data sources</h1>
       ${
-        fetchable.length === 0
+        rows.length === 0
           ? html`<p>This instance has no provider for any data source.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Id</th>
-                  <th>Type</th>
-                  <th>Period</th>
-                  <th>Units</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${fetchable.map(
-                  (r) =>
-                    html`<tr>
-                      <td><a href="/data-sources/${r.dataset_id}">${r.dataset_name}</a></td>
-                      <td class="mono">${r.dataset_id}</td>
-                      <td>${r.itemType}</td>
-                      <td>${r.period_type ?? ''}</td>
-                      <td>${r.units ?? ''}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
+          : table(['Name', 'Id', 'Type', 'Period', 'Units'], rows)
       }
       <p class="muted">
         Also as <a href="/data-sources?f=json">JSON</a>, which lists every source with <code>ingestable</code>.
@@ -88,21 +74,17 @@ export function dataSourcePage(instanceName: string, r: DataSourceRecord, readOn
   return page(
     r.dataset_name,
     instanceName,
-    html`<h1>${r.dataset_name}</h1>
-      <p>${r.description ?? ''}</p>
-      <dl>
-        ${[
-          field('Id', r.dataset_id),
-          field('Type', r.itemType),
-          field('Variable', r.variable),
-          field('Units', r.units),
-          field('Period', r.period_type),
-          field('Resolution', r.resolution),
-          field('Source', r.source),
-          field('License', r.license),
-          field('Provider', r.provider),
-        ]}
-      </dl>
+    html`${summary(r.dataset_name, r.description, [
+        ['Id', r.dataset_id],
+        ['Type', r.itemType],
+        ['Variable', r.variable],
+        ['Units', r.units],
+        ['Period', r.period_type],
+        ['Resolution', r.resolution],
+        ['Source', r.source],
+        ['License', r.license],
+        ['Provider', r.provider],
+      ])}
       <h2>Ingest</h2>
       ${r.itemType === 'feature' && r.ingestable && !readOnly ? refreshHint : form}
       <p class="muted">Also as <a href="/data-sources/${r.dataset_id}?f=json">JSON</a>.</p>`,

@@ -1,6 +1,6 @@
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
-import { descriptionRecord } from '../datasets/record.ts';
+import { descriptionRecord } from '../../records/dataset.ts';
 
 export interface DataSourceRecord {
   dataset_id: string;

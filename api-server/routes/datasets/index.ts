@@ -3,22 +3,23 @@ import { z } from 'zod';
 import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { NETCDF_FILE, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
-import { negotiate, sendHtml } from '../../negotiation.ts';
-import {
-  commonErrorResponses,
-  datasetDetailRecordSchema,
-  datasetListResponseSchema,
-  errorDetailSchema,
-  formatQuerySchema,
-  resourceIdSchema,
-} from '../../schemas.ts';
-import { sendFile } from '../stores/file-response.ts';
-import { datasetDetailRecord, datasetRecord } from './record.ts';
+import { represent } from '../../negotiation.ts';
+import { datasetRecord } from '../../records/dataset.ts';
+import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
+import { sendFileOr404 } from '../../services/files/file-response.ts';
+import { datasetDetailRecord } from './detail.ts';
 import { datasetListPage, datasetPage } from './pages.ts';
+import { datasetDetailRecordSchema, datasetListResponseSchema } from './schemas.ts';
 
 /** Managed datasets, read from Dataset resources through the Cluster port. */
 export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { cluster, config, namespace } = app.stratus;
+  const { cluster, config, namespace, storageRoot } = app.stratus;
+
+  const datasetOf = async (id: string) => {
+    const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
+    if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
+    return dataset;
+  };
 
   app.get(
     '/datasets',
@@ -32,13 +33,11 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      reply.header('vary', 'Accept');
       const { items } = await cluster.list<Dataset>(datasetKind, { namespace });
       const records = items.map((d) => datasetRecord(d, config.instance.bbox));
-      if (negotiate(request.headers.accept, request.query.f) === 'html') {
-        return sendHtml(reply, datasetListPage(config.instance.name, records));
-      }
-      return { kind: 'DatasetList', items: records };
+      return represent(request, reply, { kind: 'DatasetList', items: records }, () =>
+        datasetListPage(config.instance.name, records),
+      );
     },
   );
 
@@ -55,14 +54,8 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      reply.header('vary', 'Accept');
-      const dataset = await cluster.get<Dataset>(datasetKind, request.params.dataset_id, namespace);
-      if (!dataset) throw new HttpError('NotFound', `Dataset ${request.params.dataset_id} not found`);
-      const record = datasetDetailRecord(dataset, config.instance.bbox);
-      if (negotiate(request.headers.accept, request.query.f) === 'html') {
-        return sendHtml(reply, datasetPage(config.instance.name, record));
-      }
-      return record;
+      const record = datasetDetailRecord(await datasetOf(request.params.dataset_id), config.instance.bbox);
+      return represent(request, reply, record, () => datasetPage(config.instance.name, record));
     },
   );
 
@@ -81,18 +74,13 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request, reply) => {
       const id = request.params.dataset_id;
-      const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
-      if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
-      const path = dataset.status?.thumbnail;
-      const sent =
-        path !== undefined &&
-        (await sendFile(request, reply, storeFile(app.stratus.storageRoot, path), {
-          contentType: 'image/png',
-          etagPrefix: 'thumbnail',
-          cache: app.stratus.files,
-        }));
-      if (!sent) throw new HttpError('NotFound', `Dataset ${id} has no thumbnail yet`);
-      return reply;
+      const thumbnail = (await datasetOf(id)).status?.thumbnail;
+      return sendFileOr404(request, reply, thumbnail === undefined ? undefined : storeFile(storageRoot, thumbnail), {
+        contentType: 'image/png',
+        etagPrefix: 'thumbnail',
+        cache: app.files,
+        missing: `Dataset ${id} has no thumbnail yet`,
+      });
     },
   });
 
@@ -111,25 +99,20 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request, reply) => {
       const id = request.params.dataset_id;
-      const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
-      if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
+      const dataset = await datasetOf(id);
       if (dataset.spec.format !== 'netcdf')
         throw new HttpError(
           'Conflict',
           `Dataset ${id} is stored as ${dataset.spec.format}; only netcdf datasets have a single file to download`,
         );
       const version = currentVersionOf(dataset);
-      const path = version && storeFile(app.stratus.storageRoot, version.path, NETCDF_FILE);
       reply.header('content-disposition', `attachment; filename="${id}.nc"`);
-      const sent =
-        path !== undefined &&
-        (await sendFile(request, reply, path, {
-          contentType: 'application/x-netcdf',
-          etagPrefix: version!.id,
-          cache: app.stratus.files,
-        }));
-      if (!sent) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
-      return reply;
+      return sendFileOr404(request, reply, version && storeFile(storageRoot, version.path, NETCDF_FILE), {
+        contentType: 'application/x-netcdf',
+        etagPrefix: version?.id ?? '',
+        cache: app.files,
+        missing: `Dataset ${id} has no stored version yet`,
+      });
     },
   });
 };

@@ -1,20 +1,19 @@
-import { field, html, page } from '../../views/html.ts';
-import type { DatasetDetailRecord, DatasetRecord } from './record.ts';
+import { html, mono, page, summary, table } from '../../views/html.ts';
+import type { DatasetRecord } from '../../records/dataset.ts';
+import type { DatasetDetailRecord } from './detail.ts';
 
-const period = (r: DatasetRecord) => `${r.extent.temporal.start ?? '—'} … ${r.extent.temporal.end ?? '—'}`;
+const covered = (coverage: DatasetRecord['extent']) =>
+  `${coverage.temporal.start ?? '—'} … ${coverage.temporal.end ?? '—'}`;
 
 export function datasetListPage(instanceName: string, records: DatasetRecord[]): string {
-  const rows = records.map(
-    (r) =>
-      html`<tr>
-        <td><a href="/datasets/${r.dataset_id}">${r.dataset_name}</a></td>
-        <td class="mono">${r.dataset_id}</td>
-        <td>${r.itemType}</td>
-        <td>${r.period_type ?? ''}</td>
-        <td class="mono">${period(r)}</td>
-        <td>${r.publication.status}</td>
-      </tr>`,
-  );
+  const rows = records.map((r) => [
+    html`<a href="/datasets/${r.dataset_id}">${r.dataset_name}</a>`,
+    mono(r.dataset_id),
+    html`${r.itemType}`,
+    html`${r.period_type ?? ''}`,
+    mono(covered(r.extent)),
+    html`${r.publication.status}`,
+  ]);
   return page(
     'Datasets',
     instanceName,
@@ -22,73 +21,34 @@ export function datasetListPage(instanceName: string, records: DatasetRecord[]):
       ${
         records.length === 0
           ? html`<p>No managed dataset yet. Ingest one from a data source.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Id</th>
-                  <th>Type</th>
-                  <th>Period</th>
-                  <th>Covered</th>
-                  <th>Publication</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows}
-              </tbody>
-            </table>`
+          : table(['Name', 'Id', 'Type', 'Period', 'Covered', 'Publication'], rows)
       }
       <p class="muted">Also as <a href="/datasets?f=json">JSON</a>.</p>`,
   );
 }
 
 export function datasetPage(instanceName: string, r: DatasetDetailRecord): string {
+  const versions = r.versions.map((v) => [html`${v.created_at}`, html`${v.format}`, mono(covered(v.coverage))]);
   return page(
     r.dataset_name,
     instanceName,
-    html`<h1>${r.dataset_name}</h1>
-      <p>${r.description ?? ''}</p>
-      <dl>
-        ${[
-          field('Id', r.dataset_id),
-          field('Source', r.source_dataset_id),
-          field('Variable', r.variable),
-          field('Units', r.units),
-          field('Period', r.period_type),
-          field('Covered', period(r)),
-          field('License', r.license),
-          field('Publication', r.publication.status),
-          field('Last updated', r.last_updated),
-        ]}
-      </dl>
+    html`${summary(r.dataset_name, r.description, [
+        ['Id', r.dataset_id],
+        ['Source', r.source_dataset_id],
+        ['Variable', r.variable],
+        ['Units', r.units],
+        ['Period', r.period_type],
+        ['Covered', covered(r.extent)],
+        ['License', r.license],
+        ['Publication', r.publication.status],
+        ['Last updated', r.last_updated],
+      ])}
       <h2>Access</h2>
       <ul>
         ${r.links.map((l) => html`<li><a href="${l.href}">${l.title}</a></li>`)}
       </ul>
       <h2>Versions</h2>
-      ${
-        r.versions.length === 0
-          ? html`<p>Not materialized yet.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th>Created</th>
-                  <th>Format</th>
-                  <th>Covered</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${r.versions.map(
-                  (v) =>
-                    html`<tr>
-                      <td>${v.created_at}</td>
-                      <td>${v.format}</td>
-                      <td class="mono">${v.coverage.temporal.start ?? '—'} … ${v.coverage.temporal.end ?? '—'}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
+      ${versions.length === 0 ? html`<p>Not materialized yet.</p>` : table(['Created', 'Format', 'Covered'], versions)}
       <p class="muted">Also as <a href="/datasets/${r.dataset_id}?f=json">JSON</a>.</p>`,
   );
 }

@@ -6,16 +6,15 @@ import { featureCollectionKind, type FeatureCollection } from '../../../core/res
 import { storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import {
-  commonErrorResponses,
-  errorDetailSchema,
-  featureCollectionListResponseSchema,
+  featureCollectionRecord,
   featureCollectionRecordSchema,
-  ingestionJobSchema,
-  resourceIdSchema,
-} from '../../schemas.ts';
-import { accepted, preferAsync, startRun, untilFinished } from '../ingestions/runs.ts';
-import { sendFile } from '../stores/file-response.ts';
-import { featureCollectionRecord, isPublished, isStored } from './record.ts';
+  isPublished,
+  isStored,
+} from '../../records/feature-collection.ts';
+import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
+import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
+import { sendFileOr404 } from '../../services/files/file-response.ts';
+import { featureCollectionListResponseSchema } from './schemas.ts';
 
 const params = z.object({ collection_id: resourceIdSchema });
 
@@ -91,16 +90,15 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
       const collection = await storedCollection(id);
       if (!isPublished(collection)) throw new HttpError('NotFound', `Feature collection ${id} is not published`);
       reply.header('content-disposition', `attachment; filename="${id}.parquet"`);
-      const sent = await sendFile(request, reply, storeFile(app.stratus.storageRoot, collection.status.path), {
+      return sendFileOr404(request, reply, storeFile(app.stratus.storageRoot, collection.status.path), {
         contentType: 'application/vnd.apache.parquet',
         etagPrefix: collection.status.path
           .split('/')
           .at(-1)!
           .replace(/\.parquet$/, ''),
-        cache: app.stratus.files,
+        cache: app.files,
+        missing: `Feature collection ${id} has no stored file`,
       });
-      if (!sent) throw new HttpError('NotFound', `Feature collection ${id} has no stored file`);
-      return reply;
     },
   });
 
@@ -121,16 +119,8 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
             .default(true)
             .describe('Publish the collection once stored: true (default) or false.'),
         }),
-        headers: z.object({ prefer: z.string().optional() }),
-        response: {
-          200: featureCollectionRecordSchema,
-          202: ingestionJobSchema,
-          400: errorDetailSchema,
-          404: errorDetailSchema,
-          409: errorDetailSchema,
-          502: errorDetailSchema,
-          ...commonErrorResponses,
-        },
+        headers: preferHeaders,
+        response: { 200: featureCollectionRecordSchema, 502: errorDetailSchema, ...runStartResponses },
       },
     },
     async (request, reply) => {
@@ -151,9 +141,7 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
           'BadRequest',
           `Feature collection template ${templateName} declares no idProperty, the property features are identified by`,
         );
-      const run = await startRun(
-        cluster,
-        namespace,
+      const run = await app.runs.start(
         {
           source: templateName,
           datasetId: id,
@@ -166,7 +154,7 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
         'feature collection',
       );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
-      const done = await untilFinished(cluster, run, reply);
+      const done = await untilFinished(app.runs, run, reply);
       const job = `/ingestions/jobs/${run.metadata.name}`;
       if (done?.status?.phase === 'successful') return featureCollectionRecord(await storedCollection(id));
       if (done?.status?.phase === 'failed') {

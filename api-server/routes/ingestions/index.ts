@@ -9,18 +9,11 @@ import { datasetKind, type Dataset } from '../../../core/resources/dataset/schem
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { HttpError } from '../../errors.ts';
-import {
-  commonErrorResponses,
-  createIngestionRequestSchema,
-  errorDetailSchema,
-  ingestionJobSchema,
-  ingestionListResponseSchema,
-  ingestionResponseSchema,
-  resourceIdSchema,
-} from '../../schemas.ts';
-import { datasetRecord } from '../datasets/record.ts';
-import { ingestionJob } from './record.ts';
-import { accepted, preferAsync, startRun, untilFinished } from './runs.ts';
+import { datasetRecord } from '../../records/dataset.ts';
+import { ingestionJob, ingestionJobSchema } from '../../records/ingestion-job.ts';
+import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
+import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
+import { createIngestionRequestSchema, ingestionListResponseSchema, ingestionResponseSchema } from './schemas.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
 export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -49,16 +42,9 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
           'Checks the request, then starts an Ingestion run. Without `Prefer: respond-async` the response waits ' +
           'for the run to finish; with it, 202 and `Location: /ingestions/jobs/<job_id>`.',
         tags: ['Ingestions'],
-        headers: z.object({ prefer: z.string().optional() }),
+        headers: preferHeaders,
         body: createIngestionRequestSchema,
-        response: {
-          200: ingestionResponseSchema,
-          202: ingestionJobSchema,
-          400: errorDetailSchema,
-          404: errorDetailSchema,
-          409: errorDetailSchema,
-          ...commonErrorResponses,
-        },
+        response: { 200: ingestionResponseSchema, ...runStartResponses },
       },
     },
     async (request, reply) => {
@@ -83,9 +69,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         if (err instanceof PeriodError) throw new HttpError('BadRequest', err.message);
         throw err;
       }
-      const run = await startRun(
-        cluster,
-        namespace,
+      const run = await app.runs.start(
         {
           source: source.metadata.name,
           datasetId: body.dataset_id,
@@ -100,7 +84,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         'dataset',
       );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
-      return responseOf((await untilFinished(cluster, run, reply)) ?? run);
+      return responseOf((await untilFinished(app.runs, run, reply)) ?? run);
     },
   );
 

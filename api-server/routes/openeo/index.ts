@@ -2,21 +2,16 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
-import { negotiate, sendHtml } from '../../negotiation.ts';
+import { represent } from '../../negotiation.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, formatQuerySchema } from '../../schemas.ts';
-import { collectionKinds, findCollection, publishedCollections } from '../stac/collection-kinds.ts';
-import { JSON_TYPE, type StacCollection } from '../stac/stac.ts';
-import { CONFORMS_TO } from './conformance.ts';
+import { freeForm, openeoErrorSchema } from './schemas.ts';
+import { findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
+import { JSON_TYPE, type StacCollection } from '../../services/catalogue/stac.ts';
+import { CONFORMS_TO } from '../../services/catalogue/conformance.ts';
 import { fileFormats } from './file-formats.ts';
 import { collectionListPage, collectionPage, processListPage, processPage } from './pages.ts';
 import type { ProcessDescription } from './process-catalogue.ts';
-
-export const openeoErrorSchema = z
-  .object({ id: z.string(), code: z.string(), message: z.string(), links: z.array(z.unknown()) })
-  .meta({ id: 'OpenEOError', description: "Error body of the openEO routes (openEO API's `Error`)." });
-
-const freeForm = (id: string, description: string) => z.record(z.string(), z.unknown()).meta({ id, description });
 
 const tags = ['openEO discovery'];
 
@@ -32,7 +27,7 @@ export interface OpenEoRoutesOptions {
  */
 export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (app, { processes }) => {
   const { config } = app.stratus;
-  const kinds = collectionKinds(app);
+  const kinds = app.collectionKinds;
   const base = (request: FastifyRequest) => publicBaseUrl(request, config.server.baseUrl);
 
   app.get(
@@ -127,22 +122,24 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
       },
     },
     async (request, reply) => {
-      reply.header('vary', 'Accept');
       const url = base(request);
       const found = await Promise.all(
         (await publishedCollections(kinds)).map((c) => findCollection(kinds, c.id, collectionLinks(url, c.id))),
       );
       // A collection unpublished between the two reads is left out rather than listed empty.
       const collections = found.filter((c): c is StacCollection => c !== undefined);
-      if (negotiate(request.headers.accept, request.query.f) === 'html')
-        return sendHtml(reply, collectionListPage(config.instance.name, collections));
-      return {
-        collections,
-        links: [
-          { href: `${url}/collections`, rel: 'self', type: JSON_TYPE },
-          { href: `${url}/`, rel: 'root', type: JSON_TYPE },
-        ],
-      };
+      return represent(
+        request,
+        reply,
+        {
+          collections,
+          links: [
+            { href: `${url}/collections`, rel: 'self', type: JSON_TYPE },
+            { href: `${url}/`, rel: 'root', type: JSON_TYPE },
+          ],
+        },
+        () => collectionListPage(config.instance.name, collections),
+      );
     },
   );
 
@@ -163,13 +160,10 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
       },
     },
     async (request, reply) => {
-      reply.header('vary', 'Accept');
       const id = request.params.collection_id;
       const collection = await findCollection(kinds, id, collectionLinks(base(request), id));
       if (!collection) throw new HttpError('CollectionNotFound', `Collection '${id}' does not exist.`);
-      if (negotiate(request.headers.accept, request.query.f) === 'html')
-        return sendHtml(reply, collectionPage(config.instance.name, collection));
-      return collection;
+      return represent(request, reply, collection, () => collectionPage(config.instance.name, collection));
     },
   );
 
@@ -188,11 +182,13 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
       },
     },
     async (request, reply) => {
-      reply.header('vary', 'Accept');
       const list = [...processes.values()];
-      if (negotiate(request.headers.accept, request.query.f) === 'html')
-        return sendHtml(reply, processListPage(config.instance.name, list));
-      return { processes: list, links: [{ href: `${base(request)}/processes`, rel: 'self', type: JSON_TYPE }] };
+      return represent(
+        request,
+        reply,
+        { processes: list, links: [{ href: `${base(request)}/processes`, rel: 'self', type: JSON_TYPE }] },
+        () => processListPage(config.instance.name, list),
+      );
     },
   );
 
@@ -213,13 +209,10 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
       },
     },
     async (request, reply) => {
-      reply.header('vary', 'Accept');
       const process = processes.get(request.params.process_id);
       if (!process)
         throw new HttpError('ProcessNotFound', `Process '${request.params.process_id}' is not implemented here.`);
-      if (negotiate(request.headers.accept, request.query.f) === 'html')
-        return sendHtml(reply, processPage(config.instance.name, process));
-      return process;
+      return represent(request, reply, process, () => processPage(config.instance.name, process));
     },
   );
 };

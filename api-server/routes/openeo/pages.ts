@@ -1,11 +1,11 @@
-import { field, html, page, table } from '../../views/html.ts';
-import type { StacCollection } from '../stac/stac.ts';
+import { html, mono, page, summary, table } from '../../views/html.ts';
+import type { StacCollection } from '../../services/catalogue/stac.ts';
 import type { ProcessDescription } from './process-catalogue.ts';
 
 export function collectionListPage(instanceName: string, collections: StacCollection[]): string {
   const rows = collections.map((c) => [
     html`<a href="/collections/${c.id}">${c.title}</a>`,
-    html`<span class="mono">${c.id}</span>`,
+    mono(c.id),
     html`${c.license}`,
   ]);
   return page(
@@ -29,17 +29,13 @@ export function collectionPage(instanceName: string, c: StacCollection): string 
   return page(
     c.title,
     instanceName,
-    html`<h1>${c.title}</h1>
-      <p>${c.description}</p>
-      <dl>
-        ${[
-          field('Id', c.id),
-          field('License', c.license),
-          field('Keywords', c.keywords.join(', ')),
-          field('Bounding box', bbox?.join(', ')),
-          field('Time', interval ? `${interval[0] ?? '…'} / ${interval[1] ?? '…'}` : undefined),
-        ]}
-      </dl>
+    html`${summary(c.title, c.description, [
+        ['Id', c.id],
+        ['License', c.license],
+        ['Keywords', c.keywords.join(', ')],
+        ['Bounding box', bbox?.join(', ')],
+        ['Time', interval ? `${interval[0] ?? '…'} / ${interval[1] ?? '…'}` : undefined],
+      ])}
       <h2>Assets</h2>
       <ul>
         ${assets}

@@ -4,17 +4,14 @@ import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { collectionKinds, findCollection, publishedCollections } from './collection-kinds.ts';
-import { JSON_TYPE, STAC_VERSION } from './stac.ts';
-
-export const stacDocumentSchema = z
-  .record(z.string(), z.unknown())
-  .meta({ id: 'StacDocument', description: 'A STAC Catalog or Collection (https://stacspec.org).' });
+import { findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
+import { JSON_TYPE, STAC_VERSION } from '../../services/catalogue/stac.ts';
+import { stacDocumentSchema } from './schemas.ts';
 
 /** The static STAC catalogue: one Catalog whose children are the published collections of every kind. */
 export const stacRoutes: FastifyPluginAsyncZod = async (app) => {
   const { config } = app.stratus;
-  const kinds = collectionKinds(app);
+  const kinds = app.collectionKinds;
   const base = (request: FastifyRequest) => publicBaseUrl(request, config.server.baseUrl);
 
   const catalog = async (request: FastifyRequest) => {

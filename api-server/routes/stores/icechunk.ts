@@ -1,15 +1,14 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Cluster } from '../../../core/cluster/port.ts';
-import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { isTransientName } from '../../../core/stores/icechunk/file-storage.ts';
-import { icechunkDir, isSafeKey, isSafeName, resolveKey } from '../../../core/stores/layout.ts';
+import { resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { resourceIdSchema } from '../../schemas.ts';
-import { listDirectory, sendFile } from './file-response.ts';
-import { storeResponses } from './zarr.ts';
+import { listDirectory } from '../../services/files/directory.ts';
+import { sendFile } from '../../services/files/file-response.ts';
+import { repositoryDir } from '../../services/icechunk/repositories.ts';
+import { storeResponses } from './schemas.ts';
 
 /**
  * Top-level folders of an Icechunk repository whose objects are named by content ids: a path there never changes
@@ -17,19 +16,8 @@ import { storeResponses } from './zarr.ts';
  */
 const IMMUTABLE_FOLDERS = new Set(['chunks', 'manifests', 'snapshots', 'transactions', 'overwritten']);
 
-/** The repository directory of an Icechunk dataset that has a published version (the repository exists then). */
-async function repositoryDir(cluster: Cluster, namespace: string, storageRoot: string, id: string) {
-  const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
-  if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
-  if (dataset.spec.format !== 'icechunk') throw new HttpError('NotFound', `Dataset ${id} is not stored as Icechunk`);
-  if (!currentVersionOf(dataset)) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
-  return icechunkDir(storageRoot, id);
-}
-
 /** `GET`/`HEAD /icechunk/{dataset_id}/{path}`: the raw objects of a dataset's Icechunk repository. */
 export const icechunkRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { cluster, namespace, storageRoot } = app.stratus;
-
   app.route({
     method: ['GET', 'HEAD'],
     url: '/icechunk/:dataset_id/*',
@@ -46,7 +34,7 @@ export const icechunkRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request, reply) => {
       const { dataset_id: id, '*': key } = request.params;
-      const dir = await repositoryDir(cluster, namespace, storageRoot, id);
+      const dir = await repositoryDir(app.stratus, id);
       const listing = key === '' || key.endsWith('/');
       const path = resolveKey(dir, listing ? key.replace(/\/$/, '') : key);
       if (path === undefined) throw new HttpError('BadRequest', `invalid repository path: ${JSON.stringify(key)}`);
@@ -59,7 +47,7 @@ export const icechunkRoutes: FastifyPluginAsyncZod = async (app) => {
         const sent = await sendFile(request, reply, path, {
           contentType: name.endsWith('.yaml') ? 'application/yaml' : 'application/octet-stream',
           etagPrefix: inode,
-          cache: immutable ? app.stratus.files : undefined,
+          cache: immutable ? app.files : undefined,
         });
         if (sent) return reply;
         if (!(await stat(path).catch(() => undefined))?.isDirectory())
@@ -71,89 +59,3 @@ export const icechunkRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   });
 };
-
-/** The query of an S3 ListObjectsV2 request, as Icechunk's fetch storage and other S3 clients send it. */
-export const listObjectsQuerySchema = z.object({
-  'list-type': z.literal('2').optional().describe('S3 ListObjectsV2 (for Icechunk clients): must be 2.'),
-  prefix: z.string().optional().describe('S3 listing: `icechunk/<dataset_id>/` and an object path prefix.'),
-  'max-keys': z.coerce.number().int().min(1).max(1000).optional().describe('S3 listing: keys per page.'),
-  'continuation-token': z.string().optional().describe('S3 listing: the NextContinuationToken of the last page.'),
-  'start-after': z.string().optional().describe('S3 listing: list keys after this one.'),
-});
-
-const xmlEscape = (text: string) =>
-  text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
-
-interface ListedObject {
-  key: string;
-  size: number;
-  mtime: Date;
-}
-
-/** Every object under `dir` whose repository path starts with `prefix`, sorted by key. */
-async function objectsUnder(dir: string, prefix: string): Promise<ListedObject[]> {
-  // Only the deepest directory the prefix names in full is walked, not the whole repository.
-  const folder = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
-  const base = folder === '' ? dir : resolveKey(dir, folder);
-  if (base === undefined) return [];
-  const entries = await readdir(base, { recursive: true, withFileTypes: true }).catch(() => []);
-  const objects: ListedObject[] = [];
-  for (const entry of entries) {
-    if (!entry.isFile() || isTransientName(entry.name)) continue;
-    const file = join(entry.parentPath, entry.name);
-    const key = relative(dir, file).split(sep).join('/');
-    if (!key.startsWith(prefix)) continue;
-    const info = await stat(file).catch(() => undefined);
-    if (info) objects.push({ key, size: info.size, mtime: info.mtime });
-  }
-  return objects.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-}
-
-/**
- * Answers an S3 ListObjectsV2 request (`GET /?list-type=2&prefix=icechunk/<id>/...`) over the repositories
- * served at `/icechunk/`, which is how Icechunk's fetch storage lists a repository it reads over HTTP. Keys are
- * `icechunk/<dataset_id>/<object path>`; pages of at most `max-keys` (1000) with continuation tokens.
- */
-export async function listIcechunkObjects(
-  context: { cluster: Cluster; namespace: string; storageRoot: string },
-  query: z.infer<typeof listObjectsQuerySchema>,
-): Promise<string> {
-  const prefix = query.prefix ?? '';
-  const [root, id, ...rest] = prefix.split('/');
-  if (root !== 'icechunk' || id === undefined || !isSafeName(id))
-    throw new HttpError('BadRequest', 'an S3 listing here needs a prefix of the form icechunk/<dataset_id>/');
-  const inner = rest.join('/');
-  const folder = inner.includes('/') ? inner.slice(0, inner.lastIndexOf('/')) : '';
-  if (folder !== '' && !isSafeKey(folder)) throw new HttpError('BadRequest', `invalid prefix: ${prefix}`);
-  const dir = await repositoryDir(context.cluster, context.namespace, context.storageRoot, id);
-  const after =
-    query['continuation-token'] !== undefined
-      ? Buffer.from(query['continuation-token'], 'base64url').toString()
-      : query['start-after'];
-  const maxKeys = query['max-keys'] ?? 1000;
-  const all = (await objectsUnder(dir, inner))
-    .map((o) => ({ ...o, key: `icechunk/${id}/${o.key}` }))
-    .filter((o) => after === undefined || o.key > after);
-  const page = all.slice(0, maxKeys);
-  const truncated = all.length > page.length;
-  const contents = page.map(
-    (o) =>
-      `<Contents><Key>${xmlEscape(o.key)}</Key><LastModified>${o.mtime.toISOString()}</LastModified>` +
-      `<ETag>"${o.size.toString(36)}-${o.mtime.getTime().toString(36)}"</ETag><Size>${o.size}</Size>` +
-      '<StorageClass>STANDARD</StorageClass></Contents>',
-  );
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">',
-    `<Name>stratus</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${page.length}</KeyCount>`,
-    `<MaxKeys>${maxKeys}</MaxKeys><IsTruncated>${truncated}</IsTruncated>`,
-    ...(query['continuation-token'] !== undefined
-      ? [`<ContinuationToken>${xmlEscape(query['continuation-token'])}</ContinuationToken>`]
-      : []),
-    ...(truncated
-      ? [`<NextContinuationToken>${Buffer.from(page.at(-1)!.key).toString('base64url')}</NextContinuationToken>`]
-      : []),
-    ...contents,
-    '</ListBucketResult>',
-  ].join('');
-}

@@ -2,45 +2,22 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { isSafeKey, resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
-import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { listDirectory, sendEntity } from './file-response.ts';
-import type { ZarrKeys } from './zarr-keys.ts';
-
-export const storeListingSchema = z
-  .object({
-    dataset_id: z.string(),
-    version: z
-      .string()
-      .describe('The version (for Icechunk, the snapshot) whose keys are listed; readers are served this version.'),
-    path: z.string().describe('The listed directory, relative to the store root.'),
-    entries: z.array(
-      z.object({
-        name: z.string(),
-        type: z.enum(['file', 'directory']),
-        size: z.number().int().optional().describe('Bytes, for files.'),
-      }),
-    ),
-  })
-  .meta({ id: 'StoreListing', description: 'The entries of one directory of a Zarr store.' });
-
-/** What a store route answers: bytes or a directory listing, 400 for an unsafe path, 404, 416. */
-export const storeResponses = {
-  200: z.union([storeListingSchema, z.any()]),
-  400: errorDetailSchema,
-  404: errorDetailSchema,
-  416: errorDetailSchema,
-  ...commonErrorResponses,
-};
+import { resourceIdSchema } from '../../schemas.ts';
+import { listDirectory } from '../../services/files/directory.ts';
+import { sendEntity } from '../../services/files/file-response.ts';
+import { ZARR_ROUTE } from '../../services/zarr/zarr-fast-path.ts';
+import { storeResponses } from './schemas.ts';
 
 /**
  * `GET`/`HEAD /zarr/{dataset_id}/{key}`: the current version of a dataset's Zarr store, as plain files or through
  * an Icechunk snapshot (`ZarrKeys`). A key is resolved inside that version only (400 for any key that could
- * escape it); a directory is listed as JSON.
+ * escape it); a directory is listed as JSON. Existing keys are mostly answered before this route, by the fast path.
  */
-export const zarrRoutes: FastifyPluginAsyncZod<{ keys: ZarrKeys }> = async (app, { keys }) => {
+export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
+  const keys = app.zarrKeys;
   app.route({
     method: ['GET', 'HEAD'],
-    url: '/zarr/:dataset_id/*',
+    url: ZARR_ROUTE,
     schema: {
       summary: 'Zarr store content of a managed dataset',
       description:
@@ -68,7 +45,7 @@ export const zarrRoutes: FastifyPluginAsyncZod<{ keys: ZarrKeys }> = async (app,
       if (prefix !== '' && !isSafeKey(prefix))
         throw new HttpError('BadRequest', `invalid store key: ${JSON.stringify(key)}`);
       const entries = version.snapshot
-        ? await app.stratus.icechunk.list(version.base, version.snapshot, prefix)
+        ? await app.icechunkSnapshots.list(version.base, version.snapshot, prefix)
         : await listDirectory(resolveKey(version.base, prefix)!);
       if (!entries) throw new HttpError('NotFound', `no key ${key} in the store of dataset ${id}`);
       return { dataset_id: id, version: version.snapshot ?? version.id, path: prefix, entries };

@@ -7,9 +7,9 @@ import { CommittedCubeError } from '../../../core/stores/committed-cube.ts';
 import { committedRange, readCurrentCube } from '../../../core/sync/committed.ts';
 import { planSync, type SyncDetail } from '../../../core/sync/plan.ts';
 import { HttpError } from '../../errors.ts';
-import { commonErrorResponses, errorDetailSchema, ingestionJobSchema, resourceIdSchema } from '../../schemas.ts';
-import { datasetRecord } from '../datasets/record.ts';
-import { accepted, preferAsync, startRun, untilFinished } from '../ingestions/runs.ts';
+import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
+import { datasetRecord } from '../../records/dataset.ts';
+import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
 import { syncDetailSchema, syncPlanQuerySchema, syncRequestSchema, syncResponseSchema } from './schemas.ts';
 
 /** Sync: moving a managed dataset forward from what its store holds (docs/sync.md). */
@@ -73,18 +73,10 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
           'only them. Without `Prefer: respond-async` the response waits for the run; with it, 202 and ' +
           '`Location: /ingestions/jobs/<job_id>`. Nothing to do answers 200 with status up_to_date or not_syncable.',
         tags: ['Sync'],
-        headers: z.object({ prefer: z.string().optional() }),
+        headers: preferHeaders,
         params: z.object({ dataset_id: resourceIdSchema }),
         body: syncRequestSchema,
-        response: {
-          200: syncResponseSchema,
-          202: ingestionJobSchema,
-          400: errorDetailSchema,
-          404: errorDetailSchema,
-          409: errorDetailSchema,
-          503: errorDetailSchema,
-          ...commonErrorResponses,
-        },
+        response: { 200: syncResponseSchema, 503: errorDetailSchema, ...runStartResponses },
       },
     },
     async (request, reply) => {
@@ -100,9 +92,7 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
           sync_detail: detail,
         };
       // The run is pinned to this plan's target end, so it does not drift if it starts late.
-      const run = await startRun(
-        cluster,
-        namespace,
+      const run = await app.runs.start(
         {
           source: source.metadata.name,
           datasetId: id,
@@ -116,7 +106,7 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
         'dataset',
       );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
-      const done = (await untilFinished(cluster, run, reply)) ?? run;
+      const done = (await untilFinished(app.runs, run, reply)) ?? run;
       const after = await cluster.get<Dataset>(datasetKind, id, namespace);
       const result = done.status?.result as { upToDate?: boolean; syncDetail?: SyncDetail } | undefined;
       const phase = done.status?.phase ?? 'accepted';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { datasetRecordSchema } from '../../schemas.ts';
+import { datasetRecordSchema } from '../../records/dataset.ts';
 import { SYNC_ACTIONS, SYNC_REASONS, TARGET_END_SOURCES } from '../../../core/sync/plan.ts';
 
 /** DESIGN.md §4 `SyncDetail`: what a sync does or would do; docs/sync.md explains each value. */

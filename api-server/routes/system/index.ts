@@ -2,21 +2,38 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
-import { negotiate, sendHtml } from '../../negotiation.ts';
+import { represent } from '../../negotiation.ts';
+import { errorDetailSchema, formatQuerySchema } from '../../schemas.ts';
+import { publicBaseUrl } from '../../public-url.ts';
+import { CONFORMS_TO, OPENEO_API_VERSION } from '../../services/catalogue/conformance.ts';
+import { STAC_VERSION } from '../../services/catalogue/stac.ts';
+import { landingPage } from './landing-page.ts';
 import {
   appInfoSchema,
-  errorDetailSchema,
   extentRecordSchema,
-  formatQuerySchema,
   healthStatusSchema,
   rootResponseSchema,
   wellKnownSchema,
-} from '../../schemas.ts';
-import { publicBaseUrl } from '../../public-url.ts';
-import { CONFORMS_TO, OPENEO_API_VERSION } from '../openeo/conformance.ts';
-import { STAC_VERSION } from '../stac/stac.ts';
-import { landingPage } from './landing-page.ts';
-import { listIcechunkObjects, listObjectsQuerySchema } from '../stores/icechunk.ts';
+} from './schemas.ts';
+import { listIcechunkObjects, listObjectsQuerySchema } from '../../services/icechunk/repositories.ts';
+
+/** Where the root leads, as `[href, rel, title]`. */
+const ROOT_LINKS = (
+  [
+    ['/datasets', 'data', 'Managed datasets'],
+    ['/collections', 'data', 'Published collections (openEO, STAC API)'],
+    ['/stac/catalog.json', 'child', 'STAC catalogue'],
+    ['/data-sources', 'related', 'Data sources'],
+    ['/processes', 'related', 'openEO processes'],
+    ['/conformance', 'conformance', 'Conformance classes'],
+    ['/extent', 'related', 'Instance extent'],
+    ['/health', 'status', 'Health'],
+    ['/info', 'about', 'Application info'],
+    ['/openapi.json', 'service-desc', 'OpenAPI description'],
+    ['/docs', 'service-doc', 'Interactive API documentation'],
+    ['/.well-known/eo', 'version-history', 'openEO API versions'],
+  ] as const
+).map(([href, rel, title]) => ({ href, rel, title }));
 
 /** System and discovery routes of spec 1: root, health, info, extent and the openEO well-known document. */
 export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -39,37 +56,24 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       if (request.query['list-type'] !== undefined)
         return reply.type('application/xml').send(await listIcechunkObjects(app.stratus, request.query));
-      reply.header('vary', 'Accept');
-      const links = [
-        { href: '/datasets', rel: 'data', title: 'Managed datasets' },
-        { href: '/collections', rel: 'data', title: 'Published collections (openEO, STAC API)' },
-        { href: '/stac/catalog.json', rel: 'child', title: 'STAC catalogue' },
-        { href: '/data-sources', rel: 'related', title: 'Data sources' },
-        { href: '/processes', rel: 'related', title: 'openEO processes' },
-        { href: '/conformance', rel: 'conformance', title: 'Conformance classes' },
-        { href: '/extent', rel: 'related', title: 'Instance extent' },
-        { href: '/health', rel: 'status', title: 'Health' },
-        { href: '/info', rel: 'about', title: 'Application info' },
-        { href: '/openapi.json', rel: 'service-desc', title: 'OpenAPI description' },
-        { href: '/docs', rel: 'service-doc', title: 'Interactive API documentation' },
-        { href: '/.well-known/eo', rel: 'version-history', title: 'openEO API versions' },
-      ];
-      if (negotiate(request.headers.accept, request.query.f) === 'html') {
-        return sendHtml(reply, landingPage(config, links));
-      }
-      return {
-        message: `${config.instance.name}: climate data API`,
-        links,
-        api_version: OPENEO_API_VERSION,
-        backend_version: version.app,
-        stac_version: STAC_VERSION,
-        type: 'Catalog' as const,
-        id: 'stratus',
-        title: config.instance.name,
-        description: config.instance.description ?? 'Climate and earth-observation data for one country or region.',
-        endpoints: app.endpoints,
-        conformsTo: CONFORMS_TO,
-      };
+      return represent(
+        request,
+        reply,
+        {
+          message: `${config.instance.name}: climate data API`,
+          links: ROOT_LINKS,
+          api_version: OPENEO_API_VERSION,
+          backend_version: version.app,
+          stac_version: STAC_VERSION,
+          type: 'Catalog' as const,
+          id: 'stratus',
+          title: config.instance.name,
+          description: config.instance.description ?? 'Climate and earth-observation data for one country or region.',
+          endpoints: app.endpoints,
+          conformsTo: CONFORMS_TO,
+        },
+        () => landingPage(config, ROOT_LINKS),
+      );
     },
   );
 

@@ -2,14 +2,11 @@ import type { Cluster } from '../../../core/cluster/port.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { isSafeKey, resolveKey, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
-import { ByteBudgetLru } from './byte-budget-lru.ts';
-import { readImmutableFile } from './file-cache.ts';
-import { fileEntity, type Entity } from './file-response.ts';
-import type { IcechunkSnapshots } from './icechunk-snapshots.ts';
+import type { Entity } from '../files/entity.ts';
+import type { ImmutableFileCache } from '../files/file-cache.ts';
+import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
 
 const METADATA_KEYS = new Set(['.zarray', '.zattrs', '.zgroup', '.zmetadata', 'zarr.json']);
-/** What one cached entity costs beyond its bytes, so that the cache also bounds how many it holds. */
-const ENTRY_OVERHEAD_BYTES = 512;
 
 /** The stored version `/zarr/{id}/` serves: a directory of files, or an Icechunk snapshot. */
 export interface ZarrVersion {
@@ -33,11 +30,10 @@ export interface ZarrKeysOptions {
   cluster: Cluster;
   namespace: string;
   storageRoot: string;
+  /** Where the files of plain stores come from. */
+  files: ImmutableFileCache;
+  /** Where the keys of Icechunk snapshots come from. */
   icechunk: IcechunkSnapshots;
-  /** Bytes of chunk files (and entities) held in memory; 128 MiB unless given. */
-  maxBytes?: number;
-  /** Files up to this size are held in memory; larger ones are streamed from disk (2 MiB unless given). */
-  maxFileBytes?: number;
 }
 
 function contentTypeOf(key: string): string {
@@ -47,18 +43,14 @@ function contentTypeOf(key: string): string {
 /**
  * The keys of datasets' current Zarr versions, whatever serves them: the `/zarr` route and its fast path
  * (`zarr-fast-path.ts`) answer from here, so both give the same bytes, validators and errors. Published versions
- * never change, so the entity of a key (validators, and the bytes of files up to `maxFileBytes`) is kept once
- * built, least recently used first out.
+ * never change, so the entity of a key of a plain store is kept in the file cache once built, and the bytes of a
+ * snapshot's key in the snapshot cache.
  */
 export class ZarrKeys {
   readonly #options: ZarrKeysOptions;
-  readonly #entities: ByteBudgetLru<Entity>;
-  readonly #maxFileBytes: number;
 
   constructor(options: ZarrKeysOptions) {
     this.#options = options;
-    this.#entities = new ByteBudgetLru(options.maxBytes ?? 128 << 20);
-    this.#maxFileBytes = options.maxFileBytes ?? 2 << 20;
   }
 
   /** Read from the resource store on each call, so that a version switch takes effect at once. */
@@ -71,8 +63,10 @@ export class ZarrKeys {
 
   /** The entity of a file of a plain store already in memory, found without waiting; never for a snapshot. */
   cachedEntity(version: ZarrVersion, key: string): Entity | undefined {
-    // Only keys that passed `isSafeKey` are ever stored, so a hit needs no check.
-    return version.snapshot ? undefined : this.#entities.get(`${version.base}\0${key}`);
+    // For a safe key this is the path `resolveKey` gives. The cache holds normalized paths only (made by `join`),
+    // which no key with an empty, `.` or `..` segment spells, and no stored path holds a backslash or NUL: a key
+    // that could escape the version never finds an entry, so a hit needs no check.
+    return version.snapshot ? undefined : this.#options.files.peek(`${version.base}/${key}`);
   }
 
   /**
@@ -96,11 +90,6 @@ export class ZarrKeys {
         }
       );
     }
-    const path = resolveKey(version.base, key)!;
-    const file = await readImmutableFile(path, this.#maxFileBytes);
-    if (!file) return undefined;
-    const entity = fileEntity(path, file, { contentType, etagPrefix: version.id });
-    this.#entities.set(`${version.base}\0${key}`, entity, (file.bytes?.length ?? 0) + ENTRY_OVERHEAD_BYTES);
-    return entity;
+    return this.#options.files.entity(resolveKey(version.base, key)!, { contentType, etagPrefix: version.id });
   }
 }

@@ -1,7 +1,7 @@
 import type { Repository, Session } from '@earthmover/icechunk';
 import { openRepository } from '../../../core/stores/icechunk/repository.ts';
-import { ByteBudgetLru } from './byte-budget-lru.ts';
-import type { DirectoryEntry } from './file-response.ts';
+import { Lru } from '../cache/lru.ts';
+import type { DirectoryEntry } from '../files/directory.ts';
 
 interface OpenSnapshot {
   session: Session;
@@ -28,12 +28,12 @@ const MAX_SESSIONS = 32;
  */
 export class IcechunkSnapshots {
   readonly #repositories = new Map<string, Promise<Repository>>();
-  readonly #sessions = new Map<string, Promise<OpenSnapshot>>();
-  readonly #keys: ByteBudgetLru<Uint8Array>;
+  readonly #sessions = new Lru<Promise<OpenSnapshot>>(MAX_SESSIONS);
+  readonly #keys: Lru<Uint8Array>;
   readonly #maxKeyBytes: number;
 
   constructor({ maxBytes = 64 << 20, maxKeyBytes = 4 << 20 } = {}) {
-    this.#keys = new ByteBudgetLru(maxBytes);
+    this.#keys = new Lru(maxBytes);
     this.#maxKeyBytes = maxKeyBytes;
   }
 
@@ -49,21 +49,14 @@ export class IcechunkSnapshots {
 
   #snapshot(dir: string, snapshotId: string): Promise<OpenSnapshot> {
     const id = `${dir}@${snapshotId}`;
-    let open = this.#sessions.get(id);
-    if (open) {
-      this.#sessions.delete(id);
-    } else {
-      open = this.#repository(dir).then(async (repo) => ({
-        session: await repo.readonlySession({ snapshotId }),
-        writtenAt: new Date((await repo.lookupSnapshot(snapshotId)).writtenAt),
-      }));
-      open.catch(() => this.#sessions.delete(id));
-    }
+    const held = this.#sessions.get(id);
+    if (held) return held;
+    const open = this.#repository(dir).then(async (repo) => ({
+      session: await repo.readonlySession({ snapshotId }),
+      writtenAt: new Date((await repo.lookupSnapshot(snapshotId)).writtenAt),
+    }));
     this.#sessions.set(id, open);
-    for (const oldest of this.#sessions.keys()) {
-      if (this.#sessions.size <= MAX_SESSIONS) break;
-      this.#sessions.delete(oldest);
-    }
+    open.catch(() => this.#sessions.delete(id));
     return open;
   }
 

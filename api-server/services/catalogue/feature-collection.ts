@@ -2,7 +2,7 @@ import type { StoredColumn } from '../../../core/features/columns.ts';
 import { GEOMETRY_COLUMN } from '../../../core/features/geoparquet.ts';
 import type { FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
 import { licenseOf } from './license.ts';
-import { JSON_TYPE, STAC_VERSION, TABLE_EXTENSION, type CollectionLinks, type StacCollection } from './stac.ts';
+import { coreLinks, STAC_VERSION, TABLE_EXTENSION, type CollectionLinks, type StacCollection } from './stac.ts';
 
 export interface FeatureStacInput {
   collection: FeatureCollection;
@@ -47,10 +47,7 @@ export function featureStacCollection({ collection, columns, host, links }: Feat
     'table:row_count': status?.featureCount ?? 0,
     summaries: { geometry_types: geometryTypes, id_property: [spec.idProperty] },
     links: [
-      { href: links.self, rel: 'self', type: JSON_TYPE, title: spec.name },
-      { href: links.root, rel: 'root', type: JSON_TYPE },
-      { href: links.parent, rel: 'parent', type: JSON_TYPE },
-      { href: `${links.base}/features/${id}`, rel: 'describedby', type: JSON_TYPE, title: 'Feature collection record' },
+      ...coreLinks(links, spec.name, { path: `/features/${id}`, title: 'Feature collection record' }),
       ...licenseLinks,
     ],
     assets: {

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import type { Logger } from 'pino';
 import { resourceIdSchema } from '../../schemas.ts';
-import { entityResponse, type Entity } from './file-response.ts';
+import { entityResponse, type Entity } from '../files/entity.ts';
 import type { ServedVersions } from './served-versions.ts';
 import type { ZarrKeys, ZarrVersion } from './zarr-keys.ts';
 

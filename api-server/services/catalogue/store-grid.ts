@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Dataset } from '../../../core/resources/dataset/schema.ts';
 import { currentVersionOf } from '../../../core/resources/dataset/schema.ts';
 import { resolveKey, storeFile } from '../../../core/stores/layout.ts';
-import type { IcechunkSnapshots } from '../stores/icechunk-snapshots.ts';
+import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
 
 /** What the catalogue says about a raster store, read from the store's own metadata. */
 export interface StoreGrid {

@@ -1,22 +1,40 @@
-import type { z } from 'zod';
-import { creationTimestamp } from '../../../core/cluster/objects.ts';
-import type { Dataset } from '../../../core/resources/dataset/schema.ts';
-import type { datasetDetailRecordSchema, datasetRecordSchema } from '../../schemas.ts';
+import { z } from 'zod';
+import { creationTimestamp } from '../../core/cluster/objects.ts';
+import type { Dataset } from '../../core/resources/dataset/schema.ts';
+import { artifactCoverageSchema, configuredCoverage, coverageRecord } from './coverage.ts';
+
+/** The DatasetRecord of spec 1, which the dataset, ingestion and sync routes answer. */
+export const datasetRecordSchema = z
+  .object({
+    dataset_id: z.string(),
+    source_dataset_id: z.string(),
+    dataset_name: z.string(),
+    short_name: z.string().nullable(),
+    description: z.string().nullable(),
+    itemType: z.enum(['feature', 'coverage']),
+    variable: z.string().nullable(),
+    period_type: z.string().nullable(),
+    units: z.string().nullable(),
+    resolution: z.string().nullable(),
+    source: z.string().nullable(),
+    source_url: z.string().nullable(),
+    license: z.string(),
+    license_url: z.string().nullable(),
+    extent: artifactCoverageSchema,
+    last_updated: z.string(),
+    links: z.array(
+      z.object({ href: z.string(), rel: z.string(), title: z.string() }).meta({ id: 'DatasetAccessLink' }),
+    ),
+    publication: z
+      .object({
+        status: z.enum(['unpublished', 'published']).meta({ id: 'PublicationStatus' }),
+        published_at: z.string().nullable(),
+      })
+      .meta({ id: 'DatasetPublication' }),
+  })
+  .meta({ id: 'DatasetRecord' });
 
 export type DatasetRecord = z.infer<typeof datasetRecordSchema>;
-export type DatasetDetailRecord = z.infer<typeof datasetDetailRecordSchema>;
-
-type Coverage = NonNullable<NonNullable<Dataset['status']>['extent']>;
-
-/** Until a dataset is materialized its extent is the configured one, with no periods covered yet. */
-function coverageRecord(coverage: Coverage | undefined, fallback: [number, number, number, number]) {
-  const [xmin, ymin, xmax, ymax] = fallback;
-  return {
-    spatial: coverage?.spatial ?? { xmin, ymin, xmax, ymax },
-    spatial_wgs84: coverage?.spatialWgs84 ?? null,
-    temporal: coverage?.temporal ?? { start: null, end: null },
-  };
-}
 
 type DescriptionSpec = Pick<
   Dataset['spec'],
@@ -69,7 +87,9 @@ export function datasetRecord(dataset: Dataset, bbox: [number, number, number, n
     dataset_id: id,
     source_dataset_id: spec.source,
     ...descriptionRecord(spec),
-    extent: coverageRecord(status?.extent, spec.bbox ? (spec.bbox as [number, number, number, number]) : bbox),
+    extent: coverageRecord(
+      status?.extent ?? configuredCoverage(spec.bbox ? (spec.bbox as [number, number, number, number]) : bbox),
+    ),
     last_updated: status?.lastUpdated ?? creationTimestamp(dataset),
     links,
     publication: {
@@ -77,18 +97,4 @@ export function datasetRecord(dataset: Dataset, bbox: [number, number, number, n
       published_at: status?.publication?.publishedAt ?? null,
     },
   };
-}
-
-export function datasetDetailRecord(dataset: Dataset, bbox: [number, number, number, number]): DatasetDetailRecord {
-  const versions = [...(dataset.status?.versions ?? [])]
-    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
-    .map((v) => ({
-      created_at: v.createdAt,
-      format: v.format,
-      coverage: coverageRecord(v.coverage, bbox),
-      request_scope: v.requestScope
-        ? { start: v.requestScope.start, end: v.requestScope.end, bbox: v.requestScope.bbox ?? null }
-        : null,
-    }));
-  return { ...datasetRecord(dataset, bbox), versions };
 }

@@ -3,8 +3,8 @@ import type { Dataset } from '../../../core/resources/dataset/schema.ts';
 import { licenseOf } from './license.ts';
 import type { StoreGrid } from './store-grid.ts';
 import {
+  coreLinks,
   DATACUBE_EXTENSION,
-  JSON_TYPE,
   PROJECTION_EXTENSION,
   STAC_VERSION,
   ZARR_EXTENSION,
@@ -180,10 +180,7 @@ export function rasterCollection({
       ...(spec.resolution && { resolution: [spec.resolution] }),
     },
     links: [
-      { href: links.self, rel: 'self', type: JSON_TYPE, title: spec.datasetName },
-      { href: links.root, rel: 'root', type: JSON_TYPE },
-      { href: links.parent, rel: 'parent', type: JSON_TYPE },
-      { href: `${links.base}/datasets/${id}`, rel: 'describedby', type: JSON_TYPE, title: 'Dataset record' },
+      ...coreLinks(links, spec.datasetName, { path: `/datasets/${id}`, title: 'Dataset record' }),
       ...licenseLinks,
       ...(spec.sourceUrl ? [{ href: spec.sourceUrl, rel: 'via', type: 'text/html', title: 'Upstream source' }] : []),
     ],

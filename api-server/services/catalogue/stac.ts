@@ -51,3 +51,17 @@ export interface CollectionLinks {
 }
 
 export const JSON_TYPE = 'application/json';
+
+/** The links every collection has: itself, its catalogue, and the API record that describes it. */
+export function coreLinks(
+  links: CollectionLinks,
+  title: string,
+  describedBy: { path: string; title: string },
+): StacLink[] {
+  return [
+    { href: links.self, rel: 'self', type: JSON_TYPE, title },
+    { href: links.root, rel: 'root', type: JSON_TYPE },
+    { href: links.parent, rel: 'parent', type: JSON_TYPE },
+    { href: `${links.base}${describedBy.path}`, rel: 'describedby', type: JSON_TYPE, title: describedBy.title },
+  ];
+}

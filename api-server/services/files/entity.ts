@@ -1,9 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../errors.ts';
-import type { ImmutableFileCache } from './file-cache.ts';
+
+/**
+ * Answers to GET and HEAD of immutable content, independent of the HTTP framework that sends them: the `/zarr`
+ * fast path writes them on the bare HTTP server, the routes through fastify (`file-response.ts`).
+ */
 
 type ByteRange = { start: number; end: number };
 
@@ -94,26 +95,9 @@ export function entityResponse(request: EntityRequest, entity: Entity): EntityRe
   return { status, headers, body: entity.stream!(start, end) };
 }
 
-/** Sends `entityResponse` through fastify. */
-export async function sendEntity(request: FastifyRequest, reply: FastifyReply, entity: Entity): Promise<void> {
-  let answer: EntityResponse;
-  try {
-    answer = entityResponse(request, entity);
-  } catch (err) {
-    reply.header('content-range', `bytes */${entity.size}`);
-    throw err;
-  }
-  const { status, headers, body } = answer;
-  await reply.code(status).headers(headers).send(body);
-}
-
-export interface FileResponseOptions {
+/** How a file is served: its media type, and what its ETag starts with. */
+export interface EntityDescription {
   contentType: string;
-  /**
-   * Where metadata and small files come from, for paths that are immutable once they exist (a version's file, a
-   * version's thumbnail). Without it the file is read from disk on every request.
-   */
-  cache?: ImmutableFileCache;
   /** Identifies the content the path holds now (e.g. the store version), part of the ETag. */
   etagPrefix: string;
 }
@@ -122,7 +106,7 @@ export interface FileResponseOptions {
 export function fileEntity(
   path: string,
   file: { size: number; mtime: Date; bytes?: Uint8Array },
-  options: Omit<FileResponseOptions, 'cache'>,
+  options: EntityDescription,
 ): Entity {
   return {
     size: file.size,
@@ -132,54 +116,4 @@ export function fileEntity(
     bytes: file.bytes,
     stream: (start, end) => createReadStream(path, { start, end }),
   };
-}
-
-/**
- * Answers GET or HEAD for one file of a store (see `sendEntity`). Returns false when the path is no regular
- * file, so the caller answers 404.
- */
-export async function sendFile(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  path: string,
-  options: FileResponseOptions,
-): Promise<boolean> {
-  const info = options.cache
-    ? await options.cache.get(path)
-    : await stat(path).then(
-        (s) => (s.isFile() ? { size: s.size, mtime: s.mtime } : undefined),
-        () => undefined,
-      );
-  if (!info) return false;
-  await sendEntity(request, reply, fileEntity(path, info, options));
-  return true;
-}
-
-export interface DirectoryEntry {
-  name: string;
-  type: 'file' | 'directory';
-  /** Bytes, for files. */
-  size?: number;
-}
-
-/**
- * The files and directories in `path`, by name, leaving out names `hidden` rejects; undefined when `path` is no
- * directory.
- */
-export async function listDirectory(
-  path: string,
-  hidden: (name: string) => boolean = () => false,
-): Promise<DirectoryEntry[] | undefined> {
-  const entries = await readdir(path, { withFileTypes: true }).catch(() => undefined);
-  if (!entries) return undefined;
-  return Promise.all(
-    entries
-      .filter((e) => (e.isFile() || e.isDirectory()) && !hidden(e.name))
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .map(async (e) =>
-        e.isFile()
-          ? { name: e.name, type: 'file' as const, size: (await stat(join(path, e.name))).size }
-          : { name: e.name, type: 'directory' as const },
-      ),
-  );
 }

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { datasetRecordSchema } from '../../records/dataset.ts';
+
+export const createIngestionRequestSchema = z
+  .object({
+    dataset_id: z.string().min(1).describe('Id of a data source as listed by GET /data-sources.'),
+    start: z.string().nullish().describe('First period, in the source-native form.'),
+    end: z.string().nullish().describe('Last period; defaults to the last complete period.'),
+    overwrite: z.boolean().default(false).describe('Regenerate an existing matching artifact.'),
+    publish: z.boolean().default(true),
+  })
+  .strict()
+  .meta({ id: 'CreateIngestionRequest' });
+
+export const ingestionResponseSchema = z
+  .object({
+    ingestion_id: z.string(),
+    status: z.string().describe('Execution status: accepted, running, retrying, successful, failed, cancelled.'),
+    dataset: datasetRecordSchema.nullable(),
+  })
+  .meta({ id: 'IngestionResponse' });
+
+export const ingestionListResponseSchema = z
+  .object({ kind: z.string().default('IngestionList'), items: z.array(ingestionResponseSchema) })
+  .meta({ id: 'IngestionListResponse' });

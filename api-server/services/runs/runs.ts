@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isApiError, isRetriable } from '../../../core/cluster/errors.ts';
+import type { Cluster } from '../../../core/cluster/port.ts';
+import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
+import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import { API_VERSION } from '../../../core/resources/kind.ts';
+import { HttpError } from '../../errors.ts';
+
+export interface RunsOptions {
+  cluster: Cluster;
+  /** Where runs are created. */
+  namespace: string;
+  /** The first pause before a broken watch is resumed (doubling up to 5 s); 250 ms unless given. */
+  retryMs?: number;
+}
+
+/** Starting runs (Ingestion resources) and waiting for them: what the ingestion, sync and feature routes share. */
+export class Runs {
+  readonly #cluster: Cluster;
+  readonly #namespace: string;
+  readonly #retryMs: number;
+
+  constructor({ cluster, namespace, retryMs = 250 }: RunsOptions) {
+    this.#cluster = cluster;
+    this.#namespace = namespace;
+    this.#retryMs = retryMs;
+  }
+
+  /**
+   * Creates a run named `<target>-<8 hex>`, labelled with its target and source so a watch can select it, once no
+   * unfinished run writes the same target (a dataset or feature collection): there is one writer at a time, and a
+   * second one is refused with 409 naming the first.
+   */
+  async start(
+    spec: Ingestion['spec'] & { datasetId: string },
+    target: 'dataset' | 'feature collection',
+  ): Promise<Ingestion> {
+    const namespace = this.#namespace;
+    const { items } = await this.#cluster.list<Ingestion>(ingestionKind, { namespace });
+    const active = items.find((r) => datasetIdOf(r) === spec.datasetId && !isFinished(r));
+    if (active)
+      throw new HttpError(
+        'Conflict',
+        `Run ${active.metadata.name} is already writing ${target} ${spec.datasetId}; wait for it or cancel it`,
+      );
+    return this.#cluster.create<Ingestion>(ingestionKind, {
+      apiVersion: API_VERSION,
+      kind: ingestionKind.kind,
+      metadata: {
+        name: `${spec.datasetId.slice(0, 50)}-${randomBytes(4).toString('hex')}`,
+        namespace,
+        labels: { [DATASET_LABEL]: spec.datasetId, 'climate.stratus.dev/source': spec.source },
+      },
+      spec,
+    } as Ingestion);
+  }
+
+  /**
+   * Resolves with the run once it has finished, or with undefined once it is deleted or `signal` aborts; the first
+   * watch starts from the current state, so nothing is missed. The server ends every watch after the time the
+   * Kubernetes adapter asks for (5 to 10 minutes), and a run may take longer: the wait goes on from the last version
+   * it saw, or from the current state when that version left the server's history (410 Gone). A watch that broke (a
+   * dead connection given up at its deadline, a 5xx) is resumed too, after a pause that doubles from `retryMs` up
+   * to 5 s; a refusal ends the wait with its error.
+   */
+  async finished(run: Ingestion, signal: AbortSignal): Promise<Ingestion | undefined> {
+    const retryMs = this.#retryMs;
+    const { name, namespace } = run.metadata;
+    const labelSelector = `${DATASET_LABEL}=${(run.metadata.labels as Record<string, string> | undefined)?.[DATASET_LABEL] ?? ''}`;
+    let resourceVersion: string | undefined;
+    let pause = retryMs;
+    try {
+      while (!signal.aborted) {
+        try {
+          const watch = this.#cluster.watch<Ingestion>(ingestionKind, {
+            namespace,
+            labelSelector,
+            resourceVersion,
+            signal,
+          });
+          for await (const event of watch) {
+            resourceVersion = String(event.object.metadata.resourceVersion);
+            pause = retryMs;
+            if (event.type === 'DELETED' && event.object.metadata.name === name) return undefined;
+            if (event.object.metadata.name === name && isFinished(event.object)) return event.object;
+          }
+        } catch (err) {
+          if (isApiError(err, 'Gone')) resourceVersion = undefined;
+          else if (isRetriable(err) && !signal.aborted) {
+            await sleep(pause, undefined, { signal });
+            pause = Math.min(pause * 2, 5_000);
+          } else throw err;
+        }
+      }
+    } catch (err) {
+      if (signal.aborted) return undefined;
+      throw err;
+    }
+    return undefined;
+  }
+}
