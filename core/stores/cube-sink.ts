@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openAppendSink } from './cube-append.ts';
-import { publishDirectory, removeTree, syncTree } from './files.ts';
+import { publishDirectory, removeTree, syncTree } from '../files/durable.ts';
 import { openIcechunkVersion } from './icechunk/version-writer.ts';
 import { icechunkDir, icechunkPath, NETCDF_FILE, stagingDir, versionDir, versionPath } from './layout.ts';
 import { writeNetcdfCube } from './netcdf.ts';

@@ -1,5 +1,5 @@
-import { open, rename, rm } from 'node:fs/promises';
 import h5wasm, { type Dataset, type Group } from 'h5wasm/node';
+import { replaceFile } from '../files/durable.ts';
 import { cfTimeUnit } from '../periods/index.ts';
 import { chunkShape, geoTransform, type RasterCubeDescription } from './raster-cube.ts';
 import { gridMappingAttributes } from './zarr/crs.ts';
@@ -112,25 +112,14 @@ export async function writeNetcdfCube(
   if (wrong >= 0) throw new Error(`plane ${wrong}: expected ${plane} values, got ${planes[wrong]!.length}`);
 
   await h5wasm.ready;
-  const tmp = `${path}.tmp`;
-  try {
+  // h5wasm closes without fsync: replaceFile flushes the file before the rename publishes it.
+  await replaceFile(path, (temporary) => {
     // Track creation order so that netCDF-C lists dimensions, variables and attributes in the order written.
-    const file = new h5wasm.File(tmp, 'w', { track_order: true });
+    const file = new h5wasm.File(temporary, 'w', { track_order: true });
     try {
       writeCube(file, description, planes);
     } finally {
       file.close();
     }
-    // h5wasm closes without fsync; without it a crash after the rename could leave a published empty file.
-    const handle = await open(tmp, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  });
 }

@@ -2,7 +2,7 @@ import { open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatPeriod } from '../../core/periods/index.ts';
 import { readInOrder } from '../../core/providers/read-ahead.ts';
-import { removeTree, writeFileAtomic } from '../../core/stores/files.ts';
+import { removeTree, writeFileAtomic } from '../../core/files/durable.ts';
 import { newVersionId, stagingDir } from '../../core/stores/layout.ts';
 import { unsplittableFormat, unsupportedFormat, versionParts } from '../../core/stores/cube-sink.ts';
 import type { IngestionInput, IngestionResult } from './ingestion-input.ts';

@@ -14,7 +14,8 @@ import type {
   WatchEventType,
   WatchOptions,
 } from '../port.ts';
-import { loadJsonFiles, removeFileDurably, writeFileAtomic } from './files.ts';
+import { removeFileDurably, writeFileAtomic } from '../../files/durable.ts';
+import { loadJsonFiles } from './files.ts';
 import { WatchQueue } from '../watch-queue.ts';
 
 export interface EmbeddedClusterOptions {

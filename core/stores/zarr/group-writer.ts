@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { writeDurable } from '../files.ts';
+import { writeDurable } from '../../files/durable.ts';
 import type { Compressor } from './codecs.ts';
 
 export type TypedValues = Float32Array | Float64Array | Int32Array | BigInt64Array;
