@@ -1,14 +1,10 @@
 import { cfTimeUnit, formatPeriod, type Period, type PeriodType } from '../periods/index.ts';
 import type { RasterGrid } from '../providers/raster.ts';
+import { directoryStore } from './directory-store.ts';
+import type { Coverage, WritableStore } from './store.ts';
 import type { Compressor } from './zarr/codecs.ts';
 import { gridMappingAttributes, WGS84_WKT } from './zarr/crs.ts';
-import {
-  directoryKeys,
-  type ArraySpec,
-  type KeyWriter,
-  type TypedValues,
-  type ZarrGroupWriter,
-} from './zarr/group-writer.ts';
+import type { ArraySpec, TypedValues, ZarrGroupWriter } from './zarr/group-writer.ts';
 import { ZarrV2GroupWriter } from './zarr/v2.ts';
 import { ZarrV3GroupWriter } from './zarr/v3.ts';
 
@@ -34,10 +30,7 @@ export interface RasterCubeDescription {
   firstPeriod?: number;
 }
 
-export interface Coverage {
-  spatial: { xmin: number; ymin: number; xmax: number; ymax: number };
-  temporal: { start: string | null; end: string | null };
-}
+const storeOf = (target: string | WritableStore) => (typeof target === 'string' ? directoryStore(target) : target);
 
 /** Bytes per chunk that the chunk shape aims at (DESIGN.md §4: near 2 MiB). */
 const TARGET_CHUNK_BYTES = 2 * 1024 * 1024;
@@ -114,9 +107,9 @@ export class RasterCubeWriter {
   /** Writes one part's chunks only; the metadata is written by `completeParts`. */
   #part = false;
 
-  private constructor(keys: KeyWriter, description: RasterCubeDescription) {
+  private constructor(store: WritableStore, description: RasterCubeDescription) {
     const v3 = description.zarrVersion === 3;
-    this.#zarr = v3 ? new ZarrV3GroupWriter(keys) : new ZarrV2GroupWriter(keys);
+    this.#zarr = v3 ? new ZarrV3GroupWriter(store) : new ZarrV2GroupWriter(store);
     this.#description = description;
     const { grid, periods } = description;
     const [ny, nx] = [grid.lat.length, grid.lon.length];
@@ -146,9 +139,9 @@ export class RasterCubeWriter {
   }
 
   /** A writer into a directory (each key a flushed file) or into any other key writer. */
-  static async create(target: string | KeyWriter, description: RasterCubeDescription): Promise<RasterCubeWriter> {
+  static async create(target: string | WritableStore, description: RasterCubeDescription): Promise<RasterCubeWriter> {
     if (description.periods.length === 0) throw new Error('a raster cube needs at least one period');
-    const writer = new RasterCubeWriter(typeof target === 'string' ? directoryKeys(target) : target, description);
+    const writer = new RasterCubeWriter(storeOf(target), description);
     await writer.#writeCoordinates();
     return writer;
   }
@@ -157,8 +150,8 @@ export class RasterCubeWriter {
    * A writer of periods [from, to) of the cube and nothing else: one part of a cube written by several workers at
    * once into the same directory (disjoint chunk files). `from` starts a time block; `to` ends one, or the cube.
    */
-  static part(target: string | KeyWriter, description: RasterCubeDescription, range: { from: number; to: number }) {
-    const writer = new RasterCubeWriter(typeof target === 'string' ? directoryKeys(target) : target, {
+  static part(target: string | WritableStore, description: RasterCubeDescription, range: { from: number; to: number }) {
+    const writer = new RasterCubeWriter(storeOf(target), {
       ...description,
       firstPeriod: range.from,
     });
@@ -176,8 +169,8 @@ export class RasterCubeWriter {
    * Completes a cube whose chunks parts wrote: the group, the coordinates, the data array's metadata and the
    * consolidated metadata. Returns what the cube covers.
    */
-  static async completeParts(target: string | KeyWriter, description: RasterCubeDescription): Promise<Coverage> {
-    const writer = new RasterCubeWriter(typeof target === 'string' ? directoryKeys(target) : target, description);
+  static async completeParts(target: string | WritableStore, description: RasterCubeDescription): Promise<Coverage> {
+    const writer = new RasterCubeWriter(storeOf(target), description);
     await writer.#writeCoordinates();
     await writer.#zarr.consolidate();
     return cubeCoverage(description);

@@ -4,7 +4,8 @@ import { formatPeriod } from '../../core/periods/index.ts';
 import { readInOrder } from '../../core/providers/read-ahead.ts';
 import { removeTree, writeFileAtomic } from '../../core/files/durable.ts';
 import { newVersionId, stagingDir } from '../../core/stores/layout.ts';
-import { unsplittableFormat, unsupportedFormat, versionParts } from '../../core/stores/cube-sink.ts';
+import { unsplittableFormat, unsupportedFormat } from '../../core/stores/capabilities.ts';
+import { versionParts } from '../../core/stores/open.ts';
 import type { IngestionInput, IngestionResult } from './ingestion-input.ts';
 import {
   cubeDescription,

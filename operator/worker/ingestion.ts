@@ -2,8 +2,9 @@ import { formatPeriod } from '../../core/periods/index.ts';
 import { rasterProvider } from '../../core/providers/available.ts';
 import { readInOrder } from '../../core/providers/read-ahead.ts';
 import { newVersionId } from '../../core/stores/layout.ts';
-import { canAppend } from '../../core/stores/capabilities.ts';
-import { openVersionWriter, unsupportedFormat, type VersionWriter } from '../../core/stores/cube-sink.ts';
+import { canAppend, unsupportedFormat } from '../../core/stores/capabilities.ts';
+import { openVersionWriter } from '../../core/stores/open.ts';
+import type { VersionWriter } from '../../core/stores/store.ts';
 import { ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
 import { materializePart } from './ingestion-part.ts';
 import {

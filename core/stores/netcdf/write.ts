@@ -1,8 +1,8 @@
 import h5wasm, { type Dataset, type Group } from 'h5wasm/node';
-import { replaceFile } from '../files/durable.ts';
-import { cfTimeUnit } from '../periods/index.ts';
-import { chunkShape, geoTransform, type RasterCubeDescription } from './raster-cube.ts';
-import { gridMappingAttributes } from './zarr/crs.ts';
+import { replaceFile } from '../../files/durable.ts';
+import { cfTimeUnit } from '../../periods/index.ts';
+import { chunkShape, geoTransform, type RasterCubeDescription } from '../raster-cube.ts';
+import { gridMappingAttributes } from '../zarr/crs.ts';
 
 /** Deflate level of the data variable: most of the size gain of higher levels at a fraction of their time. */
 const DEFLATE_LEVEL = 4;
