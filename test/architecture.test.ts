@@ -11,6 +11,15 @@ const allowed: Record<string, string[]> = {
   'api-server': ['core', 'api-server'],
 };
 
+/**
+ * Import cycles that exist today outside `core/`, each as its files in order; allowed until the issue that names
+ * them removes them (then the test below fails until the entry goes too). `core/` may have none.
+ */
+const ALLOWED_CYCLES: string[][] = [
+  // Issue 20, item 4: the ingestion planner is split into ordered steps and sync-range.ts stops importing back.
+  ['operator/controllers/ingestion/plan.ts', 'operator/controllers/ingestion/sync-range.ts'],
+];
+
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(join(root, dir), { withFileTypes: true, recursive: true });
   return entries
@@ -22,6 +31,56 @@ function relativeImports(source: string): string[] {
   const specifiers = [...source.matchAll(/(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map((m) => m[1]!);
   const dynamic = [...source.matchAll(/import\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
   return [...specifiers, ...dynamic];
+}
+
+/** Source files (not tests) of `areas`, relative to the root, with the files each imports. */
+async function importGraph(areas: string[]): Promise<Map<string, string[]>> {
+  const files = (await Promise.all(areas.map(sourceFiles))).flat().map((f) => relative(root, f));
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const targets = relativeImports(await readFile(join(root, file), 'utf8')).map((s) =>
+      relative(root, resolve(root, dirname(file), s)),
+    );
+    graph.set(
+      file,
+      targets.filter((t) => known.has(t)),
+    );
+  }
+  return graph;
+}
+
+/** The strongly connected components of more than one file (or a file importing itself), each sorted (Tarjan). */
+function importCycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, next);
+    low.set(file, next++);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || graph.get(file)?.includes(file)) cycles.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
 describe('module boundaries', () => {
@@ -37,6 +96,24 @@ describe('module boundaries', () => {
       expect(violations).toEqual([]);
     });
   }
+
+  it('has no import cycle among the source files of core/, operator/, api-server/ and cmd/ beyond the allowed ones', async () => {
+    const cycles = importCycles(await importGraph(['core', 'operator', 'api-server', 'cmd']));
+    expect(ALLOWED_CYCLES.flat().filter((file) => file.startsWith('core/'))).toEqual([]);
+    // Exactly the allowed ones: a cycle that went leaves its entry to be removed.
+    expect(cycles).toEqual(ALLOWED_CYCLES.map((cycle) => [...cycle].sort()));
+  });
+
+  it('finds import cycles (the cycle search itself works)', () => {
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c', 'd']],
+      ['c', ['a']],
+      ['d', ['d']],
+      ['e', ['a']],
+    ]);
+    expect(importCycles(graph)).toEqual([['a', 'b', 'c'], ['d']]);
+  });
 
   it('finds the imports it checks (the scan itself works)', () => {
     expect(relativeImports(`import { a } from '../operator/x.ts';\nimport type { B } from "./b.ts";`)).toEqual([
