@@ -1,9 +1,9 @@
-import { cfTimeUnit, formatPeriod, type Period, type PeriodType } from '../periods/index.ts';
+import { formatPeriod, type Period, type PeriodType } from '../periods/index.ts';
 import type { RasterGrid } from '../providers/raster.ts';
+import { coordinateAttributes, dataAttributes, gridMappingAttributes, timeValues, WGS84_WKT } from './cf.ts';
 import { directoryStore } from './directory-store.ts';
 import type { Coverage, WritableStore } from './store.ts';
 import type { Compressor } from './zarr/codecs.ts';
-import { gridMappingAttributes, WGS84_WKT } from './zarr/crs.ts';
 import type { ArraySpec, TypedValues, ZarrGroupWriter } from './zarr/group-writer.ts';
 import { ZarrV2GroupWriter } from './zarr/v2.ts';
 import { ZarrV3GroupWriter } from './zarr/v3.ts';
@@ -128,13 +128,7 @@ export class RasterCubeWriter {
         description.compressor === undefined ? { id: v3 ? 'zstd' : 'zlib', level: 1 } : description.compressor,
       fillValue: 'NaN',
       dimensions: ['time', 'lat', 'lon'],
-      attributes: {
-        ...(description.units !== undefined && { units: description.units }),
-        ...(description.longName !== undefined && { long_name: description.longName }),
-        grid_mapping: 'spatial_ref',
-        coordinates: 'spatial_ref',
-        _CRS: { wkt: WGS84_WKT },
-      },
+      attributes: { ...dataAttributes(description), _CRS: { wkt: WGS84_WKT } },
     };
   }
 
@@ -203,50 +197,23 @@ export class RasterCubeWriter {
   async #writeCoordinates(): Promise<void> {
     const { grid, periods, periodType, attributes } = this.#description;
     await this.#zarr.group({ Conventions: 'CF-1.8', ...attributes });
-    const coordinate = (
-      name: string,
-      length: number,
-      dataType: 'float64' | 'int64',
-      extra: Record<string, unknown>,
-    ): ArraySpec => ({
-      name,
-      shape: [length],
-      chunks: [length],
-      dataType,
-      compressor: null,
-      fillValue: null,
-      dimensions: [name],
-      attributes: extra,
-    });
-    const time = cfTimeUnit(periodType);
-    await this.#whole(
-      coordinate('time', periods.length, 'int64', {
-        standard_name: 'time',
-        long_name: 'start of the period',
-        axis: 'T',
-        units: `${time.unit} since ${time.epoch}`,
-        calendar: 'proleptic_gregorian',
-      }),
-      BigInt64Array.from(periods, (p) => BigInt(Math.round(p.start.getTime() / time.step))),
-    );
-    await this.#whole(
-      coordinate('lat', grid.lat.length, 'float64', {
-        standard_name: 'latitude',
-        long_name: 'latitude',
-        units: 'degrees_north',
-        axis: 'Y',
-      }),
-      grid.lat,
-    );
-    await this.#whole(
-      coordinate('lon', grid.lon.length, 'float64', {
-        standard_name: 'longitude',
-        long_name: 'longitude',
-        units: 'degrees_east',
-        axis: 'X',
-      }),
-      grid.lon,
-    );
+    const cf = coordinateAttributes(periodType);
+    // Each coordinate is one uncompressed chunk, with no fill value (coordinates have no missing values).
+    const coordinates = { time: timeValues(periods, periodType), lat: grid.lat, lon: grid.lon };
+    for (const [name, values] of Object.entries(coordinates) as [keyof typeof coordinates, TypedValues][])
+      await this.#whole(
+        {
+          name,
+          shape: [values.length],
+          chunks: [values.length],
+          dataType: name === 'time' ? 'int64' : 'float64',
+          compressor: null,
+          fillValue: null,
+          dimensions: [name],
+          attributes: cf[name],
+        },
+        values,
+      );
     await this.#whole(
       {
         name: 'spatial_ref',
