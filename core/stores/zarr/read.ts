@@ -1,6 +1,6 @@
 import type { ReadableStore } from '../store.ts';
-import { decodeChunk, type Compressor } from './codecs.ts';
-import { ZarrFormatError, type ZarrArray } from './metadata.ts';
+import { DECODABLE, decodeChunk, type Compressor } from './codecs.ts';
+import { ZarrFormatError, type ZarrArray, type ZarrCodec } from './metadata.ts';
 
 /** Typed arrays by v3 data type: what a decoded chunk is returned as (the host is little-endian, group-writer.ts). */
 const TYPED = {
@@ -18,22 +18,33 @@ const TYPED = {
 
 export type ChunkValues = InstanceType<(typeof TYPED)[keyof typeof TYPED]>;
 
-const COMPRESSORS = new Set(['zlib', 'gzip', 'zstd']);
+/**
+ * The codecs of an array as this build decodes them: `bytes` in either byte order, then at most one compressor it
+ * decodes (codecs.ts). Anything else is refused, naming the codec.
+ */
+function pipelineOf(array: ZarrArray): { bigEndian: boolean; compressor: ZarrCodec | undefined } {
+  const [bytes, compressor, ...rest] = array.codecs;
+  if (bytes?.name !== 'bytes')
+    throw new ZarrFormatError(`array ${array.name}: codec ${bytes?.name ?? '(none)'} is not supported`);
+  if (compressor && (!DECODABLE.has(compressor.name) || rest.length > 0))
+    throw new ZarrFormatError(`array ${array.name}: codec ${(rest[0] ?? compressor).name} is not supported`);
+  return { bigEndian: bytes.configuration.endian === 'big', compressor };
+}
+
+/** Compressors the writers encode, by their numcodecs ids. */
+const WRITABLE = new Set<string>(['zlib', 'gzip', 'zstd'] satisfies Compressor['id'][]);
 
 /**
- * The compressor of an array whose codecs this build decodes (and writes): little-endian `bytes`, then at most one
- * of zlib, gzip or zstd. Anything else is refused, naming the codec.
+ * The compressor with which a writer continues an array (an append): the stored one, which must be little-endian
+ * and compressed with a codec the writers encode.
  */
 export function compressorOf(array: ZarrArray): Compressor | null {
-  const [bytes, compressor, ...rest] = array.codecs;
-  const endian = bytes?.configuration.endian;
-  if (bytes?.name !== 'bytes' || (endian !== undefined && endian !== 'little'))
+  const { bigEndian, compressor } = pipelineOf(array);
+  if (bigEndian || (compressor && !WRITABLE.has(compressor.name)))
     throw new ZarrFormatError(
-      `array ${array.name}: codecs ${array.codecs.map((c) => c.name).join(', ')} are not supported`,
+      `array ${array.name}: Stratus does not write ${bigEndian ? 'big-endian' : compressor!.name} chunks`,
     );
   if (!compressor) return null;
-  if (!COMPRESSORS.has(compressor.name) || rest.length > 0)
-    throw new ZarrFormatError(`array ${array.name}: codec ${(rest[0] ?? compressor).name} is not supported`);
   const level = compressor.configuration.level;
   return { id: compressor.name as Compressor['id'], level: typeof level === 'number' ? level : 1 };
 }
@@ -55,7 +66,7 @@ export async function readChunk(
   index: number[],
 ): Promise<ChunkValues | undefined> {
   const type = typedArrayOf(array);
-  const compressor = compressorOf(array);
+  const { bigEndian, compressor } = pipelineOf(array);
   const key = array.chunkKey(index);
   const stored = await store.get(key);
   if (!stored) return undefined;
@@ -64,7 +75,11 @@ export async function readChunk(
   if (bytes.byteLength !== cells * type.BYTES_PER_ELEMENT)
     throw new ZarrFormatError(`chunk ${key} holds ${bytes.byteLength} bytes, not ${cells} ${array.dataType} values`);
   // A copy into a buffer of its own: decoded bytes may be a view at any offset of a larger (pooled) buffer.
-  return new type(new Uint8Array(bytes).buffer);
+  const copy = new Uint8Array(bytes);
+  const size = type.BYTES_PER_ELEMENT;
+  // Typed arrays are in the host's order, little-endian (group-writer.ts).
+  if (bigEndian && size > 1) for (let i = 0; i < copy.length; i += size) copy.subarray(i, i + size).reverse();
+  return new type(copy.buffer);
 }
 
 /**
