@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -16,6 +16,10 @@ export const isTempName = (name: string) => name.endsWith(TEMP_SUFFIX);
 /** Writes `data` to `path` and flushes it to disk before returning, so a later rename publishes complete bytes. */
 export async function writeDurable(path: string, data: Uint8Array | string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
+  await writeFlushed(path, data);
+}
+
+async function writeFlushed(path: string, data: Uint8Array | string): Promise<void> {
   const handle = await open(path, 'w');
   try {
     await handle.writeFile(data);
@@ -44,19 +48,13 @@ export async function syncTree(root: string): Promise<void> {
   await syncDirectory(root);
 }
 
-/**
- * Replaces the file at `path` with what `fill` writes into the temporary file it is given (a hidden name in the same
- * directory): the temporary file is flushed, renamed over `path`, and the rename made durable. A reader sees the
- * previous file or the new one whole; on failure the temporary file is removed. For writers that produce the file
- * themselves (h5wasm, a copy); `writeFileAtomic` is the common case.
- */
-export async function replaceFile(path: string, fill: (temporary: string) => Promise<void> | void): Promise<void> {
+/** Writes a temporary file beside `path` with `write` (which flushes it), renames it over `path`, flushes the directory. */
+async function replaceWith(path: string, write: (temporary: string) => Promise<void>): Promise<void> {
   const dir = dirname(path);
   const temporary = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   await mkdir(dir, { recursive: true });
   try {
-    await fill(temporary);
-    await syncHandle(temporary, 'r+');
+    await write(temporary);
     await rename(temporary, path);
   } catch (err) {
     await rm(temporary, { force: true });
@@ -65,9 +63,22 @@ export async function replaceFile(path: string, fill: (temporary: string) => Pro
   await syncDirectory(dir);
 }
 
-/** Replaces the file at `path` with `data` atomically and durably (see `replaceFile`). */
+/**
+ * Replaces the file at `path` with what `fill` writes into the temporary file it is given (a hidden name in the same
+ * directory): the temporary file is flushed, renamed over `path`, and the rename made durable. A reader sees the
+ * previous file or the new one whole; on failure the temporary file is removed. For writers that produce the file
+ * themselves (h5wasm, a copy); `writeFileAtomic` is the common case.
+ */
+export function replaceFile(path: string, fill: (temporary: string) => Promise<void> | void): Promise<void> {
+  return replaceWith(path, async (temporary) => {
+    await fill(temporary);
+    await syncHandle(temporary, 'r+');
+  });
+}
+
+/** Replaces the file at `path` with `data` atomically and durably, as `replaceFile` does, in one open of the file. */
 export function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
-  return replaceFile(path, (temporary) => writeFile(temporary, data));
+  return replaceWith(path, (temporary) => writeFlushed(temporary, data));
 }
 
 /** Removes a file and makes the removal durable. */
