@@ -5,7 +5,7 @@
  * PROJJSON, bbox). WKB is encoded here (`wkb.ts`); Parquet encoding itself is hyparquet-writer's.
  */
 import { parquetWriteBuffer, type ColumnSource, type SchemaElement } from 'hyparquet-writer';
-import { writeFileAtomic } from '../stores/files.ts';
+import { writeFileAtomic } from '../files/durable.ts';
 import { STORED_CRS_PROJJSON } from './crs.ts';
 import { bboxOf, unionBbox, type Bbox, type Feature, type GeometryType, type PropertyValue } from './geometry.ts';
 import { geometryToWkb } from './wkb.ts';

@@ -65,6 +65,14 @@ class WkbWriter {
     this.count(rings.length);
     for (const ring of rings) this.line(ring);
   }
+  /** The members of a Multi* geometry: their count, then each as a geometry of its own (header and body). */
+  members<T>(type: keyof typeof TYPE_CODE, members: T[], body: (member: T) => void) {
+    this.count(members.length);
+    for (const member of members) {
+      this.header(type);
+      body(member);
+    }
+  }
 }
 
 export function geometryToWkb(geometry: Geometry): Uint8Array {
@@ -82,25 +90,13 @@ export function geometryToWkb(geometry: Geometry): Uint8Array {
       writer.polygon(geometry.coordinates);
       break;
     case 'MultiPoint':
-      writer.count(geometry.coordinates.length);
-      for (const p of geometry.coordinates) {
-        writer.header('Point');
-        writer.position(p);
-      }
+      writer.members('Point', geometry.coordinates, (p) => writer.position(p));
       break;
     case 'MultiLineString':
-      writer.count(geometry.coordinates.length);
-      for (const l of geometry.coordinates) {
-        writer.header('LineString');
-        writer.line(l);
-      }
+      writer.members('LineString', geometry.coordinates, (l) => writer.line(l));
       break;
     case 'MultiPolygon':
-      writer.count(geometry.coordinates.length);
-      for (const p of geometry.coordinates) {
-        writer.header('Polygon');
-        writer.polygon(p);
-      }
+      writer.members('Polygon', geometry.coordinates, (p) => writer.polygon(p));
       break;
   }
   return writer.bytes;

@@ -55,13 +55,12 @@ export const era5LandProvider: RasterProvider = {
       firstOf(group, ['latitude', 'lat'], 'latitude'),
       firstOf(group, ['longitude', 'lon'], 'longitude'),
     ];
-    const dims = data.attrs._ARRAY_DIMENSIONS as string[] | undefined;
-    if (dims?.join() !== [timeArray.name, latArray.name, lonArray.name].join())
+    if (data.dimensions.join() !== [timeArray.name, latArray.name, lonArray.name].join())
       throw new RunError('UnsupportedLayout', `${variable} must have dimensions (time, latitude, longitude)`);
-    const whole = (array: typeof data) => group.read(array, [[0, array.meta.shape[0]!]]);
+    const whole = (array: typeof data) => group.read(array, [[0, array.shape[0]!]]);
     const [times, lats, lons] = await Promise.all([whole(timeArray), whole(latArray), whole(lonArray)]);
     const timeIndex = new Map(
-      cfTimesToMs(times, timeArray.attrs.units, timeArray.attrs.calendar).map((ms, i) => [ms, i]),
+      cfTimesToMs(times, timeArray.attributes.units, timeArray.attributes.calendar).map((ms, i) => [ms, i]),
     );
     // Rounded so that a grid point on the extent's edge (349.8 - 360) compares equal to it (-10.2).
     const rotated = Array.from(lons, (v) => Math.round((v > 180 ? v - 360 : v) * 1e9) / 1e9);
@@ -80,7 +79,7 @@ export const era5LandProvider: RasterProvider = {
     // Rows come north first when latitudes descend in the store; flip them when they ascend.
     const flip = lats[y0]! < lats[y1 - 1]!;
     const columnRuns = runs(columns.map((c) => c.i));
-    const conversion = CONVERSIONS[String(data.attrs.units)];
+    const conversion = CONVERSIONS[String(data.attributes.units)];
     return {
       grid: {
         lon: Float64Array.from(columns, (c) => c.lon),

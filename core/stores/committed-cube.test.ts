@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatPeriod, periodRange, type PeriodType } from '../periods/index.ts';
 import { gridCovering } from '../providers/raster.ts';
-import { openCubeSink } from './cube-sink.ts';
+import { openCubeSink } from './open.ts';
 import { CommittedCubeError, readCommittedCube } from './committed-cube.ts';
 
 const grid = gridCovering([-13.5, 6.9, -13.0, 7.2], 0.1);

@@ -1,10 +1,9 @@
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
-import h5wasm from 'h5wasm/node';
 import { formatPeriod, type PeriodType } from '../periods/index.ts';
-import { snapshotKeyReader } from './icechunk/repository.ts';
-import { NETCDF_FILE } from './layout.ts';
-import { directoryKeyReader, type KeyReader } from './zarr/group-writer.ts';
+import { NetcdfVariableMissing, readNetcdfCoordinates } from './netcdf/read.ts';
+import type { ReadableStore } from './store.ts';
+import { openVersionStore } from './version-store.ts';
+import { readZarrArray, readZarrGroup, ZarrFormatError } from './zarr/metadata.ts';
+import { readVector } from './zarr/read.ts';
 
 /**
  * What a committed version holds, read from its own files (coordinates), so that a sync appends after what the
@@ -38,12 +37,6 @@ function periodsOf(type: PeriodType, values: BigInt64Array, units: unknown): str
   return Array.from(values, (v) => formatPeriod({ type, start: new Date(epoch + Number(v) * step) }));
 }
 
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
-
 interface StoredCoordinates {
   time: BigInt64Array;
   timeUnits: unknown;
@@ -51,93 +44,37 @@ interface StoredCoordinates {
   lon: Float64Array;
 }
 
-interface ZarrArrayMeta {
-  shape: number[];
-  compressed: boolean;
-  attributes: Record<string, unknown>;
-}
-
-/** The three coordinate arrays, each stored as one uncompressed chunk (see RasterCubeWriter). */
-async function readZarrCoordinates(
-  keys: KeyReader,
-  meta: (name: string) => ZarrArrayMeta,
-  chunkKey: string,
-): Promise<StoredCoordinates> {
-  const read = async (name: string) => {
-    const array = meta(name);
-    if (array.compressed) throw new CommittedCubeError(`coordinate ${name} is compressed; not a Stratus store`);
-    const bytes = await keys(`${name}/${chunkKey}`);
-    return { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength).slice(), array };
+/** The three coordinate arrays of a Zarr store (v2 or v3, as its own metadata says), as the writers store them. */
+async function readZarrCoordinates(store: ReadableStore): Promise<StoredCoordinates> {
+  const group = await readZarrGroup(store);
+  if (!group) throw new CommittedCubeError('the version holds no Zarr group');
+  const read = async (name: string, dataType: string) => {
+    const array = await readZarrArray(store, group, name);
+    if (!array) throw new CommittedCubeError(`the store has no ${name} array`);
+    if (array.dataType !== dataType) throw new CommittedCubeError(`coordinate ${name} is not ${dataType}`);
+    const values = await readVector(store, array);
+    if (!values) throw new CommittedCubeError(`coordinate ${name} has chunks missing`);
+    return { values, attributes: array.attributes };
   };
-  const [time, lat, lon] = await Promise.all(['time', 'lat', 'lon'].map(read));
+  const [time, lat, lon] = await Promise.all([read('time', 'int64'), read('lat', 'float64'), read('lon', 'float64')]);
   return {
-    time: new BigInt64Array(time!.bytes.buffer, 0, time!.array.shape[0]),
-    timeUnits: time!.array.attributes.units,
-    lat: new Float64Array(lat!.bytes.buffer, 0, lat!.array.shape[0]),
-    lon: new Float64Array(lon!.bytes.buffer, 0, lon!.array.shape[0]),
+    time: time.values as BigInt64Array,
+    timeUnits: time.attributes.units,
+    lat: lat.values as Float64Array,
+    lon: lon.values as Float64Array,
   };
 }
 
-const json = async (keys: KeyReader, key: string) => JSON.parse(Buffer.from(await keys(key)).toString('utf8'));
-
-async function readZarrV2(keys: KeyReader): Promise<StoredCoordinates> {
-  const { metadata } = (await json(keys, '.zmetadata')) as {
-    metadata: Record<string, Record<string, unknown>>;
-  };
-  const meta = (name: string): ZarrArrayMeta => {
-    const array = metadata[`${name}/.zarray`];
-    if (!array) throw new CommittedCubeError(`the store has no ${name} array`);
-    return {
-      shape: array.shape as number[],
-      compressed: array.compressor !== null,
-      attributes: metadata[`${name}/.zattrs`] ?? {},
-    };
-  };
-  return readZarrCoordinates(keys, meta, '0');
-}
-
-async function readZarrV3(keys: KeyReader): Promise<StoredCoordinates> {
-  const root = (await json(keys, 'zarr.json')) as {
-    consolidated_metadata?: { metadata: Record<string, Record<string, unknown>> };
-  };
-  const metadata = root.consolidated_metadata?.metadata ?? {};
-  const meta = (name: string): ZarrArrayMeta => {
-    const array = metadata[name];
-    if (!array) throw new CommittedCubeError(`the store has no ${name} array`);
-    return {
-      shape: array.shape as number[],
-      compressed: (array.codecs as { name: string }[]).some((c) => c.name !== 'bytes'),
-      attributes: (array.attributes as Record<string, unknown> | undefined) ?? {},
-    };
-  };
-  return readZarrCoordinates(keys, meta, 'c/0');
-}
-
-async function readNetcdf(dir: string): Promise<StoredCoordinates> {
-  await h5wasm.ready;
-  const file = new h5wasm.File(join(dir, NETCDF_FILE), 'r');
-  try {
-    const dataset = (name: string) => {
-      const found = file.get(name);
-      if (!(found instanceof h5wasm.Dataset)) throw new CommittedCubeError(`the file has no ${name} variable`);
-      return found;
-    };
-    const time = dataset('time');
-    return {
-      time: BigInt64Array.from(time.value as BigInt64Array),
-      timeUnits: time.attrs.units?.value,
-      lat: Float64Array.from(dataset('lat').value as Float64Array),
-      lon: Float64Array.from(dataset('lon').value as Float64Array),
-    };
-  } finally {
-    file.close();
-  }
+/** The reader's own refusals, as the one error callers of this module handle. */
+function asCommittedCubeError(err: unknown): never {
+  if (err instanceof ZarrFormatError || err instanceof NetcdfVariableMissing) throw new CommittedCubeError(err.message);
+  throw err;
 }
 
 /**
  * Reads the coordinates of a committed version stored as `format`: the version directory `dir`, or for Icechunk
- * the repository in `dir` at `snapshot`. A Zarr store's own metadata says its version (`.zmetadata` for v2,
- * `zarr.json` for v3), whatever the Dataset asks for now.
+ * the repository in `dir` at `snapshot`. A Zarr store's own metadata says its version, whatever the Dataset asks
+ * for now.
  */
 export async function readCommittedCube(
   dir: string,
@@ -146,15 +83,17 @@ export async function readCommittedCube(
   snapshot?: string,
 ): Promise<CommittedCube> {
   let coordinates: StoredCoordinates;
-  if (format === 'netcdf') coordinates = await readNetcdf(dir);
+  if (format === 'netcdf') coordinates = await readNetcdfCoordinates(dir).catch(asCommittedCubeError);
   else if (format === 'zarr')
-    coordinates = await ((await exists(join(dir, '.zmetadata'))) ? readZarrV2 : readZarrV3)(directoryKeyReader(dir));
+    coordinates = await readZarrCoordinates(await openVersionStore(dir)).catch(asCommittedCubeError);
   else if (format === 'icechunk') {
     if (!snapshot) throw new CommittedCubeError('an Icechunk version names its snapshot');
-    coordinates = await readZarrV3(await snapshotKeyReader(dir, snapshot)).catch((err: unknown) => {
-      if (err instanceof CommittedCubeError) throw err;
-      throw new CommittedCubeError(`snapshot ${snapshot} cannot be read: ${(err as Error).message}`);
-    });
+    coordinates = await openVersionStore(dir, snapshot)
+      .then(readZarrCoordinates)
+      .catch((err: unknown) => {
+        if (err instanceof CommittedCubeError) throw err;
+        throw new CommittedCubeError(`snapshot ${snapshot} cannot be read: ${(err as Error).message}`);
+      });
   } else throw new CommittedCubeError(`reading the extent of a ${format} store is not supported`);
   const { time, timeUnits, lat, lon } = coordinates;
   return { periods: periodsOf(periodType, time, timeUnits), lat, lon };

@@ -1,14 +1,10 @@
-import { cfTimeUnit, formatPeriod, type Period, type PeriodType } from '../periods/index.ts';
+import { formatPeriod, type Period, type PeriodType } from '../periods/index.ts';
 import type { RasterGrid } from '../providers/raster.ts';
+import { coordinateAttributes, dataAttributes, gridMappingAttributes, timeValues, WGS84_WKT } from './cf.ts';
+import { directoryStore } from './directory-store.ts';
+import type { Coverage, WritableStore } from './store.ts';
 import type { Compressor } from './zarr/codecs.ts';
-import { gridMappingAttributes, WGS84_WKT } from './zarr/crs.ts';
-import {
-  directoryKeys,
-  type ArraySpec,
-  type KeyWriter,
-  type TypedValues,
-  type ZarrGroupWriter,
-} from './zarr/group-writer.ts';
+import type { ArraySpec, TypedValues, ZarrGroupWriter } from './zarr/group-writer.ts';
 import { ZarrV2GroupWriter } from './zarr/v2.ts';
 import { ZarrV3GroupWriter } from './zarr/v3.ts';
 
@@ -34,10 +30,7 @@ export interface RasterCubeDescription {
   firstPeriod?: number;
 }
 
-export interface Coverage {
-  spatial: { xmin: number; ymin: number; xmax: number; ymax: number };
-  temporal: { start: string | null; end: string | null };
-}
+const storeOf = (target: string | WritableStore) => (typeof target === 'string' ? directoryStore(target) : target);
 
 /** Bytes per chunk that the chunk shape aims at (DESIGN.md §4: near 2 MiB). */
 const TARGET_CHUNK_BYTES = 2 * 1024 * 1024;
@@ -114,9 +107,9 @@ export class RasterCubeWriter {
   /** Writes one part's chunks only; the metadata is written by `completeParts`. */
   #part = false;
 
-  private constructor(keys: KeyWriter, description: RasterCubeDescription) {
+  private constructor(store: WritableStore, description: RasterCubeDescription) {
     const v3 = description.zarrVersion === 3;
-    this.#zarr = v3 ? new ZarrV3GroupWriter(keys) : new ZarrV2GroupWriter(keys);
+    this.#zarr = v3 ? new ZarrV3GroupWriter(store) : new ZarrV2GroupWriter(store);
     this.#description = description;
     const { grid, periods } = description;
     const [ny, nx] = [grid.lat.length, grid.lon.length];
@@ -135,20 +128,14 @@ export class RasterCubeWriter {
         description.compressor === undefined ? { id: v3 ? 'zstd' : 'zlib', level: 1 } : description.compressor,
       fillValue: 'NaN',
       dimensions: ['time', 'lat', 'lon'],
-      attributes: {
-        ...(description.units !== undefined && { units: description.units }),
-        ...(description.longName !== undefined && { long_name: description.longName }),
-        grid_mapping: 'spatial_ref',
-        coordinates: 'spatial_ref',
-        _CRS: { wkt: WGS84_WKT },
-      },
+      attributes: { ...dataAttributes(description), _CRS: { wkt: WGS84_WKT } },
     };
   }
 
   /** A writer into a directory (each key a flushed file) or into any other key writer. */
-  static async create(target: string | KeyWriter, description: RasterCubeDescription): Promise<RasterCubeWriter> {
+  static async create(target: string | WritableStore, description: RasterCubeDescription): Promise<RasterCubeWriter> {
     if (description.periods.length === 0) throw new Error('a raster cube needs at least one period');
-    const writer = new RasterCubeWriter(typeof target === 'string' ? directoryKeys(target) : target, description);
+    const writer = new RasterCubeWriter(storeOf(target), description);
     await writer.#writeCoordinates();
     return writer;
   }
@@ -157,8 +144,8 @@ export class RasterCubeWriter {
    * A writer of periods [from, to) of the cube and nothing else: one part of a cube written by several workers at
    * once into the same directory (disjoint chunk files). `from` starts a time block; `to` ends one, or the cube.
    */
-  static part(target: string | KeyWriter, description: RasterCubeDescription, range: { from: number; to: number }) {
-    const writer = new RasterCubeWriter(typeof target === 'string' ? directoryKeys(target) : target, {
+  static part(target: string | WritableStore, description: RasterCubeDescription, range: { from: number; to: number }) {
+    const writer = new RasterCubeWriter(storeOf(target), {
       ...description,
       firstPeriod: range.from,
     });
@@ -176,8 +163,8 @@ export class RasterCubeWriter {
    * Completes a cube whose chunks parts wrote: the group, the coordinates, the data array's metadata and the
    * consolidated metadata. Returns what the cube covers.
    */
-  static async completeParts(target: string | KeyWriter, description: RasterCubeDescription): Promise<Coverage> {
-    const writer = new RasterCubeWriter(typeof target === 'string' ? directoryKeys(target) : target, description);
+  static async completeParts(target: string | WritableStore, description: RasterCubeDescription): Promise<Coverage> {
+    const writer = new RasterCubeWriter(storeOf(target), description);
     await writer.#writeCoordinates();
     await writer.#zarr.consolidate();
     return cubeCoverage(description);
@@ -210,50 +197,23 @@ export class RasterCubeWriter {
   async #writeCoordinates(): Promise<void> {
     const { grid, periods, periodType, attributes } = this.#description;
     await this.#zarr.group({ Conventions: 'CF-1.8', ...attributes });
-    const coordinate = (
-      name: string,
-      length: number,
-      dataType: 'float64' | 'int64',
-      extra: Record<string, unknown>,
-    ): ArraySpec => ({
-      name,
-      shape: [length],
-      chunks: [length],
-      dataType,
-      compressor: null,
-      fillValue: null,
-      dimensions: [name],
-      attributes: extra,
-    });
-    const time = cfTimeUnit(periodType);
-    await this.#whole(
-      coordinate('time', periods.length, 'int64', {
-        standard_name: 'time',
-        long_name: 'start of the period',
-        axis: 'T',
-        units: `${time.unit} since ${time.epoch}`,
-        calendar: 'proleptic_gregorian',
-      }),
-      BigInt64Array.from(periods, (p) => BigInt(Math.round(p.start.getTime() / time.step))),
-    );
-    await this.#whole(
-      coordinate('lat', grid.lat.length, 'float64', {
-        standard_name: 'latitude',
-        long_name: 'latitude',
-        units: 'degrees_north',
-        axis: 'Y',
-      }),
-      grid.lat,
-    );
-    await this.#whole(
-      coordinate('lon', grid.lon.length, 'float64', {
-        standard_name: 'longitude',
-        long_name: 'longitude',
-        units: 'degrees_east',
-        axis: 'X',
-      }),
-      grid.lon,
-    );
+    const cf = coordinateAttributes(periodType);
+    // Each coordinate is one uncompressed chunk, with no fill value (coordinates have no missing values).
+    const coordinates = { time: timeValues(periods, periodType), lat: grid.lat, lon: grid.lon };
+    for (const [name, values] of Object.entries(coordinates) as [keyof typeof coordinates, TypedValues][])
+      await this.#whole(
+        {
+          name,
+          shape: [values.length],
+          chunks: [values.length],
+          dataType: name === 'time' ? 'int64' : 'float64',
+          compressor: null,
+          fillValue: null,
+          dimensions: [name],
+          attributes: cf[name],
+        },
+        values,
+      );
     await this.#whole(
       {
         name: 'spatial_ref',

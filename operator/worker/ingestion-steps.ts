@@ -1,11 +1,11 @@
-import { readdir, rename } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_COLORMAP } from '../../core/render/colormap.ts';
 import { renderThumbnail } from '../../core/render/thumbnail.ts';
 import { PeriodError, requestedRange, type Period } from '../../core/periods/index.ts';
 import { rasterProvider } from '../../core/providers/available.ts';
-import type { RasterGrid, RasterSession } from '../../core/providers/raster.ts';
-import { removeTree, writeDurable } from '../../core/stores/files.ts';
+import { type RasterGrid, type RasterSession } from '../../core/providers/raster.ts';
+import { removeTree, writeFileAtomic } from '../../core/files/durable.ts';
 import { stagingDir, storeFile, thumbnailPath, thumbnailsDir, versionsDir } from '../../core/stores/layout.ts';
 import type { RasterCubeDescription } from '../../core/stores/raster-cube.ts';
 import { RunError } from '../../core/runs/errors.ts';
@@ -60,9 +60,7 @@ export async function renderPreview(input: IngestionInput, version: string, grid
     });
     if (!png) return undefined;
     const path = thumbnailPath(input.datasetId, version);
-    const target = storeFile(input.storageRoot, path);
-    await writeDurable(`${target}.tmp`, png);
-    await rename(`${target}.tmp`, target);
+    await writeFileAtomic(storeFile(input.storageRoot, path), png);
     return path;
   } catch {
     return undefined;

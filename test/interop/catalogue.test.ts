@@ -1,13 +1,15 @@
 /**
  * The catalogue as real clients see it, in embedded mode over HTTP: every STAC document validated offline by
- * stac-node-validator against the schemas in ../shared/stac-schemas (plus checks the schemas cannot express),
+ * stac-node-validator against the published schemas in ../shared/stac-schemas only (plus checks the schemas cannot
+ * express),
  * the openEO JavaScript client connecting, listing and describing, and the HTML pages in headless Chromium.
  */
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { OpenEO } from '@openeo/js-client';
+import { Ajv } from 'ajv';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as zarr from 'zarrita';
@@ -17,11 +19,10 @@ import { python } from '../support/python.ts';
 import { sharedDir } from '../support/shared-dir.ts';
 import { eventually } from '../support/eventually.ts';
 
-const root = resolve(import.meta.dirname, '../..');
-/** The STAC core, datacube and table schemas of the shared material. */
+/** The published STAC core and extension schemas of the shared material, unchanged upstream files. */
 const STAC_SCHEMAS = join(sharedDir(), 'stac-schemas');
-/** The projection and Zarr extensions, which ../shared lacks: schemas written here from their field tables. */
-const OWN_SCHEMAS = resolve(root, 'test/fixtures/stac-extensions');
+const ZARR_V1_0 = 'https://stac-extensions.github.io/zarr/v1.0.0/schema.json';
+const ZARR_V1_1 = 'https://stac-extensions.github.io/zarr/v1.1.0/schema.json';
 
 interface StacValidationReport {
   valid: boolean;
@@ -50,10 +51,30 @@ const validatorConfig = {
     'https://stac-extensions.github.io/datacube/v2.3.0/schema.json': join(STAC_SCHEMAS, 'extensions/datacube.json'),
     'https://stac-extensions.github.io/table/v1.2.0/schema.json': join(STAC_SCHEMAS, 'extensions/table.json'),
     'https://proj.org/schemas/v0.7/projjson.schema.json': join(STAC_SCHEMAS, 'extensions/projjson-stub.json'),
-    'https://stac-extensions.github.io/projection/v2.0.0/schema.json': join(OWN_SCHEMAS, 'projection-v2.0.0.json'),
-    'https://stac-extensions.github.io/zarr/v1.0.0/schema.json': join(OWN_SCHEMAS, 'zarr-v1.0.0.json'),
+    'https://stac-extensions.github.io/projection/v2.0.0/schema.json': join(
+      STAC_SCHEMAS,
+      'extensions/projection-v2.0.0.json',
+    ),
+    [ZARR_V1_0]: join(STAC_SCHEMAS, 'extensions/zarr-v1.0.0.json'),
+    [ZARR_V1_1]: join(STAC_SCHEMAS, 'extensions/zarr-v1.1.0.json'),
   },
 };
+
+/**
+ * What the published Zarr v1.1.0 schema cannot say of a collection (it only asks that some asset be valid): every
+ * asset's Zarr fields valid against the schema's own field definitions, and no Zarr field outside the assets.
+ */
+async function zarrFieldErrors(collection: Record<string, unknown>): Promise<string[]> {
+  const ajv = new Ajv({ strict: false });
+  ajv.addSchema(JSON.parse(await readFile(join(STAC_SCHEMAS, 'extensions/zarr-v1.1.0.json'), 'utf8')) as object);
+  const fields = ajv.getSchema(`${ZARR_V1_1}#/definitions/fields`)!;
+  const errors = Object.keys(collection)
+    .filter((key) => key.startsWith('zarr:'))
+    .map((key) => `${key} outside the assets`);
+  for (const [name, asset] of Object.entries((collection.assets ?? {}) as Record<string, unknown>))
+    if (!fields(asset)) errors.push(`asset ${name}: ${ajv.errorsText(fields.errors)}`);
+  return errors;
+}
 
 let running: RunningEmbedded;
 let dataDir: string;
@@ -123,11 +144,15 @@ describe('the STAC catalogue', () => {
       expect(report.results, String(document.id)).toMatchObject({ core: [] });
       expect(Object.values(report.results.extensions).flat(), String(document.id)).toEqual([]);
       expect(report.valid, String(document.id)).toBe(true);
+      expect(await zarrFieldErrors(document), String(document.id)).toEqual([]);
     }
     // The same validator refuses a collection that breaks each extension, so the passes above mean something.
     const sample = collections[0]!;
-    const data = (sample.assets as Record<string, Record<string, unknown>>).data!;
-    const withData = (fields: Record<string, unknown>) => ({ ...sample, assets: { data: { ...data, ...fields } } });
+    const assets = sample.assets as Record<string, Record<string, unknown>>;
+    const withData = (fields: Record<string, unknown>) => ({
+      ...sample,
+      assets: { data: { ...assets.data, ...fields } },
+    });
     const brokenOnes: Record<string, unknown>[] = [
       { ...sample, 'cube:dimensions': { x: { type: 'spatial' } } },
       withData({ 'proj:shape': [7] }),
@@ -135,10 +160,36 @@ describe('the STAC catalogue', () => {
       withData({ 'proj:epsg': 4326 }),
       withData({ 'zarr:node_type': 'tree' }),
       withData({ 'zarr:zarr_format': 4 }),
-      { ...sample, 'zarr:consolidated': true },
     ];
     for (const [i, broken] of brokenOnes.entries())
       expect((await validateStac(broken, validatorConfig)).valid, `broken collection ${i}`).toBe(false);
+    // What the published Zarr schema lets pass in a collection (a valid thumbnail beside a broken store, a field
+    // outside the assets), the field check refuses.
+    const brokenBesideThumbnail = {
+      ...sample,
+      assets: { ...assets, data: { ...assets.data, 'zarr:node_type': 'tree' } },
+    };
+    expect((await validateStac(brokenBesideThumbnail, validatorConfig)).valid).toBe(true);
+    expect(await zarrFieldErrors(brokenBesideThumbnail)).toEqual([expect.stringMatching(/^asset data: /)]);
+    expect(await zarrFieldErrors({ ...sample, 'zarr:consolidated': true })).toEqual([
+      'zarr:consolidated outside the assets',
+    ]);
+  });
+
+  it('declares Zarr extension v1.1.0, because the published v1.0.0 schema refuses a store beside a thumbnail', async () => {
+    const sample = await getJson('/stac/collections/sample');
+    expect(Object.keys(sample.assets as object)).toEqual(['data', 'thumbnail']);
+    expect(sample.stac_extensions).toContain(ZARR_V1_1);
+    const asV1 = {
+      ...sample,
+      stac_extensions: (sample.stac_extensions as string[]).map((e) => (e === ZARR_V1_1 ? ZARR_V1_0 : e)),
+    };
+    const report = await validateStac(asV1, validatorConfig);
+    expect(report.valid).toBe(false);
+    expect(Object.keys(report.results.extensions)).toContain(ZARR_V1_0);
+    const { thumbnail, ...storeOnly } = sample.assets as Record<string, unknown>;
+    expect(thumbnail).toBeDefined();
+    expect((await validateStac({ ...asV1, assets: storeOnly }, validatorConfig)).valid).toBe(true);
   });
 
   it('uses only declared extensions, and every variable lies on declared dimensions', async () => {

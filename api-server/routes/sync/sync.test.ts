@@ -7,7 +7,7 @@ import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
-import { openCubeSink } from '../../../core/stores/cube-sink.ts';
+import { openCubeSink } from '../../../core/stores/open.ts';
 import { versionDir } from '../../../core/stores/layout.ts';
 import { setCurrentVersion } from '../../../test/support/current-version.ts';
 import { build } from '../../test/build.ts';

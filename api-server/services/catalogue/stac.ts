@@ -3,7 +3,11 @@ export const STAC_VERSION = '1.1.0';
 export const DATACUBE_EXTENSION = 'https://stac-extensions.github.io/datacube/v2.3.0/schema.json';
 export const TABLE_EXTENSION = 'https://stac-extensions.github.io/table/v1.2.0/schema.json';
 export const PROJECTION_EXTENSION = 'https://stac-extensions.github.io/projection/v2.0.0/schema.json';
-export const ZARR_EXTENSION = 'https://stac-extensions.github.io/zarr/v1.0.0/schema.json';
+/**
+ * Zarr v1.1.0, not v1.0.0: the published v1.0.0 schema requires a Zarr field on every asset of a collection, so a
+ * thumbnail beside the store makes the collection invalid; v1.1.0 lets the fields sit on the store's assets only.
+ */
+export const ZARR_EXTENSION = 'https://stac-extensions.github.io/zarr/v1.1.0/schema.json';
 
 export interface StacLink {
   href: string;

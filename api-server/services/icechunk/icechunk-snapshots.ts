@@ -1,5 +1,6 @@
 import type { Repository, Session } from '@earthmover/icechunk';
 import { openRepository } from '../../../core/stores/icechunk/repository.ts';
+import { icechunkStore, notAKey } from '../../../core/stores/icechunk/store.ts';
 import { Lru } from '../cache/lru.ts';
 import type { DirectoryEntry } from '../files/directory.ts';
 
@@ -11,12 +12,6 @@ interface OpenSnapshot {
 export interface SnapshotKey {
   bytes: Uint8Array;
   writtenAt: Date;
-}
-
-/** Icechunk refuses a path that is no Zarr key (a group or array directory, `value/c`): there is no such key. */
-function notAKey(err: unknown): undefined {
-  if (err instanceof Error && err.message.includes('invalid zarr key')) return undefined;
-  throw err;
 }
 
 /** Read sessions kept open at once; each holds the snapshot's manifests in Icechunk's own caches. */
@@ -66,7 +61,7 @@ export class IcechunkSnapshots {
     const id = `${dir}@${snapshotId}/${key}`;
     const cached = this.#keys.get(id);
     if (cached) return { bytes: cached, writtenAt };
-    const bytes = await session.store.get(key).catch(notAKey);
+    const bytes = await icechunkStore(session.store).get(key);
     if (!bytes) return undefined;
     if (bytes.length <= this.#maxKeyBytes) this.#keys.set(id, bytes, bytes.length);
     return { bytes, writtenAt };

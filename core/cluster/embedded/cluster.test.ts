@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEMP_SUFFIX } from '../../files/durable.ts';
 import { isApiError } from '../errors.ts';
 import type { KindRef, KubeObject } from '../objects.ts';
 import { openEmbeddedCluster } from './index.ts';
@@ -47,8 +48,8 @@ describe('embedded cluster', () => {
     await cluster.close();
     const dir = join(dataDir, 'resources', 'test.stratus.dev', 'v1', 'things', 'default');
     // What a crash between write and rename leaves behind: a truncated temporary file beside the object.
-    await writeFile(join(dir, 'a.json.4242.x1.tmp'), '{"apiVersion":"test.stratus.dev/v1","kind":"Th');
-    await writeFile(join(dir, 'b.json.4242.x2.tmp'), '{"apiVer');
+    await writeFile(join(dir, `.a.json.4242${TEMP_SUFFIX}`), '{"apiVersion":"test.stratus.dev/v1","kind":"Th');
+    await writeFile(join(dir, `.b.json.4243${TEMP_SUFFIX}`), '{"apiVer');
     const reopened = await openEmbeddedCluster({ dataDir });
     expect((await reopened.list(kind)).items.map((o) => [o.metadata.name, o.spec])).toEqual([['a', { size: 1 }]]);
     expect((await readdir(dir)).sort()).toEqual(['a.json']);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { ApiError } from '../errors.ts';
-import { matchesLabels, parseLabelSelector } from '../label-selector.ts';
+import { parseLabelSelector } from '../label-selector.ts';
 import type { KindRef, KubeObject, ObjectMeta } from '../objects.ts';
 import { applyPatch, mergePatch } from '../patch.ts';
 import type {
@@ -14,8 +13,10 @@ import type {
   WatchEventType,
   WatchOptions,
 } from '../port.ts';
-import { loadJsonFiles, removeFileDurably, writeFileAtomic } from './files.ts';
 import { WatchQueue } from '../watch-queue.ts';
+import { kindKey, ResourceFiles } from './files.ts';
+import { checkName, namespaceOf } from './names.ts';
+import { eventFor, matchesFilter, type HistoryEntry, type WatchFilter } from './watch-events.ts';
 
 export interface EmbeddedClusterOptions {
   dataDir: string;
@@ -28,22 +29,6 @@ export interface EmbeddedCluster extends Cluster {
   close(): Promise<void>;
 }
 
-const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DEFAULT_NAMESPACE = 'default';
-
-/**
- * A change as retained for watches. When it changed the labels, the object as it was before goes with it: a
- * filtered watcher that stops matching sees that object leave, as the API server shows it.
- */
-interface HistoryEntry {
-  rv: number;
-  event: WatchEvent;
-  relabelled?: KubeObject;
-}
-
-type WatchFilter = { namespace?: string; selector: ReturnType<typeof parseLabelSelector> };
-
 interface KindState {
   ref: KindRef;
   objects: Map<string, KubeObject>;
@@ -52,11 +37,7 @@ interface KindState {
   history: HistoryEntry[];
   /** Highest resourceVersion no longer replayable: watches from below it get 410. */
   expiredBelow: number;
-  watchers: Set<{ queue: WatchQueue; namespace?: string; selector: ReturnType<typeof parseLabelSelector> }>;
-}
-
-function kindKey(ref: KindRef): string {
-  return `${ref.apiVersion}/${ref.plural}`;
+  watchers: Set<WatchFilter & { queue: WatchQueue }>;
 }
 
 function objectKeyOf(namespace: string | undefined, name: string): string {
@@ -73,8 +54,14 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/**
+ * The `Cluster` port over files: the API server's semantics for every verb (compare-and-swap, generations, status
+ * subresource, finalizers, cascading deletion, watches from a resourceVersion). Names, watch filtering and the file
+ * layout live beside it (`names.ts`, `watch-events.ts`, `files.ts`); what stays here is the one serialized write
+ * path (`#serialize`, `#persist`) that every verb shares, which is why the class is a little over 400 lines.
+ */
 export class FileCluster implements EmbeddedCluster {
-  readonly #dir: string;
+  readonly #files: ResourceFiles;
   readonly #historyLimit: number;
   readonly #clock: () => Date;
   readonly #kinds = new Map<string, KindState>();
@@ -85,7 +72,7 @@ export class FileCluster implements EmbeddedCluster {
   #closed = false;
 
   private constructor(options: EmbeddedClusterOptions) {
-    this.#dir = options.dataDir;
+    this.#files = new ResourceFiles(options.dataDir);
     this.#historyLimit = options.historyLimit ?? 10_000;
     this.#clock = options.clock ?? (() => new Date());
   }
@@ -97,15 +84,13 @@ export class FileCluster implements EmbeddedCluster {
   }
 
   async #load(): Promise<void> {
-    for (const { value } of await loadJsonFiles(join(this.#dir, 'kinds'))) {
-      this.#state(value as KindRef);
-      this.#persistedKinds.add(kindKey(value as KindRef));
+    for (const ref of await this.#files.kinds()) {
+      this.#state(ref);
+      this.#persistedKinds.add(kindKey(ref));
     }
-    const counter = (await loadJsonFiles(join(this.#dir, 'state'))).find((f) => f.path.endsWith('counter.json'));
-    this.#resourceVersion = Number((counter?.value as { resourceVersion?: string } | undefined)?.resourceVersion ?? 0);
+    this.#resourceVersion = await this.#files.counter();
     for (const state of this.#kinds.values()) {
-      for (const { value } of await loadJsonFiles(this.#kindDir(state.ref))) {
-        const object = value as KubeObject;
+      for (const object of await this.#files.objects(state.ref)) {
         const key = objectKeyOf(object.metadata.namespace, object.metadata.name);
         state.objects.set(key, object);
         state.texts.set(key, JSON.stringify(object));
@@ -114,15 +99,6 @@ export class FileCluster implements EmbeddedCluster {
     }
     // History lives in memory: after a restart nothing before now can be replayed.
     for (const state of this.#kinds.values()) state.expiredBelow = this.#resourceVersion;
-  }
-
-  #kindDir(ref: KindRef): string {
-    const [group, version] = ref.apiVersion.includes('/') ? ref.apiVersion.split('/') : ['core', ref.apiVersion];
-    return join(this.#dir, 'resources', group!, version!, ref.plural);
-  }
-
-  #objectPath(ref: KindRef, namespace: string | undefined, name: string): string {
-    return join(this.#kindDir(ref), namespace ?? '_cluster', `${name}.json`);
   }
 
   #state(ref: KindRef): KindState {
@@ -147,7 +123,7 @@ export class FileCluster implements EmbeddedCluster {
     const state = this.#state(ref);
     const key = kindKey(ref);
     if (!this.#persistedKinds.has(key)) {
-      await writeFileAtomic(join(this.#dir, 'kinds', `${encodeURIComponent(key)}.json`), JSON.stringify(ref));
+      await this.#files.writeKind(ref);
       this.#persistedKinds.add(key);
     }
     return state;
@@ -161,31 +137,11 @@ export class FileCluster implements EmbeddedCluster {
     return result;
   }
 
-  #namespaceOf(ref: KindRef, namespace: string | undefined): string | undefined {
-    if (!ref.namespaced) return undefined;
-    const ns = namespace || DEFAULT_NAMESPACE;
-    if (!LABEL.test(ns) || ns.length > 63) {
-      throw new ApiError('Invalid', `namespace "${ns}" is invalid`, [
-        { field: 'metadata.namespace', message: 'must be a DNS-1123 label' },
-      ]);
-    }
-    return ns;
-  }
-
-  #checkName(ref: KindRef, name: string | undefined): string {
-    if (!name || name.length > 253 || !SUBDOMAIN.test(name)) {
-      throw new ApiError(
-        'Invalid',
-        `${ref.kind} "${name ?? ''}" is invalid: metadata.name must be a DNS-1123 subdomain`,
-        [
-          {
-            field: 'metadata.name',
-            message: "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.'",
-          },
-        ],
-      );
-    }
-    return name;
+  /** Now, to the second, as the API server writes timestamps. */
+  #timestamp(): string {
+    return this.#clock()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
   }
 
   #stored(ref: KindRef, name: string, namespace: string | undefined): KubeObject {
@@ -200,16 +156,13 @@ export class FileCluster implements EmbeddedCluster {
     const { namespace, name } = object.metadata;
     const previous = state.objects.get(objectKeyOf(namespace, name));
     const relabelled = previous && !sameJson(previous.metadata.labels, object.metadata.labels) ? previous : undefined;
-    const path = this.#objectPath(state.ref, namespace, name);
     if (type === 'DELETED') {
-      // The counter file keeps resourceVersions monotonic across restarts once the newest object is gone.
-      await writeFileAtomic(join(this.#dir, 'state', 'counter.json'), JSON.stringify({ resourceVersion: String(rv) }));
-      await removeFileDurably(path);
+      await this.#files.removeObject(state.ref, object, rv);
       state.objects.delete(objectKeyOf(namespace, name));
       state.texts.delete(objectKeyOf(namespace, name));
     } else {
       const text = JSON.stringify(object);
-      await writeFileAtomic(path, text);
+      await this.#files.writeObject(state.ref, object, text);
       state.objects.set(objectKeyOf(namespace, name), object);
       state.texts.set(objectKeyOf(namespace, name), text);
     }
@@ -221,39 +174,13 @@ export class FileCluster implements EmbeddedCluster {
     state.history.push(entry);
     if (state.history.length > this.#historyLimit) state.expiredBelow = state.history.shift()!.rv;
     for (const watcher of state.watchers) {
-      const event = this.#eventFor(entry, watcher);
+      const event = eventFor(entry, watcher);
       if (event) watcher.queue.push(event);
     }
   }
 
-  /**
-   * What a filtered watcher sees of a change, as on the API server: an object whose labels start matching
-   * arrives as ADDED; one whose labels stop matching leaves as DELETED, carrying the object as it last matched
-   * (with the change's resourceVersion, so that a watch resumed from it misses nothing).
-   */
-  #eventFor(entry: HistoryEntry, filter: WatchFilter): WatchEvent | undefined {
-    const { event } = entry;
-    const now = this.#matches(event.object, filter);
-    if (event.type !== 'MODIFIED') return now ? structuredClone(event) : undefined;
-    const previous = entry.relabelled ?? event.object;
-    const before = this.#matches(previous, filter);
-    if (now && before) return structuredClone(event);
-    if (now) return { type: 'ADDED', object: structuredClone(event.object) };
-    if (!before) return undefined;
-    const left = structuredClone(previous);
-    left.metadata.resourceVersion = event.object.metadata.resourceVersion;
-    return { type: 'DELETED', object: left };
-  }
-
-  #matches(object: KubeObject, filter: WatchFilter) {
-    return (
-      (filter.namespace === undefined || object.metadata.namespace === filter.namespace) &&
-      matchesLabels(filter.selector, object.metadata.labels)
-    );
-  }
-
   async get<T extends KubeObject>(ref: KindRef, name: string, namespace?: string): Promise<T | undefined> {
-    const text = this.#state(ref).texts.get(objectKeyOf(this.#namespaceOf(ref, namespace), name));
+    const text = this.#state(ref).texts.get(objectKeyOf(namespaceOf(ref, namespace), name));
     return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 
@@ -262,7 +189,7 @@ export class FileCluster implements EmbeddedCluster {
     const namespace = ref.namespaced && options.namespace ? options.namespace : undefined;
     const state = this.#state(ref);
     const items = [...state.objects.entries()]
-      .filter(([, o]) => this.#matches(o, { namespace, selector }))
+      .filter(([, o]) => matchesFilter(o, { namespace, selector }))
       .map(([key]) => key)
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((key) => JSON.parse(state.texts.get(key)!) as T);
@@ -277,10 +204,10 @@ export class FileCluster implements EmbeddedCluster {
     const state = await this.#remember(ref);
     const object = structuredClone(input) as KubeObject;
     const meta = object.metadata ?? ({} as ObjectMeta);
-    const namespace = this.#namespaceOf(ref, meta.namespace);
+    const namespace = namespaceOf(ref, meta.namespace);
     let name = meta.name;
     if (!name && meta.generateName) name = `${meta.generateName}${randomUUID().replace(/-/g, '').slice(0, 5)}`;
-    this.#checkName(ref, name);
+    checkName(ref, name);
     if (state.objects.has(objectKeyOf(namespace, name))) {
       throw new ApiError('AlreadyExists', `${ref.plural} "${name}" already exists`);
     }
@@ -289,9 +216,7 @@ export class FileCluster implements EmbeddedCluster {
       name,
       uid: randomUUID(),
       generation: 1,
-      creationTimestamp: this.#clock()
-        .toISOString()
-        .replace(/\.\d{3}Z$/, 'Z'),
+      creationTimestamp: this.#timestamp(),
     };
     if (namespace) metadata.namespace = namespace;
     delete metadata.resourceVersion;
@@ -307,7 +232,7 @@ export class FileCluster implements EmbeddedCluster {
 
   async #update(ref: KindRef, input: KubeObject): Promise<KubeObject | undefined> {
     const state = await this.#remember(ref);
-    const namespace = this.#namespaceOf(ref, input.metadata?.namespace);
+    const namespace = namespaceOf(ref, input.metadata?.namespace);
     const stored = this.#stored(ref, input.metadata?.name, namespace);
     this.#checkPrecondition(ref, stored, input.metadata.resourceVersion);
     const finalizers = input.metadata.finalizers ?? [];
@@ -357,7 +282,7 @@ export class FileCluster implements EmbeddedCluster {
 
   patch<T extends KubeObject>(ref: KindRef, name: string, patch: Patch, namespace?: string): Promise<T> {
     return this.#serialize(async () => {
-      const stored = this.#stored(ref, name, this.#namespaceOf(ref, namespace));
+      const stored = this.#stored(ref, name, namespaceOf(ref, namespace));
       const patched = applyPatch(stored, patch);
       return (await this.#update(ref, { ...patched, metadata: { ...patched.metadata, name, namespace } })) as T;
     });
@@ -365,7 +290,7 @@ export class FileCluster implements EmbeddedCluster {
 
   apply<T extends KubeObject>(ref: KindRef, input: T): Promise<T> {
     return this.#serialize(async () => {
-      const namespace = this.#namespaceOf(ref, input.metadata?.namespace);
+      const namespace = namespaceOf(ref, input.metadata?.namespace);
       const stored = this.#state(ref).objects.get(objectKeyOf(namespace, input.metadata?.name));
       if (!stored) return (await this.#create(ref, input)) as T;
       const { resourceVersion: _rv, ...metadata } = input.metadata;
@@ -376,7 +301,7 @@ export class FileCluster implements EmbeddedCluster {
 
   updateStatus<T extends KubeObject>(ref: KindRef, input: T): Promise<T> {
     return this.#serialize(async () => {
-      const stored = this.#stored(ref, input.metadata.name, this.#namespaceOf(ref, input.metadata.namespace));
+      const stored = this.#stored(ref, input.metadata.name, namespaceOf(ref, input.metadata.namespace));
       this.#checkPrecondition(ref, stored, input.metadata.resourceVersion);
       return (await this.#writeStatus(ref, stored, structuredClone(input.status))) as T;
     });
@@ -384,7 +309,7 @@ export class FileCluster implements EmbeddedCluster {
 
   patchStatus<T extends KubeObject>(ref: KindRef, name: string, patch: Patch, namespace?: string): Promise<T> {
     return this.#serialize(async () => {
-      const stored = this.#stored(ref, name, this.#namespaceOf(ref, namespace));
+      const stored = this.#stored(ref, name, namespaceOf(ref, namespace));
       const patched = applyPatch(stored, patch);
       this.#checkPrecondition(ref, stored, patched.metadata?.resourceVersion);
       return (await this.#writeStatus(ref, stored, patched.status)) as T;
@@ -407,19 +332,22 @@ export class FileCluster implements EmbeddedCluster {
   ): Promise<T | undefined> {
     return this.#serialize(async () => {
       const state = this.#state(ref);
-      const stored = this.#stored(ref, name, this.#namespaceOf(ref, namespace));
+      const stored = this.#stored(ref, name, namespaceOf(ref, namespace));
       this.#checkPrecondition(ref, stored, options.resourceVersion);
       if ((stored.metadata.finalizers ?? []).length > 0) {
         if (stored.metadata.deletionTimestamp) return structuredClone(stored) as T;
-        const next = structuredClone(stored);
-        next.metadata.deletionTimestamp = this.#clock()
-          .toISOString()
-          .replace(/\.\d{3}Z$/, 'Z');
-        return (await this.#persist(state, 'MODIFIED', next)) as T;
+        return (await this.#markDeleting(state, stored)) as T;
       }
       await this.#remove(state, structuredClone(stored), options.propagationPolicy ?? 'Background');
       return undefined;
     });
+  }
+
+  /** An object with finalizers is not removed but marked: its finalizers' owners remove them, then it goes. */
+  #markDeleting(state: KindState, object: KubeObject): Promise<KubeObject> {
+    const next = structuredClone(object);
+    next.metadata.deletionTimestamp = this.#timestamp();
+    return this.#persist(state, 'MODIFIED', next);
   }
 
   async #remove(state: KindState, object: KubeObject, policy: DeleteOptions['propagationPolicy'] = 'Background') {
@@ -446,11 +374,7 @@ export class FileCluster implements EmbeddedCluster {
           await this.#persist(state, 'MODIFIED', next);
         } else if ((dependent.metadata.finalizers ?? []).length > 0) {
           if (dependent.metadata.deletionTimestamp) continue;
-          const next = structuredClone(dependent);
-          next.metadata.deletionTimestamp = this.#clock()
-            .toISOString()
-            .replace(/\.\d{3}Z$/, 'Z');
-          await this.#persist(state, 'MODIFIED', next);
+          await this.#markDeleting(state, dependent);
         } else if (state.objects.has(objectKeyOf(namespace, name))) {
           await this.#persist(state, 'DELETED', structuredClone(dependent));
           await this.#collectDependents(dependent.metadata.uid!, policy);
@@ -475,11 +399,11 @@ export class FileCluster implements EmbeddedCluster {
     const watcher = { queue: new WatchQueue(() => state.watchers.delete(watcher)), ...filter };
     if (from === undefined) {
       for (const object of state.objects.values()) {
-        if (this.#matches(object, filter)) watcher.queue.push({ type: 'ADDED', object: structuredClone(object) });
+        if (matchesFilter(object, filter)) watcher.queue.push({ type: 'ADDED', object: structuredClone(object) });
       }
     } else {
       for (const entry of state.history) {
-        const event = entry.rv > from ? this.#eventFor(entry, filter) : undefined;
+        const event = entry.rv > from ? eventFor(entry, filter) : undefined;
         if (event) watcher.queue.push(event);
       }
     }

@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Storage as IcechunkStorage, StorageListInfo, StorageVersionInfo } from '@earthmover/icechunk';
-
-type IcechunkStorageClass = typeof IcechunkStorage;
-import { syncDirectory, TEMP_SUFFIX, writeFileAtomic } from '../files.ts';
+import { isTempName, replaceFile, writeFileAtomic } from '../../files/durable.ts';
 import { resolveKey } from '../layout.ts';
 import { icechunk } from './module.ts';
 
+type IcechunkStorageClass = typeof IcechunkStorage;
 type Backend = Parameters<IcechunkStorageClass['newCustom']>[0];
 /**
  * The bindings call every backend method error-first (`(null, args)`), as their README says; their typings omit
@@ -25,7 +23,7 @@ const LOCK_SUFFIX = '.stratus-lock';
 const LOCK_WAIT_MS = 5_000;
 
 /** True for a name the file storage writes only for a moment (a temp file or a lock), never an Icechunk object. */
-export const isTransientName = (name: string) => name.endsWith(TEMP_SUFFIX) || name.endsWith(LOCK_SUFFIX);
+export const isTransientName = (name: string) => isTempName(name) || name.endsWith(LOCK_SUFFIX);
 
 /**
  * The version of an object as Icechunk compares it for conditional updates. Every write is a rename of a new
@@ -127,13 +125,7 @@ export function fileSystemStorage(root: string): IcechunkStorage {
     copyObject: async (_err, { from, to, version }) => {
       const [source, target] = [fileOf(from), fileOf(to)];
       if (!(await matches(source, version))) return { kind: 'not_on_latest_version' };
-      await mkdir(dirname(target), { recursive: true });
-      const temp = `${target}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`;
-      await copyFile(source, temp);
-      const handle = await open(temp, 'r+');
-      await handle.datasync().finally(() => handle.close());
-      await rename(temp, target);
-      await syncDirectory(dirname(target));
+      await replaceFile(target, (temporary) => copyFile(source, temporary));
       return { kind: 'updated', newVersion: await versionOf(target) };
     },
 

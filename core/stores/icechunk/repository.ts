@@ -1,8 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import type { Repository } from '@earthmover/icechunk';
-import type { KeyReader } from '../zarr/group-writer.ts';
+import type { ReadableStore } from '../store.ts';
 import { fileSystemStorage } from './file-storage.ts';
 import { icechunk } from './module.ts';
+import { icechunkStore } from './store.ts';
 
 /** The branch readers follow; a version is published by moving it. */
 export const MAIN_BRANCH = 'main';
@@ -18,12 +19,8 @@ export async function openOrCreateRepository(dir: string): Promise<Repository> {
   return icechunk().Repository.openOrCreate(fileSystemStorage(dir));
 }
 
-/** Reads Zarr keys of the repository in `dir` at `snapshotId`; a missing key rejects, as a missing file would. */
-export async function snapshotKeyReader(dir: string, snapshotId: string): Promise<KeyReader> {
+/** The Zarr keys of the repository in `dir` at `snapshotId`; fails when there is no such repository or snapshot. */
+export async function openSnapshotStore(dir: string, snapshotId: string): Promise<ReadableStore> {
   const session = await (await openRepository(dir)).readonlySession({ snapshotId });
-  return async (key) => {
-    const bytes = await session.store.get(key);
-    if (!bytes) throw new Error(`ObjectNotFound: no key ${key} in snapshot ${snapshotId}`);
-    return bytes;
-  };
+  return icechunkStore(session.store);
 }

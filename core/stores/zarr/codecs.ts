@@ -23,10 +23,31 @@ export async function encodeChunk(compressor: Compressor | null, bytes: Uint8Arr
   });
 }
 
-/** The inverse of encodeChunk, for an append that rewrites the last, partly filled block of a store. */
-export async function decodeChunk(compressor: Compressor | null, bytes: Uint8Array): Promise<Uint8Array> {
-  if (!compressor) return bytes;
-  if (compressor.id === 'zlib') return inflateAsync(bytes);
-  if (compressor.id === 'gzip') return gunzipAsync(bytes);
-  return zstdDecompressAsync(bytes);
+/** Compressors the reader decodes: those the writers encode, and Blosc, which remote stores (ERA5-Land) use. */
+export const DECODABLE = new Set(['zlib', 'gzip', 'zstd', 'blosc']);
+
+/**
+ * The inverse of encodeChunk, for any compressor in `DECODABLE` named as a Zarr codec (`configuration` is the
+ * codec's, as stored). Blosc has no native binding in Node: numcodecs.js carries it as WebAssembly, loaded on
+ * first use.
+ */
+export async function decodeChunk(
+  codec: { name: string; configuration: Record<string, unknown> } | undefined,
+  bytes: Uint8Array,
+): Promise<Uint8Array> {
+  if (!codec) return bytes;
+  switch (codec.name) {
+    case 'zlib':
+      return inflateAsync(bytes);
+    case 'gzip':
+      return gunzipAsync(bytes);
+    case 'zstd':
+      return zstdDecompressAsync(bytes);
+    case 'blosc': {
+      const { default: Blosc } = await import('numcodecs/blosc');
+      return Blosc.fromConfig({ id: 'blosc', ...codec.configuration } as never).decode(bytes);
+    }
+    default:
+      throw new Error(`codec ${codec.name} cannot be decoded`);
+  }
 }

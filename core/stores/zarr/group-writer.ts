@@ -1,6 +1,3 @@
-import { join } from 'node:path';
-import { readFile } from 'node:fs/promises';
-import { writeDurable } from '../files.ts';
 import type { Compressor } from './codecs.ts';
 
 export type TypedValues = Float32Array | Float64Array | Int32Array | BigInt64Array;
@@ -21,8 +18,9 @@ export interface ArraySpec {
 
 /**
  * A Zarr group being written: metadata, chunks, and consolidated metadata last, so that a reader that opens
- * consolidated metadata sees only a complete store. Every file is flushed as written; the caller publishes the
- * directory with one rename.
+ * consolidated metadata sees only a complete store. Its keys go to a writable store (store.ts): a directory, one
+ * flushed file per key, published by its caller with one rename; or an Icechunk session, which makes them visible
+ * only when it commits.
  */
 export interface ZarrGroupWriter {
   group(attributes: Record<string, unknown>): Promise<void>;
@@ -31,25 +29,6 @@ export interface ZarrGroupWriter {
   chunk(spec: ArraySpec, index: number[], values: TypedValues): Promise<void>;
   consolidate(): Promise<void>;
 }
-
-/**
- * Where the keys of a Zarr group go (`lat/.zarray`, `value/c/0/1/2`): a directory, one flushed file per key, or a
- * transactional store such as an Icechunk session, which makes them visible only when it commits.
- */
-export type KeyWriter = (key: string, value: Uint8Array | string) => Promise<void>;
-
-export const directoryKeys =
-  (dir: string): KeyWriter =>
-  (key, value) =>
-    writeDurable(join(dir, ...key.split('/')), value);
-
-/** Reads the bytes of a Zarr key, from a directory or a snapshot; missing keys reject. */
-export type KeyReader = (key: string) => Promise<Uint8Array>;
-
-export const directoryKeyReader =
-  (dir: string): KeyReader =>
-  (key) =>
-    readFile(join(dir, ...key.split('/')));
 
 export const bytesOf = (values: TypedValues) => new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
 

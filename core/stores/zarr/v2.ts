@@ -1,20 +1,22 @@
 import { encodeChunk } from './codecs.ts';
-import { bytesOf, type ArraySpec, type TypedValues, type KeyWriter, type ZarrGroupWriter } from './group-writer.ts';
+import type { WritableStore } from '../store.ts';
+import { chunkKeys } from './metadata.ts';
+import { bytesOf, type ArraySpec, type TypedValues, type ZarrGroupWriter } from './group-writer.ts';
 
 const DTYPES = { float32: '<f4', float64: '<f8', int64: '<i8' } as const;
 
 /** Zarr v2 (https://zarr-specs.readthedocs.io/en/latest/v2/v2.0.html) with consolidated `.zmetadata`. */
 export class ZarrV2GroupWriter implements ZarrGroupWriter {
-  readonly #write: KeyWriter;
+  readonly #store: WritableStore;
   readonly #metadata: Record<string, unknown> = {};
 
-  constructor(write: KeyWriter) {
-    this.#write = write;
+  constructor(store: WritableStore) {
+    this.#store = store;
   }
 
   async #json(key: string, value: unknown): Promise<void> {
     this.#metadata[key] = value;
-    await this.#write(key, JSON.stringify(value, null, 2));
+    await this.#store.set(key, JSON.stringify(value, null, 2));
   }
 
   async group(attributes: Record<string, unknown>): Promise<void> {
@@ -38,11 +40,13 @@ export class ZarrV2GroupWriter implements ZarrGroupWriter {
   }
 
   async chunk(spec: ArraySpec, index: number[], values: TypedValues): Promise<void> {
-    const key = index.length === 0 ? '0' : index.join('.');
-    await this.#write(`${spec.name}/${key}`, await encodeChunk(spec.compressor, bytesOf(values)));
+    await this.#store.set(chunkKeys(spec.name, true, '.')(index), await encodeChunk(spec.compressor, bytesOf(values)));
   }
 
   async consolidate(): Promise<void> {
-    await this.#write('.zmetadata', JSON.stringify({ metadata: this.#metadata, zarr_consolidated_format: 1 }, null, 2));
+    await this.#store.set(
+      '.zmetadata',
+      JSON.stringify({ metadata: this.#metadata, zarr_consolidated_format: 1 }, null, 2),
+    );
   }
 }

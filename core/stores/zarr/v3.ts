@@ -1,5 +1,7 @@
 import { encodeChunk } from './codecs.ts';
-import { bytesOf, type ArraySpec, type TypedValues, type KeyWriter, type ZarrGroupWriter } from './group-writer.ts';
+import type { WritableStore } from '../store.ts';
+import { chunkKeys } from './metadata.ts';
+import { bytesOf, type ArraySpec, type TypedValues, type ZarrGroupWriter } from './group-writer.ts';
 
 /**
  * Zarr v3 (https://zarr-specs.readthedocs.io/en/latest/v3/core/index.html): one `zarr.json` per node, chunk keys
@@ -8,12 +10,12 @@ import { bytesOf, type ArraySpec, type TypedValues, type KeyWriter, type ZarrGro
  * exists for a reader only once it is complete.
  */
 export class ZarrV3GroupWriter implements ZarrGroupWriter {
-  readonly #write: KeyWriter;
+  readonly #store: WritableStore;
   readonly #arrays: Record<string, unknown> = {};
   #attributes: Record<string, unknown> = {};
 
-  constructor(write: KeyWriter) {
-    this.#write = write;
+  constructor(store: WritableStore) {
+    this.#store = store;
   }
 
   async group(attributes: Record<string, unknown>): Promise<void> {
@@ -43,16 +45,15 @@ export class ZarrV3GroupWriter implements ZarrGroupWriter {
       dimension_names: spec.dimensions,
     };
     this.#arrays[spec.name] = metadata;
-    await this.#write(`${spec.name}/zarr.json`, JSON.stringify(metadata, null, 2));
+    await this.#store.set(`${spec.name}/zarr.json`, JSON.stringify(metadata, null, 2));
   }
 
   async chunk(spec: ArraySpec, index: number[], values: TypedValues): Promise<void> {
-    const key = [spec.name, 'c', ...index].join('/');
-    await this.#write(key, await encodeChunk(spec.compressor, bytesOf(values)));
+    await this.#store.set(chunkKeys(spec.name, false, '/')(index), await encodeChunk(spec.compressor, bytesOf(values)));
   }
 
   async consolidate(): Promise<void> {
-    await this.#write(
+    await this.#store.set(
       'zarr.json',
       JSON.stringify(
         {

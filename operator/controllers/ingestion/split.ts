@@ -1,5 +1,5 @@
 import { requestedRange } from '../../../core/periods/index.ts';
-import { unsplittableFormat } from '../../../core/stores/cube-sink.ts';
+import { unsplittableFormat } from '../../../core/stores/capabilities.ts';
 import type { JobSpec } from '../../jobs/runner.ts';
 import type { IngestionInput } from '../../worker/ingestion-input.ts';
 

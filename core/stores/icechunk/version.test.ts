@@ -6,9 +6,12 @@ import * as zarr from 'zarrita';
 import { periodRange } from '../../periods/index.ts';
 import { sampleProvider } from '../../providers/sample.ts';
 import type { RasterCubeDescription } from '../raster-cube.ts';
+import { openVersionStore } from '../version-store.ts';
+import { readZarrGroup } from '../zarr/metadata.ts';
+import { readChunk } from '../zarr/read.ts';
 import { isTransientName } from './file-storage.ts';
 import { MAIN_BRANCH, openRepository } from './repository.ts';
-import { openIcechunkVersion } from './version-writer.ts';
+import { openIcechunkVersion } from './version.ts';
 
 const bbox: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
 
@@ -69,6 +72,22 @@ describe('Icechunk versions on the file system', () => {
     planes.forEach((plane, t) => expected.set(plane, t * plane.length));
     expect(Buffer.from(read.data.buffer).equals(Buffer.from(expected.buffer))).toBe(true);
     expect(read.attrs).toMatchObject({ units: '1', grid_mapping: 'spatial_ref' });
+  });
+
+  it('reads a published snapshot through the store contract: the group, a decoded chunk, undefined for no key', async () => {
+    const { description, planes } = await sampleCube('2024-01-01', '2024-01-10');
+    const snapshot = await (await openRepository(dir)).lookupBranch(MAIN_BRANCH);
+    const store = await openVersionStore(dir, snapshot);
+    const group = (await readZarrGroup(store))!;
+    expect(group).toMatchObject({ zarrFormat: 3, consolidated: true });
+    const value = group.arrays.value!;
+    const [ny, nx] = [description.grid.lat.length, description.grid.lon.length];
+    expect(value).toMatchObject({ shape: [10, ny, nx], chunks: [10, ny, nx], dimensions: ['time', 'lat', 'lon'] });
+    const expected = new Float32Array(planes.length * planes[0]!.length);
+    planes.forEach((plane, t) => expected.set(plane, t * plane.length));
+    expect(await readChunk(store, value, [0, 0, 0])).toEqual(expected);
+    // A v2 key, a directory of chunks, and a chunk past the array: none is a key of this snapshot.
+    for (const key of ['.zmetadata', 'value/c', 'value/c/9/0/0']) expect(await store.get(key), key).toBeUndefined();
   });
 
   it('commits every block of time steps on the run branch, and main never shows an unpublished version', async () => {

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { python } from '../../test/support/python.ts';
-import { periodRange } from '../periods/index.ts';
-import { sampleProvider } from '../providers/sample.ts';
-import { writeNetcdfCube } from './netcdf.ts';
-import type { RasterCubeDescription } from './raster-cube.ts';
+import { python } from '../../../test/support/python.ts';
+import { periodRange } from '../../periods/index.ts';
+import { sampleProvider } from '../../providers/sample.ts';
+import { writeNetcdfCube } from './write.ts';
+import type { RasterCubeDescription } from '../raster-cube.ts';
 
 const run = promisify(execFile);
 

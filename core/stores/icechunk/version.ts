@@ -1,12 +1,9 @@
 import type { Session } from '@earthmover/icechunk';
-import type { CubeSink, VersionWriter } from '../cube-sink.ts';
-import { appendStart, continueCube } from '../cube-append.ts';
 import { RasterCubeWriter, type RasterCubeDescription } from '../raster-cube.ts';
-import type { KeyWriter } from '../zarr/group-writer.ts';
+import type { CubeSink, VersionWriter, WritableStore } from '../store.ts';
+import { appendStart, continueCube } from '../zarr/append.ts';
 import { MAIN_BRANCH, openOrCreateRepository } from './repository.ts';
-
-const asBuffer = (value: Uint8Array | string) =>
-  typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+import { icechunkStore } from './store.ts';
 
 /**
  * A new version of an `icechunk` dataset. It is written on a branch of its own (`run-<version>`) and committed
@@ -33,17 +30,14 @@ export async function openIcechunkVersion(
   const branch = `run-${versionId}`;
   await repo.createBranch(branch, base);
   let session: Session = await repo.writableSession(branch);
-  const keys: KeyWriter = (key, value) => session.store.set(key, asBuffer(value));
+  // Each commit starts a new session: writes go to the current one.
+  const keys: WritableStore = { set: (key, value) => icechunkStore(session.store).set(key, value) };
   let writer: RasterCubeWriter;
   if (previous === undefined) {
     await session.store.clear();
     writer = await RasterCubeWriter.create(keys, { ...description, zarrVersion: 3 });
   } else {
-    const start = await appendStart(
-      async (key) => (await session.store.get(key)) ?? Promise.reject(new Error(`no key ${key} in ${previous}`)),
-      3,
-      description.variable,
-    );
+    const start = await appendStart(icechunkStore(session.store), 3, description.variable);
     writer = await continueCube(keys, start, 3, description);
   }
   const total = description.periods.length;

@@ -8,10 +8,10 @@ import { formatPeriod, periodRange, type Period } from '../periods/index.ts';
 import { gridCovering } from '../providers/raster.ts';
 import { sampleValue } from '../providers/sample.ts';
 import { readCommittedCube } from './committed-cube.ts';
-import { openAppendSink } from './cube-append.ts';
-import { openCubeSink, type StoreFormat } from './cube-sink.ts';
 import { NETCDF_FILE } from './layout.ts';
+import { openCubeSink } from './open.ts';
 import type { RasterCubeDescription } from './raster-cube.ts';
+import type { StoreFormat } from './store.ts';
 
 // 5 x 4 cells in chunks of 2 x 3: edge chunks in both directions.
 const grid = gridCovering([0, 0, 0.4, 0.5], 0.1);
@@ -37,7 +37,7 @@ async function writeWhole(dir: string, format: StoreFormat, periods: Period[]) {
 
 async function append(previous: string, dir: string, format: StoreFormat, all: Period[], from: number) {
   await mkdir(dir, { recursive: true });
-  const sink = await openAppendSink(dir, previous, format, cubeOf(all));
+  const sink = await openCubeSink(dir, format, cubeOf(all), previous);
   for (const p of all.slice(from)) await sink.append(plane(p));
   return sink.finish();
 }
@@ -55,7 +55,7 @@ async function hashes(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
-describe('openAppendSink', () => {
+describe('openCubeSink with a previous version', () => {
   let root: string;
   const days = periodRange('daily', '2024-12-25', '2025-01-12');
   beforeAll(async () => {

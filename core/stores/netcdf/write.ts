@@ -1,8 +1,7 @@
-import { open, rename, rm } from 'node:fs/promises';
 import h5wasm, { type Dataset, type Group } from 'h5wasm/node';
-import { cfTimeUnit } from '../periods/index.ts';
-import { chunkShape, geoTransform, type RasterCubeDescription } from './raster-cube.ts';
-import { gridMappingAttributes } from './zarr/crs.ts';
+import { replaceFile } from '../../files/durable.ts';
+import { chunkShape, geoTransform, type RasterCubeDescription } from '../raster-cube.ts';
+import { coordinateAttributes, dataAttributes, gridMappingAttributes, timeValues } from '../cf.ts';
 
 /** Deflate level of the data variable: most of the size gain of higher levels at a fraction of their time. */
 const DEFLATE_LEVEL = 4;
@@ -37,25 +36,10 @@ function writeCube(file: Group, description: RasterCubeDescription, planes: Floa
     dataset.make_scale(name);
     writeAttributes(dataset, attributes);
   };
-  const time = cfTimeUnit(periodType);
-  coordinate(
-    'time',
-    BigInt64Array.from(periods, (p) => BigInt(Math.round(p.start.getTime() / time.step))),
-    {
-      standard_name: 'time',
-      long_name: 'start of the period',
-      axis: 'T',
-      units: `${time.unit} since ${time.epoch}`,
-      calendar: 'proleptic_gregorian',
-    },
-  );
-  coordinate('lat', grid.lat, { standard_name: 'latitude', long_name: 'latitude', units: 'degrees_north', axis: 'Y' });
-  coordinate('lon', grid.lon, {
-    standard_name: 'longitude',
-    long_name: 'longitude',
-    units: 'degrees_east',
-    axis: 'X',
-  });
+  const attributes = coordinateAttributes(periodType);
+  coordinate('time', timeValues(periods, periodType), attributes.time);
+  coordinate('lat', grid.lat, attributes.lat);
+  coordinate('lon', grid.lon, attributes.lon);
 
   const crs = file.create_dataset({ name: 'spatial_ref', data: new BigInt64Array(1), shape: [], track_order: true });
   writeAttributes(crs, gridMappingAttributes(geoTransform(grid)));
@@ -88,12 +72,7 @@ function writeCube(file: Group, description: RasterCubeDescription, planes: Floa
     data.write_slice([[t0, t0 + values.length / plane], [], []], values);
   }
   ['time', 'lat', 'lon'].forEach((name, axis) => data.attach_scale(axis, `/${name}`));
-  writeAttributes(data, {
-    ...(description.units !== undefined && { units: description.units }),
-    ...(description.longName !== undefined && { long_name: description.longName }),
-    grid_mapping: 'spatial_ref',
-    coordinates: 'spatial_ref',
-  });
+  writeAttributes(data, dataAttributes(description));
   data.create_attribute('_FillValue', Number.NaN, null, '<f');
 }
 
@@ -112,25 +91,14 @@ export async function writeNetcdfCube(
   if (wrong >= 0) throw new Error(`plane ${wrong}: expected ${plane} values, got ${planes[wrong]!.length}`);
 
   await h5wasm.ready;
-  const tmp = `${path}.tmp`;
-  try {
+  // h5wasm closes without fsync: replaceFile flushes the file before the rename publishes it.
+  await replaceFile(path, (temporary) => {
     // Track creation order so that netCDF-C lists dimensions, variables and attributes in the order written.
-    const file = new h5wasm.File(tmp, 'w', { track_order: true });
+    const file = new h5wasm.File(temporary, 'w', { track_order: true });
     try {
       writeCube(file, description, planes);
     } finally {
       file.close();
     }
-    // h5wasm closes without fsync; without it a crash after the rename could leave a published empty file.
-    const handle = await open(tmp, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  });
 }

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Durable file writes, the one place that flushes and renames: the embedded cluster's resource files, the stores'
+ * keys and versions, feature files and previews all write through here. A crash leaves either the previous state or
+ * the new one whole, plus at most a temporary file that ends in `TEMP_SUFFIX`.
+ */
+
+/** How every temporary file ends, so that loaders can drop and listings can leave out what a crash left behind. */
+export const TEMP_SUFFIX = '.stratus-tmp';
+
+export const isTempName = (name: string) => name.endsWith(TEMP_SUFFIX);
+
+/** Writes `data` to `path` and flushes it to disk before returning, so a later rename publishes complete bytes. */
+export async function writeDurable(path: string, data: Uint8Array | string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFlushed(path, data);
+}
+
+async function writeFlushed(path: string, data: Uint8Array | string): Promise<void> {
+  const handle = await open(path, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function syncHandle(path: string, flags: string): Promise<void> {
+  const handle = await open(path, flags);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Flushes a directory entry table (new names, renames, removals) to disk. */
+export const syncDirectory = (path: string) => syncHandle(path, 'r');
+
+/** Flushes every directory under `root` (the files were flushed as they were written). */
+export async function syncTree(root: string): Promise<void> {
+  for (const entry of await readdir(root, { withFileTypes: true, recursive: true }))
+    if (entry.isDirectory()) await syncDirectory(join(entry.parentPath, entry.name));
+  await syncDirectory(root);
+}
+
+/** Writes a temporary file beside `path` with `write` (which flushes it), renames it over `path`, flushes the directory. */
+async function replaceWith(path: string, write: (temporary: string) => Promise<void>): Promise<void> {
+  const dir = dirname(path);
+  const temporary = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  await mkdir(dir, { recursive: true });
+  try {
+    await write(temporary);
+    await rename(temporary, path);
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw err;
+  }
+  await syncDirectory(dir);
+}
+
+/**
+ * Replaces the file at `path` with what `fill` writes into the temporary file it is given (a hidden name in the same
+ * directory): the temporary file is flushed, renamed over `path`, and the rename made durable. A reader sees the
+ * previous file or the new one whole; on failure the temporary file is removed. For writers that produce the file
+ * themselves (h5wasm, a copy); `writeFileAtomic` is the common case.
+ */
+export function replaceFile(path: string, fill: (temporary: string) => Promise<void> | void): Promise<void> {
+  return replaceWith(path, async (temporary) => {
+    await fill(temporary);
+    await syncHandle(temporary, 'r+');
+  });
+}
+
+/** Replaces the file at `path` with `data` atomically and durably, as `replaceFile` does, in one open of the file. */
+export function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
+  return replaceWith(path, (temporary) => writeFlushed(temporary, data));
+}
+
+/** Removes a file and makes the removal durable. */
+export async function removeFileDurably(path: string): Promise<void> {
+  await rm(path, { force: true });
+  await syncDirectory(dirname(path));
+}
+
+/** Moves a complete directory into place with one rename, then makes the rename durable. */
+export async function publishDirectory(from: string, to: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true });
+  await rename(from, to);
+  await syncDirectory(dirname(to));
+}
+
+export async function removeTree(path: string): Promise<void> {
+  await rm(path, { recursive: true, force: true });
+}
