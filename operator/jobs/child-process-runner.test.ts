@@ -91,7 +91,7 @@ describe('child process job runner', () => {
         owner,
         parts: { count: 4, parallelism: 2 },
       });
-      const state = await finished(runner, 'parts-1', undefined, 30_000);
+      const state = await finished(runner, 'parts-1', undefined, 55_000);
       expect(state).toMatchObject({
         phase: 'succeeded',
         result: { completedBy: 3 },
