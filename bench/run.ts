@@ -5,6 +5,7 @@ import { benchRasters } from './rasters.ts';
 import { benchSplitIngestion } from './split-ingestion.ts';
 import { benchStore } from './store.ts';
 import { benchZarrServing } from './zarr-serving.ts';
+import { benchZonalStats } from './zonal-stats.ts';
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 const round = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -68,6 +69,31 @@ console.log(
 console.log(
   `| read every feature (GeoParquet with hyparquet / FlatGeobuf with OGR) | ${round(features.read.stratusPerSecond)} | ${round(features.read.peerPerSecond)} | ${ratio(features.read.stratusPerSecond, features.read.peerPerSecond)} |`,
 );
+
+const zonal = await benchZonalStats(
+  Number(process.env.BENCH_ZONAL_STEPS ?? 36),
+  Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
+  Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
+  Number(process.env.BENCH_ZONAL_POLYGONS ?? 150),
+);
+console.log(
+  `\nZonal means, in memory: ${zonal.steps} × ${zonal.height} × ${zonal.width} float32 over ${zonal.polygons} polygons (peak RSS ${round(zonal.peakRssMegabytes)} MB, largest difference from the peer ${zonal.maxDifference.toExponential(1)})`,
+);
+console.log(
+  '| measurement | Stratus (s, CPU s) | peer: numpy masking per polygon and time step (s, CPU s) | ratio (wall, CPU) |',
+);
+console.log('| --- | --- | --- | --- |');
+for (const [name, wall, cpu] of [
+  ['pixel centre (aggregate_spatial, mean)', zonal.centreSeconds, zonal.centreCpuSeconds],
+  [
+    'coverage fractions (weighting "coverage") vs the peer\'s pixel centre',
+    zonal.coverageSeconds,
+    zonal.coverageCpuSeconds,
+  ],
+] as const)
+  console.log(
+    `| ${name} | ${wall.toFixed(2)}, ${cpu.toFixed(2)} | ${zonal.peerSeconds.toFixed(2)}, ${zonal.peerCpuSeconds.toFixed(2)} | ${ratio(zonal.peerSeconds, wall)}, ${ratio(zonal.peerCpuSeconds, cpu)} |`,
+  );
 
 // The Icechunk/wasm pitfall of DESIGN.md §4 aside, open handles must not keep a benchmark alive.
 process.exit(0);

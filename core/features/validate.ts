@@ -175,6 +175,19 @@ function geometry(value: unknown, repairs: Repairs): Geometry | undefined {
   }
 }
 
+/**
+ * A geometry repaired as stored features are (rings closed, empty parts dropped), or undefined when it is empty.
+ * Throws an Error with the reason when it cannot be repaired. The processing engine reads GeoJSON arguments with it.
+ */
+export function repairedGeometry(value: unknown): Geometry | undefined {
+  try {
+    return geometry(value, { add: () => {} });
+  } catch (err) {
+    if (err instanceof Unrepairable) throw new Error(err.message, { cause: err });
+    throw err;
+  }
+}
+
 const label = (index: number, id: unknown) =>
   id === undefined || id === null || id === '' ? `#${index}` : `#${index} (id ${JSON.stringify(id)})`;
 

@@ -1,0 +1,80 @@
+/**
+ * The lazy data cube (DESIGN.md §4, docs/adr/0006): dimensions with labels, a storage dtype, the kind of its cell
+ * values, and a chunk grid whose chunks a `CubeSource` produces on demand. Nothing is computed when a process
+ * builds a cube; values flow only when a consumer reads chunks, one at a time. Nodata is NaN in every chunk, and
+ * booleans are 0/1 (`cellType: 'boolean'`). A cube whose dimensions include one of type `geometry` is a vector
+ * cube: its `geometries` say which feature each label of that dimension stands for.
+ */
+import type { MaybeEmptyFeature } from '../values/geojson.ts';
+import { VALUE_KIND, type ValueKind } from '../values/kinds.ts';
+import type { Dimension } from './dimension.ts';
+
+export type CubeDtype = 'float32' | 'float64';
+export type CellType = 'number' | 'boolean';
+export type ChunkArray = Float32Array | Float64Array;
+
+export interface CubeMetadata {
+  dimensions: readonly Dimension[];
+  dtype: CubeDtype;
+  cellType: CellType;
+  /** Chunk length per dimension (at least 1); the last chunk of a dimension may be shorter. */
+  chunkShape: readonly number[];
+  /** The features of the geometry dimension of a vector cube, in label order, in the dimension's CRS. */
+  geometries?: readonly MaybeEmptyFeature[];
+}
+
+/**
+ * Produces the chunks of a cube: the contract that phase 2 implements over the Zarr/Icechunk stores, and that
+ * every process implements over its inputs. `readChunk` returns the chunk's values in C order over the cube's
+ * dimensions, its shape clipped at the cube's edge; the caller owns the returned array.
+ */
+export interface CubeSource {
+  readonly metadata: CubeMetadata;
+  readChunk(index: readonly number[], signal?: AbortSignal): Promise<ChunkArray>;
+  /**
+   * The chunk without a copy, for readers that only read it (zonal statistics); a source that holds its chunks
+   * (in memory, in a cache) may lend them. The reader must not change or keep the array.
+   */
+  lendChunk?(index: readonly number[], signal?: AbortSignal): Promise<ChunkArray>;
+}
+
+export class DataCube {
+  readonly source: CubeSource;
+
+  constructor(source: CubeSource) {
+    this.source = source;
+  }
+
+  get [VALUE_KIND](): ValueKind {
+    return this.dimensions.some((d) => d.type === 'geometry') ? 'vector-cube' : 'raster-cube';
+  }
+
+  get metadata(): CubeMetadata {
+    return this.source.metadata;
+  }
+
+  get dimensions(): readonly Dimension[] {
+    return this.source.metadata.dimensions;
+  }
+
+  get shape(): number[] {
+    return this.dimensions.map((d) => d.labels.length);
+  }
+
+  /** Number of values; a cube without dimensions (`create_data_cube`) has none. */
+  get cells(): number {
+    return this.dimensions.length === 0 ? 0 : this.shape.reduce((a, b) => a * b, 1);
+  }
+
+  dimension(name: string): Dimension | undefined {
+    return this.dimensions.find((d) => d.name === name);
+  }
+}
+
+export function isCube(value: unknown): value is DataCube {
+  return value instanceof DataCube;
+}
+
+export function newChunk(dtype: CubeDtype, length: number): ChunkArray {
+  return dtype === 'float32' ? new Float32Array(length) : new Float64Array(length);
+}

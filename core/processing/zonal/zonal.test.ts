@@ -1,0 +1,307 @@
+import { describe, expect, it } from 'vitest';
+import { python } from '../../../test/support/python.ts';
+import { cubeOf, run, spatial, temporal, valuesOf } from '../../../test/support/cubes.ts';
+import type { DataCube } from '../cube/cube.ts';
+import type { Geometry, MaybeEmptyFeature } from '../values/geojson.ts';
+import type { RasterGrid } from './grid.ts';
+import { zonalTable } from './table.ts';
+
+/**
+ * A 6 × 5 grid of 1° cells in EPSG:4326 (x 0..6, y 5..0, north up) over two time steps; the value of a cell is
+ * t·100 + row·10 + col, and the cell at t0, row 3, col 1 is nodata.
+ */
+function grid(): DataCube {
+  const x = spatial('x', [0.5, 1.5, 2.5, 3.5, 4.5, 5.5], 'EPSG:4326');
+  const y = spatial('y', [4.5, 3.5, 2.5, 1.5, 0.5], 'EPSG:4326');
+  return cubeOf(
+    [temporal(['2024-01-01', '2024-01-02']), y, x],
+    (i) => {
+      const [t, row, col] = [Math.floor(i / 30), Math.floor((i % 30) / 6), i % 6];
+      return t === 0 && row === 3 && col === 1 ? NaN : t * 100 + row * 10 + col;
+    },
+    { chunkShape: [1, 3, 4] },
+  );
+}
+
+const square = (x0: number, y0: number, x1: number, y1: number) => [
+  [x0, y0],
+  [x1, y0],
+  [x1, y1],
+  [x0, y1],
+  [x0, y0],
+];
+const feature = (geometry: Geometry | null, id?: string): Record<string, unknown> => ({
+  type: 'Feature',
+  ...(id ? { id } : {}),
+  geometry,
+  properties: {},
+});
+const mean = {
+  process_graph: { m: { process_id: 'mean', arguments: { data: { from_parameter: 'data' } }, result: true } },
+};
+const reducer = (process: string) => ({
+  process_graph: { r: { process_id: process, arguments: { data: { from_parameter: 'data' } }, result: true } },
+});
+
+const geometries = {
+  type: 'FeatureCollection',
+  features: [
+    feature({ type: 'Polygon', coordinates: [square(1, 1, 3, 4)] }, 'rectangle'),
+    feature(
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [0, 0],
+            [4.2, 0],
+            [0, 4.2],
+            [0, 0],
+          ],
+        ],
+      },
+      'triangle',
+    ),
+    feature({ type: 'Polygon', coordinates: [square(0, 0, 5, 5), square(1, 1, 3, 3)] }, 'holed'),
+    feature({ type: 'Point', coordinates: [4.7, 0.2] }, 'point'),
+    feature(null, 'empty'),
+    feature({ type: 'MultiPolygon', coordinates: [[square(0, 4, 1, 5)], [square(5, 0, 6, 1)]] }, 'corners'),
+  ],
+};
+
+describe('aggregate_spatial by pixel centre, on hand-computed grids and polygons', () => {
+  it('computes means, sums and counts per geometry and time step, nodata left out', async () => {
+    const cube = grid();
+    const result = (await run('aggregate_spatial', { data: cube, geometries, reducer: mean })) as DataCube;
+    expect(result.dimensions.map((d) => [d.name, d.type, d.labels])).toEqual([
+      ['geometry', 'geometry', ['rectangle', 'triangle', 'holed', 'point', 'empty', 'corners']],
+      ['t', 'temporal', ['2024-01-01', '2024-01-02']],
+    ]);
+    // rectangle: rows 1-3 × cols 1-2 (11 12 21 22 31 32), 31 nodata at t0; triangle: cells with col ≤ row - 1
+    // (10; 20 21; 30 31 32; 40 41 42 43), 31 nodata at t0; holed: rows 0-4 × cols 0-4 (550) without
+    // 21 22 31 32 (106); point: 44; corners: 0 and 45.
+    expect(await valuesOf(result)).toEqual([
+      98 / 5,
+      121.5,
+      279 / 9,
+      131,
+      444 / 21,
+      444 / 21 + 100,
+      44,
+      144,
+      NaN,
+      NaN,
+      22.5,
+      122.5,
+    ]);
+    const sums = (await run('aggregate_spatial', { data: cube, geometries, reducer: reducer('sum') })) as DataCube;
+    expect(await valuesOf(sums)).toEqual([98, 729, 279, 1310, 444, 2544, 44, 144, NaN, NaN, 45, 245]);
+    const counts = (await run('aggregate_spatial', { data: cube, geometries, reducer: reducer('count') })) as DataCube;
+    expect(await valuesOf(counts)).toEqual([5, 6, 9, 10, 21, 21, 1, 1, NaN, NaN, 2, 2]);
+  });
+
+  it('adds total and valid counts as a dimension when asked, and refuses an existing name', async () => {
+    const result = (await run('aggregate_spatial', {
+      data: grid(),
+      geometries: { type: 'Polygon', coordinates: [square(1, 1, 3, 4)] },
+      reducer: mean,
+      target_dimension: 'stats',
+    })) as DataCube;
+    expect(result.dimensions.map((d) => d.name)).toEqual(['geometry', 't', 'stats']);
+    expect(result.dimension('stats')!.labels).toEqual(['value', 'total_count', 'valid_count']);
+    expect(await valuesOf(result)).toEqual([19.6, 6, 5, 121.5, 6, 6]);
+    await expect(
+      run('aggregate_spatial', { data: grid(), geometries, reducer: mean, target_dimension: 't' }),
+    ).rejects.toMatchObject({ code: 'TargetDimensionExists' });
+  });
+
+  it("counts a centre on a polygon's top or left edge (in pixel space: north and west here), not on the others", async () => {
+    // Edges through the centres x = 0.5 and 2.5, y = 0.5 and 2.5: columns 0-1 of rows 2 and 3 (y = 2.5, 1.5);
+    // the second square, sharing the edge x = 2.5, takes columns 2-3: every centre belongs to one square.
+    const result = (await run('aggregate_spatial', {
+      data: grid(),
+      geometries: {
+        type: 'FeatureCollection',
+        features: [
+          feature({ type: 'Polygon', coordinates: [square(0.5, 0.5, 2.5, 2.5)] }),
+          feature({ type: 'Polygon', coordinates: [square(2.5, 0.5, 4.5, 2.5)] }),
+        ],
+      },
+      reducer: reducer('sum'),
+    })) as DataCube;
+    expect((await valuesOf(result)).filter((_, i) => i % 2 === 1)).toEqual([
+      20 + 21 + 30 + 31 + 400,
+      22 + 23 + 32 + 33 + 400,
+    ]);
+  });
+
+  it('runs reducers that need every value (median) and interpreted ones, with the same values', async () => {
+    const polygon = { type: 'Polygon', coordinates: [square(0, 0, 5, 5), square(1, 1, 3, 3)] };
+    const median = (await run('aggregate_spatial', {
+      data: grid(),
+      geometries: polygon,
+      reducer: reducer('median'),
+    })) as DataCube;
+    const interpreted = (await run('aggregate_spatial', {
+      data: grid(),
+      geometries: polygon,
+      reducer: {
+        process_graph: {
+          s: { process_id: 'sort', arguments: { data: { from_parameter: 'data' } } },
+          m: { process_id: 'median', arguments: { data: { from_node: 's' } }, result: true },
+        },
+      },
+    })) as DataCube;
+    expect(await valuesOf(median)).toEqual(await valuesOf(interpreted));
+    expect((await valuesOf(median))[0]).toBe(20);
+  });
+});
+
+/** Deterministic pseudo-random numbers. */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 16807) % 2147483647) / 2147483647;
+}
+
+/** A star-shaped ring around (cx, cy), counter-clockwise or not. */
+function star(
+  next: () => number,
+  cx: number,
+  cy: number,
+  radius: number,
+  vertices: number,
+  clockwise = false,
+): number[][] {
+  const ring = Array.from({ length: vertices }, (_, i) => {
+    const angle = ((clockwise ? -1 : 1) * 2 * Math.PI * i) / vertices;
+    const r = radius * (0.35 + 0.65 * next());
+    return [cx + r * Math.cos(angle), cy + r * Math.sin(angle)];
+  });
+  return [...ring, ring[0]!];
+}
+
+describe('exact coverage fractions', () => {
+  // A UTM grid of 30 m cells far from the origin, 24 × 18 cells, north up.
+  const grid: RasterGrid = {
+    nx: 24,
+    ny: 18,
+    x0: 412_035,
+    dx: 30,
+    y0: 5_765_040,
+    dy: -30,
+    crs: 'EPSG:32632',
+    xAxis: 2,
+    yAxis: 1,
+  };
+  const next = random(42);
+  const X = (f: number) => grid.x0 + f * grid.nx * grid.dx;
+  const Y = (f: number) => grid.y0 + f * grid.ny * grid.dy;
+  const polygons: Geometry[] = [
+    ...Array.from({ length: 8 }, (_, k): Geometry => ({
+      type: 'Polygon',
+      coordinates: [
+        star(next, X(0.2 + 0.6 * next()), Y(0.2 + 0.6 * next()), 90 + 150 * next(), 7 + k * 3, k % 2 === 1),
+      ],
+    })),
+    { type: 'Polygon', coordinates: [star(next, X(0.5), Y(0.5), 240, 24), star(next, X(0.5), Y(0.5), 60, 9, true)] },
+    {
+      type: 'MultiPolygon',
+      coordinates: [[star(next, X(0.2), Y(0.3), 80, 10)], [star(next, X(0.8), Y(0.7), 100, 13)]],
+    },
+    // Vertices exactly on grid lines and a rectangle on cell edges.
+    {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [X(0.25), Y(0.25)],
+          [X(0.75), Y(0.25)],
+          [X(0.5), Y(0.75)],
+          [X(0.25), Y(0.25)],
+        ],
+      ],
+    },
+    { type: 'Polygon', coordinates: [square(grid.x0 + 60, grid.y0 - 150, grid.x0 + 210, grid.y0 - 30)] },
+    // Beyond the grid on two sides.
+    { type: 'Polygon', coordinates: [square(grid.x0 - 100, grid.y0 - 700, grid.x0 + 95, grid.y0 + 40)] },
+  ];
+  const features: MaybeEmptyFeature[] = polygons.map((geometry) => ({ geometry, properties: {} }));
+
+  it('are within 1e-9 of the polygon areas Python shapely clips from each cell', async () => {
+    const table = zonalTable(features, 'EPSG:32632', grid, 'coverage');
+    const reference = await python<number[][][]>(
+      `
+import json, sys
+from shapely.geometry import box, shape
+grid, polygons = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+out = []
+for geometry in polygons:
+    g = shape(geometry)
+    cells = []
+    for r in range(grid['ny']):
+        for c in range(grid['nx']):
+            x0 = grid['x0'] + c * grid['dx']; y0 = grid['y0'] + r * grid['dy']
+            cell = box(min(x0, x0 + grid['dx']), min(y0, y0 + grid['dy']), max(x0, x0 + grid['dx']), max(y0, y0 + grid['dy']))
+            a = cell.intersection(g).area / cell.area
+            if a > 0:
+                cells.append([r * grid['nx'] + c, a])
+    out.append(cells)
+print(json.dumps(out))
+`,
+      [JSON.stringify(grid), JSON.stringify(polygons)],
+    );
+    let compared = 0;
+    table.entries.forEach((entry, g) => {
+      const ours = new Map(entry!.cells.map((cell, i) => [cell, entry!.weights[i]!]));
+      const theirs = new Map(reference[g]!.map(([cell, a]) => [cell!, a!]));
+      for (const cell of new Set([...ours.keys(), ...theirs.keys()])) {
+        const [a, b] = [ours.get(cell) ?? 0, theirs.get(cell) ?? 0];
+        expect(Math.abs(a - b), `polygon ${g}, cell ${cell}: ${a} vs shapely ${b}`).toBeLessThanOrEqual(1e-9);
+        compared++;
+      }
+    });
+    expect(compared).toBeGreaterThan(500);
+    // Interior cells count fully, and the fractions add up to the polygon's area in cells.
+    expect(table.entries[11]!.weights.every((w) => w === 1)).toBe(true);
+  }, 60_000);
+
+  it('weight the mean, sum and count of aggregate_spatial with weighting "coverage"', async () => {
+    const cube = cubeOf(
+      [spatial('y', [1.5, 0.5], 'EPSG:4326'), spatial('x', [0.5, 1.5, 2.5], 'EPSG:4326')],
+      (i) => [1, 2, 3, 4, 5, 6][i]!,
+    );
+    // Covers the right half of column 0 and all of column 1 of the top row, a quarter of (1, 2)'s cell.
+    const polygon = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [0.5, 1],
+          [2, 1],
+          [2, 2],
+          [0.5, 2],
+          [0.5, 1],
+        ],
+      ],
+    };
+    const weighted = async (process: string) =>
+      valuesOf(
+        (await run('aggregate_spatial', {
+          data: cube,
+          geometries: polygon,
+          reducer: reducer(process),
+          weighting: 'coverage',
+        })) as DataCube,
+      );
+    expect(await weighted('sum')).toEqual([0.5 * 1 + 2]);
+    expect(await weighted('count')).toEqual([1.5]);
+    expect(await weighted('mean')).toEqual([(0.5 * 1 + 2) / 1.5]);
+    expect(await weighted('max')).toEqual([2]);
+    const centre = (await run('aggregate_spatial', {
+      data: cube,
+      geometries: polygon,
+      reducer: reducer('mean'),
+    })) as DataCube;
+    expect(await valuesOf(centre)).toEqual([1.5]);
+    await expect(
+      run('aggregate_spatial', { data: cube, geometries: polygon, reducer: reducer('median'), weighting: 'coverage' }),
+    ).rejects.toMatchObject({ code: 'ProcessParameterInvalid' });
+  });
+});
