@@ -22,7 +22,7 @@ DEPS_STAMP := node_modules/.stratus-installed
 DATA_DIR   ?= $(CURDIR)/.data
 PORT       ?= 8000
 
-.PHONY: help node deps interop-tools packaging-tools run test unit lint typecheck crds verify bench e2e image clean
+.PHONY: help node deps interop-tools packaging-tools auth-tools run test unit lint typecheck crds verify bench e2e image clean
 
 help:
 	@echo "make run        start the embedded operator, job runner and API server on localhost:$(PORT)"
@@ -30,7 +30,7 @@ help:
 	@echo "make lint       eslint + prettier"
 	@echo "make crds       regenerate crds/ from the zod schemas, and manifests/base from crds/ and the chart"
 	@echo "make verify     fail when generated files (crds/, docs/resources.md, manifests/base) differ from their sources"
-	@echo "make bench      benchmarks against peers (store, API, /zarr vs nginx, Zarr writing, ingestion and features vs GDAL, split ingestion vs one worker)"
+	@echo "make bench      benchmarks against peers (store, API, /zarr vs nginx, Zarr writing, ingestion and features vs GDAL, split ingestion vs one worker, zonal means vs numpy)"
 	@echo "make e2e        kind cluster end-to-end (skips when no Docker engine answers)"
 	@echo "make image      build the container image"
 
@@ -54,6 +54,10 @@ deps: $(DEPS_STAMP)
 interop-tools:
 	@bash scripts/install-interop-tools.sh
 
+# openssl and keytool for the authorization server's keystore tests.
+auth-tools:
+	@bash scripts/install-auth-tools.sh
+
 # Lua 5.1 for the Argo CD health checks of docs/gitops.md, shellcheck for scripts/e2e.sh.
 packaging-tools:
 	@bash scripts/install-packaging-tools.sh
@@ -76,7 +80,7 @@ verify: $(DEPS_STAMP)
 	node scripts/generate-crds.ts --check
 	node scripts/generate-manifests.ts --check
 
-unit: $(DEPS_STAMP) interop-tools packaging-tools
+unit: $(DEPS_STAMP) interop-tools packaging-tools auth-tools
 	npx vitest run
 
 test: $(DEPS_STAMP)

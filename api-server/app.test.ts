@@ -36,20 +36,30 @@ describe('API server', () => {
     expect((await app.inject({ method: 'POST', url: '/widgets' })).statusCode).toBe(200);
   });
 
-  it('echoes an alphanumeric X-Request-ID and puts it, with sessionId, in every log line of the request', async () => {
+  it('echoes an alphanumeric X-Request-ID and puts it, as xRequestID and reqId, in every log line of the request', async () => {
     const { app, logLines } = await build();
     const res = await app.inject({ url: '/health', headers: { 'x-request-id': 'abc123XYZ' } });
     expect(res.headers['x-request-id']).toBe('abc123XYZ');
     const lines = logLines().filter((l) => l.xRequestID === 'abc123XYZ');
     expect(lines.length).toBeGreaterThanOrEqual(2); // incoming request and request completed
-    expect(lines.every((l) => l.sessionId === '')).toBe(true);
+    expect(lines.every((l) => l.reqId === 'abc123XYZ' && l.sessionId === '')).toBe(true);
   });
 
-  it('replaces a request id that is not alphanumeric', async () => {
-    const { app } = await build();
-    const res = await app.inject({ url: '/health', headers: { 'x-request-id': 'bad id\r\n<x>' } });
-    expect(res.headers['x-request-id']).toMatch(/^[a-f0-9]{32}$/);
-  });
+  it.each([
+    ['not alphanumeric', { 'x-request-id': 'bad id\r\n<x>' }],
+    ['absent', {}],
+  ])(
+    'logs an empty xRequestID when the X-Request-ID is %s, beside a generated reqId it answers with',
+    async (_, headers) => {
+      const { app, logLines } = await build();
+      const res = await app.inject({ url: '/health', headers });
+      const id = res.headers['x-request-id'];
+      expect(id).toMatch(/^[a-f0-9]{32}$/);
+      const lines = logLines().filter((l) => l.reqId === id);
+      expect(lines.length).toBeGreaterThanOrEqual(2);
+      expect(lines.every((l) => l.xRequestID === '' && l.sessionId === '')).toBe(true);
+    },
+  );
 
   it('varies by Accept on every route that also answers HTML, its errors included, and nowhere else', async () => {
     const { app } = await build();

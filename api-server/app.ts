@@ -1,16 +1,18 @@
 import { createRequire } from 'node:module';
-import { createServer, type RequestListener } from 'node:http';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { pino, type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Cluster } from '../core/cluster/port.ts';
 import type { InstanceConfig } from '../core/config/index.ts';
-import { IMPLEMENTED_PROCESSES } from '../core/processes/implemented.ts';
+import { processDescriptions } from '../core/processing/index.ts';
+import { clientErrorHandler, serverFactory } from './http-server.ts';
+import { authenticationPlugin } from './plugins/app/authentication/index.ts';
 import { contextPlugin, type VersionInfo } from './plugins/app/context.ts';
 import { endpointsPlugin } from './plugins/app/endpoints.ts';
-import { errorsPlugin } from './plugins/app/errors.ts';
+import { errorsPlugin, frameworkErrors } from './plugins/app/errors.ts';
 import { htmlPagesPlugin } from './plugins/app/html-pages.ts';
+import { logContextPlugin } from './plugins/app/log-context.ts';
 import { metricsPlugin } from './plugins/app/metrics.ts';
 import { readOnlyPlugin } from './plugins/app/read-only.ts';
 import { requestIdOptions, requestIdPlugin } from './plugins/app/request-id.ts';
@@ -20,6 +22,8 @@ import { dataSourceRoutes } from './routes/data-sources/index.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
 import { featureRoutes } from './routes/features/index.ts';
 import { ingestionRoutes } from './routes/ingestions/index.ts';
+import { loginRoutes } from './routes/login/index.ts';
+import { oauth2Routes } from './routes/oauth2/index.ts';
 import { openeoRoutes } from './routes/openeo/index.ts';
 import { loadProcessCatalogue, type ProcessCatalogueOptions } from './routes/openeo/process-catalogue.ts';
 import { scheduleRoutes } from './routes/schedules/index.ts';
@@ -46,37 +50,13 @@ export interface BuildAppOptions {
   storageRoot: string;
   /** How long one health probe of the resource store answers `/health` (default 1 s). */
   healthCacheMs?: number;
-  /** The openEO processes to serve; by default those the engine implements, which need no descriptions today. */
+  /** The openEO processes to serve; by default those the engine implements, with the descriptions it serves. */
   processes?: ProcessCatalogueOptions;
   /** Whether existing `/zarr` keys are answered past fastify (`services/zarr/zarr-fast-path.ts`); on unless false. */
   zarrFastPath?: boolean;
 }
 
 const require = createRequire(import.meta.url);
-
-/**
- * The HTTP server: requests the `/zarr` fast path claims are answered there (or handed on when it declines), all
- * others go straight to fastify. Timeouts are fastify's own defaults, which it sets only on servers it creates.
- */
-function serverFactory(fastPath: () => ZarrFastPath | undefined) {
-  return (handler: RequestListener, options: FastifyServerOptions) => {
-    const server = createServer((request, response) => {
-      const path = fastPath();
-      const claim = path?.claims(request);
-      if (!claim) return handler(request, response);
-      const served = path!.serve(request, response, claim);
-      if (served === false) handler(request, response);
-      else if (served !== true)
-        void served.then((done) => {
-          if (!done) handler(request, response);
-        });
-    });
-    server.keepAliveTimeout = options.keepAliveTimeout!;
-    server.requestTimeout = options.requestTimeout!;
-    server.setTimeout(options.connectionTimeout!);
-    return server;
-  };
-}
 
 function versionInfo(): VersionInfo {
   const app = (require('../package.json') as { version: string }).version;
@@ -94,7 +74,9 @@ export async function buildApp(options: BuildAppOptions) {
   const app = Fastify({
     ...requestIdOptions,
     return503OnClosing: true,
-    serverFactory: serverFactory(() => fastPath),
+    serverFactory: serverFactory(() => fastPath, options.config.server.timeouts),
+    clientErrorHandler,
+    frameworkErrors,
     loggerInstance: options.logger || pino({ level: 'silent' }),
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -106,6 +88,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(endpointsPlugin);
   await app.register(htmlPagesPlugin);
   await app.register(requestIdPlugin);
+  await app.register(logContextPlugin);
   await app.register(contextPlugin, {
     cluster: options.cluster,
     config: options.config,
@@ -118,6 +101,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(errorsPlugin);
   // CORS before the read-only refusal, so that a refused cross-origin write still carries its CORS headers.
   await app.register(corsPlugin);
+  await app.register(authenticationPlugin);
   await app.register(readOnlyPlugin);
   await app.register(metricsPlugin);
   await app.register(openApiPlugin);
@@ -133,6 +117,8 @@ export async function buildApp(options: BuildAppOptions) {
     fastPath = app.zarrFastPath;
   }
 
+  await app.register(oauth2Routes);
+  await app.register(loginRoutes);
   await app.register(systemRoutes);
   await app.register(dataSourceRoutes);
   await app.register(datasetRoutes);
@@ -143,7 +129,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(featureRoutes);
   await app.register(stacRoutes);
   await app.register(openeoRoutes, {
-    processes: await loadProcessCatalogue(options.processes ?? { implemented: IMPLEMENTED_PROCESSES }),
+    processes: options.processes ? await loadProcessCatalogue(options.processes) : processDescriptions(),
   });
   return app;
 }

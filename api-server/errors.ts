@@ -1,9 +1,11 @@
+import { STATUS_CODES } from 'node:http';
+
 /**
  * The one catalogue of API error codes. Each code has one HTTP status and one envelope; `errorBody` is the only
  * place that shapes an error response, so a code answers the same everywhere. `docs/errors.md` lists every code
  * (a test keeps the two in step).
  */
-export type Envelope = 'native' | 'validation' | 'read-only' | 'openeo';
+export type Envelope = 'native' | 'validation' | 'read-only' | 'openeo' | 'oauth2' | 'web-message';
 
 export const errorCatalogue = {
   NotFound: { status: 404, envelope: 'native', description: 'The path or the object it names does not exist.' },
@@ -25,6 +27,17 @@ export const errorCatalogue = {
     description: 'The Range header asks for bytes past the end of the file.',
   },
   PayloadTooLarge: { status: 413, envelope: 'native', description: 'The body exceeds the size limit.' },
+  RequestTimeout: {
+    status: 408,
+    envelope: 'native',
+    description: 'The request line, headers or body did not arrive within the configured time.',
+  },
+  UriTooLong: { status: 414, envelope: 'native', description: 'A path parameter is longer than 100 characters.' },
+  HeadersTooLarge: {
+    status: 431,
+    envelope: 'native',
+    description: 'The request headers exceed the size limit.',
+  },
   UnsupportedMediaType: {
     status: 415,
     envelope: 'native',
@@ -56,6 +69,57 @@ export const errorCatalogue = {
     envelope: 'openeo',
     description: 'openEO `/processes/{process_id}`: this backend implements no process with this id.',
   },
+  Unauthorized: {
+    status: 401,
+    envelope: 'native',
+    description:
+      'Credentials were sent but are wrong (HTTP basic); the response carries a `WWW-Authenticate` challenge.',
+  },
+  Forbidden: {
+    status: 403,
+    envelope: 'native',
+    description: 'The request is refused whoever sends it: a form without its CSRF token, for example.',
+  },
+  invalid_request: {
+    status: 400,
+    envelope: 'oauth2',
+    description:
+      'OAuth2: a parameter is missing, repeated or malformed, or the client used two authentication methods.',
+  },
+  invalid_client: {
+    status: 401,
+    envelope: 'oauth2',
+    description: 'OAuth2: client authentication failed (unknown client, wrong secret, bad or replayed assertion).',
+  },
+  invalid_grant: {
+    status: 400,
+    envelope: 'oauth2',
+    description:
+      'OAuth2: the code or refresh token is invalid, expired, used or revoked, or the PKCE verifier does not match.',
+  },
+  unauthorized_client: {
+    status: 400,
+    envelope: 'oauth2',
+    description: 'OAuth2: the client may not use this grant type (or its settings are invalid).',
+  },
+  unsupported_grant_type: { status: 400, envelope: 'oauth2', description: 'OAuth2: the grant type is not supported.' },
+  invalid_scope: { status: 400, envelope: 'oauth2', description: 'OAuth2: a scope is unknown or not allowed.' },
+  invalid_token: {
+    status: 401,
+    envelope: 'oauth2',
+    description:
+      'A bearer token is invalid, expired or revoked; the response carries a `WWW-Authenticate: Bearer` challenge.',
+  },
+  insufficient_scope: {
+    status: 403,
+    envelope: 'oauth2',
+    description: 'The bearer token lacks a scope the endpoint needs (`openid` for userinfo).',
+  },
+  E4000: {
+    status: 409,
+    envelope: 'web-message',
+    description: 'An OAuth2 client failed validation (spec 2); `response.errorReports` lists each failure.',
+  },
   InternalError: {
     status: 500,
     envelope: 'native',
@@ -71,17 +135,35 @@ export interface ValidationItem {
   type: string;
 }
 
+/** One failure in a WebMessage body (DESIGN.md §5). */
+export interface ErrorReport {
+  message: string;
+  errorCode: string;
+  errorProperty?: string;
+}
+
+export interface HttpErrorExtras {
+  /** Response headers the error needs, e.g. a `WWW-Authenticate` challenge. */
+  headers?: Record<string, string>;
+  /** The WebMessage envelope's error reports; one report of the message when absent. */
+  errorReports?: ErrorReport[];
+}
+
 export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly items: ValidationItem[];
+  readonly headers: Record<string, string>;
+  readonly errorReports: ErrorReport[] | undefined;
 
-  constructor(code: ErrorCode, message: string, items: ValidationItem[] = []) {
+  constructor(code: ErrorCode, message: string, items: ValidationItem[] = [], extras: HttpErrorExtras = {}) {
     super(message);
     this.name = 'HttpError';
     this.code = code;
     this.status = errorCatalogue[code].status;
     this.items = items;
+    this.headers = extras.headers ?? {};
+    this.errorReports = extras.errorReports;
   }
 }
 
@@ -96,5 +178,15 @@ export function errorBody(error: HttpError): Record<string, unknown> {
       return { id: error.code, code: error.code, message: error.message, links: [] };
     case 'native':
       return { detail: error.message };
+    case 'oauth2':
+      return { error: error.code, error_description: error.message };
+    case 'web-message':
+      return {
+        httpStatus: STATUS_CODES[error.status],
+        httpStatusCode: error.status,
+        status: 'ERROR',
+        message: error.message,
+        response: { errorReports: error.errorReports ?? [{ message: error.message, errorCode: error.code }] },
+      };
   }
 }

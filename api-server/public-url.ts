@@ -22,3 +22,8 @@ export function publicBaseUrl(request: RequestLike, configured: string | null): 
   const scheme = proto === 'https' ? 'https' : 'http';
   return `${scheme}://${host}${prefix === '' || prefix.startsWith('/') ? prefix : `/${prefix}`}`;
 }
+
+/** The path prefix of `server.base.url` (an instance behind a proxy under `/stratus` has `/stratus`). */
+export function basePath(baseUrl: string): string {
+  return new URL(baseUrl).pathname.replace(/\/+$/, '');
+}

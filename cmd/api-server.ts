@@ -1,29 +1,38 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildApp } from '../api-server/app.ts';
 import { startApiServer, type RunningServer } from '../api-server/server.ts';
+import { ensureFirstAdmin } from '../core/auth/users/first-admin.ts';
 import { openKubernetesCluster } from '../core/cluster/kubernetes/index.ts';
 import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
-import type { KubernetesEnv } from './kubernetes-env.ts';
+import { logSettings } from '../core/logging/settings.ts';
+import type { ApiServerEnv } from './kubernetes-env.ts';
 
 /**
  * Kubernetes mode's API server: the same application as embedded mode over the Kubernetes adapter. It has no
  * leader: every replica answers every request. New resources go to the first watched namespace, else `default`.
  */
 export async function runKubernetesApiServer(
-  settings: KubernetesEnv,
+  settings: ApiServerEnv,
   options: { kubeconfig?: string } = {},
 ): Promise<RunningServer> {
   const config = await loadInstanceConfig(settings.config);
-  const logging = createLogging({ config, home: process.env.STRATUS_HOME });
-  for (const warning of config.warnings) logging.root.warn(warning);
+  const logging = createLogging(logSettings(config, { home: process.env.STRATUS_HOME }));
+  for (const warning of config.warnings) logging.forModule('api-server').warn(warning);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const cluster = openKubernetesCluster({ kubeconfig: options.kubeconfig });
+  const namespace = settings.namespaces[0] ?? 'default';
+  // The chart's first admin (from a Secret): created when no user has its username; replicas race harmlessly.
+  if (settings.firstAdmin && config.oauth2.serverEnabled) {
+    const admin = await ensureFirstAdmin(cluster, namespace, settings.firstAdmin);
+    if (admin.created) logging.forModule('api-server').info({ username: admin.username }, 'created the first admin');
+  }
   const app = await buildApp({
-    cluster: openKubernetesCluster({ kubeconfig: options.kubeconfig }),
+    cluster,
     config,
     registry,
-    namespace: settings.namespaces[0],
+    namespace,
     storageRoot: config.storageRoot ?? settings.storePath,
     logger: logging.forModule('api-server'),
   });

@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { loadManifests } from '../core/cluster/manifests.ts';
 import type { KubeObject } from '../core/cluster/objects.ts';
 import { kindByName, validateObject } from '../core/resources/registry.ts';
 import { controllerDefinitions } from '../operator/manager.ts';
+import { sampleDatasetManifest } from '../test/support/embedded.ts';
 import { eventually } from '../test/support/eventually.ts';
 import { runEmbedded } from './embedded.ts';
 
@@ -72,6 +73,99 @@ describe('embedded mode', () => {
     }
   });
 
+  it('ends within seconds of SIGTERM after serving an Icechunk snapshot (the WASI module held it open before)', async () => {
+    const manifests = join(dataDir, 'manifests');
+    await mkdir(manifests);
+    const ingestion = sampleDatasetManifest({
+      name: 'sample-ic',
+      title: 'Sample as Icechunk',
+      format: 'icechunk',
+      run: 'sample-ic-q1',
+      start: '2024-01-01',
+      end: '2024-01-10',
+    });
+    await writeFile(join(manifests, 'icechunk.yaml'), ingestion);
+    const child = spawn(
+      process.execPath,
+      [join(root, 'cmd/stratus.ts'), 'embedded', '--data-dir', join(dataDir, 'data'), '--port', '0'].concat([
+        '--manifests',
+        join(root, 'manifests/data-sources'),
+        '--manifests',
+        manifests,
+      ]),
+      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+    try {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      const url = await eventually(async () => /landing page +(\S+)\/\n/.exec(out)?.[1], { timeoutMs: 60_000 });
+      await eventually(
+        async () => {
+          const job = (await (await fetch(`${url}/ingestions/jobs/sample-ic-q1`)).json()) as { status: string };
+          return job.status === 'successful' || undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+      expect((await fetch(`${url}/zarr/sample-ic/value/c/0/0/0`)).status).toBe(200);
+      const signalled = Date.now();
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(Date.now() - signalled).toBeLessThan(10_000);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('creates the first admin once and prints its password that once (make run)', async () => {
+    /** Starts `node cmd/stratus.ts embedded` as make run does, returns its banner and stops it. */
+    const banner = () =>
+      new Promise<string>((resolvePromise, reject) => {
+        const child = spawn(
+          process.execPath,
+          [join(root, 'cmd/stratus.ts'), 'embedded', '--data-dir', dataDir, '--port', '0'],
+          {
+            cwd: root,
+          },
+        );
+        let out = '';
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`no banner: ${out}`));
+        }, 60_000);
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('Press Ctrl+C')) child.kill('SIGINT');
+        });
+        child.on('exit', () => {
+          clearTimeout(timer);
+          resolvePromise(out);
+        });
+      });
+    const first = await banner();
+    const password = /first admin +admin \/ (\S+) +\(shown once/.exec(first)?.[1];
+    expect(password, first).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    const again = await banner();
+    expect(again).not.toContain('first admin');
+    expect(again).toContain('/login');
+
+    const running = await runEmbedded({
+      dataDir,
+      manifests: [],
+      config: join(root, 'config/stratus.properties'),
+      host: '127.0.0.1',
+      port: 0,
+    });
+    try {
+      expect(running.firstAdmin).toEqual({ created: false, username: 'admin' });
+      const basic = `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`;
+      const me = await fetch(`${running.url}/me`, { headers: { authorization: basic } });
+      expect(await me.json()).toMatchObject({ user_id: 'admin', roles: ['ALL'] });
+    } finally {
+      await running.stop();
+    }
+  }, 120_000);
+
   it('refuses to start on a malformed manifest directory, naming file, document and field', () => {
     const result = spawnSync(
       process.execPath,
@@ -89,6 +183,49 @@ describe('embedded mode', () => {
     );
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/resources\.yaml \[document 1\] spec\.maxAttempts/);
+  });
+
+  it.each([
+    [
+      'a size that does not parse',
+      'logging.file.max_size = lots',
+      {},
+      /stratus\.properties:2: logging\.file\.max_size = lots: must be a size/,
+    ],
+    [
+      'a negative archive count',
+      'logging.file.max_archives = -1',
+      {},
+      /stratus\.properties:2: logging\.file\.max_archives = -1: must be a whole number/,
+    ],
+    [
+      'an unknown level',
+      'logging.level.operator = LOUD',
+      {},
+      /stratus\.properties:2: logging\.level\.operator = LOUD: must be DEBUG/,
+    ],
+    [
+      'an unknown module',
+      'logging.level.operater = INFO',
+      {},
+      /stratus\.properties:2: logging\.level\.operater = INFO: no module is named operater; did you mean operator\?/,
+    ],
+    [
+      'an unreadable STRATUS_LOG_CONFIG',
+      '',
+      { STRATUS_LOG_CONFIG: '/no/such/log-config.json' },
+      /cannot read the log configuration STRATUS_LOG_CONFIG \/no\/such\/log-config\.json: ENOENT/,
+    ],
+  ])('refuses to start on %s, naming the file and what is wrong', async (_, line, env, message) => {
+    const config = join(dataDir, 'stratus.properties');
+    await writeFile(config, `instance.name = Broken\n${line}\n`);
+    const result = spawnSync(
+      process.execPath,
+      [join(root, 'cmd/stratus.ts'), 'embedded', '--data-dir', dataDir, '--config', config, '--port', '0'],
+      { encoding: 'utf8', cwd: root, timeout: 20_000, env: { ...process.env, ...env } },
+    );
+    expect(result.stderr).toMatch(message);
+    expect(result.status).toBe(2);
   });
 
   it('explains its usage for an unknown command or option', () => {

@@ -4,10 +4,12 @@ import { join, resolve } from 'node:path';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildApp } from '../api-server/app.ts';
 import { startApiServer } from '../api-server/server.ts';
+import { ensureFirstAdmin, type FirstAdmin } from '../core/auth/users/first-admin.ts';
 import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import { applyManifests, loadManifests } from '../core/cluster/manifests.ts';
 import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
+import { logSettings } from '../core/logging/settings.ts';
 import { findKind, validateObject } from '../core/resources/registry.ts';
 import { secretKind, secretValue, type Secret } from '../core/resources/secret.ts';
 import type { KubeObject } from '../core/cluster/objects.ts';
@@ -22,6 +24,8 @@ export interface RunningEmbedded {
   url: string;
   /** The embedded cluster, for tools and tests that apply or read resources in process. */
   cluster: Cluster;
+  /** With the authorization server on: the first admin, and its password when this start created it. */
+  firstAdmin?: FirstAdmin;
   stop(): Promise<void>;
 }
 
@@ -40,21 +44,24 @@ export async function runEmbedded(
   const configPath =
     args.config ?? process.env.STRATUS_CONFIG ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
   const config = await loadInstanceConfig(configPath);
-  const logging = createLogging({ config, home: process.env.STRATUS_HOME ?? dataDir });
+  const logging = createLogging(logSettings(config, { home: process.env.STRATUS_HOME ?? dataDir }));
   const log = logging.forModule('embedded');
   for (const warning of config.warnings) log.warn(warning);
 
   const cluster = await openEmbeddedCluster({ dataDir: join(dataDir, 'cluster') });
   try {
-    for (const dir of args.manifests) {
-      const files = await loadManifests(dir, validateObject);
-      const applied = await applyManifests(cluster, files, (o) => findKind(o.apiVersion, o.kind)!);
-      log.info({ dir, objects: applied.length }, 'applied manifests');
-    }
+    // Every directory is read and validated before anything is applied: one bad document applies nothing.
+    const files = await loadManifests(args.manifests, validateObject);
+    const applied = await applyManifests(cluster, files, (o) => findKind(o.apiVersion, o.kind)!);
+    log.info({ dirs: args.manifests, objects: applied.length }, 'applied manifests');
   } catch (err) {
     await cluster.close();
     throw err;
   }
+
+  // The first admin of `make run`: created once with a drawn password, which the command prints that one time.
+  const firstAdmin = config.oauth2.serverEnabled ? await ensureFirstAdmin(cluster, 'default') : undefined;
+  if (firstAdmin?.created) log.info({ username: firstAdmin.username }, 'created the first admin');
 
   const storageRoot = resolve(config.storageRoot ?? join(dataDir, 'store'));
   const registry = new Registry();
@@ -65,9 +72,12 @@ export async function runEmbedded(
     cluster,
     registry,
     logger: logging.forModule('operator'),
+    runLogger: logging.forRun,
     instance: { storageRoot, bbox: config.instance.bbox },
     readOnly: config.readOnly,
     jobs: new ChildProcessRunner({
+      // The workers write this process's files, as this process does.
+      logging: logging.settings,
       resolveSecret: async (namespace, name, key) => {
         const secret = await cluster.get<Secret & KubeObject>(secretKind, name, namespace);
         return secret && secretValue(secret, key);
@@ -79,6 +89,7 @@ export async function runEmbedded(
   return {
     url: server.url,
     cluster,
+    firstAdmin,
     stop: async () => {
       await server.stop();
       await operator.stop();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kubernetesEnv, SettingError, operatorEnv } from './kubernetes-env.ts';
+import { apiServerEnv, kubernetesEnv, SettingError, operatorEnv } from './kubernetes-env.ts';
 
 const operatorVariables = { POD_NAMESPACE: 'stratus', STRATUS_WORKER_IMAGE: 'stratus:1', STRATUS_STORE_CLAIM: 'store' };
 
@@ -81,5 +81,15 @@ describe('the settings of the Kubernetes-mode commands', () => {
   ])('refuses %s=%s', (name, value) => {
     expect(() => operatorEnv({ ...operatorVariables, [name]: value })).toThrow(SettingError);
     expect(() => operatorEnv({ ...operatorVariables, [name]: value })).toThrow(name);
+  });
+  it('gives the API server the first admin of STRATUS_FIRST_ADMIN_PASSWORD, named admin unless told', () => {
+    expect(apiServerEnv({}).firstAdmin).toBeUndefined();
+    expect(apiServerEnv({ STRATUS_FIRST_ADMIN_PASSWORD: 's3cret' }).firstAdmin).toEqual({
+      username: 'admin',
+      password: 's3cret',
+    });
+    expect(
+      apiServerEnv({ STRATUS_FIRST_ADMIN_PASSWORD: 's3cret', STRATUS_FIRST_ADMIN_USERNAME: 'root', PORT: '9000' }),
+    ).toMatchObject({ firstAdmin: { username: 'root', password: 's3cret' }, port: 9000 });
   });
 });

@@ -29,6 +29,20 @@ export function kubernetesEnv(env: NodeJS.ProcessEnv, defaultPort: number, portV
   };
 }
 
+/** The API server's own settings: the first admin the chart creates from a Secret. */
+export interface ApiServerEnv extends KubernetesEnv {
+  /** `STRATUS_FIRST_ADMIN_USERNAME` (default `admin`) and `STRATUS_FIRST_ADMIN_PASSWORD`; absent without a password. */
+  firstAdmin?: { username: string; password: string };
+}
+
+export function apiServerEnv(env: NodeJS.ProcessEnv): ApiServerEnv {
+  const password = env.STRATUS_FIRST_ADMIN_PASSWORD;
+  return {
+    ...kubernetesEnv(env, 8000, 'PORT'),
+    ...(password ? { firstAdmin: { username: env.STRATUS_FIRST_ADMIN_USERNAME || 'admin', password } } : {}),
+  };
+}
+
 /** The operator's own settings: leader election and the worker Jobs. */
 export interface OperatorEnv extends KubernetesEnv {
   lease: { name: string; namespace: string; identity: string };

@@ -3,8 +3,10 @@ import type { Logger } from 'pino';
 import { openKubernetesCluster, type KubernetesCluster, type WatchTimings } from '../core/cluster/kubernetes/index.ts';
 import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
+import { logSettings } from '../core/logging/settings.ts';
 import { ingestionKind } from '../core/resources/ingestion/schema.ts';
 import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
+import { workerLogSettings } from '../operator/jobs/kubernetes/job-manifest.ts';
 import { KubernetesJobRunner } from '../operator/jobs/kubernetes/kubernetes-job-runner.ts';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/manager.ts';
 import { startHealthServer } from '../operator/runtime/health-server.ts';
@@ -57,7 +59,7 @@ export async function runKubernetesOperator(
   options: KubernetesOperatorOptions = {},
 ): Promise<RunningKubernetesOperator> {
   const config = await loadInstanceConfig(settings.config);
-  const logging = createLogging({ config, home: process.env.STRATUS_HOME });
+  const logging = createLogging(logSettings(config, { home: process.env.STRATUS_HOME }));
   const log = logging.forModule('operator');
   for (const warning of config.warnings) log.warn(warning);
   const cluster = openKubernetesCluster({ kubeconfig: options.kubeconfig, watchTimings: options.watchTimings });
@@ -69,10 +71,14 @@ export async function runKubernetesOperator(
   const indexedJobs = await servesIndexedJobs(cluster, log);
   const jobs = new KubernetesJobRunner({
     cluster,
-    logger: log,
+    logger: logging.forModule('operator.jobs'),
     ownerKinds: [ingestionKind],
     namespaces: settings.namespaces,
-    job: { ...worker, store: { claimName: storeClaim, mountPath: storageRoot } },
+    job: {
+      ...worker,
+      store: { claimName: storeClaim, mountPath: storageRoot },
+      logging: workerLogSettings(logging.settings, storageRoot),
+    },
     history,
     indexedJobs,
   });
@@ -84,7 +90,7 @@ export async function runKubernetesOperator(
   const elector = new LeaderElector({
     ...options.leaseTimings,
     cluster,
-    logger: log,
+    logger: logging.forModule('operator.leader-election'),
     ...settings.lease,
     onStartedLeading: () => {
       void (async () => {
@@ -96,6 +102,7 @@ export async function runKubernetesOperator(
           cluster,
           registry,
           logger: log,
+          runLogger: logging.forRun,
           namespaces: settings.namespaces,
           jobs,
           ingestion: options.ingestion ?? { ...defaultIngestionPlanOptions, split },

@@ -7,7 +7,7 @@ import { ManifestError } from '../core/cluster/manifests.ts';
 import { runKubernetesApiServer } from './api-server.ts';
 import { parseEmbeddedArgs, usage, UsageError } from './args.ts';
 import { runEmbedded } from './embedded.ts';
-import { kubernetesEnv, SettingError, operatorEnv } from './kubernetes-env.ts';
+import { apiServerEnv, SettingError, operatorEnv } from './kubernetes-env.ts';
 import { runKubernetesOperator } from './operator.ts';
 
 /** Resolves with the name of the signal that asked the process to stop. */
@@ -18,21 +18,40 @@ function stopSignal(): Promise<string> {
   });
 }
 
+/**
+ * Longest a stop may take before the process exits anyway: below the 30 s grace period Kubernetes gives a pod (the
+ * chart's default), so the process ends on its own terms rather than by SIGKILL. A second signal exits at once.
+ */
+const STOP_DEADLINE_MS = 25_000;
+
+/** Stops a running component, bounded by `STOP_DEADLINE_MS`. */
+async function stopWithin(running: { stop(): Promise<void> }): Promise<void> {
+  const giveUp = (why: string) => () => {
+    console.error(`${why}: exiting before the stop completed`);
+    process.exit(1);
+  };
+  const timer = setTimeout(giveUp(`stopping took over ${STOP_DEADLINE_MS / 1000} s`), STOP_DEADLINE_MS);
+  process.once('SIGINT', giveUp('SIGINT again'));
+  process.once('SIGTERM', giveUp('SIGTERM again'));
+  await running.stop();
+  clearTimeout(timer);
+}
+
 /** The operator runs until a signal stops it (0) or it loses leadership (1: the pod restarts as a candidate). */
 async function operator(): Promise<number> {
   const running = await runKubernetesOperator(operatorEnv(process.env));
   console.log(`Stratus operator: probes and metrics on ${running.url}`);
   const why = await Promise.race([stopSignal(), running.lost.then(() => 'leadership lost')]);
   console.log(`${why}: stopping`);
-  await running.stop();
+  await stopWithin(running);
   return why === 'leadership lost' ? 1 : 0;
 }
 
 async function apiServer(): Promise<number> {
-  const running = await runKubernetesApiServer(kubernetesEnv(process.env, 8000, 'PORT'));
+  const running = await runKubernetesApiServer(apiServerEnv(process.env));
   console.log(`Stratus API server on ${running.url}`);
   console.log(`${await stopSignal()}: stopping`);
-  await running.stop();
+  await stopWithin(running);
   return 0;
 }
 
@@ -51,6 +70,16 @@ async function main(argv: string[]): Promise<number> {
   }
   const running = await runEmbedded(args);
   const url = running.url.replace('127.0.0.1', 'localhost');
+  const admin = running.firstAdmin;
+  // The password exists nowhere else (only its hash is stored): it is shown this once.
+  const adminLines = admin?.password
+    ? `
+  first admin    ${admin.username} / ${admin.password}  (shown once: note it now)
+  sign in        ${url}/login`
+    : admin
+      ? `
+  sign in        ${url}/login`
+      : '';
   console.log(`
 Stratus is running (embedded mode)
   landing page   ${url}/
@@ -58,16 +87,19 @@ Stratus is running (embedded mode)
   datasets       ${url}/datasets
   health         ${url}/health
   metrics        ${url}/metrics
-  data directory ${args.dataDir}
+  data directory ${args.dataDir}${adminLines}
 Press Ctrl+C to stop.
 `);
   console.log(`\n${await stopSignal()}: stopping`);
-  await running.stop();
+  await stopWithin(running);
   return 0;
 }
 
 try {
   process.exitCode = await main(process.argv.slice(2));
+  // Everything Stratus opened is closed (servers, watches, workers, log files), but a library may still hold the
+  // event loop open (the Icechunk module's WASI worker keeps a MessagePort after a snapshot was read): end here.
+  process.exit();
 } catch (err) {
   if (
     err instanceof UsageError ||

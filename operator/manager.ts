@@ -7,9 +7,15 @@ import { featureCollectionController } from './controllers/feature-collection/co
 import { ingestionController } from './controllers/ingestion/controller.ts';
 import type { IngestionPlanOptions } from './controllers/ingestion/options.ts';
 import { scheduleController } from './controllers/schedule/controller.ts';
+import { startRecordCollector } from './collectors/auth-records.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { objectKey } from '../core/cluster/objects.ts';
-import { Controller, type ControllerDefinition, type ControllerOptions } from './runtime/controller.ts';
+import {
+  Controller,
+  type ControllerDefinition,
+  type ControllerOptions,
+  type RunLoggers,
+} from './runtime/controller.ts';
 import { soleProcess, type Leadership } from './runtime/leadership.ts';
 import { controllerMetrics } from './runtime/metrics.ts';
 
@@ -17,6 +23,8 @@ export interface OperatorOptions {
   cluster: Cluster;
   registry: Registry;
   logger: Logger;
+  /** Where the lines about runs go (their background files); without it, to `logger`. */
+  runLogger?: RunLoggers;
   /** The namespaces to watch; all of them when empty or absent. */
   namespaces?: string[];
   resyncMs?: number;
@@ -63,6 +71,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     cluster: options.cluster,
     metrics: controllerMetrics(options.registry),
     logger: options.logger,
+    runLogger: options.runLogger,
     namespaces: options.namespaces,
     resyncMs: options.resyncMs,
     workers: options.workers,
@@ -77,10 +86,19 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     owner?.queue.add(objectKey({ metadata: { name: job.owner.name, namespace: job.owner.namespace } }));
   });
   for (const controller of controllers) controller.start();
+  const collector = startRecordCollector({
+    cluster: options.cluster,
+    logger: options.logger,
+    leadership: options.leadership ?? soleProcess,
+    registry: options.registry,
+    namespaces: options.namespaces,
+    now: options.now,
+  });
   return {
     controllers,
     synced: () => Promise.all(controllers.map((c) => c.synced())).then(() => undefined),
     stop: async () => {
+      await collector.stop();
       await Promise.all(controllers.map((c) => c.stop()));
       await options.jobs.stop();
     },

@@ -115,7 +115,7 @@ describe('module boundaries', () => {
  * Layers of the API server, lowest first: a module may import its own layer and those below it, never one above.
  * The shared modules (errors, schemas, negotiation, views) are the bottom; records are the API's views of the
  * resources; plugins are app-wide fastify glue; services are what several route areas use; route areas sit on top,
- * and `app.ts` (with `server.ts` and the test helpers) wires everything.
+ * and `app.ts` (with `http-server.ts`, `server.ts` and the test helpers) wires everything.
  */
 const apiLayers: [layer: string, matches: (path: string) => boolean][] = [
   ['shared', () => true],
@@ -125,7 +125,9 @@ const apiLayers: [layer: string, matches: (path: string) => boolean][] = [
   ['routes', (path) => path.startsWith('api-server/routes/')],
   [
     'app',
-    (path) => ['api-server/app.ts', 'api-server/server.ts'].includes(path) || path.startsWith('api-server/test/'),
+    (path) =>
+      ['api-server/app.ts', 'api-server/http-server.ts', 'api-server/server.ts'].includes(path) ||
+      path.startsWith('api-server/test/'),
   ],
 ];
 

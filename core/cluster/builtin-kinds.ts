@@ -40,3 +40,11 @@ export const jobKind: KindRef = {
   namespaced: true,
   statusSubresource: true,
 };
+
+export const configMapKind: KindRef = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  plural: 'configmaps',
+  namespaced: true,
+  statusSubresource: false,
+};

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -79,5 +79,84 @@ describe('manifests', () => {
     for (const kind of ['DataSource', 'Dataset', 'Ingestion']) {
       expect((await cluster.list(findKind('climate.stratus.dev/v1alpha1', kind)!)).items).toEqual([]);
     }
+  });
+});
+
+describe('manifests refused before anything is applied', () => {
+  let dir: string;
+  let cluster: EmbeddedCluster;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'stratus-manifests-bad-'));
+    cluster = await openEmbeddedCluster({ dataDir: join(dir, 'cluster') });
+  });
+  afterEach(async () => {
+    await cluster.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const dataSource = (name: string, namespace?: string) =>
+    [
+      'apiVersion: climate.stratus.dev/v1alpha1',
+      'kind: DataSource',
+      'metadata:',
+      `  name: ${name}`,
+      ...(namespace ? [`  namespace: ${namespace}`] : []),
+      'spec:',
+      '  datasetName: Sample',
+      '  provider:',
+      '    name: sample',
+    ].join('\n');
+
+  async function writeDir(name: string, text: string): Promise<string> {
+    const path = join(dir, name);
+    await mkdir(path, { recursive: true });
+    await writeFile(join(path, 'resources.yaml'), text);
+    return path;
+  }
+
+  async function refusal(dirs: string[]): Promise<ManifestError> {
+    const error = await loadManifests(dirs, validateObject).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ManifestError);
+    return error as ManifestError;
+  }
+
+  it.each([
+    ['a name with capitals and an underscore', dataSource('Bad_Name'), 'metadata.name'],
+    ['a namespace that is no DNS label', dataSource('good', 'Bad_NS'), 'metadata.namespace'],
+    ['a 300-character name', dataSource('a'.repeat(300)), 'metadata.name'],
+  ])('refuses %s after a valid document, naming document 1 and the field', async (_what, bad, field) => {
+    const path = await writeDir('one', `${dataSource('fine')}\n---\n${bad}\n`);
+    const error = await refusal([path]);
+    expect(error.problems).toEqual([expect.objectContaining({ document: 1, field })]);
+    expect(error.message).toContain(`resources.yaml [document 1] ${field}`);
+  });
+
+  it('validates every directory before applying any: a bad second directory keeps the first unapplied', async () => {
+    const first = await writeDir('first', `${dataSource('first')}\n`);
+    const second = await writeDir('second', `${dataSource('Bad_Name')}\n`);
+    const error = await refusal([first, second]);
+    expect(error.problems).toEqual([
+      expect.objectContaining({ file: expect.stringContaining('second/resources.yaml') }),
+    ]);
+    expect((await cluster.list(findKind('climate.stratus.dev/v1alpha1', 'DataSource')!)).items).toEqual([]);
+  });
+
+  it('refuses a YAML alias bomb as a problem of its file and document', async () => {
+    const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (const [from, to] of [
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'd'],
+      ['d', 'e'],
+      ['e', 'f'],
+      ['f', 'g'],
+      ['g', 'h'],
+    ])
+      levels.push(`${to}: &${to} [*${from},*${from},*${from},*${from},*${from},*${from},*${from},*${from},*${from}]`);
+    const path = await writeDir('bomb', `${dataSource('fine')}\n---\n${levels.join('\n')}\n`);
+    const error = await refusal([path]);
+    expect(error.problems).toEqual([
+      expect.objectContaining({ document: 1, message: expect.stringMatching(/^cannot be read: .*alias/i) }),
+    ]);
   });
 });

@@ -43,14 +43,20 @@ async function yamlFiles(dir: string): Promise<string[]> {
     .sort();
 }
 
+/** How many aliases a document may expand (an alias bomb expands billions); real manifests use a handful. */
+const MAX_ALIASES = 100;
+
 /**
- * Reads every `*.yaml`/`*.yml` under `dir` (recursively, in path order), multi-document files included, and
- * validates each document. Throws one ManifestError naming file, document index and field of every problem.
+ * Reads every `*.yaml`/`*.yml` under each of `dirs` (recursively, in path order; the directories in the order
+ * given), multi-document files included, and validates each document. Throws one ManifestError naming file,
+ * document index and field of every problem of every directory, so nothing is applied from any of them.
  */
-export async function loadManifests(dir: string, validate: Validate): Promise<ManifestFile[]> {
+export async function loadManifests(dirs: string | string[], validate: Validate): Promise<ManifestFile[]> {
   const problems: ManifestProblem[] = [];
   const files: ManifestFile[] = [];
-  for (const path of await yamlFiles(dir)) {
+  const paths: string[] = [];
+  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) paths.push(...(await yamlFiles(dir)));
+  for (const path of paths) {
     const file = relative(process.cwd(), path) || path;
     const documents: KubeObject[] = [];
     const parsed = parseAllDocuments(await readFile(path, 'utf8'));
@@ -65,7 +71,14 @@ export async function loadManifests(dir: string, validate: Validate): Promise<Ma
         });
       }
       if (doc.errors.length > 0) return;
-      const value: unknown = doc.toJS();
+      let value: unknown;
+      try {
+        value = doc.toJS({ maxAliasCount: MAX_ALIASES });
+      } catch (err) {
+        // The yaml package refuses an alias bomb with a ReferenceError while building the value.
+        problems.push({ file, document: index, message: `cannot be read: ${(err as Error).message}` });
+        return;
+      }
       if (value === null || value === undefined) return; // an empty document, e.g. after a trailing `---`
       const result = validate(value);
       if (result.ok) documents.push(result.object);

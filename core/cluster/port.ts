@@ -52,9 +52,12 @@ export interface JsonPatchOperation {
 }
 
 export interface WriteOptions {
-  /** Identifies the writer, as Kubernetes field managers do. */
+  /** Identifies the writer, as Kubernetes field managers do; `STRATUS_FIELD_MANAGER` when absent. */
   fieldManager?: string;
 }
+
+/** The field manager of Stratus's writes (the operator's applier, and any write that names none). */
+export const STRATUS_FIELD_MANAGER = 'stratus-operator';
 
 export interface DeleteOptions {
   /** Only delete when the stored object still has this resourceVersion. */

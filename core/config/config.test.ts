@@ -40,11 +40,7 @@ describe('instance configuration', () => {
         'logging.file.max_size = 10MB',
         'logging.file.max_archives = 3',
         'logging.level.operator = debug',
-        'oidc.provider.idpa.client_id = abc',
-        'oidc.provider.idpb.0.tenant = t0',
-        'oidc.provider.idpb.1.client_id = x',
-        'oidc.provider.keycloak.issuer_uri = https://id.example.org/realms/x',
-        'changelog.aggregate = off',
+        'oidc.provider.platform.mapping_claim = email',
       ].join('\n'),
       'f',
     );
@@ -57,9 +53,25 @@ describe('instance configuration', () => {
       maxArchives: 3,
     });
     expect(config.logging.levels).toEqual({ operator: 'DEBUG' });
-    expect(config.oidc.providers.map((p) => p.id).sort()).toEqual(['idpa', 'idpb.0', 'idpb.1', 'keycloak']);
-    expect(config.changelog.aggregate).toBe(false);
+    expect(config.oidc.providers).toEqual([{ id: 'platform', mapping_claim: 'email' }]);
     expect(config.warnings).toEqual([]);
+  });
+
+  it.each([
+    ['oidc.oauth2.login.enabled = on', 'sign-in through external identity providers (issue 18)'],
+    ['oidc.provider.idpa.client_id = abc', 'sign-in through external identity providers (issue 18)'],
+    ['oidc.provider.idpb.0.tenant = t0', 'sign-in through external identity providers (issue 18)'],
+    [
+      'oidc.provider.keycloak.issuer_uri = https://id.example.org/realms/x',
+      'sign-in through external identity providers (issue 18)',
+    ],
+    ['linked_accounts.enabled = on', 'linked accounts (issue 18)'],
+    ['changelog.aggregate = off', 'changelogs of delivered values (issue 16)'],
+  ])('stops startup on %j, a setting of a feature not built yet', (line, feature) => {
+    const key = line.split(' =')[0];
+    expect(() => parseInstanceConfig(`instance.name = x\n${line}`, 'f')).toThrow(
+      `f:2: ${key} configures ${feature}, which this version of Stratus does not have yet; remove the key`,
+    );
   });
 
   it.each([
@@ -82,6 +94,13 @@ describe('instance configuration', () => {
     ['read_only = maybe', 'read_only', 'on or off'],
     ['logging.file.max_size = lots', 'logging.file.max_size', 'size'],
     ['logging.level.api = LOUD', 'logging.level.api', 'DEBUG, INFO, WARN or ERROR'],
+    [
+      'logging.level.operater = DEBUG',
+      'logging.level.operater',
+      'no module is named operater; did you mean operator\\?',
+    ],
+    ['logging.file.max_archives = -1', 'logging.file.max_archives', 'a whole number, 0 or more'],
+    ['logging.file.max_size = 10 MiB', 'logging.file.max_size', 'a size such as 100MB'],
     ['server.base.url = climate.example.org', 'server.base.url', 'absolute http\\(s\\) URL'],
     ['oidc.provider.idpa.mapping_claim = phone', 'mapping_claim', 'email or username'],
   ])('refuses %j naming the file, line and key', (line, key, why) => {
@@ -96,6 +115,29 @@ describe('instance configuration', () => {
     expect(parseInstanceConfig('', 'f').warnings).toContain(
       'server.base.url is not set: links and issuer URLs are derived from each request',
     );
+  });
+
+  it('requires the alias of a configured keystore, and reads its passwords', () => {
+    expect(() => parseInstanceConfig('oauth2.server.jwt.keystore.path = /etc/ks.p12', 'f')).toThrow(
+      /oauth2.server.jwt.keystore.alias is required/,
+    );
+    const config = parseInstanceConfig(
+      [
+        'oauth2.server.jwt.keystore.path = /etc/ks.jks',
+        'oauth2.server.jwt.keystore.alias = signer',
+        'oauth2.server.jwt.keystore.password = store',
+        'oauth2.server.jwt.keystore.key-password = key',
+        'oauth2.server.jwt.keystore.generate-if-missing = false',
+      ].join('\n'),
+      'f',
+    );
+    expect(config.oauth2.keystore).toEqual({
+      path: '/etc/ks.jks',
+      alias: 'signer',
+      password: 'store',
+      keyPassword: 'key',
+      generateIfMissing: false,
+    });
   });
 
   it('knows pattern keys and refuses near misses of them', () => {

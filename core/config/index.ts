@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { closestKey, isKnownKey } from './keys.ts';
+import { isLogModule, LOG_LEVELS, LOG_MODULES, type LogLevel } from '../logging/modules.ts';
+import { closestKey, closestOf, isKnownKey, notBuiltFeature } from './keys.ts';
 import { parseProperties, type PropertyEntry } from './properties.ts';
 
 /** A configuration the process must not start with; names the file, line and key. */
@@ -52,18 +53,37 @@ const bbox = z.string().transform((v, ctx) => {
 const level = z
   .string()
   .transform((v) => v.toUpperCase())
-  .pipe(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR'], { message: 'must be DEBUG, INFO, WARN or ERROR' }));
+  .pipe(z.enum(LOG_LEVELS, { message: 'must be DEBUG, INFO, WARN or ERROR' }));
 
 const nonNegativeInt = z
   .string()
-  .regex(/^\d+$/, { message: 'must be a whole number' })
+  .regex(/^\d+$/, { message: 'must be a whole number, 0 or more' })
   .transform((v) => Number(v));
+
+const positiveSeconds = z
+  .string()
+  .regex(/^[1-9]\d*$/, { message: 'must be a whole number of seconds, 1 or more' })
+  .transform((v) => Number(v));
+
+const LEVEL_PREFIX = 'logging.level.';
+
+/** Why a `logging.level.<module>` key names no module, or undefined when it names one. */
+function unknownModule(key: string): string | undefined {
+  const module = key.slice(LEVEL_PREFIX.length);
+  if (isLogModule(module)) return undefined;
+  const modules = Object.keys(LOG_MODULES);
+  return `no module is named ${module}; did you mean ${closestOf(module, modules)}? Modules: ${modules.join(', ')}`;
+}
 
 /** How each exact key's value is read. */
 const valueSchemas: Record<string, z.ZodType> = {
   'instance.bbox': bbox,
   read_only: onOff,
   'server.base.url': url,
+  'server.proxy.trusted': onOff,
+  'server.timeout.headers': positiveSeconds,
+  'server.timeout.request': positiveSeconds,
+  'server.timeout.keep_alive': positiveSeconds,
   'oauth2.server.enabled': onOff,
   'oauth2.server.jwt.keystore.generate-if-missing': onOff,
   'oidc.oauth2.login.enabled': onOff,
@@ -86,10 +106,24 @@ export interface InstanceConfig {
   instance: { name: string; description: string | null; bbox: [number, number, number, number]; crs: string };
   storageRoot: string | null;
   readOnly: boolean;
-  server: { baseUrl: string | null; corsAllowedOrigins: string[] };
+  server: {
+    baseUrl: string | null;
+    corsAllowedOrigins: string[];
+    /** Whether the reverse proxy's X-Forwarded-Proto is believed (the Secure flag of cookies). */
+    proxyTrusted: boolean;
+    /** How long a client may take to send its headers, its whole request, and between two requests (ms). */
+    timeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
+  };
   oauth2: {
     serverEnabled: boolean;
-    keystore: { path: string | null; alias: string | null; password: string | null; generateIfMissing: boolean };
+    keystore: {
+      path: string | null;
+      alias: string | null;
+      password: string | null;
+      /** Password of the key entry; null falls back to the keystore password. */
+      keyPassword: string | null;
+      generateIfMissing: boolean;
+    };
   };
   oidc: {
     loginEnabled: boolean;
@@ -103,7 +137,8 @@ export interface InstanceConfig {
     /** The size at which a log file rolls: the smaller of max_size and the 50 MB cap. */
     rollSizeBytes: number;
     maxArchives: number;
-    levels: Record<string, 'DEBUG' | 'INFO' | 'WARN' | 'ERROR'>;
+    /** By module (core/logging/modules.ts). */
+    levels: Partial<Record<string, LogLevel>>;
   };
   changelog: { aggregate: boolean };
   /** Warnings to log at startup: unknown keys with the closest valid key, a missing server.base.url. */
@@ -125,10 +160,21 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
       );
       continue;
     }
-    const schema = entry.key.startsWith('logging.level.') ? level : (valueSchemas[entry.key] ?? z.string());
+    const levelKey = entry.key.startsWith(LEVEL_PREFIX);
+    const schema = levelKey ? level : (valueSchemas[entry.key] ?? z.string());
     const parsed = schema.safeParse(entry.value);
-    if (parsed.success) values.set(entry.key, { value: parsed.data, entry });
-    else errors.push(`${source}:${entry.line}: ${entry.key} = ${entry.value}: ${parsed.error.issues[0]!.message}`);
+    const refused = parsed.success
+      ? levelKey
+        ? unknownModule(entry.key)
+        : undefined
+      : parsed.error.issues[0]!.message;
+    if (refused === undefined) values.set(entry.key, { value: parsed.data, entry });
+    else errors.push(`${source}:${entry.line}: ${entry.key} = ${entry.value}: ${refused}`);
+    const feature = notBuiltFeature(entry.key);
+    if (feature)
+      errors.push(
+        `${source}:${entry.line}: ${entry.key} configures ${feature}, which this version of Stratus does not have yet; remove the key`,
+      );
   }
   const get = <T>(key: string, fallback: T): T => (values.has(key) ? (values.get(key)!.value as T) : fallback);
   const text_ = (key: string): string | null => {
@@ -146,7 +192,7 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
       record[provider[2]!] = String(value);
       providers.set(id, record);
     }
-    if (key.startsWith('logging.level.')) levels[key.slice('logging.level.'.length)] = value as 'INFO';
+    if (key.startsWith(LEVEL_PREFIX)) levels[key.slice(LEVEL_PREFIX.length)] = value as LogLevel;
   }
   for (const provider of providers.values()) {
     if (provider.mapping_claim !== undefined && !['email', 'username'].includes(provider.mapping_claim)) {
@@ -158,6 +204,16 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
   const serverEnabled = get('oauth2.server.enabled', false);
   if (serverEnabled && !baseUrl) {
     errors.push(`${source}: oauth2.server.enabled = on requires server.base.url (the issuer URI) to be set`);
+  }
+  if (text_('oauth2.server.jwt.keystore.path') && !text_('oauth2.server.jwt.keystore.alias')) {
+    errors.push(`${source}: oauth2.server.jwt.keystore.path is set: oauth2.server.jwt.keystore.alias is required`);
+  }
+  const headersSeconds = get('server.timeout.headers', 30);
+  const requestSeconds = get('server.timeout.request', 300);
+  if (headersSeconds > requestSeconds) {
+    errors.push(
+      `${source}: server.timeout.headers (${headersSeconds}) must not exceed server.timeout.request (${requestSeconds}): the headers are part of the request`,
+    );
   }
   if (!baseUrl) warnings.push('server.base.url is not set: links and issuer URLs are derived from each request');
   if (errors.length > 0) throw new ConfigError(`invalid instance configuration:\n  ${errors.join('\n  ')}`);
@@ -179,6 +235,12 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
         .split(',')
         .map((o) => o.trim())
         .filter(Boolean),
+      proxyTrusted: get('server.proxy.trusted', false),
+      timeouts: {
+        headersMs: headersSeconds * 1000,
+        requestMs: requestSeconds * 1000,
+        keepAliveMs: get('server.timeout.keep_alive', 5) * 1000,
+      },
     },
     oauth2: {
       serverEnabled,
@@ -186,6 +248,7 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
         path: text_('oauth2.server.jwt.keystore.path'),
         alias: text_('oauth2.server.jwt.keystore.alias'),
         password: text_('oauth2.server.jwt.keystore.password'),
+        keyPassword: text_('oauth2.server.jwt.keystore.key-password'),
         generateIfMissing: get('oauth2.server.jwt.keystore.generate-if-missing', true),
       },
     },

@@ -11,10 +11,15 @@ export const exactKeys = [
   'read_only',
   'server.base.url',
   'server.cors.allowed_origins',
+  'server.proxy.trusted',
+  'server.timeout.headers',
+  'server.timeout.request',
+  'server.timeout.keep_alive',
   'oauth2.server.enabled',
   'oauth2.server.jwt.keystore.path',
   'oauth2.server.jwt.keystore.alias',
   'oauth2.server.jwt.keystore.password',
+  'oauth2.server.jwt.keystore.key-password',
   'oauth2.server.jwt.keystore.generate-if-missing',
   'oidc.oauth2.login.enabled',
   'oidc.jwt.token.authentication.enabled',
@@ -91,6 +96,11 @@ function distance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
+/** The candidate closest to `typed` by edit distance (the first of equals). */
+export function closestOf(typed: string, candidates: readonly string[]): string {
+  return candidates.reduce((best, c) => (distance(typed, c) < distance(typed, best) ? c : best));
+}
+
 /** The valid key closest to `key`: exact keys, and pattern keys completed with the typed key's own segments. */
 export function closestKey(key: string): string {
   const candidates: string[] = [...exactKeys];
@@ -101,5 +111,24 @@ export function closestKey(key: string): string {
     candidates.push(...genericProviderKeys.map((k) => `oidc.provider.${provider[1]}.${k}`));
   }
   if (key.startsWith('logging.')) candidates.push(`logging.level.${key.split('.').slice(2).join('.') || 'root'}`);
-  return candidates.reduce((best, c) => (distance(key, c) < distance(key, best) ? c : best));
+  return closestOf(key, candidates);
+}
+
+/**
+ * Keys of features this version does not have yet, with the feature and the issue that brings it: setting one stops
+ * startup, so that an operator never believes a setting works that nothing reads. The issue removes its entry.
+ */
+export const notBuiltKeys: { matches: (key: string) => boolean; feature: string }[] = [
+  {
+    // `oidc.provider.platform.mapping_claim` configures the authorization server's own tokens, which exist.
+    matches: (key) => key.startsWith('oidc.') && key !== 'oidc.provider.platform.mapping_claim',
+    feature: 'sign-in through external identity providers (issue 18)',
+  },
+  { matches: (key) => key.startsWith('linked_accounts.'), feature: 'linked accounts (issue 18)' },
+  { matches: (key) => key === 'changelog.aggregate', feature: 'changelogs of delivered values (issue 16)' },
+];
+
+/** The feature a key configures when this version does not have it yet, else undefined. */
+export function notBuiltFeature(key: string): string | undefined {
+  return notBuiltKeys.find((entry) => entry.matches(key))?.feature;
 }

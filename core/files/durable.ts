@@ -19,8 +19,8 @@ export async function writeDurable(path: string, data: Uint8Array | string): Pro
   await writeFlushed(path, data);
 }
 
-async function writeFlushed(path: string, data: Uint8Array | string): Promise<void> {
-  const handle = await open(path, 'w');
+async function writeFlushed(path: string, data: Uint8Array | string, mode?: number): Promise<void> {
+  const handle = await open(path, 'w', mode);
   try {
     await handle.writeFile(data);
     await handle.datasync();
@@ -76,9 +76,12 @@ export function replaceFile(path: string, fill: (temporary: string) => Promise<v
   });
 }
 
-/** Replaces the file at `path` with `data` atomically and durably, as `replaceFile` does, in one open of the file. */
-export function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
-  return replaceWith(path, (temporary) => writeFlushed(temporary, data));
+/**
+ * Replaces the file at `path` with `data` atomically and durably, as `replaceFile` does, in one open of the file;
+ * `mode` sets the new file's permissions (before the umask), as `open` does.
+ */
+export function writeFileAtomic(path: string, data: Uint8Array | string, mode?: number): Promise<void> {
+  return replaceWith(path, (temporary) => writeFlushed(temporary, data, mode));
 }
 
 /** Removes a file and makes the removal durable. */

@@ -76,10 +76,13 @@ describe('resource registry', () => {
         'OAuth2Authorization',
         'OAuth2AuthorizationConsent',
         'OAuth2Client',
+        'OAuth2ClientAssertion',
         'ProcessingJob',
         'Schedule',
+        'Session',
         'User',
         'Workflow',
+        'WriterClaim',
       ].sort(),
     );
   });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { FieldCause } from '../cluster/errors.ts';
+import { isApiError, type FieldCause } from '../cluster/errors.ts';
+import { checkName, namespaceOf } from '../cluster/embedded/names.ts';
 import type { KindRef, KubeObject } from '../cluster/objects.ts';
 import { dataSourceKind } from './data-source/schema.ts';
 import { datasetKind } from './dataset/schema.ts';
@@ -11,12 +12,15 @@ import { initialAccessTokenKind } from './initial-access-token/schema.ts';
 import type { ResourceKind } from './kind.ts';
 import { oauth2AuthorizationConsentKind } from './oauth2-authorization-consent/schema.ts';
 import { oauth2AuthorizationKind } from './oauth2-authorization/schema.ts';
+import { oauth2ClientAssertionKind } from './oauth2-client-assertion/schema.ts';
 import { oauth2ClientKind } from './oauth2-client/schema.ts';
 import { processingJobKind } from './processing-job/schema.ts';
 import { scheduleKind } from './schedule/schema.ts';
 import { secretKind } from './secret.ts';
+import { sessionKind } from './session/schema.ts';
 import { userKind } from './user/schema.ts';
 import { workflowKind } from './workflow/schema.ts';
+import { writerClaimKind } from './writer-claim/schema.ts';
 
 export { API_VERSION, GROUP, VERSION } from './kind.ts';
 export type { PrinterColumn, ResourceKind } from './kind.ts';
@@ -36,6 +40,9 @@ export const resourceKinds: readonly ResourceKind[] = [
   oauth2AuthorizationKind,
   oauth2AuthorizationConsentKind,
   initialAccessTokenKind,
+  sessionKind,
+  oauth2ClientAssertionKind,
+  writerClaimKind,
 ];
 
 /** Kinds accepted in manifests: Stratus's own, and the built-in Secret. */
@@ -80,5 +87,15 @@ export function validateObject(object: unknown): ValidationResult {
   }
   const parsed = found.schema.safeParse(object);
   if (!parsed.success) return { ok: false, issues: issuesOf(parsed.error) };
+  const metadata = (parsed.data as KubeObject).metadata;
+  // The API server's name and namespace rules, checked here so that a manifest fails before anything is applied.
+  try {
+    checkName(found, metadata.name);
+    namespaceOf(found, metadata.namespace);
+  } catch (err) {
+    if (isApiError(err))
+      return { ok: false, issues: err.causes.length > 0 ? err.causes : [{ field: 'metadata', message: err.message }] };
+    throw err;
+  }
   return { ok: true, object: parsed.data as KubeObject };
 }

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KindRef } from '../../core/cluster/objects.ts';
+import { parseInstanceConfig } from '../../core/config/index.ts';
+import { logSettings, workerLogEnv } from '../../core/logging/settings.ts';
 import { ChildProcessRunner } from './child-process-runner.ts';
 import type { JobState } from './runner.ts';
 
@@ -63,6 +65,16 @@ describe('child process job runner', () => {
     expect(progress).toEqual([1, 2, 3]);
   });
 
+  it('takes the end a worker reported even when its process ends before the message is read', async () => {
+    const runner = new ChildProcessRunner();
+    const names = Array.from({ length: 6 }, (_, i) => `exit-${i}`);
+    for (const name of names) runner.start({ name, task: 'reportThenExit', input: { size: 10 }, owner });
+    for (const name of names) {
+      const state = await finished(runner, name);
+      expect(state, name).toMatchObject({ phase: 'succeeded', result: { padding: 'x'.repeat(10) } });
+    }
+  });
+
   describe('a split attempt', { timeout: 60_000 }, () => {
     const partsDir = async (name: string) => {
       const path = join(dir, name);
@@ -87,7 +99,8 @@ describe('child process job runner', () => {
       runner.start({
         name: 'parts-1',
         task: 'part',
-        input: { dir: path, steps: 3, stepMs: 40 },
+        // The first two parts wait for each other, so that they overlap however slowly processes start.
+        input: { dir: path, steps: 3, stepMs: 40, startTogether: 2 },
         owner,
         parts: { count: 4, parallelism: 2 },
       });
@@ -102,6 +115,30 @@ describe('child process job runner', () => {
       const parts = await seen(path);
       expect(parts.map((p) => p.env)).toEqual(['0', '1', '2', '3']);
       expect(Math.max(...parts.map((p) => p.running))).toBe(2);
+    });
+
+    it('stops the other parts once each when one fails, without piling up listeners', async () => {
+      const warnings: Error[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning);
+      process.on('warning', onWarning);
+      try {
+        const runner = new ChildProcessRunner();
+        const path = await partsDir('parts-many');
+        runner.start({
+          name: 'parts-many',
+          task: 'part',
+          // Every part starts, then part 0 fails; the other eleven end as they are stopped.
+          input: { dir: path, steps: 200, stepMs: 50, failIndex: 0, failAfterSeen: 12, startTogether: 12 },
+          owner,
+          parts: { count: 12, parallelism: 12 },
+        });
+        const state = await finished(runner, 'parts-many', undefined, 50_000);
+        expect(state).toMatchObject({ phase: 'failed', error: { type: 'UpstreamError' } });
+        await runner.stop();
+        expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+      } finally {
+        process.off('warning', onWarning);
+      }
     });
 
     it('fails as soon as one part fails, and starts no further part', async () => {
@@ -247,5 +284,38 @@ describe('worker entry point as a Job container', () => {
         message: 'No provider named not-here-either on this instance.',
       },
     ]);
+  });
+
+  it('logs its run to standard output beside its messages, with the run and the request it came from', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const settings = logSettings(parseInstanceConfig('', 'f'), { home: undefined, stdout: true });
+    const result = spawnSync(
+      process.execPath,
+      [
+        resolve(import.meta.dirname, '../worker/main.ts'),
+        '--task',
+        'sync',
+        '--input',
+        JSON.stringify({ ...chirpsInput, provider: { name: 'not-here' } }),
+      ],
+      {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          STRATUS_WORKER_TASK_MODULES: '',
+          ...workerLogEnv(settings, { run: 'climate/run-7', job: 'run-7-a1', xRequestID: 'req7', sessionId: '' }),
+        },
+      },
+    );
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((l) => l.type === 'error')).toHaveLength(1);
+    const logged = lines.filter((l) => l.msg !== undefined);
+    expect(logged.map((l) => l.msg)).toEqual(['worker started', 'No provider named not-here on this instance.']);
+    for (const line of logged)
+      expect(line).toMatchObject({ module: 'data-sync', run: 'climate/run-7', job: 'run-7-a1', xRequestID: 'req7' });
+    expect(logged[1]).toMatchObject({ level: 50, errorType: 'ProviderUnavailable' });
   });
 });

@@ -8,8 +8,9 @@ import {
   type PartReport,
   type ToWorker,
 } from '../worker/protocol.ts';
+import { workerLogEnv, type LogSettings } from '../../core/logging/settings.ts';
 import { combinedReport, endedState } from './parts.ts';
-import { attemptKey, type JobRunner, type JobSpec, type JobState } from './runner.ts';
+import { attemptKey, runContextOf, type JobRunner, type JobSpec, type JobState } from './runner.ts';
 
 const WORKER = resolve(import.meta.dirname, '../worker/main.ts');
 
@@ -19,6 +20,8 @@ export interface ChildProcessRunnerOptions {
   now?: () => Date;
   /** Looks up one key of a Secret, for `JobSpec.env`; without it a job naming a Secret fails. */
   resolveSecret?: (namespace: string | undefined, name: string, key: string) => Promise<string | undefined>;
+  /** How the workers log (this process's settings: they write the same files); without them they do not log. */
+  logging?: LogSettings;
 }
 
 /** One attempt: its state as reported, and the worker processes it has running. */
@@ -37,13 +40,17 @@ export class ChildProcessRunner implements JobRunner {
   readonly #attempts = new Map<string, Attempt>();
   readonly #listeners: ((job: JobSpec, state: JobState) => void)[] = [];
   readonly #grace: number;
+  /** Children already asked to stop (a WeakSet: an ended child is forgotten with its attempt). */
+  readonly #cancelled = new WeakSet<ChildProcess>();
   readonly #now: () => Date;
   readonly #resolveSecret: ChildProcessRunnerOptions['resolveSecret'];
+  readonly #logging: LogSettings | undefined;
 
   constructor(options: ChildProcessRunnerOptions = {}) {
     this.#grace = options.cancelGraceMs ?? 10_000;
     this.#now = options.now ?? (() => new Date());
     this.#resolveSecret = options.resolveSecret;
+    this.#logging = options.logging;
   }
 
   /** The job's Secret-backed variables; rejects naming the first key that cannot be resolved. */
@@ -137,7 +144,7 @@ export class ChildProcessRunner implements JobRunner {
     const child = fork(WORKER, [], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
-      env: { ...process.env, ...env, ...partEnv },
+      env: { ...process.env, ...env, ...partEnv, ...workerLogEnv(this.#logging, runContextOf(attempt.job)) },
     });
     attempt.children.add(child);
     let ended = false;
@@ -148,7 +155,9 @@ export class ChildProcessRunner implements JobRunner {
     };
     const crashed = (message: string) => deliver({ type: 'error', errorType: 'WorkerCrashed', message });
     child.on('message', deliver);
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': 'exit' can come before the last messages of the IPC channel are read, and a worker that
+    // reported its end and exited at once would count as crashed; 'close' comes once the channel is drained.
+    child.on('close', (code, signal) => {
       attempt.children.delete(child);
       crashed(`the worker process ended with ${signal ? `signal ${signal}` : `exit code ${code}`}`);
     });
@@ -171,7 +180,9 @@ export class ChildProcessRunner implements JobRunner {
   }
 
   #cancel(child: ChildProcess): void {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    // Once per child: every later end of a sibling part cancels the remaining children again.
+    if (child.exitCode !== null || child.signalCode !== null || this.#cancelled.has(child)) return;
+    this.#cancelled.add(child);
     child.send({ type: 'cancel' } satisfies ToWorker);
     const timer = setTimeout(() => child.kill('SIGKILL'), this.#grace);
     timer.unref();

@@ -1,4 +1,6 @@
 import type { KindRef } from '../../core/cluster/objects.ts';
+import type { LogContext } from '../../core/logging/context.ts';
+import type { RunContext } from '../../core/logging/settings.ts';
 import type { RunErrorRecord } from '../../core/runs/errors.ts';
 
 export interface JobProgress {
@@ -36,6 +38,8 @@ export interface JobSpec {
    * once; an Indexed Job on Kubernetes. The attempt fails as soon as one part fails, and succeeds once all did.
    */
   parts?: { count: number; parallelism: number };
+  /** The log context of the request that started the run, which the worker's lines carry. */
+  context?: LogContext;
 }
 
 /** Runs worker attempts for the controllers: child processes in embedded mode, batch/v1 Jobs on Kubernetes. */
@@ -48,6 +52,16 @@ export interface JobRunner {
   /** Called whenever an attempt changes state or reports progress, with its owner. */
   onChange(listener: (job: JobSpec, state: JobState) => void): void;
   stop(): Promise<void>;
+}
+
+/** What a worker's lines say of its run: the run, the attempt, and the request that started the run. */
+export function runContextOf(job: JobSpec): RunContext {
+  return {
+    run: `${job.owner.namespace ?? ''}/${job.owner.name}`,
+    job: job.name,
+    xRequestID: job.context?.xRequestID ?? '',
+    sessionId: job.context?.sessionId ?? '',
+  };
 }
 
 /** How runners key attempts: the run's namespace and the attempt's name. */

@@ -1,11 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
-import type { Cluster } from '../../core/cluster/port.ts';
+import { STRATUS_FIELD_MANAGER, type Cluster } from '../../core/cluster/port.ts';
+import { contextOf } from '../../core/logging/context.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { Plan } from './actions.ts';
 import { recordEvent } from './events.ts';
-
-export const FIELD_MANAGER = 'stratus-operator';
 
 export interface ApplyResult {
   /** Status writes actually made (no-op writes are skipped). */
@@ -31,7 +30,7 @@ export async function applyPlan(
   for (const action of plan.actions) {
     switch (action.kind) {
       case 'apply':
-        await cluster.apply(action.ref, action.object, { fieldManager: FIELD_MANAGER });
+        await cluster.apply(action.ref, action.object, { fieldManager: STRATUS_FIELD_MANAGER });
         break;
       case 'delete':
         await cluster.delete(action.ref, action.name, action.namespace);
@@ -42,7 +41,7 @@ export async function applyPlan(
           JSON.stringify({ ...action.status, observedGeneration: current.metadata.generation }),
         );
         if (isDeepStrictEqual(status, current.status)) break;
-        current = await cluster.updateStatus(kind, { ...current, status }, { fieldManager: FIELD_MANAGER });
+        current = await cluster.updateStatus(kind, { ...current, status }, { fieldManager: STRATUS_FIELD_MANAGER });
         statusWrites++;
         break;
       }
@@ -52,7 +51,7 @@ export async function applyPlan(
           action.name,
           { type: 'merge', body: { status: action.status } },
           action.namespace,
-          { fieldManager: FIELD_MANAGER },
+          { fieldManager: STRATUS_FIELD_MANAGER },
         );
         break;
       case 'addFinalizer':
@@ -70,7 +69,7 @@ export async function applyPlan(
             body: { metadata: { resourceVersion: current.metadata.resourceVersion, finalizers: next } },
           },
           namespace,
-          { fieldManager: FIELD_MANAGER },
+          { fieldManager: STRATUS_FIELD_MANAGER },
         );
         break;
       }
@@ -79,7 +78,8 @@ export async function applyPlan(
         break;
       case 'startJob':
         if (!jobs) throw new Error('a plan started a job but the controller has no job runner');
-        jobs.start({ ...action.job, owner: { kind, name, namespace } });
+        // The worker's lines name the request that started the run, as the operator's do.
+        jobs.start({ ...action.job, owner: { kind, name, namespace }, context: contextOf(current) });
         break;
       case 'cancelJob':
         jobs?.cancel(action.name, namespace);

@@ -6,6 +6,9 @@ import type { JobRunner } from '../jobs/runner.ts';
 import type { Plan } from './actions.ts';
 import { applyPlan } from './applier.ts';
 import { inform } from '../../core/cluster/informer.ts';
+import { contextOf } from '../../core/logging/context.ts';
+import type { RunBindings, RunKind } from '../../core/logging/index.ts';
+import { logRunPlan } from './run-log.ts';
 import type { ControllerMetrics } from './metrics.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -23,12 +26,19 @@ export interface ControllerDefinition<R extends KubeObject = KubeObject, O = unk
   watches?: RelatedWatch[];
   observe(resource: R, cluster: Cluster, jobs: JobRunner | undefined): Promise<O>;
   plan(resource: R, observed: O, now: Date): Plan;
+  /** For a kind whose objects are runs: which kind of run one is, which decides the file its lines go to. */
+  runKind?(resource: R): RunKind;
 }
+
+/** The logger of one run, in its background file (core/logging: `Logging.forRun`). */
+export type RunLoggers = (kind: RunKind, bindings: RunBindings) => Logger;
 
 export interface ControllerOptions {
   cluster: Cluster;
   metrics: ControllerMetrics;
   logger: Logger;
+  /** Where a run's lines go; without it, to `logger`. */
+  runLogger?: RunLoggers;
   jobs?: JobRunner;
   /** The namespaces to watch; all of them when empty or absent. */
   namespaces?: string[];
@@ -141,9 +151,19 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
     }
   }
 
+  /** The logger of a run: its kind's background file, with the run and the request that started it. */
+  #runLog(resource: R): Logger | undefined {
+    const kind = this.#definition.runKind?.(resource);
+    if (!kind) return undefined;
+    const { name, namespace } = resource.metadata;
+    const bindings = { run: `${namespace ?? ''}/${name}`, ...contextOf(resource) };
+    return this.#options.runLogger?.(kind, bindings) ?? this.#options.logger.child(bindings);
+  }
+
   /** One reconcile of `key`: read, observe, plan, apply; requeue as the outcome or a failure says. */
   async reconcile(key: string): Promise<void> {
-    const { cluster, metrics, logger } = this.#options;
+    const { cluster, metrics } = this.#options;
+    let logger = this.#options.logger;
     const now = (this.#options.now ?? (() => new Date()))();
     const started = performance.now();
     const labels = { controller: this.name };
@@ -155,6 +175,8 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
         metrics.reconcileTotal.inc({ ...labels, result: 'success' });
         return;
       }
+      const runLog = this.#runLog(resource);
+      logger = runLog ?? logger;
       const observed = await this.#definition.observe(resource, cluster, this.#options.jobs);
       const plan = this.#definition.plan(resource, observed, now);
       await applyPlan(
@@ -166,6 +188,7 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
         this.#options.jobs,
         this.#options.reportingInstance,
       );
+      if (runLog) logRunPlan(runLog, resource, plan);
       this.queue.forget(key);
       if (plan.outcome.kind === 'requeueAfter') {
         this.queue.addAfter(key, plan.outcome.ms);

@@ -4,6 +4,10 @@
  * into the run's `status.worker` when `STRATUS_WORKER_REPORT_TO` names the run).
  */
 import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
+import type { Logging } from '../../core/logging/index.ts';
+import { isRunKind } from '../../core/logging/runs.ts';
+import { workerLogging } from '../../core/logging/settings.ts';
 import { RunError } from '../../core/runs/errors.ts';
 import {
   Cancelled,
@@ -30,6 +34,33 @@ function partOf(env: NodeJS.ProcessEnv): Part | undefined {
 }
 
 const part = partOf(process.env);
+const logs = workerLogging(process.env);
+/**
+ * This worker's loggers, as the runner set them. A worker without settings does not log, nor load pino (a test's
+ * worker starts sooner). Files that cannot be written leave standard output: the run matters more than its log.
+ */
+const logging: Logging | undefined = await (async () => {
+  if (!logs.settings) return undefined;
+  const { createLogging } = await import('../../core/logging/index.ts');
+  try {
+    return createLogging(logs.settings);
+  } catch (err) {
+    console.error(`${(err as Error).message}: this worker logs to standard output only`);
+    return createLogging({ ...logs.settings, home: undefined, stdout: true });
+  }
+})();
+
+/** What the worker logs through; without settings, nothing. */
+type RunLog = Pick<Logger, 'info' | 'error'>;
+const silent: RunLog = { info: () => {}, error: () => {} };
+
+/** The log of the task's run: its kind's background file (core/logging/runs.ts), else the `worker` module's. */
+function runLog(task: string): RunLog {
+  if (!logging) return silent;
+  const { run = '', ...context } = logs.context ?? {};
+  const bindings = { run, ...context, ...(part && { part: part.index, parts: part.count }) };
+  return isRunKind(task) ? logging.forRun(task, bindings) : logging.forModule('worker').child({ task, ...bindings });
+}
 const viaIpc = typeof process.send === 'function';
 const reportTo = process.env[REPORT_TO_ENV];
 // Imported only in a Job, so that an embedded worker does not load the Kubernetes client.
@@ -58,31 +89,49 @@ const controller = new AbortController();
  */
 async function exit(code: number): Promise<never> {
   await sent;
+  logging?.close();
   process.exit(code);
 }
 
 /** Runs the task and returns whether it succeeded. */
 async function run(task: string, input: unknown): Promise<boolean> {
+  const log = runLog(task);
   const implementation = await loadTask(task);
   if (!implementation) {
     send({ type: 'error', errorType: 'UnknownTask', message: `no task named ${task}` });
+    log.error(`no task named ${task}`);
     return false;
   }
+  const started = performance.now();
+  log.info({ task }, 'worker started');
+  const seconds = () => Math.round(performance.now() - started) / 1000;
   try {
     const value = await implementation(input, {
       signal: controller.signal,
       throwIfCancelled: () => {
         if (controller.signal.aborted) throw new Cancelled();
       },
-      progress: (done, total, message) => send({ type: 'progress', done, total, message }),
+      progress: (done, total, message) => {
+        send({ type: 'progress', done, total, message });
+        log.info({ done, total }, message ?? 'progress');
+      },
       ...(part && { part }),
     });
     send({ type: 'result', value: value ?? null });
+    log.info({ result: value ?? null, seconds: seconds() }, 'worker succeeded');
     return true;
   } catch (err) {
-    if (err instanceof Cancelled) send({ type: 'cancelled' });
-    else if (err instanceof RunError) send({ type: 'error', errorType: err.code, message: err.message });
-    else send({ type: 'error', errorType: 'WorkerError', message: err instanceof Error ? err.message : String(err) });
+    if (err instanceof Cancelled) {
+      send({ type: 'cancelled' });
+      log.info({ seconds: seconds() }, 'worker cancelled');
+    } else {
+      const [errorType, message] =
+        err instanceof RunError
+          ? [err.code, err.message]
+          : (['WorkerError', err instanceof Error ? err.message : String(err)] as const);
+      send({ type: 'error', errorType, message });
+      log.error({ errorType, seconds: seconds(), ...(!(err instanceof RunError) && { err }) }, message);
+    }
     return false;
   }
 }

@@ -157,6 +157,67 @@ describe('Helm chart charts/stratus', () => {
     });
   });
 
+  it('lets the operator and the API server write the log files in the store’s logs/ directory, and only there', async () => {
+    for (const name of ['stratus-operator', 'stratus-api-server']) {
+      const deployment = named(await renderChart(), 'Deployment').find((d) => d.metadata.name === name) as Deployment;
+      const pod = deployment.spec!.template.spec;
+      const mounts = pod.containers[0]!.volumeMounts;
+      expect(mounts).toContainEqual({ name: 'store', mountPath: '/var/lib/stratus', readOnly: true });
+      // STRATUS_HOME is /var/lib/stratus (Dockerfile): its logs/ is this writable mount of the same claim.
+      expect(mounts).toContainEqual({ name: 'logs', mountPath: '/var/lib/stratus/logs', subPath: 'logs' });
+      expect(pod.volumes).toContainEqual({ name: 'logs', persistentVolumeClaim: { claimName: 'stratus-store' } });
+      expect(envOf(deployment)).not.toHaveProperty('STRATUS_LOG_CONFIG');
+    }
+  });
+
+  it('mounts a logConfig as the STRATUS_LOG_CONFIG file of both components', async () => {
+    const logConfig = { level: 'debug', transport: { target: 'pino/file', options: { destination: 1 } } };
+    const objects = await renderChart({ set: [`logConfig.level=debug`, 'logConfig.transport.target=pino/file', 'logConfig.transport.options.destination=1'] });
+    const configMap = named(objects, 'ConfigMap').find((c) => c.metadata.name === 'stratus-config') as KubeObject & {
+      data: Record<string, string>;
+    };
+    expect(JSON.parse(configMap.data['log-config.json']!)).toEqual(logConfig);
+    for (const name of ['stratus-operator', 'stratus-api-server']) {
+      const deployment = named(objects, 'Deployment').find((d) => d.metadata.name === name) as Deployment;
+      expect(envOf(deployment).STRATUS_LOG_CONFIG).toBe('/etc/stratus/log-config.json');
+    }
+  });
+
+  it('creates the first admin from a Secret and mounts a keystore Secret for the API server, only when asked', async () => {
+    const apiServerOf = (objects: KubeObject[]) =>
+      named(objects, 'Deployment').find((d) => d.metadata.name === 'stratus-api-server') as Deployment;
+    const container = (deployment: Deployment) =>
+      deployment.spec!.template.spec.containers[0]! as Container & {
+        env: { name: string; value?: string; valueFrom?: unknown }[];
+      };
+    const plain = apiServerOf(await renderChart());
+    expect(container(plain).env.map((e) => e.name)).not.toContain('STRATUS_FIRST_ADMIN_PASSWORD');
+    expect(plain.spec!.template.spec.volumes.map((v) => v.name)).not.toContain('keystore');
+
+    const objects = await renderChart({ valuesFile: join(chartDir, 'ci/auth-values.yaml') });
+    const withAuth = apiServerOf(objects);
+    expect(container(withAuth).env).toEqual(
+      expect.arrayContaining([
+        { name: 'STRATUS_FIRST_ADMIN_USERNAME', value: 'admin' },
+        {
+          name: 'STRATUS_FIRST_ADMIN_PASSWORD',
+          valueFrom: { secretKeyRef: { name: 'stratus-first-admin', key: 'password' } },
+        },
+      ]),
+    );
+    expect(container(withAuth).volumeMounts).toContainEqual({
+      name: 'keystore',
+      mountPath: '/etc/stratus/keystore',
+      readOnly: true,
+    });
+    expect(withAuth.spec!.template.spec.volumes).toContainEqual({
+      name: 'keystore',
+      secret: { secretName: 'stratus-keystore' },
+    });
+    const properties = (named(objects, 'ConfigMap')[0]!.data as Record<string, string>)['stratus.properties'];
+    expect(properties).toContain('oauth2.server.jwt.keystore.path = /etc/stratus/keystore/keystore.p12');
+  });
+
   it('gives the worker ServiceAccount the image pull Secrets, since the Jobs name none', async () => {
     const objects = await renderChart({ set: ['imagePullSecrets[0].name=pull'] });
     const worker = objects.find((o) => o.kind === 'ServiceAccount' && o.metadata.name === 'stratus-worker');

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isApiError } from '../../core/cluster/errors.ts';
+import { secretKind } from '../../core/resources/secret.ts';
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../core/cluster/port.ts';
 import { eventually } from '../support/eventually.ts';
@@ -306,6 +307,43 @@ export function clusterContract(name: string, setup: () => Promise<ContractSetup
         return child && !child.metadata.ownerReferences?.length ? child : undefined;
       });
       expect(orphan.metadata.name).toBe('child');
+    });
+
+    const secret = (name: string, members: Record<string, unknown>) =>
+      ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns }, ...members }) as KubeObject;
+    const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+    it("stores a Secret's stringData as base64 data, on create and on update", async () => {
+      await cluster.create(secretKind, secret('s', { stringData: { a: 'one' }, data: { b: b64('two') } }));
+      expect(await cluster.get(secretKind, 's', ns)).toMatchObject({
+        type: 'Opaque',
+        data: { a: b64('one'), b: b64('two') },
+      });
+      expect((await cluster.get(secretKind, 's', ns))?.stringData).toBeUndefined();
+      await cluster.patch(secretKind, 's', { type: 'merge', body: { stringData: { a: 'three' } } }, ns);
+      const patched = await cluster.get(secretKind, 's', ns);
+      expect(patched?.data).toEqual({ a: b64('three'), b: b64('two') });
+      expect(patched?.stringData).toBeUndefined();
+    });
+
+    it('lets exactly one of concurrent creates of one Secret win, the others 409 AlreadyExists', async () => {
+      const results = await Promise.allSettled(
+        ['x', 'y', 'z', 'w'].map((value) => cluster.create(secretKind, secret('once', { stringData: { value } }))),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      for (const r of results.filter((r) => r.status === 'rejected'))
+        expect(isApiError((r as PromiseRejectedResult).reason, 'AlreadyExists')).toBe(true);
+      const winner = (results.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<KubeObject>).value;
+      expect((await cluster.get(secretKind, 'once', ns))?.data).toEqual(winner.data);
+    });
+
+    it('keeps the data of an immutable Secret with 422', async () => {
+      await cluster.create(secretKind, secret('fixed', { stringData: { a: 'one' }, immutable: true }));
+      const err = await rejection(
+        cluster.patch(secretKind, 'fixed', { type: 'merge', body: { stringData: { a: 'two' } } }, ns),
+      );
+      expect(isApiError(err, 'Invalid') && err.code).toBe(422);
+      expect((await cluster.get(secretKind, 'fixed', ns))?.data).toEqual({ a: b64('one') });
     });
 
     it('honours a resourceVersion precondition on delete, and 404 for a missing object', async () => {

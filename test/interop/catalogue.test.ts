@@ -14,6 +14,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as zarr from 'zarrita';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
+import { IMPLEMENTED_PROCESSES } from '../../core/processing/index.ts';
 import { sampleDatasetManifest, startEmbedded } from '../support/embedded.ts';
 import { python } from '../support/python.ts';
 import { sharedDir } from '../support/shared-dir.ts';
@@ -337,7 +338,11 @@ describe('the openEO JavaScript client', () => {
     expect(sample).toMatchObject({ id: 'sample', summaries: { variables: ['value'] } });
     expect(Object.keys(sample['cube:dimensions'])).toEqual(['x', 'y', 't']);
 
-    expect((await connection.listProcesses()).processes).toEqual([]);
+    const { processes } = await connection.listProcesses();
+    expect(processes.map((p) => p.id).sort()).toEqual([...IMPLEMENTED_PROCESSES].sort());
+    // Stratus's own parameter of aggregate_spatial comes with the process's description.
+    const aggregate = await connection.describeProcess('aggregate_spatial');
+    expect(aggregate?.parameters?.map((p: { name: string }) => p.name)).toContain('weighting');
     const formats = await connection.listFileTypes();
     expect(Object.keys(formats.getInputTypes())).toEqual(['GTIFF', 'ZARR']);
     expect(await connection.describeAccount()).toMatchObject({ user_id: 'anonymous' });

@@ -147,6 +147,8 @@ describe('an Icechunk dataset', () => {
     expect((await get('/zarr/sample-ic/value/c/99/0/0')).status).toBe(404);
     expect((await get('/zarr/sample-ic/value/c')).status).toBe(200);
     expect((await get('/zarr/sample-ic/nothing/here')).status).toBe(404);
+    // A chunk key under a node the snapshot does not have (it was a 500).
+    expect((await get('/zarr/sample-ic/nope/c/0')).status).toBe(404);
     expect(await rawStatus('/zarr/sample-ic/value/../../x')).toBe(400);
     expect(await rawStatus('/zarr/sample-ic/%2e%2e/x')).toBe(400);
   });

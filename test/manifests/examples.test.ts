@@ -51,6 +51,8 @@ const references: { from: string; field: string; to: string; key: (e: Example) =
   { from: 'OAuth2AuthorizationConsent', field: 'clientId', to: 'OAuth2Client', key: (e) => e.spec.clientId },
   { from: 'OAuth2AuthorizationConsent', field: 'principalName', to: 'User', key: (e) => e.spec.username },
   { from: 'InitialAccessToken', field: 'principalName', to: 'User', key: (e) => e.spec.username },
+  { from: 'Session', field: 'principalName', to: 'User', key: (e) => e.spec.username },
+  { from: 'OAuth2ClientAssertion', field: 'clientId', to: 'OAuth2Client', key: (e) => e.spec.clientId },
 ];
 
 describe('example manifests', () => {

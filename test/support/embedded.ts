@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
 import type { OperatorOptions } from '../../operator/manager.ts';
+import { freePort } from '../../scripts/free-port.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -50,13 +51,19 @@ export async function startEmbedded(
   const extra = join(dataDir, 'test-manifests');
   await mkdir(extra, { recursive: true });
   for (const [name, yaml] of Object.entries(manifests)) await writeFile(join(extra, name), yaml);
+  // `make run`'s configuration, with the public URL of the port this run listens on (it is the issuer and the
+  // base of every absolute link).
+  const port = await freePort();
+  const config = join(dataDir, 'stratus.properties');
+  const text = await readFile(join(root, 'config/stratus.properties'), 'utf8');
+  await writeFile(config, text.replace(/^server\.base\.url = .*$/m, `server.base.url = http://127.0.0.1:${port}`));
   return runEmbedded(
     {
       dataDir,
       manifests: [join(root, 'manifests/data-sources'), ...(examples ? [join(root, 'manifests/examples')] : []), extra],
-      config: join(root, 'config/stratus.properties'),
+      config,
       host: '127.0.0.1',
-      port: 0,
+      port,
     },
     operator,
   );

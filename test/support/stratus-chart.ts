@@ -36,3 +36,20 @@ export async function kustomizeBase(): Promise<KubeObject[]> {
   if (code !== 0) throw new Error(`kubectl kustomize failed: ${stderr}`);
   return parseAllDocuments(stdout).map((doc) => doc.toJS() as KubeObject);
 }
+
+const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+
+/**
+ * Installs the ServiceAccounts and RBAC of a cluster-wide release of the chart on the test API server, as helm would
+ * (server-side apply), and returns every object the chart renders for it (Kubernetes 1.20).
+ */
+export async function installChartRbac(kubeconfig: string, release: string, namespace: string): Promise<KubeObject[]> {
+  const rendered = await renderChart({ release, namespace, kubeVersion: '1.20.2' });
+  const { stderr } = await runTool(
+    'kubectl',
+    ['--kubeconfig', kubeconfig, 'apply', '--server-side', '--field-manager', 'helm', '-f', '-'],
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: rendered.filter((o) => rbacKinds.has(o.kind)) }),
+  );
+  if (stderr !== '') throw new Error(`kubectl apply of the chart's RBAC failed: ${stderr}`);
+  return rendered;
+}

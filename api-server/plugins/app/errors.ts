@@ -1,4 +1,4 @@
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isApiError } from '../../../core/cluster/errors.ts';
@@ -25,12 +25,51 @@ function validationItems(error: FastifyError & { validation: unknown[] }): Valid
 function fromFastify(error: FastifyError): HttpError | undefined {
   const byStatus: Record<number, ErrorCode> = {
     400: 'BadRequest',
+    // The docs' static file server refuses a path that climbs out of its folder (`..`) with 403: no such file.
+    403: 'NotFound',
     404: 'NotFound',
     413: 'PayloadTooLarge',
     415: 'UnsupportedMediaType',
   };
   const code = error.statusCode ? byStatus[error.statusCode] : undefined;
   return code ? new HttpError(code, error.message) : undefined;
+}
+
+function sendError(reply: FastifyReply, http: HttpError) {
+  return (
+    reply
+      .status(http.status)
+      .headers(http.headers)
+      .type('application/json; charset=utf-8')
+      // The catalogue shapes every error body: a route's response schema for the status (the OAuth2 envelope of the
+      // token endpoint's 400, say) must not turn a body of another envelope, a malformed JSON body's, into a 500.
+      .serializer((payload) => JSON.stringify(payload))
+      .send(errorBody(http))
+  );
+}
+
+/**
+ * What fastify's router refuses before any route runs (its `frameworkErrors` option): a path with bad
+ * percent-encoding, a path parameter past `maxParamLength`, answered from the catalogue.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const http =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new HttpError('UriTooLong', 'A path parameter is longer than 100 characters.')
+      : new HttpError(
+          'BadRequest',
+          error.code === 'FST_ERR_BAD_URL' ? 'The path is not valid percent-encoding.' : error.message,
+        );
+  return sendError(reply, http);
+}
+
+/** A route's path as a pattern of request paths: `:param` is one segment, `*` anything. */
+function routePattern(url: string): RegExp {
+  const escaped = url
+    .split(/(:[A-Za-z0-9_]+|\*)/)
+    .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${escaped}$`);
 }
 
 /** The single error handler: every failure leaves through the catalogue, and 5xx internals stay in the log. */
@@ -59,12 +98,30 @@ export const errorsPlugin = fp(
         http = fromFastify(error) ?? new HttpError('InternalError', 'Internal Server Error');
         if (http.code === 'InternalError') request.log.error({ err: error }, 'unhandled error');
       }
-      return reply.status(http.status).type('application/json; charset=utf-8').send(errorBody(http));
+      return sendError(reply, http);
+    });
+    // Every route's methods by path pattern, to tell a path that exists with other methods (405) from none (404).
+    // Catch-all routes (CORS answers OPTIONS on every path) say nothing about which paths exist.
+    const routes: { pattern: RegExp; methods: string[] }[] = [];
+    app.addHook('onRoute', (route) => {
+      if (route.url === '*' || route.url === '/*') return;
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      routes.push({ pattern: routePattern(route.url), methods });
     });
     app.setNotFoundHandler((request, reply) => {
-      const http = new HttpError('NotFound', 'Not Found');
+      const path = request.url.split('?')[0]!;
+      const allowed = new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods));
+      if (allowed.has('GET')) allowed.add('HEAD');
+      // A route of this method matched and found nothing (a missing file, an unknown id): that is a 404.
+      if (allowed.size > 0 && !allowed.has(request.method)) {
+        allowed.add('OPTIONS');
+        const http = new HttpError('MethodNotAllowed', `${request.method} is not allowed on this path.`, [], {
+          headers: { allow: [...allowed].sort().join(', ') },
+        });
+        return sendError(reply, http);
+      }
       request.log.debug({ url: request.url }, 'no route');
-      return reply.status(http.status).send(errorBody(http));
+      return sendError(reply, new HttpError('NotFound', 'Not Found'));
     });
   },
   { name: 'stratus-errors' },

@@ -152,6 +152,7 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
           cancelRequested: false,
         },
         'feature collection',
+        request.logContext,
       );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
       const done = await untilFinished(app.runs, run, reply);

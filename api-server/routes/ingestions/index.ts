@@ -82,6 +82,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
           cancelRequested: false,
         },
         'dataset',
+        request.logContext,
       );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
       return responseOf((await untilFinished(app.runs, run, reply)) ?? run);

@@ -42,3 +42,32 @@ describe('POST /ingestions start', () => {
     expect(res.json()).toEqual({ detail: 'start is required for this data source' });
   });
 });
+
+describe('one writer per dataset', () => {
+  it.each([10, 50])('gives %i concurrent POST /ingestions one run and 409s naming it', async (count) => {
+    const { app, cluster } = await build();
+    await cluster.create(dataSourceKind, source('history', 'past'));
+    const responses = await Promise.all(
+      Array.from({ length: count }, () =>
+        app.inject({
+          method: 'POST',
+          url: '/ingestions',
+          headers: { prefer: 'respond-async' },
+          payload: { dataset_id: 'history', start: '2024-01-01', end: '2024-01-31', overwrite: true },
+        }),
+      ),
+    );
+    const accepted = responses.filter((r) => r.statusCode === 202);
+    expect(accepted).toHaveLength(1);
+    const run = accepted[0]!.json().jobID as string;
+    for (const refused of responses.filter((r) => r.statusCode !== 202)) {
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toEqual({
+        detail: `Run ${run} is already writing dataset history; wait for it or cancel it`,
+      });
+    }
+    expect(
+      (await cluster.list<Ingestion>(ingestionKind, { namespace: 'default' })).items.map((r) => r.metadata.name),
+    ).toEqual([run]);
+  });
+});

@@ -3,7 +3,7 @@ type Formats = Record<string, { title: string; gis_data_types: string[]; paramet
 /**
  * openEO's `/file_formats`, by GDAL driver name, listing only what is really supported. Input: what the providers
  * of this build read (CHIRPS and WorldPop COGs, ERA5-Land's remote Zarr store). Output: what `save_result` can
- * write, and no process runs until the engine exists (core/processes/implemented.ts is empty), so none yet.
+ * write; `save_result` has no result writers before phase 2 of the engine (docs/processing.md), so none yet.
  */
 export function fileFormats(): { input: Formats; output: Formats } {
   return {

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
+import { authenticationErrorSchema, describeCaller } from '../../plugins/app/authentication/me.ts';
 import { represent } from '../../negotiation.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, formatQuerySchema } from '../../schemas.ts';
@@ -87,15 +88,14 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
       schema: {
         summary: 'The account of the caller',
         description:
-          'The instance is open: every caller is the anonymous user, with no budget and no storage limit ' +
-          '(openEO sets both to null then).',
+          'The authenticated caller (HTTP basic, session or bearer token), else the anonymous user; no budget and ' +
+          'no storage limit (openEO sets both to null then). Credentials that are sent but refused: 401.',
         tags,
-        response: { 200: freeForm('UserData', "openEO's user data of the anonymous account.") },
+        response: { 200: freeForm('UserData', "openEO's user data of the caller."), 401: authenticationErrorSchema },
       },
     },
     async (request) => ({
-      user_id: 'anonymous',
-      name: 'Anonymous user',
+      ...describeCaller(request),
       budget: null,
       storage: null,
       links: [{ href: `${base(request)}/`, rel: 'about', type: JSON_TYPE, title: 'Capabilities' }],

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IMPLEMENTED_PROCESSES } from '../../../core/processes/implemented.ts';
+import { IMPLEMENTED_PROCESSES } from '../../../core/processing/index.ts';
 import { build } from '../../test/build.ts';
 import { publishedDataset } from '../../test/published-dataset.ts';
 import { sharedDir } from '../../../test/support/shared-dir.ts';
@@ -69,15 +69,18 @@ describe('openEO discovery', () => {
     expect(unnamable.json()).toMatchObject({ code: 'CollectionNotFound' });
   });
 
-  it('serves no process while the engine implements none, and 404 ProcessNotFound for any id', async () => {
+  it("serves the engine's processes by default, and 404 ProcessNotFound for any other id", async () => {
     const { app } = await build();
-    expect(IMPLEMENTED_PROCESSES).toEqual([]);
-    expect((await app.inject({ url: '/processes' })).json()).toMatchObject({ processes: [] });
-    const response = await app.inject({ url: '/processes/add' });
+    const listed = (await app.inject({ url: '/processes' })).json().processes.map((p: { id: string }) => p.id);
+    expect(listed).toEqual(IMPLEMENTED_PROCESSES);
+    expect(listed).toEqual(expect.arrayContaining(['add', 'aggregate_spatial', 'load_collection', 'load_features']));
+    const official = JSON.parse(await readFile(resolve(OFFICIAL_PROCESSES, 'add.json'), 'utf8'));
+    expect((await app.inject({ url: '/processes/add' })).json()).toEqual(official);
+    const response = await app.inject({ url: '/processes/load_stac' });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toMatchObject({
       code: 'ProcessNotFound',
-      message: "Process 'add' is not implemented here.",
+      message: "Process 'load_stac' is not implemented here.",
     });
   });
 
@@ -112,6 +115,8 @@ describe('openEO discovery', () => {
     const page = (await built.app.inject({ url: '/collections/chirps-daily?f=html' })).body;
     expect(page).toContain('href="/stac/collections/chirps-daily"');
     expect(page).toContain('href="/collections/chirps-daily?f=json"');
-    expect((await built.app.inject({ url: '/processes?f=html' })).body).toContain('no processing engine');
+    const processes = (await built.app.inject({ url: '/processes?f=html' })).body;
+    expect(processes).toContain('href="/processes/aggregate_spatial"');
+    expect(processes).toContain('href="/processes/load_features"');
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 export type ProcessDescription = Record<string, unknown> & { id: string };
 
 export interface ProcessCatalogueOptions {
-  /** Ids of the processes the engine implements (core/processes/implemented.ts). */
+  /** Ids of the processes to serve (the engine's are `IMPLEMENTED_PROCESSES` of core/processing/index.ts). */
   implemented: readonly string[];
   /** A directory of the official openEO process descriptions, `<id>.json` each; needed once `implemented` is not empty. */
   descriptionsDir?: string;

@@ -104,6 +104,7 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
           cancelRequested: false,
         },
         'dataset',
+        request.logContext,
       );
       if (preferAsync(request.headers.prefer)) return accepted(reply, run);
       const done = (await untilFinished(app.runs, run, reply)) ?? run;

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isApiError, isRetriable } from '../../../core/cluster/errors.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
-import { DATASET_LABEL, datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
+import { contextAnnotations, type LogContext } from '../../../core/logging/context.ts';
+import { DATASET_LABEL, isFinished } from '../../../core/resources/ingestion/run.ts';
+import { claimWriter } from '../../../core/runs/writer-claim.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { HttpError } from '../../errors.ts';
@@ -28,29 +30,32 @@ export class Runs {
   }
 
   /**
-   * Creates a run named `<target>-<8 hex>`, labelled with its target and source so a watch can select it, once no
-   * unfinished run writes the same target (a dataset or feature collection): there is one writer at a time, and a
-   * second one is refused with 409 naming the first.
+   * Creates a run named `<target>-<8 hex>`, labelled with its target and source so a watch can select it, once it
+   * holds the target's writer claim (`core/runs/writer-claim.ts`): there is one writer at a time, across API server
+   * replicas and the operator, and a second start is refused with 409 naming the first. The run records the log
+   * context of the request that started it, which its operator and worker lines then carry.
    */
   async start(
     spec: Ingestion['spec'] & { datasetId: string },
     target: 'dataset' | 'feature collection',
+    context: LogContext,
   ): Promise<Ingestion> {
     const namespace = this.#namespace;
-    const { items } = await this.#cluster.list<Ingestion>(ingestionKind, { namespace });
-    const active = items.find((r) => datasetIdOf(r) === spec.datasetId && !isFinished(r));
-    if (active)
+    const name = `${spec.datasetId.slice(0, 50)}-${randomBytes(4).toString('hex')}`;
+    const claim = await claimWriter(this.#cluster, namespace, spec.datasetId, name);
+    if (!claim.claimed)
       throw new HttpError(
         'Conflict',
-        `Run ${active.metadata.name} is already writing ${target} ${spec.datasetId}; wait for it or cancel it`,
+        `Run ${claim.holder} is already writing ${target} ${spec.datasetId}; wait for it or cancel it`,
       );
     return this.#cluster.create<Ingestion>(ingestionKind, {
       apiVersion: API_VERSION,
       kind: ingestionKind.kind,
       metadata: {
-        name: `${spec.datasetId.slice(0, 50)}-${randomBytes(4).toString('hex')}`,
+        name,
         namespace,
         labels: { [DATASET_LABEL]: spec.datasetId, 'climate.stratus.dev/source': spec.source },
+        annotations: contextAnnotations(context),
       },
       spec,
     } as Ingestion);

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import { requestIdOf, requestLogger } from '../../plugins/app/request-id.ts';
+import { requestIdOf, requestLogger } from '../../plugins/app/log-context.ts';
 import { CORS_HEADERS_WITHOUT_ORIGIN } from '../../plugins/external/cors.ts';
 import { ServedVersions } from './served-versions.ts';
 import { ZARR_ROUTE, zarrFastPath, type ZarrFastPath } from './zarr-fast-path.ts';
@@ -61,7 +61,7 @@ export const zarrFastPathPlugin = fp(
         headers: CORS_HEADERS_WITHOUT_ORIGIN,
         requestId: requestIdOf,
         log: app.log as Logger,
-        requestLog: requestLogger,
+        requestLog: (log, request, requestId) => requestLogger(log, request, { reqId: requestId }),
         observe: (method, statusCode, seconds) => app.observeRequest(method, ZARR_ROUTE, statusCode, seconds),
         closing: () => closing,
       }),

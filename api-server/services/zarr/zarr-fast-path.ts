@@ -25,7 +25,7 @@ export interface ZarrFastPathOptions {
   requestId: (request: IncomingMessage) => string;
   /** The application's logger and its per-request child, so that both paths log the same lines. */
   log: Logger;
-  requestLog: (log: Logger, requestId: string) => Logger;
+  requestLog: (log: Logger, request: IncomingMessage, requestId: string) => Logger;
   /** Records one answered request in the application's request metrics. */
   observe: (method: string, statusCode: number, seconds: number) => void;
   /** True once the application closes: fastify then answers 503, so the fast path steps aside. */
@@ -75,7 +75,7 @@ export function zarrFastPath(options: ZarrFastPathOptions): ZarrFastPath {
       return false;
     }
     const requestId = options.requestId(request);
-    const requestLog = log.isLevelEnabled('info') ? options.requestLog(log, requestId) : undefined;
+    const requestLog = log.isLevelEnabled('info') ? options.requestLog(log, request, requestId) : undefined;
     requestLog?.info({ req: request }, 'incoming request');
     const finished = () => {
       const elapsed = performance.now() - started;

@@ -70,11 +70,14 @@ capabilities:
 - initialaccesstokens
 - oauth2authorizationconsents
 - oauth2authorizations
+- oauth2clientassertions
 - oauth2clients
 - processingjobs
 - schedules
+- sessions
 - users
 - workflows
+- writerclaims
 {{- end -}}
 
 {{/* Kinds people work with; the authorization server's records stay out of the aggregated user roles. */}}
@@ -124,5 +127,10 @@ capabilities:
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["get", "create"]
+  # The authorization server: users' password hashes, clients' secrets, the ephemeral signing key (created once).
+  verbs: ["get", "create", "update"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  # The system settings of the authorization server (core/auth/system-settings.ts).
+  verbs: ["get"]
 {{- end -}}

@@ -1,3 +1,5 @@
+// One class of about 420 lines on purpose: every verb of the port shares the per-kind state, the write queue and the
+// watch history, and splitting the verbs apart would expose that state; names, watch filtering and files are apart.
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import { parseLabelSelector } from '../label-selector.ts';
@@ -13,6 +15,7 @@ import type {
   WatchEventType,
   WatchOptions,
 } from '../port.ts';
+import { isSecretKind, normalizeSecret } from './secrets.ts';
 import { WatchQueue } from '../watch-queue.ts';
 import { kindKey, ResourceFiles } from './files.ts';
 import { checkName, namespaceOf } from './names.ts';
@@ -221,8 +224,9 @@ export class FileCluster implements EmbeddedCluster {
     if (namespace) metadata.namespace = namespace;
     delete metadata.resourceVersion;
     delete metadata.deletionTimestamp;
-    const created: KubeObject = { ...object, apiVersion: ref.apiVersion, kind: ref.kind, metadata };
+    let created: KubeObject = { ...object, apiVersion: ref.apiVersion, kind: ref.kind, metadata };
     if (ref.statusSubresource) delete created.status;
+    if (isSecretKind(ref)) created = normalizeSecret(created);
     return this.#persist(state, 'ADDED', created);
   }
 
@@ -244,7 +248,7 @@ export class FileCluster implements EmbeddedCluster {
         ]);
       }
     }
-    const next: KubeObject = {
+    let next: KubeObject = {
       ...input,
       apiVersion: ref.apiVersion,
       kind: ref.kind,
@@ -265,6 +269,7 @@ export class FileCluster implements EmbeddedCluster {
       if (stored.status === undefined) delete next.status;
       else next.status = stored.status;
     }
+    if (isSecretKind(ref)) next = normalizeSecret(next, stored);
     if (specPart(next, ref) !== specPart(stored, ref)) next.metadata.generation = stored.metadata.generation! + 1;
     if (next.metadata.deletionTimestamp && finalizers.length === 0) return this.#remove(state, next);
     if (sameJson(next, stored)) return structuredClone(stored);

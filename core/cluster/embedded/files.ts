@@ -2,6 +2,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTempName, removeFileDurably, writeFileAtomic } from '../../files/durable.ts';
 import type { KindRef, KubeObject } from '../objects.ts';
+import { isSecretKind } from './secrets.ts';
 
 /** Every `.json` file under `root`; temporary files left by a crash are removed, not loaded. */
 async function loadJsonFiles(root: string): Promise<{ path: string; value: unknown }[]> {
@@ -62,7 +63,8 @@ export class ResourceFiles {
   }
 
   async writeObject(ref: KindRef, object: KubeObject, text: string): Promise<void> {
-    await writeFileAtomic(this.#objectPath(ref, object.metadata), text);
+    // Secrets are readable by this process's user only, as etcd's data is by the API server's.
+    await writeFileAtomic(this.#objectPath(ref, object.metadata), text, isSecretKind(ref) ? 0o600 : undefined);
   }
 
   /** Removes an object deleted at `resourceVersion`, which the counter keeps once the newest object is gone. */

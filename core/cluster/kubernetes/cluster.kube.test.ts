@@ -2,7 +2,8 @@ import { describe, expect, it, inject } from 'vitest';
 import { gadgetKind, widgetKind } from '../../../test/contract/cluster.contract.ts';
 import { scratchNamespace } from '../../../test/support/kube-namespace.ts';
 import type { KindRef, KubeObject } from '../objects.ts';
-import { DEFAULT_FIELD_MANAGER, openKubernetesCluster } from './index.ts';
+import { STRATUS_FIELD_MANAGER } from '../port.ts';
+import { openKubernetesCluster } from './index.ts';
 
 const configMapKind: KindRef = {
   apiVersion: 'v1',
@@ -47,7 +48,7 @@ describe('Kubernetes adapter, beyond the port contract', () => {
       cluster
         .get(kind, 'applied', namespace)
         .then((o) => (o?.metadata as { managedFields?: ManagedField[] }).managedFields?.map((f) => f.manager));
-    expect(await managers(widgetKind)).toEqual([DEFAULT_FIELD_MANAGER]);
+    expect(await managers(widgetKind)).toEqual([STRATUS_FIELD_MANAGER]);
     expect(await managers(gadgetKind)).toEqual(['tests']);
     expect(applied.spec).toEqual({ size: 2 });
   });

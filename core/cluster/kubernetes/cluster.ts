@@ -1,13 +1,14 @@
 import type { KindRef, KubeObject } from '../objects.ts';
-import type {
-  Cluster,
-  DeleteOptions,
-  ListOptions,
-  ObjectList,
-  Patch,
-  WatchEvent,
-  WatchOptions,
-  WriteOptions,
+import {
+  STRATUS_FIELD_MANAGER,
+  type Cluster,
+  type DeleteOptions,
+  type ListOptions,
+  type ObjectList,
+  type Patch,
+  type WatchEvent,
+  type WatchOptions,
+  type WriteOptions,
 } from '../port.ts';
 import { isApiError } from '../errors.ts';
 import { collectionPath, DEFAULT_NAMESPACE, objectPath } from './paths.ts';
@@ -15,7 +16,6 @@ import { contentTypes, type RestClient, type RestRequest } from './rest.ts';
 import { watchKind, type WatchTimings } from './watch.ts';
 
 /** The field manager of every write that names none: the operator's, as `kubectl` shows it in managedFields. */
-export const DEFAULT_FIELD_MANAGER = 'stratus-operator';
 
 /** Objects per page when listing: large collections come in pieces that share one snapshot. */
 const LIST_PAGE_SIZE = 500;
@@ -164,7 +164,7 @@ export class KubernetesCluster implements Cluster {
     request: RestRequest,
     options: WriteOptions | undefined,
   ): Promise<T> {
-    const query = { ...request.query, fieldManager: options?.fieldManager ?? DEFAULT_FIELD_MANAGER };
+    const query = { ...request.query, fieldManager: options?.fieldManager ?? STRATUS_FIELD_MANAGER };
     return withType(kind, await this.#rest.call<T>({ ...request, query }));
   }
 }

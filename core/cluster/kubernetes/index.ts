@@ -3,7 +3,7 @@ import { KubernetesCluster } from './cluster.ts';
 import { RestClient } from './rest.ts';
 import { DEFAULT_WATCH_TIMINGS, type WatchTimings } from './watch.ts';
 
-export { DEFAULT_FIELD_MANAGER, KubernetesCluster } from './cluster.ts';
+export { KubernetesCluster } from './cluster.ts';
 export type { WatchTimings } from './watch.ts';
 
 export interface KubernetesClusterOptions {

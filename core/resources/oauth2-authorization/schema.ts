@@ -27,6 +27,16 @@ export const oauth2AuthorizationSpecSchema = z
     codeChallenge: z.string().optional().describe('S256 PKCE challenge of the authorization request.'),
     redirectUri: z.string().optional().describe('Redirect URI of the authorization request.'),
     nonce: z.string().optional().describe('OIDC nonce of the authorization request.'),
+    authTime: dateTime.optional().describe("When the user authenticated (the ID token's auth_time)."),
+    revocation: z
+      .object({
+        time: dateTime,
+        reason: z
+          .enum(['code-replayed', 'refresh-token-replayed', 'revoked-by-client'])
+          .describe('Why: a used code or superseded refresh token came back, or the client revoked a token.'),
+      })
+      .optional()
+      .describe('Set once the whole authorization is revoked: every token issued from it is refused.'),
   })
   .describe('Tokens issued to one client for one principal, as hashes.');
 

@@ -2,11 +2,12 @@ import type { Store } from '@earthmover/icechunk';
 import type { RangeQuery, ReadableStore, WritableStore } from '../store.ts';
 
 /**
- * Icechunk refuses a path that is no Zarr key (`.zmetadata`, a group or array directory such as `value/c`): under
- * the store contract there is no such key. Other errors pass.
+ * Icechunk refuses a path that is no Zarr key (`.zmetadata`, a group or array directory such as `value/c`), and a
+ * chunk key under a node the snapshot does not have (`nope/c/0`): under the store contract there is no such key.
+ * Other errors pass.
  */
 export function notAKey(err: unknown): undefined {
-  if (err instanceof Error && err.message.includes('invalid zarr key')) return undefined;
+  if (err instanceof Error && /invalid zarr key|node not found/.test(err.message)) return undefined;
   throw err;
 }
 

@@ -1,9 +1,10 @@
-import { creationTimestamp } from '../../../core/cluster/objects.ts';
+import type { Cluster } from '../../../core/cluster/port.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import { claimWriter } from '../../../core/runs/writer-claim.ts';
 import { committedRange, readCurrentCube } from '../../../core/sync/committed.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import { jobNameFor } from './attempt.ts';
@@ -11,10 +12,15 @@ import type { IngestionObserved } from './observed.ts';
 import { defaultIngestionPlanOptions, type IngestionPlanOptions } from './options.ts';
 import { planIngestion } from './plan.ts';
 
-/** Creation order, with the name breaking ties, so that of two runs exactly one counts as first. */
-function createdBefore(a: Ingestion, b: Ingestion): boolean {
-  const [x, y] = [creationTimestamp(a), creationTimestamp(b)];
-  return x < y || (x === y && a.metadata.name < b.metadata.name);
+/**
+ * The run that writes the target instead of `run`, if any. A run that has not started claims the target's
+ * WriterClaim here (the API claims it before creating its runs; a run applied as a resource is claimed when the operator
+ * first sees it): whichever holds it writes, the others wait for it. A started run claimed it before starting.
+ */
+async function otherWriter(run: Ingestion, cluster: Cluster): Promise<string[]> {
+  if (run.status?.jobName || isFinished(run)) return [];
+  const claim = await claimWriter(cluster, run.metadata.namespace ?? 'default', datasetIdOf(run), run.metadata.name);
+  return claim.claimed ? [] : [claim.holder];
 }
 
 /** What the store committed, for a sync run that may start an attempt (sync-range.ts decides from it). */
@@ -51,17 +57,12 @@ export function ingestionController(
           collection: await cluster.get<FeatureCollection>(featureCollectionKind, datasetIdOf(run), namespace),
         }),
         committed: await observeCommitted(run, dataset, instance.storageRoot),
-        earlierWriters: run.status?.jobName
-          ? []
-          : (await cluster.list<Ingestion>(ingestionKind, { namespace })).items
-              .filter(
-                (other) => datasetIdOf(other) === datasetIdOf(run) && !isFinished(other) && createdBefore(other, run),
-              )
-              .map((other) => other.metadata.name),
+        earlierWriters: await otherWriter(run, cluster),
         job: jobs?.get(jobNameFor(run, run.status?.attempt ?? 1), namespace),
         instance,
       };
     },
     plan: (run, observed, now) => planIngestion(run, observed, now, options),
+    runKind: (run) => run.spec.mode,
   };
 }

@@ -19,7 +19,7 @@ export interface IngestionObserved {
   collection?: FeatureCollection | undefined;
   /** The worker attempt of `status.attempt`, if the runner knows it. */
   job: JobState | undefined;
-  /** Unfinished runs on the same dataset that were created first: this run waits for them (one writer). */
+  /** The unfinished run that holds the target's writer claim, when not this one: this run waits for it (one writer). */
   earlierWriters: string[];
   /**
    * For a sync run about to start an attempt: the first and last period of the committed store (read from its

@@ -2,9 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
 import { ApiError, isApiError, isRetriable } from '../../../core/cluster/errors.ts';
-import type { Cluster } from '../../../core/cluster/port.ts';
+import { STRATUS_FIELD_MANAGER, type Cluster } from '../../../core/cluster/port.ts';
 import type { RunErrorRecord } from '../../../core/runs/errors.ts';
-import { FIELD_MANAGER } from '../../runtime/applier.ts';
 import { attemptKey, type JobSpec } from '../runner.ts';
 import { inputBytes, MAX_INPUT_BYTES, workerJobFor, type WorkerJobOptions } from './job-manifest.ts';
 
@@ -52,7 +51,9 @@ async function create(spec: JobSpec, creation: JobCreation): Promise<void> {
   if (!owner?.metadata.uid) throw new ApiError('NotFound', `${kind.kind} ${name} is gone`);
   const { parts, ...whole } = spec;
   const runnable = parts && creation.indexedJobs !== false ? spec : whole;
-  await cluster.create(jobKind, workerJobFor(runnable, owner.metadata.uid, options), { fieldManager: FIELD_MANAGER });
+  await cluster.create(jobKind, workerJobFor(runnable, owner.metadata.uid, options), {
+    fieldManager: STRATUS_FIELD_MANAGER,
+  });
 }
 
 /**

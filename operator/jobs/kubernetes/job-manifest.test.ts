@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
+import { parseInstanceConfig } from '../../../core/config/index.ts';
+import { logSettings, RUN_CONTEXT_ENV, WORKER_LOGGING_ENV } from '../../../core/logging/settings.ts';
 import { REPORT_TO_ENV } from '../../worker/protocol.ts';
 import type { JobSpec } from '../runner.ts';
 import {
@@ -8,6 +10,7 @@ import {
   MAX_INPUT_BYTES,
   workerJobFor,
   workerJobName,
+  workerLogSettings,
   WORKER_SELECTOR,
 } from './job-manifest.ts';
 import { matchesLabels, parseLabelSelector } from '../../../core/cluster/label-selector.ts';
@@ -79,14 +82,44 @@ describe('the Job of one attempt', () => {
     ]);
   });
 
-  it('takes credentials from Secret keys and tells the worker where to report', () => {
+  it('takes credentials from Secret keys and tells the worker where to report and which run it does', () => {
     expect(container.env).toEqual([
       {
         name: REPORT_TO_ENV,
         value: JSON.stringify({ kind: ingestionKind, name: 'run-1', namespace: 'climate', job: 'run-1-a2' }),
       },
+      {
+        name: RUN_CONTEXT_ENV,
+        value: JSON.stringify({ run: 'climate/run-1', job: 'run-1-a2', xRequestID: '', sessionId: '' }),
+      },
       { name: 'PROVIDER_TOKEN', valueFrom: { secretKeyRef: { name: 'creds', key: 'token' } } },
     ]);
+  });
+
+  it('tells the worker how to log and the request its run came from', () => {
+    const logging = workerLogSettings(
+      logSettings(parseInstanceConfig('logging.file.max_archives = 3', 'f'), { home: '/store' }),
+      '/store',
+    );
+    const traced = workerJobFor(
+      { ...spec, env: undefined, context: { xRequestID: 'req9', sessionId: 'a'.repeat(32) } },
+      'u-1',
+      { ...options, logging },
+    );
+    const env = podOf(traced).containers[0].env as { name: string; value: string }[];
+    expect(env.map((e) => e.name)).toEqual([REPORT_TO_ENV, WORKER_LOGGING_ENV, RUN_CONTEXT_ENV]);
+    expect(JSON.parse(env[1]!.value)).toEqual({ ...logging, home: '/store' });
+    expect(JSON.parse(env[2]!.value)).toMatchObject({ xRequestID: 'req9', sessionId: 'a'.repeat(32) });
+  });
+
+  it.each([
+    ['/var/lib/stratus', '/var/lib/stratus', '/var/lib/stratus'],
+    ['/var/lib/stratus', '/var/lib', '/var/lib/stratus'],
+    ['/var/lib/stratus', '/data', undefined],
+    [undefined, '/data', undefined],
+  ])('gives a worker the home %j when the store is mounted at %j: %j', (home, mountPath, want) => {
+    const operator = logSettings(parseInstanceConfig('', 'f'), { home, stdout: false });
+    expect(workerLogSettings(operator, mountPath)).toEqual({ ...operator, home: want, stdout: true });
   });
 
   it('is an Indexed Job of one completion per part for a split attempt, each pod told its index and the count', () => {
@@ -94,12 +127,13 @@ describe('the Job of one attempt', () => {
     expect(split.spec).toMatchObject({ completionMode: 'Indexed', completions: 5, parallelism: 3, backoffLimit: 0 });
     expect(podOf(split).containers[0].env).toEqual([
       container.env[0],
+      container.env[1],
       {
         name: 'JOB_COMPLETION_INDEX',
         valueFrom: { fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } },
       },
       { name: 'STRATUS_WORKER_PARTS', value: '5' },
-      container.env[1],
+      container.env[2],
     ]);
     // An attempt in one part is a plain Job: one pod, one completion.
     expect(job.spec).not.toHaveProperty('completionMode');

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { isAbsolute, join, relative } from 'node:path';
 import type { KubeObject, OwnerReference } from '../../../core/cluster/objects.ts';
+import { workerLogEnv, type LogSettings } from '../../../core/logging/settings.ts';
 import { PART_COUNT_ENV, PART_INDEX_ENV, REPORT_TO_ENV, type ReportTarget } from '../../worker/protocol.ts';
-import type { JobSpec } from '../runner.ts';
+import { runContextOf, type JobSpec } from '../runner.ts';
 
 /**
  * Linux refuses a single exec argument over 128 KiB (MAX_ARG_STRLEN). Inputs are descriptors of work (a source, a
@@ -45,6 +47,11 @@ export interface WorkerJobOptions {
   terminationGracePeriodSeconds?: number;
   /** The service account that may patch the status of runs (the worker's only write). */
   serviceAccountName?: string;
+  /**
+   * How the workers log: the operator's settings, with a home only where the worker's logs directory lies on the
+   * store volume (`workerLogSettings`); without them a worker does not log.
+   */
+  logging?: LogSettings;
 }
 
 export const workerJobDefaults = {
@@ -166,6 +173,10 @@ export function workerJobFor(job: JobSpec, runUid: string, options: WorkerJobOpt
               ],
               env: [
                 { name: REPORT_TO_ENV, value: JSON.stringify(reportTo) },
+                ...Object.entries(workerLogEnv(options.logging, runContextOf(job))).map(([name, value]) => ({
+                  name,
+                  value,
+                })),
                 ...(indexed?.env ?? []),
                 ...(job.env ?? []).map(({ name, secretKeyRef }) => ({ name, valueFrom: { secretKeyRef } })),
               ],
@@ -189,6 +200,19 @@ export function workerJobFor(job: JobSpec, runUid: string, options: WorkerJobOpt
       },
     },
   };
+}
+
+/**
+ * The log settings of a worker Job from the operator's: the same files, when `<home>/logs` lies on the store
+ * volume the Job mounts (the chart's layout: STRATUS_HOME is the store's mount path); else none, since anywhere
+ * else the worker's root file system is read-only and its files would be lost with the pod. Either way it logs
+ * to standard output, for the cluster's log pipeline.
+ */
+export function workerLogSettings(operator: LogSettings, storeMountPath: string): LogSettings {
+  const { home, ...rest } = operator;
+  const logs = home === undefined ? undefined : relative(storeMountPath, join(home, 'logs'));
+  const onStore = logs !== undefined && logs !== '' && !logs.startsWith('..') && !isAbsolute(logs);
+  return { ...rest, stdout: true, ...(onStore && { home }) };
 }
 
 /** The input argument's size in bytes, to refuse one that exec would refuse. */

@@ -1,0 +1,77 @@
+import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { InstanceConfig } from '../core/config/index.ts';
+import { errorBody, HttpError, type ErrorCode } from './errors.ts';
+import type { ZarrFastPath } from './services/zarr/zarr-fast-path.ts';
+
+/**
+ * The node:http server under fastify: the `/zarr` fast path in front, the configured timeouts, and the answers
+ * given before any request exists (a request HTTP cannot parse, headers too large or too slow, CONNECT), each with
+ * the catalogue's body, as every other answer has.
+ */
+
+/** How often Node checks for requests past their header and request timeouts (its default is 30 s). */
+const TIMEOUT_CHECK_MS = 1_000;
+
+/** A whole HTTP/1.1 error response written on a socket, ending the connection (the stream may be out of step). */
+function writeError(socket: Duplex, code: ErrorCode, message: string, headers: Record<string, string> = {}): void {
+  const error = new HttpError(code, message);
+  const body = JSON.stringify(errorBody(error));
+  const lines = [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** What a parse or timeout failure of the connection answers (fastify's `clientErrorHandler`). */
+export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex): void {
+  // A reset connection has nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  this.log.debug({ err: error }, 'client error');
+  if (!socket.writable) return void socket.destroy();
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    writeError(socket, 'RequestTimeout', 'The request did not arrive in time.');
+  else if (error.code === 'HPE_HEADER_OVERFLOW')
+    writeError(socket, 'HeadersTooLarge', 'The request headers exceed the size limit.');
+  else writeError(socket, 'BadRequest', 'The request is not valid HTTP.');
+}
+
+/** CONNECT asks for a tunnel, which an API server does not give: answered, not dropped. */
+function refuseConnect(_request: IncomingMessage, socket: Duplex): void {
+  writeError(socket, 'MethodNotAllowed', 'CONNECT is not supported: this server is no proxy.');
+}
+
+/** The server fastify is built on (its `serverFactory`), with the instance's timeouts. */
+export function serverFactory(
+  fastPath: () => ZarrFastPath | undefined,
+  timeouts: InstanceConfig['server']['timeouts'],
+) {
+  return (handler: RequestListener, _options: FastifyServerOptions): Server => {
+    const server = createServer(
+      {
+        headersTimeout: timeouts.headersMs,
+        requestTimeout: timeouts.requestMs,
+        keepAliveTimeout: timeouts.keepAliveMs,
+        connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, timeouts.headersMs),
+      },
+      (request, response) => {
+        const path = fastPath();
+        const claim = path?.claims(request);
+        if (!claim) return handler(request, response);
+        const served = path!.serve(request, response, claim);
+        if (served === false) handler(request, response);
+        else if (served !== true)
+          void served.then((done) => {
+            if (!done) handler(request, response);
+          });
+      },
+    );
+    server.on('connect', refuseConnect);
+    return server;
+  };
+}

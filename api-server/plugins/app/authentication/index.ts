@@ -1,0 +1,149 @@
+import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
+import { authenticateBearer } from '../../../../core/auth/bearer.ts';
+import { ClientDirectory } from '../../../../core/auth/clients/directory.ts';
+import type { AuthContext } from '../../../../core/auth/context.ts';
+import { OAuthError } from '../../../../core/auth/errors.ts';
+import { resolveSigningKeys } from '../../../../core/auth/keys/resolve.ts';
+import { AuthorizationRecords } from '../../../../core/auth/records/authorizations.ts';
+import { Consents } from '../../../../core/auth/records/consents.ts';
+import { Sessions, type SessionRecord } from '../../../../core/auth/records/sessions.ts';
+import { readSystemSettings, type SystemSettings } from '../../../../core/auth/system-settings.ts';
+import { activeUser, UserDirectory, type MappingClaim } from '../../../../core/auth/users/directory.ts';
+import type { User } from '../../../../core/resources/user/schema.ts';
+import { HttpError } from '../../../errors.ts';
+import { ANONYMOUS, callerOf, type Caller } from './caller.ts';
+import { isSecureRequest, readCookie, SESSION_COOKIE } from './cookies.ts';
+
+/** The authorization server's services, present when `oauth2.server.enabled = on`. */
+export interface AuthServices {
+  context: AuthContext;
+  sessions: Sessions;
+  consents: Consents;
+  systemSettings(): Promise<SystemSettings>;
+  /** The signed-in session of a browser request and its user, when both are valid. */
+  session(request: FastifyRequest): Promise<{ cookie: string; session: SessionRecord; user: User } | undefined>;
+  /** Whether this request reaches the instance over HTTPS (cookies are Secure then). */
+  secure(request: FastifyRequest): boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    auth: AuthServices | undefined;
+  }
+  interface FastifyRequest {
+    /** Who sent the request; anonymous unless credentials were accepted. */
+    caller: Caller;
+  }
+  interface FastifyContextConfig {
+    /** false: the route reads credentials itself (the OAuth2 endpoints, where Basic authenticates a client). */
+    authentication?: boolean;
+  }
+}
+
+export const REALM = 'Stratus';
+
+function basicChallenge(message: string): HttpError {
+  return new HttpError('Unauthorized', message, [], {
+    headers: { 'www-authenticate': `Basic realm="${REALM}", charset="UTF-8"` },
+  });
+}
+
+/** RFC 6750 §3: the challenge that goes with a refused bearer token, naming the error. */
+export function bearerError(err: OAuthError): HttpError {
+  const description = err.message.replace(/["\\]/g, '');
+  return new HttpError(err.code, err.message, [], {
+    headers: {
+      'www-authenticate': `Bearer realm="${REALM}", error="${err.code}", error_description="${description}"`,
+    },
+  });
+}
+
+/** RFC 7617: `user:password`, UTF-8, not form-encoded (unlike a client's credentials at the token endpoint). */
+function userCredentials(encoded: string): { username: string; password: string } | undefined {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return undefined;
+  const text = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  return colon < 0 ? undefined : { username: text.slice(0, colon), password: text.slice(colon + 1) };
+}
+
+/**
+ * Authentication of API requests (DESIGN.md §5): HTTP basic with a local user's password, this server's own
+ * bearer access tokens, or the session cookie of the login page. It only says who the caller is
+ * (`request.caller`); which route needs which authority is issue 18's. Credentials that are sent but wrong are
+ * refused with 401 rather than ignored. With the authorization server off, every caller is anonymous.
+ */
+export const authenticationPlugin = fp(
+  async (app) => {
+    const { cluster, config, namespace } = app.stratus;
+    // Set by the onRequest hook below on every request; null only until it runs.
+    app.decorateRequest('caller', null as never);
+    if (!config.oauth2.serverEnabled || !config.server.baseUrl) {
+      app.decorate('auth', undefined);
+      app.addHook('onRequest', async (request) => {
+        request.caller = ANONYMOUS;
+      });
+      return;
+    }
+    const keys = await resolveSigningKeys(config.oauth2.keystore, cluster, namespace);
+    app.log.info({ kid: keys.kid, source: keys.source }, 'authorization server signing key');
+    const platform = config.oidc.providers.find((p) => p.id === 'platform');
+    const context: AuthContext = {
+      cluster,
+      namespace,
+      issuer: config.server.baseUrl,
+      keys,
+      clients: new ClientDirectory(cluster, namespace),
+      users: new UserDirectory(cluster, namespace),
+      authorizations: new AuthorizationRecords(cluster, namespace),
+      mappingClaim: (platform?.mapping_claim as MappingClaim | undefined) ?? 'username',
+      now: () => new Date(),
+    };
+    const sessions = new Sessions(cluster, namespace);
+    const secure = (request: FastifyRequest) => isSecureRequest(request, config);
+    const services: AuthServices = {
+      context,
+      sessions,
+      consents: new Consents(cluster, namespace),
+      systemSettings: () => readSystemSettings(cluster, namespace),
+      secure,
+      session: async (request) => {
+        const cookie = readCookie(request, SESSION_COOKIE, secure(request));
+        const now = context.now();
+        const session = await sessions.find(cookie, now);
+        const user = session && (await activeUser(context.users, session.spec.principalName, now)).user;
+        return cookie && session && user ? { cookie, session, user } : undefined;
+      },
+    };
+    app.decorate('auth', services);
+
+    app.addHook('onRequest', async (request) => {
+      request.caller = ANONYMOUS;
+      if (request.routeOptions.config?.authentication === false) return;
+      const header = request.headers.authorization;
+      if (header === undefined) {
+        const signedIn = await services.session(request);
+        if (signedIn) request.caller = callerOf(signedIn.user, 'session');
+        return;
+      }
+      const [scheme, value = ''] = header.trim().split(/\s+/, 2);
+      if (scheme?.toLowerCase() === 'bearer') {
+        try {
+          const bearer = await authenticateBearer(context, value);
+          request.caller = callerOf(bearer.user, 'bearer', { clientId: bearer.clientId, scopes: bearer.scopes });
+        } catch (err) {
+          throw err instanceof OAuthError ? bearerError(err) : err;
+        }
+        return;
+      }
+      if (scheme?.toLowerCase() !== 'basic')
+        throw basicChallenge(`The ${scheme} authorization scheme is not supported.`);
+      const credentials = userCredentials(value);
+      const user =
+        credentials && (await context.users.signIn(credentials.username, credentials.password, context.now()));
+      if (!user) throw basicChallenge('The username or password is wrong.');
+      request.caller = callerOf(user, 'basic');
+    });
+  },
+  { name: 'stratus-authentication', dependencies: ['stratus-context'] },
+);

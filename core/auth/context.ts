@@ -1,0 +1,20 @@
+import type { Cluster } from '../cluster/port.ts';
+import type { ClientDirectory } from './clients/directory.ts';
+import type { SigningKeys } from './keys/signing-keys.ts';
+import type { AuthorizationRecords } from './records/authorizations.ts';
+import type { MappingClaim, UserDirectory } from './users/directory.ts';
+
+/** What every part of the authorization server works with: the store, the issuer and its keys, the directories. */
+export interface AuthContext {
+  cluster: Cluster;
+  namespace: string;
+  /** `server.base.url` without a trailing slash: `iss` of every token. */
+  issuer: string;
+  keys: SigningKeys;
+  clients: ClientDirectory;
+  users: UserDirectory;
+  authorizations: AuthorizationRecords;
+  /** The claim of this server's access tokens that names the local user (`oidc.provider.platform.mapping_claim`). */
+  mappingClaim: MappingClaim;
+  now(): Date;
+}

@@ -1,0 +1,126 @@
+import type { OAuth2Client } from '../../resources/oauth2-client/schema.ts';
+import type { ClientDirectory } from '../clients/directory.ts';
+import type { AuthorizeErrorCode } from '../errors.ts';
+import { isValidS256Challenge } from '../pkce.ts';
+import { isRegisteredRedirectUri, redirectUriRefusal } from '../redirect-uri.ts';
+
+/**
+ * Checking an authorization request (RFC 6749 §4.1.1, RFC 7636, OIDC Core §3.1.2.1). Until the client and its
+ * redirect URI are known good, a refusal is shown to the user and never redirected (no open redirect through an
+ * unregistered URI); after that, refusals go to the client's redirect URI.
+ */
+export const SUPPORTED_SCOPES = ['openid', 'profile', 'username', 'email'] as const;
+const MAX_PARAMETER_LENGTH = 2048;
+
+export type Prompt = 'none' | 'login' | 'consent';
+
+export interface AuthorizationRequest {
+  client: OAuth2Client;
+  redirectUri: string;
+  state?: string;
+  scopes: string[];
+  codeChallenge: string;
+  nonce?: string;
+  prompts: Prompt[];
+}
+
+export type AuthorizationRequestCheck =
+  | { ok: true; request: AuthorizationRequest }
+  /** Shown to the user: the client or the redirect URI cannot be trusted with a redirect. */
+  | { ok: false; redirect: false; description: string }
+  | {
+      ok: false;
+      redirect: true;
+      redirectUri: string;
+      state?: string;
+      error: AuthorizeErrorCode;
+      description: string;
+    };
+
+/** Request parameters as they arrived: a parameter given twice is an array, which RFC 6749 §3.1 forbids. */
+export type RawParameters = Record<string, string | string[] | undefined>;
+
+export async function checkAuthorizationRequest(
+  params: RawParameters,
+  clients: ClientDirectory,
+  redirectAllowlist: readonly string[],
+): Promise<AuthorizationRequestCheck> {
+  const single = (name: string): string | undefined => {
+    const value = params[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const clientId = single('client_id');
+  if (!clientId) return { ok: false, redirect: false, description: 'The request names no client (client_id).' };
+  const client = await clients.find(clientId);
+  if (!client) return { ok: false, redirect: false, description: 'The client is not registered.' };
+  const redirectUri = single('redirect_uri');
+  if (!redirectUri) return { ok: false, redirect: false, description: 'The request has no redirect_uri.' };
+  if (!isRegisteredRedirectUri(redirectUri, client.spec.redirectUris))
+    return { ok: false, redirect: false, description: 'The redirect_uri is not registered for this client.' };
+  if (redirectUriRefusal(redirectUri, redirectAllowlist))
+    return {
+      ok: false,
+      redirect: false,
+      description: 'The redirect_uri uses a scheme that is not on the deep-link allow-list.',
+    };
+
+  const state = single('state');
+  const refuse = (error: AuthorizeErrorCode, description: string): AuthorizationRequestCheck => ({
+    ok: false,
+    redirect: true,
+    redirectUri,
+    ...(state !== undefined ? { state } : {}),
+    error,
+    description,
+  });
+  const repeated = Object.entries(params).find(([, value]) => Array.isArray(value));
+  if (repeated) return refuse('invalid_request', `The parameter ${repeated[0]} is given more than once.`);
+  const tooLong = Object.entries(params).find(
+    ([, value]) => typeof value === 'string' && value.length > MAX_PARAMETER_LENGTH,
+  );
+  if (tooLong) return refuse('invalid_request', `The parameter ${tooLong[0]} is too long.`);
+  if (params.request !== undefined) return refuse('request_not_supported', 'Request objects are not supported.');
+  if (params.request_uri !== undefined) return refuse('request_uri_not_supported', 'request_uri is not supported.');
+  if (single('response_type') !== 'code')
+    return refuse('unsupported_response_type', 'Only the authorization code flow (response_type=code) is supported.');
+  const responseMode = single('response_mode');
+  if (responseMode !== undefined && responseMode !== 'query')
+    return refuse('invalid_request', 'Only response_mode=query is supported.');
+  if (!client.spec.authorizationGrantTypes.includes('authorization_code'))
+    return refuse('unauthorized_client', 'The client may not use the authorization code grant.');
+
+  // Spec 2: a request without an S256 challenge fails with invalid_grant; plain counts as no challenge.
+  const challenge = single('code_challenge');
+  if (!challenge) return refuse('invalid_grant', 'code_challenge is required (PKCE with S256).');
+  if (single('code_challenge_method') !== 'S256')
+    return refuse('invalid_grant', 'code_challenge_method must be S256; plain is not accepted.');
+  if (!isValidS256Challenge(challenge))
+    return refuse('invalid_grant', 'code_challenge must be 43 base64url characters (an S256 challenge).');
+
+  const requested = single('scope')?.split(' ').filter(Boolean);
+  const scopes = requested === undefined || requested.length === 0 ? [...client.spec.scopes] : [...new Set(requested)];
+  const unknown = scopes.filter(
+    (s) => !(SUPPORTED_SCOPES as readonly string[]).includes(s) || !(client.spec.scopes as string[]).includes(s),
+  );
+  if (unknown.length > 0) return refuse('invalid_scope', `The client may not request: ${unknown.join(', ')}.`);
+
+  const prompts = (single('prompt') ?? '').split(' ').filter(Boolean);
+  const badPrompt = prompts.find((p) => !['none', 'login', 'consent'].includes(p));
+  if (badPrompt) return refuse('invalid_request', `prompt=${badPrompt} is not supported.`);
+  if (prompts.includes('none') && prompts.length > 1)
+    return refuse('invalid_request', 'prompt=none cannot be combined with other values.');
+
+  const nonce = single('nonce');
+  return {
+    ok: true,
+    request: {
+      client,
+      redirectUri,
+      ...(state !== undefined ? { state } : {}),
+      scopes,
+      codeChallenge: challenge,
+      ...(nonce !== undefined ? { nonce } : {}),
+      prompts: prompts as Prompt[],
+    },
+  };
+}

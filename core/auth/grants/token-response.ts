@@ -1,0 +1,106 @@
+import type { OAuth2Client } from '../../resources/oauth2-client/schema.ts';
+import type { User } from '../../resources/user/schema.ts';
+import type { AuthenticationMethod } from '../clients/authenticate.ts';
+import { tokenSettingsOf, type TokenSettings } from '../clients/token-settings.ts';
+import type { AuthContext } from '../context.ts';
+import { OAuthError } from '../errors.ts';
+import type { TokenRecord } from '../records/authorizations.ts';
+import { mintAccessToken, mintIdToken, mintRefreshToken } from '../tokens/issue.ts';
+
+/** The successful token response (RFC 6749 §5.1, OIDC Core §3.1.3.3). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+  id_token?: string;
+}
+
+/** The token settings of a client, or `unauthorized_client` when they cannot be read. */
+export function settingsOf(client: OAuth2Client): TokenSettings {
+  const result = tokenSettingsOf(client);
+  if (!result.ok)
+    throw new OAuthError(
+      'unauthorized_client',
+      `the client's token settings are invalid: ${result.problems.join('; ')}`,
+    );
+  return result.settings;
+}
+
+/**
+ * Whether a refresh replaces the refresh token. A public client's refresh token is always rotated (OAuth 2.1
+ * §4.3.1: it cannot be bound to the client otherwise), whatever its settings.
+ */
+export function rotatesRefreshTokens(settings: TokenSettings, method: AuthenticationMethod): boolean {
+  return !settings.reuseRefreshTokens || method === 'none';
+}
+
+export interface MintedSet {
+  response: TokenResponse;
+  accessToken: TokenRecord;
+  refreshToken?: TokenRecord;
+  idToken?: TokenRecord;
+}
+
+/** Mints the tokens of one grant for a user: access, refresh (when asked), ID token (with `openid`). */
+export async function mintForUser(
+  context: AuthContext,
+  input: {
+    authorizationName: string;
+    client: OAuth2Client;
+    user: User;
+    scopes: string[];
+    settings: TokenSettings;
+    refresh: boolean;
+    nonce?: string;
+    authTime?: string;
+  },
+): Promise<MintedSet> {
+  const now = context.now();
+  const clientId = input.client.spec.clientId;
+  const subject = input.user.spec.username;
+  const access = await mintAccessToken(context, {
+    authorizationName: input.authorizationName,
+    clientId,
+    subject,
+    user: input.user,
+    scopes: input.scopes,
+    now,
+    ttlSeconds: input.settings.accessTokenTtlSeconds,
+  });
+  const refresh = input.refresh
+    ? await mintRefreshToken(context, {
+        authorizationName: input.authorizationName,
+        clientId,
+        subject,
+        now,
+        ttlSeconds: input.settings.refreshTokenTtlSeconds,
+      })
+    : undefined;
+  const id = input.scopes.includes('openid')
+    ? await mintIdToken(context, {
+        clientId,
+        user: input.user,
+        scopes: input.scopes,
+        nonce: input.nonce,
+        authTime: input.authTime,
+        accessToken: access.value,
+        now,
+        ttlSeconds: input.settings.accessTokenTtlSeconds,
+      })
+    : undefined;
+  return {
+    response: {
+      access_token: access.value,
+      token_type: 'Bearer',
+      expires_in: input.settings.accessTokenTtlSeconds,
+      scope: input.scopes.join(' '),
+      ...(refresh ? { refresh_token: refresh.value } : {}),
+      ...(id ? { id_token: id.value } : {}),
+    },
+    accessToken: access.record,
+    ...(refresh ? { refreshToken: refresh.record } : {}),
+    ...(id ? { idToken: id.record } : {}),
+  };
+}

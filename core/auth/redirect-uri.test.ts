@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { isRegisteredRedirectUri, matchesAllowlist, redirectUriRefusal, redirectWith } from './redirect-uri.ts';
+
+const registered = ['https://app.example.org/cb', 'http://127.0.0.1:8765/callback', 'stratus://oauth'];
+
+describe('redirect URIs', () => {
+  it.each([
+    ['the registered URI', 'https://app.example.org/cb', true],
+    ['a trailing slash more', 'https://app.example.org/cb/', false],
+    ['one character changed', 'https://app.example.org/cc', false],
+    ['another case in the host', 'https://App.example.org/cb', false],
+    ['a query added', 'https://app.example.org/cb?x=1', false],
+    ['another loopback port', 'http://127.0.0.1:8766/callback', false],
+    ['the custom scheme as registered', 'stratus://oauth', true],
+    ['a prefix of a registered URI', 'https://app.example.org/c', false],
+  ])('matches %s: %s', (_name, uri, expected) => {
+    expect(isRegisteredRedirectUri(uri, registered)).toBe(expected);
+  });
+
+  it.each([
+    ['https', 'https://app.example.org/cb', undefined],
+    ['http on loopback', 'http://127.0.0.1:8765/callback', undefined],
+    ['a custom scheme on the allow-list', 'stratus://oauth', undefined],
+    ['a custom scheme off the allow-list', 'evil://oauth', 'custom-scheme-not-allowed'],
+    ['an allowed scheme with another path', 'stratus://oauth2', 'custom-scheme-not-allowed'],
+    ['javascript:', 'javascript:alert(1)', 'custom-scheme-not-allowed'],
+    ['a relative URI', '/callback', 'not-absolute'],
+    ['a scheme-relative URI', '//evil.example/cb', 'not-absolute'],
+    ['a fragment', 'https://app.example.org/cb#x', 'fragment'],
+  ])('refuses to register %s: %s', (_name, uri, refusal) => {
+    expect(redirectUriRefusal(uri, ['stratus://oauth'])).toBe(refusal);
+  });
+
+  it('matches enrolment deep links against the allow-list globs', () => {
+    expect(matchesAllowlist('stratus://oauth', ['stratus://oauth'])).toBe(true);
+    expect(matchesAllowlist('stratus://oauth/device-1', ['stratus://oauth/*'])).toBe(true);
+    expect(matchesAllowlist('stratus://oauthx', ['stratus://oauth'])).toBe(false);
+    expect(matchesAllowlist('stratusXoauth', ['stratus.oauth'])).toBe(false);
+  });
+
+  it('appends response parameters and keeps the registered query', () => {
+    expect(redirectWith('https://app.example.org/cb?tenant=a', { code: 'c d', state: undefined, iss: 'x' })).toBe(
+      'https://app.example.org/cb?tenant=a&code=c+d&iss=x',
+    );
+    expect(redirectWith('stratus://oauth', { code: 'abc' })).toBe('stratus://oauth?code=abc');
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Redirect URI rules of spec 2. A redirect URI is compared with the registered ones character for character
+ * (no normalisation, no loopback port wildcard): whatever is not registered verbatim gets no redirect, so the
+ * authorization endpoint cannot be turned into an open redirector.
+ */
+
+export type RedirectUriRefusal = 'not-absolute' | 'fragment' | 'custom-scheme-not-allowed';
+
+function schemeOf(uri: string): string | undefined {
+  return /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)?.[1]?.toLowerCase();
+}
+
+/** Exact match against the client's registered redirect URIs. */
+export function isRegisteredRedirectUri(requested: string, registered: readonly string[]): boolean {
+  return registered.includes(requested);
+}
+
+/**
+ * Whether a redirect URI may be registered (or used): absolute, without a fragment (RFC 6749 §3.1.2); `http`
+ * and `https` always, a custom scheme only when the very URI is on the allow-list
+ * (`deviceEnrollmentRedirectAllowlist`). Answers why not, or undefined when it may.
+ */
+export function redirectUriRefusal(uri: string, allowlist: readonly string[]): RedirectUriRefusal | undefined {
+  const scheme = schemeOf(uri);
+  if (!scheme || !URL.canParse(uri)) return 'not-absolute';
+  if (uri.includes('#')) return 'fragment';
+  if (scheme === 'http' || scheme === 'https') return new URL(uri).host === '' ? 'not-absolute' : undefined;
+  return allowlist.includes(uri) ? undefined : 'custom-scheme-not-allowed';
+}
+
+/** A glob of the enrolment allow-list: `*` stands for any run of characters, everything else for itself. */
+function globPattern(glob: string): RegExp {
+  const escaped = glob
+    .split('*')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${escaped}$`);
+}
+
+/** Whether `uri` matches one of the allow-list's globs (device enrolment deep links). */
+export function matchesAllowlist(uri: string, allowlist: readonly string[]): boolean {
+  return allowlist.some((glob) => globPattern(glob).test(uri));
+}
+
+/** Appends the response parameters to a registered redirect URI, keeping its own query (RFC 6749 §3.1.2). */
+export function redirectWith(uri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(key, value);
+  return url.href;
+}

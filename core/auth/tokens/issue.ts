@@ -1,0 +1,128 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { JWTPayload } from 'jose';
+import type { User } from '../../resources/user/schema.ts';
+import type { SigningKeys } from '../keys/signing-keys.ts';
+import { tokenRecord, type TokenRecord } from '../records/authorizations.ts';
+import { signJwt } from './jwt.ts';
+
+/**
+ * The tokens the authorization server issues, all RS256 JWTs:
+ * - access tokens (RFC 9068, `typ: at+jwt`) for the API: `aud` is the client id (spec 2), `username` (and
+ *   `email`) map the token to the local user, `authorization_id` names the record that can revoke it;
+ * - refresh tokens (`typ: rt+jwt`, `aud` the issuer itself): signed, so a superseded refresh token presented
+ *   again is recognised as this server's and its whole authorization revoked, with only the current one's hash kept;
+ * - ID tokens (OIDC Core §2) with the claims the granted scopes allow.
+ */
+export interface TokenContext {
+  issuer: string;
+  keys: SigningKeys;
+}
+
+export interface Minted {
+  value: string;
+  record: TokenRecord;
+}
+
+const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
+
+/** Claims about the user that the granted scopes release (ID token and userinfo). */
+export function userClaims(user: User, scopes: readonly string[]): Record<string, string> {
+  const claims: Record<string, string> = { sub: user.spec.username };
+  if (scopes.includes('username')) claims.username = user.spec.username;
+  if (scopes.includes('profile')) claims.preferred_username = user.spec.username;
+  if (scopes.includes('email') && user.spec.email) claims.email = user.spec.email;
+  return claims;
+}
+
+export interface AccessTokenInput {
+  authorizationName: string;
+  clientId: string;
+  /** The user's username, or the client id for client_credentials. */
+  subject: string;
+  user?: User;
+  scopes: readonly string[];
+  now: Date;
+  ttlSeconds: number;
+}
+
+async function mint(
+  context: TokenContext,
+  kind: 'access' | 'refresh' | 'id',
+  claims: JWTPayload,
+  now: Date,
+  ttl: number,
+): Promise<Minted> {
+  const value = await signJwt(context.keys, kind, {
+    ...claims,
+    iss: context.issuer,
+    iat: epoch(now),
+    exp: epoch(now) + ttl,
+  });
+  return { value, record: tokenRecord(value, now, ttl) };
+}
+
+export function mintAccessToken(context: TokenContext, input: AccessTokenInput): Promise<Minted> {
+  const claims: JWTPayload = {
+    sub: input.subject,
+    aud: input.clientId,
+    client_id: input.clientId,
+    scope: input.scopes.join(' '),
+    nbf: epoch(input.now),
+    jti: randomUUID(),
+    authorization_id: input.authorizationName,
+  };
+  if (input.user) {
+    claims.username = input.user.spec.username;
+    if (input.user.spec.email) claims.email = input.user.spec.email;
+  }
+  return mint(context, 'access', claims, input.now, input.ttlSeconds);
+}
+
+export function mintRefreshToken(
+  context: TokenContext,
+  input: Pick<AccessTokenInput, 'authorizationName' | 'clientId' | 'subject' | 'now' | 'ttlSeconds'>,
+): Promise<Minted> {
+  return mint(
+    context,
+    'refresh',
+    {
+      sub: input.subject,
+      aud: context.issuer,
+      client_id: input.clientId,
+      jti: randomUUID(),
+      authorization_id: input.authorizationName,
+    },
+    input.now,
+    input.ttlSeconds,
+  );
+}
+
+/** OIDC Core §3.1.3.6: the left half of the access token's SHA-256, base64url. */
+export function accessTokenHash(accessToken: string): string {
+  const digest = createHash('sha256').update(accessToken, 'ascii').digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
+
+export function mintIdToken(
+  context: TokenContext,
+  input: {
+    clientId: string;
+    user: User;
+    scopes: readonly string[];
+    nonce?: string;
+    authTime?: string;
+    accessToken: string;
+    now: Date;
+    ttlSeconds: number;
+  },
+): Promise<Minted> {
+  const claims: JWTPayload = {
+    ...userClaims(input.user, input.scopes),
+    aud: input.clientId,
+    azp: input.clientId,
+    at_hash: accessTokenHash(input.accessToken),
+  };
+  if (input.nonce !== undefined) claims.nonce = input.nonce;
+  if (input.authTime !== undefined) claims.auth_time = epoch(new Date(input.authTime));
+  return mint(context, 'id', claims, input.now, input.ttlSeconds);
+}

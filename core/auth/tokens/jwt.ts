@@ -1,0 +1,97 @@
+import { createLocalJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { SIGNING_ALG, type SigningKeys } from '../keys/signing-keys.ts';
+
+/**
+ * Signing and checking the JWTs the authorization server issues. Every check pins the algorithm (RS256 only, so
+ * `alg: none` and HMAC tokens keyed with the public key are refused), the key (from the published JWKS, by kid),
+ * the token type (`typ`), the issuer, the audience when one is expected, and exp/nbf with a small leeway.
+ */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
+/** Header `typ` of each token: RFC 9068 for access tokens; refresh tokens get their own so no token passes for another. */
+export const TOKEN_TYP = { access: 'at+jwt', id: 'JWT', refresh: 'rt+jwt' } as const;
+export type TokenKind = keyof typeof TOKEN_TYP;
+
+export class InvalidJwtError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidJwtError';
+  }
+}
+
+const keySets = new WeakMap<SigningKeys, ReturnType<typeof createLocalJWKSet>>();
+function keySetOf(keys: SigningKeys) {
+  let set = keySets.get(keys);
+  if (!set) {
+    set = createLocalJWKSet(keys.jwks);
+    keySets.set(keys, set);
+  }
+  return set;
+}
+
+export function signJwt(keys: SigningKeys, kind: TokenKind, claims: JWTPayload): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: SIGNING_ALG, kid: keys.kid, typ: TOKEN_TYP[kind] })
+    .sign(keys.privateKey);
+}
+
+/**
+ * Tokens whose signature and fixed claims (type, issuer, audience) were already checked, with their claims: a
+ * signature does not change, so a token presented again (a client calls the API with the same access token for
+ * minutes) skips the RSA verification; its time claims are checked again on every use. Keys change only with a
+ * restart, which empties the cache.
+ */
+const VERIFIED_MAX = 5_000;
+const verified = new WeakMap<SigningKeys, Map<string, JWTPayload>>();
+
+function timely(payload: JWTPayload, now: Date): boolean {
+  const at = now.getTime() / 1000;
+  return (
+    payload.exp !== undefined &&
+    at < payload.exp + CLOCK_TOLERANCE_SECONDS &&
+    (payload.nbf === undefined || at >= payload.nbf - CLOCK_TOLERANCE_SECONDS)
+  );
+}
+
+export interface VerifyOptions {
+  kind: TokenKind;
+  issuer: string;
+  /** Accepted audiences; unchecked when absent (the caller checks them against registered clients). */
+  audience?: string | string[];
+  now: Date;
+}
+
+/** The claims of a token this server issued, or InvalidJwtError saying why it is refused. */
+export async function verifyJwt(token: string, keys: SigningKeys, options: VerifyOptions): Promise<JWTPayload> {
+  let cache = verified.get(keys);
+  if (!cache) verified.set(keys, (cache = new Map()));
+  const key = `${options.kind}\n${options.issuer}\n${JSON.stringify(options.audience ?? null)}\n${token}`;
+  const known = cache.get(key);
+  if (known && timely(known, options.now)) return known;
+  const payload = await verifyAfresh(token, keys, options);
+  if (cache.size >= VERIFIED_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(key, payload);
+  return payload;
+}
+
+async function verifyAfresh(token: string, keys: SigningKeys, options: VerifyOptions): Promise<JWTPayload> {
+  try {
+    const { payload } = await jwtVerify(token, keySetOf(keys), {
+      algorithms: [SIGNING_ALG],
+      typ: TOKEN_TYP[options.kind],
+      issuer: options.issuer,
+      audience: options.audience,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      currentDate: options.now,
+      requiredClaims: ['exp', 'iat', 'sub'],
+    });
+    return payload;
+  } catch (err) {
+    if (err instanceof errors.JWTExpired) throw new InvalidJwtError('the token has expired');
+    if (err instanceof errors.JWTClaimValidationFailed)
+      throw new InvalidJwtError(`the token's ${err.claim} claim is not accepted`);
+    if (err instanceof errors.JOSEAlgNotAllowed) throw new InvalidJwtError('the token is not signed with RS256');
+    if (err instanceof errors.JOSEError) throw new InvalidJwtError('the token is not a valid token of this server');
+    throw err;
+  }
+}

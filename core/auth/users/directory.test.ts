@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { addUser, authContext, NAMESPACE, TEST_SCRYPT_COST } from '../../../test/support/auth-context.ts';
+import { secretKind } from '../../resources/secret.ts';
+import { hashPassword } from '../password.ts';
+
+describe('user directory', () => {
+  it('signs in a user with the right password only, and no account that may not sign in', async () => {
+    const { context, cluster } = await authContext();
+    await addUser(cluster, 'ada', 'pw', { email: 'ada@example.org' });
+    await addUser(cluster, 'grace', 'pw', { disabled: true });
+    await addUser(cluster, 'linus', 'pw', { externalAuthOnly: true });
+    await addUser(cluster, 'old', 'pw', { accountExpiry: '2020-01-01T00:00:00Z' });
+    const now = new Date();
+    expect((await context.users.signIn('ada', 'pw', now))?.spec.username).toBe('ada');
+    for (const [username, password] of [
+      ['ada', 'PW'],
+      ['nobody', 'pw'],
+      ['grace', 'pw'],
+      ['linus', 'pw'],
+      ['old', 'pw'],
+      ['', ''],
+    ])
+      expect(await context.users.signIn(username!, password!, now), username).toBeUndefined();
+  });
+
+  it('finds users by username or e-mail, also when the resource is named otherwise', async () => {
+    const { context, cluster } = await authContext();
+    await addUser(cluster, 'Ada.Lovelace', undefined, { email: 'ada@example.org' });
+    expect((await context.users.find('username', 'Ada.Lovelace'))?.spec.email).toBe('ada@example.org');
+    expect((await context.users.find('email', 'ada@example.org'))?.spec.username).toBe('Ada.Lovelace');
+    expect(await context.users.find('username', 'ada.lovelace')).toBeUndefined();
+  });
+
+  it('accepts a new password at once after its hash changed, and the old one no more, past the remembered check', async () => {
+    const { context, cluster } = await authContext();
+    await addUser(cluster, 'ada', 'old pw');
+    const now = new Date();
+    expect(await context.users.signIn('ada', 'old pw', now)).toBeDefined();
+    const secret = (await cluster.get(secretKind, 'ada-password', NAMESPACE))!;
+    await cluster.update(secretKind, {
+      ...secret,
+      data: { hash: Buffer.from(await hashPassword('new pw', TEST_SCRYPT_COST)).toString('base64') },
+    });
+    expect(await context.users.signIn('ada', 'old pw', now)).toBeUndefined();
+    expect(await context.users.signIn('ada', 'new pw', now)).toBeDefined();
+  });
+});

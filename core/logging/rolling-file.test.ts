@@ -1,0 +1,181 @@
+import { spawn } from 'node:child_process';
+import { symlinkSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RollingFile } from './rolling-file.ts';
+
+const WRITER = resolve(import.meta.dirname, '../../test/fixtures/logging/write-lines.ts');
+
+/** A 40-byte line numbered `n`. */
+const line = (n: number) => `${String(n).padStart(2, '0')}${'.'.repeat(37)}\n`;
+
+describe('RollingFile', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'stratus-rolling-'));
+  });
+  afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+  it('rolls before a line would pass the limit and keeps at most max_archives archives, newest first', async () => {
+    const file = new RollingFile(join(dir, 'x.log'), { limitBytes: 100, maxArchives: 2 });
+    for (let i = 0; i < 10; i++) file.write(line(i));
+    file.close();
+    expect((await readdir(dir)).sort()).toEqual(['x.log', 'x.log.1', 'x.log.2']);
+    expect(await readFile(join(dir, 'x.log'), 'utf8')).toBe(line(8) + line(9));
+    expect(await readFile(join(dir, 'x.log.1'), 'utf8')).toBe(line(6) + line(7));
+    expect(await readFile(join(dir, 'x.log.2'), 'utf8')).toBe(line(4) + line(5));
+  });
+
+  it('drops what is written after it was closed, rather than open the file again', async () => {
+    const path = join(dir, 'closed.log');
+    const file = new RollingFile(path, { limitBytes: 100, maxArchives: 1 });
+    file.write(line(1));
+    file.close();
+    await rm(path);
+    file.write(line(2));
+    await sleep(50);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('starts the file over when no archives are kept', async () => {
+    const file = new RollingFile(join(dir, 'y.log'), { limitBytes: 100, maxArchives: 0 });
+    for (let i = 0; i < 5; i++) file.write(line(i));
+    file.close();
+    expect(await readdir(dir)).toEqual(['y.log']);
+    expect(await readFile(join(dir, 'y.log'), 'utf8')).toBe(line(4));
+  });
+
+  it('writes a line longer than the limit alone in its file', async () => {
+    const file = new RollingFile(join(dir, 'z.log'), { limitBytes: 50, maxArchives: 3 });
+    file.write(line(1));
+    file.write(`${'#'.repeat(80)}\n`);
+    file.write(line(2));
+    file.close();
+    expect(await readFile(join(dir, 'z.log.2'), 'utf8')).toBe(line(1));
+    expect(await readFile(join(dir, 'z.log.1'), 'utf8')).toBe(`${'#'.repeat(80)}\n`);
+    expect(await readFile(join(dir, 'z.log'), 'utf8')).toBe(line(2));
+  });
+
+  it('writes into the file another writer rolled to, never into the archive', async () => {
+    const path = join(dir, 'shared.log');
+    const a = new RollingFile(path, { limitBytes: 100, maxArchives: 5 });
+    const b = new RollingFile(path, { limitBytes: 100, maxArchives: 5 });
+    a.write(line(1));
+    a.write(line(2));
+    a.flushSync();
+    b.write(line(3)); // rolls: shared.log becomes shared.log.1
+    b.flushSync();
+    a.write(line(4)); // a's descriptor is the archive's now; the line goes to the new file
+    a.close();
+    b.close();
+    expect(await readFile(`${path}.1`, 'utf8')).toBe(line(1) + line(2));
+    expect(await readFile(path, 'utf8')).toBe(line(3) + line(4));
+  });
+
+  it('drops archives past a lowered max_archives at the next roll', async () => {
+    const path = join(dir, 'w.log');
+    for (const n of [1, 2, 3, 4]) await writeFile(`${path}.${n}`, line(n));
+    const file = new RollingFile(path, { limitBytes: 40, maxArchives: 2 });
+    file.write(line(5));
+    file.write(line(6));
+    file.close();
+    expect((await readdir(dir)).sort()).toEqual(['w.log', 'w.log.1', 'w.log.2']);
+    expect(await readFile(`${path}.1`, 'utf8')).toBe(line(5));
+    expect(await readFile(`${path}.2`, 'utf8')).toBe(line(1));
+  });
+
+  it('holds lines back while another process holds the lock, and writes them once it is released', async () => {
+    const path = join(dir, 'held.log');
+    const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1 });
+    const lock = join(dir, '.held.log.lock');
+    // The parent of this test process is alive, and holds the lock for as long as this test says.
+    symlinkSync(`${hostname()}:${process.ppid}:${Date.now()}:cafe`, lock);
+    file.write(line(1));
+    await sleep(100);
+    expect(await readFile(path, 'utf8')).toBe('');
+    await rm(lock);
+    await sleep(100);
+    expect(await readFile(path, 'utf8')).toBe(line(1));
+    file.close();
+  });
+
+  it.each([
+    ['a process of this host that is gone', () => `${hostname()}:999999999:${Date.now()}:dead`],
+    ['a process of another host, long ago', () => `elsewhere:12:${Date.now() - 60_000}:old`],
+  ])('takes over a lock left by %s', async (_, token) => {
+    const path = join(dir, 'stale.log');
+    symlinkSync(token(), join(dir, '.stale.log.lock'));
+    const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1 });
+    file.write(line(1));
+    file.close();
+    expect(await readFile(path, 'utf8')).toBe(line(1));
+    expect(await readdir(dir)).toEqual(['stale.log']);
+  });
+
+  it('keeps every line whole and none lost when several processes write across ten rolls', async () => {
+    const writers = 4;
+    const lines = 1500;
+    const path = join(dir, 'stress.log');
+    // About 85 bytes a line on average: ~510 kB in all, so a 40 kB limit rolls a dozen times.
+    const limit = 40_000;
+    const archives = 30;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: writers }, (_, writer) => {
+        const child = spawn(
+          process.execPath,
+          [WRITER, path, String(writer), String(lines), String(limit), String(archives)],
+          {
+            stdio: ['ignore', 'ignore', 'inherit'],
+          },
+        );
+        return new Promise<void>((done, fail) =>
+          child.on('exit', (code) => (code === 0 ? done() : fail(new Error(`writer ${writer} exited with ${code}`)))),
+        );
+      }),
+    );
+    const elapsed = performance.now() - started;
+    const names = (await readdir(dir)).filter((n) => n.startsWith('stress.log'));
+    const archived = names.filter((n) => n !== 'stress.log').map((n) => Number(n.slice('stress.log.'.length)));
+    expect(archived.length, 'rolls').toBeGreaterThanOrEqual(10);
+    expect(archived.length).toBeLessThanOrEqual(archives);
+    expect(names).not.toContain('.stress.log.lock');
+    // Oldest first: per writer, its lines come in the order it wrote them.
+    const files = [...archived.sort((a, b) => b - a).map((n) => `${path}.${n}`), path];
+    const next = new Array<number>(writers).fill(0);
+    for (const name of files) {
+      expect((await stat(name)).size, name).toBeLessThanOrEqual(limit);
+      const text = await readFile(name, 'utf8');
+      expect(text.endsWith('\n')).toBe(true);
+      for (const raw of text.slice(0, -1).split('\n')) {
+        const entry = JSON.parse(raw) as { writer: number; n: number; pad: string };
+        expect(entry.n, `writer ${entry.writer}`).toBe(next[entry.writer]);
+        next[entry.writer]!++;
+      }
+    }
+    expect(next).toEqual(new Array<number>(writers).fill(lines));
+    expect(elapsed).toBeLessThan(10_000);
+  });
+
+  it('keeps at most max_archives archives, none above the limit, when several processes roll often', async () => {
+    const path = join(dir, 'few.log');
+    await Promise.all(
+      [0, 1, 2].map((writer) => {
+        const child = spawn(process.execPath, [WRITER, path, String(writer), '800', '8000', '3'], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
+        return new Promise<void>((done) => child.on('exit', () => done()));
+      }),
+    );
+    const names = (await readdir(dir)).sort();
+    expect(names).toEqual(['few.log', 'few.log.1', 'few.log.2', 'few.log.3']);
+    for (const name of names) {
+      const text = await readFile(join(dir, name), 'utf8');
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(8000);
+      for (const raw of text.slice(0, -1).split('\n')) expect(() => JSON.parse(raw), raw).not.toThrow();
+    }
+  });
+});
