@@ -15,6 +15,7 @@ export const metadataSchema = z
   .object({
     name: z.string().describe('Name of the object, unique in its namespace.'),
     namespace: z.string().optional(),
+    resourceVersion: z.string().optional().describe('Set by the API server; a write carrying it is compare-and-swap.'),
   })
   .loose()
   .describe('Standard object metadata.');

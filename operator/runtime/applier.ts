@@ -49,7 +49,13 @@ export async function applyPlan(
         await cluster.patchStatus(
           action.ref,
           action.name,
-          { type: 'merge', body: { status: action.status } },
+          {
+            type: 'merge',
+            body: {
+              ...(action.resourceVersion && { metadata: { resourceVersion: action.resourceVersion } }),
+              status: action.status,
+            },
+          },
           action.namespace,
           { fieldManager: STRATUS_FIELD_MANAGER },
         );

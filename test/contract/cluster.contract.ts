@@ -101,6 +101,30 @@ export function clusterContract(name: string, setup: () => Promise<ContractSetup
       expect(isApiError(stalePatch, 'Conflict')).toBe(true);
       const staleStatus = await rejection(cluster.updateStatus(kind, { ...first, status: { phase: 'x' } }));
       expect(isApiError(staleStatus, 'Conflict')).toBe(true);
+      // How a finished run switches its Dataset: a merge patch of status conditioned on the version it read.
+      const staleStatusPatch = await rejection(
+        cluster.patchStatus(
+          kind,
+          'a',
+          {
+            type: 'merge',
+            body: { metadata: { resourceVersion: first.metadata.resourceVersion }, status: { phase: 'y' } },
+          },
+          ns,
+        ),
+      );
+      expect(isApiError(staleStatusPatch, 'Conflict')).toBe(true);
+      expect((await cluster.get(kind, 'a', ns))?.status).toBeUndefined();
+      const fresh = await cluster.patchStatus(
+        kind,
+        'a',
+        {
+          type: 'merge',
+          body: { metadata: { resourceVersion: updated.metadata.resourceVersion }, status: { phase: 'z' } },
+        },
+        ns,
+      );
+      expect(fresh.status).toEqual({ phase: 'z' });
       expect((await cluster.get(kind, 'a', ns))?.spec).toEqual(updated.spec);
     });
 

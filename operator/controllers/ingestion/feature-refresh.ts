@@ -89,6 +89,8 @@ export function featureRefreshSucceeded(
       ref: featureCollectionKind,
       name: collectionId,
       namespace: run.metadata.namespace,
+      // The event's action and previous count describe the collection as read: switch only if it is still so.
+      resourceVersion: collection?.metadata.resourceVersion,
       status: {
         featureCount: version.featureCount,
         geometryTypes: version.geometryTypes,

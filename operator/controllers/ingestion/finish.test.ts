@@ -1,4 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openEmbeddedCluster } from '../../../core/cluster/embedded/index.ts';
+import { isApiError } from '../../../core/cluster/errors.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { API_VERSION } from '../../../core/resources/registry.ts';
 import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import {
@@ -14,6 +21,8 @@ import {
   version,
   type Row,
 } from '../../../test/fixtures/ingestion-runs.ts';
+import { applyPlan } from '../../runtime/applier.ts';
+import type { Action } from '../../runtime/actions.ts';
 import { finish } from './finish.ts';
 
 const rows: Row[] = [
@@ -148,6 +157,96 @@ describe('Ingestion planner: the finish step', () => {
           data: expect.objectContaining({ action: 'append', previous_end: '2026-11-20', current_end: '2026-11-22' }),
         }),
       ]);
+    });
+  });
+
+  describe('switching the dataset by compare-and-swap', () => {
+    const succeeded = (id: string, start: string, end: string) =>
+      job('succeeded', { result: { datasetId: 'sample', version: version(id, start, end) } });
+    const switchOf = (actions: Action[]) => {
+      const action = actions.find((a) => a.kind === 'patchStatusOf');
+      if (action?.kind !== 'patchStatusOf') throw new Error('no switch in the plan');
+      return action;
+    };
+
+    it('conditions the switch on the Dataset it read', () => {
+      const read = dataset([version('v1', '2023-12-01', '2023-12-31')]);
+      read.metadata.resourceVersion = '41';
+      const plan = stepPlan(
+        finish,
+        run({ phase: 'running', attempt: 1 }),
+        observe({ dataset: read, job: succeeded('v2', '2024-01-01', '2024-01-31') }),
+      )!;
+      expect(switchOf(plan.actions).resourceVersion).toBe('41');
+    });
+
+    it('a replan after the switch was written keeps the version once and names the one before it as previous', () => {
+      const switched = dataset([version('v1', '2023-12-01', '2023-12-31'), version('v2', '2024-01-01', '2024-01-31')]);
+      const plan = stepPlan(
+        finish,
+        run({ phase: 'running', attempt: 1 }),
+        observe({ dataset: switched, job: succeeded('v2', '2024-01-01', '2024-01-31') }),
+      )!;
+      expect((switchOf(plan.actions).status.versions as { id: string }[]).map((v) => v.id)).toEqual(['v1', 'v2']);
+      expect((statusOf(plan.actions)?.events as unknown[])[0]).toMatchObject({
+        data: { version: 'v2', action: 'rematerialize', previous_end: '2023-12-31' },
+      });
+    });
+
+    it('a plan made from a stale Dataset is refused with 409, and the replan from a fresh read keeps the version the other run wrote', async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'stratus-finish-'));
+      const cluster = await openEmbeddedCluster({ dataDir });
+      try {
+        const v1 = version('v1', '2023-12-01', '2023-12-31');
+        await cluster.create(datasetKind, {
+          apiVersion: API_VERSION,
+          kind: 'Dataset',
+          metadata: { name: 'sample', namespace: 'default' },
+          spec: dataset([]).spec,
+        });
+        await cluster.patchStatus(
+          datasetKind,
+          'sample',
+          { type: 'merge', body: { status: { currentVersion: 'v1', versions: [v1] } } },
+          'default',
+        );
+        const stale = (await cluster.get<Dataset>(datasetKind, 'sample', 'default'))!;
+        // Another run switches the dataset to v2 after this one read it.
+        const other = stepPlan(
+          finish,
+          run({ phase: 'running', attempt: 1 }),
+          observe({ dataset: stale, job: succeeded('v2', '2024-01-01', '2024-01-31') }),
+        )!;
+        await cluster.patchStatus(
+          datasetKind,
+          'sample',
+          { type: 'merge', body: { status: switchOf(other.actions).status } },
+          'default',
+        );
+
+        const planFrom = (read: Dataset) =>
+          stepPlan(
+            finish,
+            run({ phase: 'running', attempt: 1 }),
+            observe({ dataset: read, job: succeeded('v3', '2024-02-01', '2024-02-29') }),
+          )!;
+        const onlySwitch = (plan: ReturnType<typeof planFrom>) => ({ ...plan, actions: [switchOf(plan.actions)] });
+        const refused = await applyPlan(cluster, datasetKind, stale, onlySwitch(planFrom(stale)), now).catch(
+          (err: unknown) => err,
+        );
+        expect(isApiError(refused, 'Conflict')).toBe(true);
+        expect((await cluster.get<Dataset>(datasetKind, 'sample', 'default'))!.status?.currentVersion).toBe('v2');
+
+        const fresh = (await cluster.get<Dataset>(datasetKind, 'sample', 'default'))!;
+        await applyPlan(cluster, datasetKind, fresh, onlySwitch(planFrom(fresh)), now);
+        const status = (await cluster.get<Dataset>(datasetKind, 'sample', 'default'))!.status!;
+        expect(status.currentVersion).toBe('v3');
+        // Two versions are retained: without the precondition the stale plan would have kept v1 and lost v2.
+        expect(status.versions!.map((v) => v.id)).toEqual(['v2', 'v3']);
+      } finally {
+        await cluster.close();
+        await rm(dataDir, { recursive: true, force: true });
+      }
     });
   });
 });

@@ -48,7 +48,10 @@ function finishRaster(context: StepContext): Transition {
     });
   const { datasetId, version, thumbnail, action } = parsed.data;
   const dataset = observed.dataset;
-  const previous = currentVersionOf(dataset);
+  // A replan after the switch was written but the run's status was not sees this version already current.
+  const retained = (dataset?.status?.versions ?? []).filter((v) => v.id !== version.id);
+  const current = currentVersionOf(dataset);
+  const previous = current?.id === version.id ? retained.at(-1) : current;
   const event: JobEvent = {
     type: 'dataset.updated',
     source: `/datasets/${datasetId}`,
@@ -69,9 +72,11 @@ function finishRaster(context: StepContext): Transition {
     ref: datasetKind,
     name: datasetId,
     namespace: run.metadata.namespace,
+    // The versions list is computed from the Dataset as read: written only if nobody changed it since.
+    resourceVersion: dataset?.metadata.resourceVersion,
     status: {
       currentVersion: version.id,
-      versions: [...(dataset?.status?.versions ?? []), version].slice(-RETAINED_VERSIONS),
+      versions: [...retained, version].slice(-RETAINED_VERSIONS),
       extent: version.coverage,
       lastUpdated: version.createdAt,
       ...(thumbnail && { thumbnail }),

@@ -130,6 +130,13 @@ describe('ingestion runs end to end (embedded)', () => {
     ];
     const [first, second] = one.status!.startedAt! < two.status!.startedAt! ? [one, two] : [two, one];
     expect(second.status!.startedAt! >= first.status!.finishedAt!).toBe(true);
+    // Each run's switch was computed from the Dataset the other had just switched: both versions are kept.
+    const dataset = await cluster.get<Dataset>(datasetKind, 'sample', 'default');
+    expect(dataset?.status?.versions?.map((v) => v.id)).toEqual([
+      first.status?.result?.version,
+      second.status?.result?.version,
+    ]);
+    expect(dataset?.status?.currentVersion).toBe(second.status?.result?.version);
   });
 
   it('retries a flaky attempt and succeeds, with the result in status', async () => {
