@@ -136,7 +136,16 @@ async function run(task: string, input: unknown): Promise<boolean> {
   }
 }
 
+/** How long a worker whose runner died may take to stop between units of work before it ends anyway. */
+const ORPHAN_GRACE_MS = 2_000;
+
 if (viaIpc) {
+  // The runner is gone (its process was killed): nobody can record this attempt any more, and the runner's
+  // successor starts the attempt again on the same staging directory. Stop writing now.
+  process.once('disconnect', () => {
+    controller.abort();
+    setTimeout(() => process.exit(1), ORPHAN_GRACE_MS).unref();
+  });
   process.on('message', (message: ToWorker) => {
     if (message.type === 'cancel') controller.abort();
     if (message.type === 'start') void run(message.task, message.input).then((ok) => exit(ok ? 0 : 1));

@@ -9,21 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { API_VERSION } from '../../core/resources/registry.ts';
 import { build } from '../../api-server/test/build.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
-
-/** mulberry32: small, fast and good enough to pick cases; the seed makes a failure reproducible. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEGMENTS = [
   'sample',
@@ -139,7 +128,7 @@ describe('the HTTP API under fuzzing from its OpenAPI description', () => {
     const operations = operationsOf((await app.inject({ url: '/openapi.json' })).json());
     expect(operations.length).toBeGreaterThan(30);
 
-    const next = random(SEED);
+    const next = seededRandom(SEED);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
     const statuses = new Map<number, number>();
     const failures: string[] = [];

@@ -1,0 +1,331 @@
+/**
+ * The crash suite: kill -9 of a worker, and of the whole embedded server, at seeded random moments of an
+ * ingestion, a sync and a feature refresh. After each kill, what readers were served before is served unchanged
+ * until a new version is published; the run completes (retried by the operator, or started again when a refresh
+ * allows no retry); the new version is served whole, read back by independent readers (Python xarray, parquet-wasm);
+ * and nothing staged is left under the store. `STRATUS_CRASH_SEED` replays a run's kill moments (what they hit
+ * still depends on timing), `STRATUS_CRASH_ROUNDS` sets how many; the seed and the counts are printed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { tableFromIPC } from 'apache-arrow';
+import { readParquet } from 'parquet-wasm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.ts';
+import { python } from '../support/python.ts';
+import { seededRandom } from '../support/seeded-random.ts';
+
+const SEED = Number(process.env.STRATUS_CRASH_SEED ?? Date.now() % 2 ** 31);
+/** Each round kills once per run kind and target; two rounds take about a minute here. */
+const ROUNDS = Number(process.env.STRATUS_CRASH_ROUNDS ?? 2);
+const next = seededRandom(SEED);
+const root = resolve(import.meta.dirname, '../..');
+const WORKER = 'operator/worker/main.ts';
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
+/** `node cmd/stratus.ts embedded` on `dataDir`, as `make run` starts it, with the example resources. */
+async function startServer(dataDir: string): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'cmd/stratus.ts'),
+      'embedded',
+      ...['--data-dir', dataDir, '--port', '0'],
+      ...['--manifests', join(root, 'manifests/data-sources'), '--manifests', join(root, 'manifests/examples')],
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const url = await eventually(async () => /landing page +(\S+)\/\n/.exec(out)?.[1], { timeoutMs: 60_000 });
+  return { url, child, exited };
+}
+
+/** The worker processes `parent` runs: its children that run the worker entry point. */
+async function workerPids(parent: number): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent && (await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(WORKER))
+        pids.push(Number(entry));
+    } catch {
+      // The process ended while it was being read.
+    }
+  }
+  return pids;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const digest = (bytes: ArrayBuffer) => createHash('sha256').update(new Uint8Array(bytes)).digest('hex');
+
+async function fetchBytes(url: string): Promise<ArrayBuffer> {
+  const response = await fetch(url);
+  if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+  return response.arrayBuffer();
+}
+
+/** What readers are served of the sample dataset and the sample districts: the versions, and their bytes. */
+async function served(url: string) {
+  const dataset = (await (await fetch(`${url}/datasets/sample`)).json()) as { last_updated: string };
+  const features = (await (await fetch(`${url}/features/sample-districts`)).json()) as { last_updated?: string };
+  return {
+    datasetUpdated: dataset.last_updated,
+    zmetadata: digest(await fetchBytes(`${url}/zarr/sample/.zmetadata`)),
+    firstChunk: digest(await fetchBytes(`${url}/zarr/sample/value/0.0.0`)),
+    featuresUpdated: features.last_updated,
+    parquet: digest(await fetchBytes(`${url}/features/sample-districts/data.parquet`)),
+  };
+}
+
+interface JobRecord {
+  status: string;
+  attempt: number;
+  error: { type: string } | null;
+  result: { version?: string } | null;
+}
+
+async function post(url: string, path: string, body: unknown): Promise<string> {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', prefer: 'respond-async' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status, await response.clone().text()).toBe(202);
+  return ((await response.json()) as { jobID: string }).jobID;
+}
+
+const job = async (url: string, id: string) =>
+  (await (await fetch(`${url}/ingestions/jobs/${id}`)).json()) as JobRecord;
+
+/** The run's record once it ended, or once it waits for a retry (whose backoff is a minute: DESIGN.md §4). */
+const settled = (url: string, id: string) =>
+  eventually(
+    async () => {
+      const record = await job(url, id);
+      return ['successful', 'failed', 'cancelled', 'retrying'].includes(record.status) ? record : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
+
+/** A run kind the suite crashes: how to start it, and how long its worker runs here, roughly. */
+interface RunKind {
+  name: 'ingestion' | 'sync' | 'feature refresh';
+  /** Makes sure the run has work to do (a sync has none once the store reaches the last period). */
+  prepare?: (url: string) => Promise<void>;
+  start: (url: string) => Promise<string>;
+  /** Kill moments are drawn in [0, this) after the worker process appears. */
+  killWindowMs: number;
+}
+
+const kinds: RunKind[] = [
+  {
+    name: 'ingestion',
+    start: (url) =>
+      post(url, '/ingestions', { dataset_id: 'sample', start: '2023-01-01', end: '2024-12-31', overwrite: true }),
+    killWindowMs: 2_000,
+  },
+  {
+    name: 'sync',
+    prepare: async (url) => {
+      const id = await post(url, '/ingestions', {
+        dataset_id: 'sample',
+        start: '2024-01-01',
+        end: '2024-12-31',
+        overwrite: true,
+      });
+      expect((await settled(url, id)).status).toBe('successful');
+    },
+    start: (url) => post(url, '/sync/sample', {}),
+    killWindowMs: 1_500,
+  },
+  {
+    name: 'feature refresh',
+    start: (url) => post(url, '/features/sample-districts/refresh', {}),
+    killWindowMs: 800,
+  },
+];
+
+const counts = {
+  workerKills: 0,
+  serverKills: 0,
+  /** Kills drawn after the worker had already ended: the run finished first. */
+  missed: 0,
+  /** Runs whose attempt the restarted server started again, completing without a failed attempt. */
+  completedAfterRestart: 0,
+  startedAgain: 0,
+  orphanWorkersLeft: 0,
+};
+
+let dataDir: string;
+let server: Server;
+
+/** Waits for the worker of the run just started, then kills it (or the server) after a seeded delay. */
+async function killDuringRun(kind: RunKind, target: 'worker' | 'server'): Promise<{ worker: number; killed: boolean }> {
+  const [worker] = await eventually(
+    async () => {
+      const pids = await workerPids(server.child.pid!);
+      return pids.length > 0 ? pids : undefined;
+    },
+    { timeoutMs: 20_000, intervalMs: 5 },
+  );
+  await sleep(Math.floor(next() * kind.killWindowMs));
+  const victim = target === 'worker' ? worker! : server.child.pid!;
+  const killed = alive(worker!) && alive(victim);
+  if (killed) process.kill(victim, 'SIGKILL');
+  return { worker: worker!, killed };
+}
+
+/** No directory of a version being written, and no temporary file, anywhere under the store. */
+async function leftovers(): Promise<string[]> {
+  const store = join(dataDir, 'store');
+  const found: string[] = [];
+  for (const entry of await readdir(store, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name).slice(store.length + 1);
+    const insideStaging = /(^|\/)staging\/./.test(path);
+    if (insideStaging || /\.tmp|\.partial|~$/.test(entry.name)) found.push(path);
+  }
+  return found;
+}
+
+/** A version of the sample dataset read by xarray from its directory: its periods and its share of finite values. */
+async function readByXarray(version: string): Promise<{ times: number; first: string; last: string; finite: number }> {
+  return python(
+    [
+      'import json, sys, numpy, xarray',
+      'ds = xarray.open_zarr(sys.argv[1], consolidated=True)',
+      't = ds["time"].values',
+      'v = ds["value"].values',
+      'print(json.dumps({"times": int(t.size), "first": str(t[0])[:10], "last": str(t[-1])[:10],',
+      '  "finite": float(numpy.isfinite(v).mean())}))',
+    ].join('\n'),
+    [join(dataDir, 'store/datasets/sample/versions', version)],
+  );
+}
+
+/** Rows of the served GeoParquet file, read by parquet-wasm and Arrow. */
+async function featureRows(): Promise<number> {
+  const bytes = new Uint8Array(await fetchBytes(`${server.url}/features/sample-districts/data.parquet`));
+  return tableFromIPC(readParquet(bytes).intoIPCStream()).numRows;
+}
+
+describe(`crash suite (seed ${SEED}; replay with STRATUS_CRASH_SEED=${SEED})`, () => {
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'stratus-crash-'));
+    server = await startServer(dataDir);
+    // The examples' first ingestion and districts refresh are what readers are served before any crash.
+    await eventually(async () => (await served(server.url).catch(() => undefined)) ?? undefined, {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    server?.child.kill('SIGKILL');
+    await server?.exited;
+    console.log(`crash suite, seed ${SEED}: ${JSON.stringify(counts)}`);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const kind of kinds) {
+      for (const target of ['worker', 'server'] as const) {
+        it(`round ${round}: kill -9 of the ${target} during a ${kind.name}`, async () => {
+          await kind.prepare?.(server.url);
+          const before = await served(server.url);
+          const id = await kind.start(server.url);
+          const { worker, killed } = await killDuringRun(kind, target);
+          if (!killed) counts.missed++;
+          else if (target === 'worker') counts.workerKills++;
+          else counts.serverKills++;
+
+          if (target === 'server' && killed) {
+            await server.exited;
+            // The orphaned worker stops writing: its runner is gone and a successor will start the attempt again.
+            const gone = await eventually(async () => !alive(worker) || undefined, { timeoutMs: 10_000 }).catch(
+              () => false,
+            );
+            if (!gone) counts.orphanWorkersLeft++;
+            expect(gone, `worker ${worker} outlived its server`).toBe(true);
+            server = await startServer(dataDir);
+          }
+          if (killed) {
+            // Until the run publishes, readers get exactly what they got before the crash.
+            const during = await eventually(
+              async () => (await served(server.url).catch(() => undefined)) ?? undefined,
+              {
+                timeoutMs: 30_000,
+                intervalMs: 100,
+              },
+            );
+            if (during.datasetUpdated === before.datasetUpdated) {
+              expect([during.zmetadata, during.firstChunk]).toEqual([before.zmetadata, before.firstChunk]);
+            }
+            if (during.featuresUpdated === before.featuresUpdated) expect(during.parquet).toBe(before.parquet);
+          }
+
+          let record = await settled(server.url, id);
+          if (record.status === 'retrying') {
+            // The crash failed the attempt and the next one waits out its backoff; a person would rather cancel the
+            // run and start it again than wait, and that must work too.
+            expect(record.error?.type).toBe('WorkerCrashed');
+            expect((await fetch(`${server.url}/ingestions/jobs/${id}`, { method: 'DELETE' })).status).toBe(202);
+            await eventually(async () => (await job(server.url, id)).status === 'cancelled' || undefined, {
+              timeoutMs: 20_000,
+              intervalMs: 100,
+            });
+            counts.startedAgain++;
+            record = await settled(server.url, await kind.start(server.url));
+          } else if (record.status === 'failed') {
+            // A refresh allows one attempt (it should fail in seconds): the crash fails it, and it can be started again.
+            expect(record.error?.type).toBe('WorkerCrashed');
+            counts.startedAgain++;
+            record = await settled(server.url, await kind.start(server.url));
+          } else if (killed) counts.completedAfterRestart++;
+          expect(record.status, JSON.stringify(record)).toBe('successful');
+
+          const after = await served(server.url);
+          if (kind.name === 'feature refresh') {
+            expect(after.featuresUpdated).not.toBe(before.featuresUpdated);
+            expect(await featureRows()).toBeGreaterThan(0);
+          } else {
+            expect(after.datasetUpdated).not.toBe(before.datasetUpdated);
+            expect(record.result?.version).toBeTruthy();
+            const read = await readByXarray(record.result!.version!);
+            const { extent } = (await (await fetch(`${server.url}/datasets/sample`)).json()) as {
+              extent: { temporal: { start: string; end: string } };
+            };
+            expect({ first: read.first, last: read.last }).toEqual({
+              first: extent.temporal.start,
+              last: extent.temporal.end,
+            });
+            const days = (Date.parse(extent.temporal.end) - Date.parse(extent.temporal.start)) / 86_400_000 + 1;
+            expect(read.times).toBe(days);
+            expect(read.finite).toBe(1);
+          }
+          expect(await leftovers()).toEqual([]);
+        }, 120_000);
+      }
+    }
+  }
+});
