@@ -11,7 +11,6 @@ describe('API server', () => {
     // Later areas add write routes; the guard must hold for routes registered after it.
     app.post('/widgets', async () => ({ ok: true }));
     app.delete('/widgets/:id', async () => ({ ok: true }));
-    app.post('/result', async () => ({ computed: 42 }));
     for (const [method, url] of [
       ['POST', '/widgets'],
       ['DELETE', '/widgets/x'],
@@ -26,7 +25,9 @@ describe('API server', () => {
         detail: `This instance is read-only: ${method} ${url} is refused.`,
       });
     }
-    expect((await app.inject({ method: 'POST', url: '/result' })).json()).toEqual({ computed: 42 });
+    const sum = { s: { process_id: 'sum', arguments: { data: [40, 2] }, result: true } };
+    const result = await app.inject({ method: 'POST', url: '/result', payload: { process: { process_graph: sum } } });
+    expect(result.json()).toBe(42);
     expect((await app.inject({ url: '/datasets' })).statusCode).toBe(200);
   });
 

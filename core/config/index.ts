@@ -93,6 +93,11 @@ const valueSchemas: Record<string, z.ZodType> = {
   'linked_accounts.relogin_url': url,
   'logging.file.max_size': size,
   'logging.file.max_archives': nonNegativeInt,
+  'processing.sync.timeout': positiveSeconds,
+  'processing.sync.max_cells': z
+    .string()
+    .regex(/^[1-9]\d*$/, { message: 'must be a whole number, 1 or more' })
+    .transform((v) => Number(v)),
   'changelog.aggregate': onOff,
 };
 
@@ -140,6 +145,8 @@ export interface InstanceConfig {
     /** By module (core/logging/modules.ts). */
     levels: Partial<Record<string, LogLevel>>;
   };
+  /** Limits of a synchronous openEO run (`POST /result`): its wall time, and the cells it may hold or return. */
+  processing: { sync: { timeoutMs: number; maxCells: number } };
   changelog: { aggregate: boolean };
   /** Warnings to log at startup: unknown keys with the closest valid key, a missing server.base.url. */
   warnings: string[];
@@ -267,6 +274,12 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
       rollSizeBytes: Math.min(maxSizeBytes, LOG_FILE_CAP_BYTES),
       maxArchives: get('logging.file.max_archives', 0),
       levels,
+    },
+    processing: {
+      sync: {
+        timeoutMs: get('processing.sync.timeout', 60) * 1000,
+        maxCells: get('processing.sync.max_cells', 20_000_000),
+      },
     },
     changelog: { aggregate: get('changelog.aggregate', true) },
     warnings,

@@ -28,6 +28,8 @@ export const exactKeys = [
   'linked_accounts.relogin_url',
   'logging.file.max_size',
   'logging.file.max_archives',
+  'processing.sync.timeout',
+  'processing.sync.max_cells',
   'changelog.aggregate',
 ] as const;
 

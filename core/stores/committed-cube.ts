@@ -24,7 +24,7 @@ export class CommittedCubeError extends Error {
 }
 
 /** `days since 1970-01-01` or `hours since 1970-01-01T00:00:00`, as the writers store the time axis. */
-function timeUnit(units: unknown): { step: number; epoch: number } {
+export function timeUnit(units: unknown): { step: number; epoch: number } {
   const m =
     typeof units === 'string' ? /^(hours|days) since (\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2})?)$/.exec(units) : null;
   if (!m) throw new CommittedCubeError(`unsupported time units ${JSON.stringify(units)}`);

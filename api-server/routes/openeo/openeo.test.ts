@@ -28,11 +28,15 @@ describe('openEO discovery', () => {
     });
   });
 
-  it('lists as input formats only what the providers read, and no output format without an engine', async () => {
+  it('lists as input formats only what the providers read, and as output what save_result writes', async () => {
     const { app } = await build();
     const formats = (await app.inject({ url: '/file_formats' })).json();
     expect(Object.keys(formats.input)).toEqual(['GTiff', 'Zarr']);
-    expect(formats.output).toEqual({});
+    expect(Object.keys(formats.output)).toEqual(['JSON']);
+    expect(formats.output.JSON).toMatchObject({
+      gis_data_types: ['raster', 'vector', 'table', 'other'],
+      parameters: {},
+    });
     expect(formats.input.GTiff).toMatchObject({ gis_data_types: ['raster'], parameters: {} });
   });
 

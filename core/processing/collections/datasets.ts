@@ -1,0 +1,33 @@
+/**
+ * `load_collection` over the managed datasets: a collection id is a Dataset's name (as `/collections` lists it),
+ * opened at the version readers are served (`status.currentVersion`), in the API server and the worker alike.
+ */
+import type { Cluster } from '../../cluster/port.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../resources/dataset/schema.ts';
+import { isSafeName, storeFile } from '../../stores/layout.ts';
+import { openVersionStore } from '../../stores/version-store.ts';
+import type { CollectionResolver } from '../services.ts';
+import { openStoredCube } from './stored-cube.ts';
+
+export interface DatasetCollectionsOptions {
+  cluster: Cluster;
+  namespace: string;
+  storageRoot: string;
+}
+
+export function datasetCollections({ cluster, namespace, storageRoot }: DatasetCollectionsOptions): CollectionResolver {
+  return {
+    async open(id) {
+      if (!isSafeName(id)) return undefined;
+      const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
+      const version = currentVersionOf(dataset);
+      if (!dataset || !version || (dataset.spec.format !== 'zarr' && dataset.spec.format !== 'icechunk'))
+        return undefined;
+      const store = await openVersionStore(storeFile(storageRoot, version.path), version.snapshot);
+      return {
+        cube: await openStoredCube(store),
+        properties: { version: version.id, created: version.createdAt, format: dataset.spec.format },
+      };
+    },
+  };
+}

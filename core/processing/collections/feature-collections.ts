@@ -1,0 +1,35 @@
+/**
+ * `load_features` over the managed feature collections: a `FeatureCollection` resource's served GeoParquet file
+ * (`status.path`), read into GeoJSON features in their stored CRS.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Cluster } from '../../cluster/port.ts';
+import { STORED_CRS } from '../../features/crs.ts';
+import { readGeoParquetDocument } from '../../features/geoparquet-read.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../resources/feature-collection/schema.ts';
+import { isSafeName, storeFile } from '../../stores/layout.ts';
+import { featuresOfArgument } from '../values/geojson.ts';
+import type { FeatureCollectionResolver } from '../services.ts';
+
+export interface StoredFeatureCollectionsOptions {
+  cluster: Cluster;
+  namespace: string;
+  storageRoot: string;
+}
+
+export function storedFeatureCollections({
+  cluster,
+  namespace,
+  storageRoot,
+}: StoredFeatureCollectionsOptions): FeatureCollectionResolver {
+  return {
+    async get(id) {
+      if (!isSafeName(id)) return undefined;
+      const collection = await cluster.get<FeatureCollection>(featureCollectionKind, id, namespace);
+      const path = collection?.status?.path;
+      if (!path) return undefined;
+      const { document, crs } = await readGeoParquetDocument(await readFile(storeFile(storageRoot, path)), id);
+      return { features: featuresOfArgument(document, 'load_features', 'id'), crs: crs ?? STORED_CRS };
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * A stored raster version (a Zarr directory, or an Icechunk snapshot, read through the same Zarr keys) as a lazy
+ * data cube for `load_collection`: dimensions `t`, `bands`, `y`, `x` as openEO names them, labels from the store's
+ * own coordinates, and chunks read and decoded only when a process reads them, one stored chunk per cube chunk.
+ */
+import { timeUnit } from '../../stores/committed-cube.ts';
+import type { ReadableStore } from '../../stores/store.ts';
+import { readZarrGroup, ZarrFormatError, type ZarrArray } from '../../stores/zarr/metadata.ts';
+import { readChunk, readVector } from '../../stores/zarr/read.ts';
+import { DataCube, type ChunkArray, type CubeDtype, type CubeSource } from '../cube/cube.ts';
+import type { Dimension } from '../cube/dimension.ts';
+
+/** The grid's reference system: the writers store every raster on EPSG:4326 `lat`/`lon` axes. */
+const STORED_CRS = 'EPSG:4326';
+
+/** The data variable: the one array over (time, lat, lon), as the writers store it (`core/stores/cf.ts`). */
+function dataVariable(arrays: ZarrArray[]): ZarrArray {
+  const found = arrays.filter((a) => a.dimensions.join(',') === 'time,lat,lon');
+  if (found.length !== 1) throw new ZarrFormatError(`the store holds ${found.length} arrays over (time, lat, lon)`);
+  return found[0]!;
+}
+
+async function coordinate(store: ReadableStore, array: ZarrArray | undefined, name: string) {
+  if (!array) throw new ZarrFormatError(`the store has no ${name} coordinate`);
+  const values = await readVector(store, array);
+  if (!values) throw new ZarrFormatError(`coordinate ${name} has chunks missing`);
+  return values;
+}
+
+/** RFC 3339 without milliseconds, as openEO clients show temporal labels. */
+const instant = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+function spatial(axis: 'x' | 'y', labels: Float64Array): Dimension {
+  return {
+    name: axis,
+    type: 'spatial',
+    axis,
+    labels: Array.from(labels),
+    crs: STORED_CRS,
+    ...(labels.length > 1 && { step: labels[1]! - labels[0]! }),
+  };
+}
+
+/** The cube of the Zarr group `store` holds; a ZarrFormatError when it is not laid out as the writers lay it. */
+export async function openStoredCube(store: ReadableStore): Promise<DataCube> {
+  const group = await readZarrGroup(store);
+  if (!group) throw new ZarrFormatError('the version holds no Zarr group');
+  // The writers always consolidate: the arrays are listed, so the data variable can be found among them.
+  if (!group.consolidated) throw new ZarrFormatError('the version has no consolidated metadata');
+  const variable = dataVariable(Object.values(group.arrays));
+  const read = (name: string) => coordinate(store, group.arrays[name], name);
+  const [time, lat, lon] = await Promise.all([read('time'), read('lat'), read('lon')]);
+  const { step, epoch } = timeUnit(group.arrays.time?.attributes.units);
+  const dimensions: Dimension[] = [
+    {
+      name: 't',
+      type: 'temporal',
+      labels: Array.from(time as BigInt64Array, (v) => instant(epoch + Number(v) * step)),
+    },
+    { name: 'bands', type: 'bands', labels: [variable.name] },
+    spatial('y', lat as Float64Array),
+    spatial('x', lon as Float64Array),
+  ];
+  return new DataCube(storedSource(store, variable, dimensions));
+}
+
+function storedSource(store: ReadableStore, array: ZarrArray, dimensions: Dimension[]): CubeSource {
+  const dtype: CubeDtype = array.dataType === 'float32' ? 'float32' : 'float64';
+  const [ct, cy, cx] = array.chunks as [number, number, number];
+  const [nt, ny, nx] = array.shape as [number, number, number];
+  const fill = array.fillValue;
+  return {
+    metadata: { dimensions, dtype, cellType: 'number', chunkShape: [ct, 1, cy, cx] },
+    async readChunk(index: readonly number[], signal?: AbortSignal): Promise<ChunkArray> {
+      signal?.throwIfAborted();
+      const [it, , iy, ix] = index as [number, number, number, number];
+      // The stored chunk has its full shape; the cube's chunk is clipped at the cube's edge.
+      const [lt, ly, lx] = [Math.min(ct, nt - it * ct), Math.min(cy, ny - iy * cy), Math.min(cx, nx - ix * cx)];
+      const out = dtype === 'float32' ? new Float32Array(lt * ly * lx) : new Float64Array(lt * ly * lx);
+      const stored = await readChunk(store, array, [it, iy, ix]);
+      if (!stored) return out.fill(NaN);
+      for (let t = 0; t < lt; t++)
+        for (let y = 0; y < ly; y++) {
+          const from = (t * cy + y) * cx;
+          const to = (t * ly + y) * lx;
+          for (let x = 0; x < lx; x++) {
+            const v = Number(stored[from + x]);
+            // Nodata is NaN in every cube (docs/processing.md).
+            out[to + x] = fill !== null && v === fill ? NaN : v;
+          }
+        }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * `POST /result` end to end, in embedded mode on the sample data: graphs over the served Zarr version and the
+ * served districts, checked against Python xarray (and shapely for the districts) reading the same store, the
+ * openEO JavaScript client's `computeResult`, and the refusals and limits.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OpenEO } from '@openeo/js-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmbedded } from '../../cmd/embedded.ts';
+import { readGeoParquetDocument } from '../../core/features/geoparquet-read.ts';
+import type { CubeJson } from '../../core/processing/results/json.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
+import { startEmbedded } from '../support/embedded.ts';
+import { eventually } from '../support/eventually.ts';
+import { python } from '../support/python.ts';
+
+let dataDir: string;
+let running: RunningEmbedded;
+let store: string;
+
+const BBOX = { west: -12, south: 8, east: -11, north: 9 };
+
+const result = (processGraph: Record<string, unknown>) =>
+  fetch(`${running.url}/result`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ process: { process_graph: processGraph } }),
+  });
+
+const load = (temporal: [string, string], spatial: unknown = BBOX) => ({
+  process_id: 'load_collection',
+  arguments: { id: 'sample', spatial_extent: spatial, temporal_extent: temporal },
+});
+
+describe('POST /result over the served stores (embedded)', () => {
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'stratus-result-'));
+    running = await startEmbedded(dataDir);
+    const dataset = await eventually(
+      async () => {
+        const found = await running.cluster.get<Dataset>(datasetKind, 'sample', 'default');
+        return currentVersionOf(found) ? found : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    store = join(dataDir, 'store', currentVersionOf(dataset)!.path);
+    await eventually(
+      async () => (await fetch(`${running.url}/features/sample-districts/data.parquet`)).status === 200 || undefined,
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+  }, 90_000);
+
+  afterAll(async () => {
+    await running?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('answers a temporal mean over a bounding box as xarray computes it from the served store', async () => {
+    const response = await result({
+      load: load(['2024-01-01', '2024-01-11']),
+      mean: {
+        process_id: 'reduce_dimension',
+        arguments: {
+          data: { from_node: 'load' },
+          dimension: 't',
+          reducer: {
+            process_graph: {
+              m: { process_id: 'mean', arguments: { data: { from_parameter: 'data' } }, result: true },
+            },
+          },
+        },
+      },
+      save: {
+        process_id: 'save_result',
+        arguments: { data: { from_node: 'mean' }, format: 'JSON' },
+        result: true,
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const cube = (await response.json()) as CubeJson;
+    expect(cube.dimensions.map((d) => d.name)).toEqual(['bands', 'y', 'x']);
+    const expected = await python<{ lat: number[]; lon: number[]; mean: number[][] }>(
+      [
+        'import json, sys, xarray',
+        'ds = xarray.open_zarr(sys.argv[1], consolidated=True)',
+        // Left-closed: the 11th is not in the interval; pixel centres on the box's edges are in it.
+        'v = ds["value"].sel(time=slice("2024-01-01", "2024-01-10"), lat=slice(9, 8), lon=slice(-12, -11))',
+        'm = v.mean("time")',
+        'print(json.dumps({"lat": v.lat.values.tolist(), "lon": v.lon.values.tolist(), "mean": m.values.tolist()}))',
+      ].join('\n'),
+      [store],
+    );
+    expect(cube.dimensions[1]!.labels).toEqual(expected.lat);
+    expect(cube.dimensions[2]!.labels).toEqual(expected.lon);
+    const [band] = cube.data as number[][][];
+    expect(band!.length).toBe(expected.mean.length);
+    band!.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(expected.mean[i]![j]!, 4)));
+  });
+
+  it('aggregates over the served districts, through the openEO JavaScript client, as shapely and xarray do', async () => {
+    const connection = await OpenEO.connect(running.url);
+    // The builder's process methods are made at run time from /processes; `process()` is their typed form.
+    const builder = await connection.buildProcess('districts');
+    const cube = builder.process('load_collection', {
+      id: 'sample',
+      spatial_extent: null,
+      temporal_extent: ['2024-01-01', '2024-01-04'],
+    });
+    const districts = builder.process('load_features', { id: 'sample-districts' });
+    const means = builder.process('aggregate_spatial', {
+      data: cube,
+      geometries: districts,
+      // A callback gets its parameters (data, context) and then the builder of its own graph.
+      reducer: (data: unknown, _context: unknown, child: typeof builder) => child.process('mean', { data }),
+    });
+    const saved = builder.process('save_result', { data: means, format: 'JSON' });
+    const { data } = await connection.computeResult(saved);
+    const chunks: Buffer[] = [];
+    for await (const chunk of data as AsyncIterable<Buffer>) chunks.push(chunk);
+    const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as CubeJson;
+    const geometry = answer.dimensions.findIndex((d) => d.type === 'geometry');
+    expect(geometry).toBeGreaterThanOrEqual(0);
+
+    const collection = await running.cluster.get<FeatureCollection>(
+      featureCollectionKind,
+      'sample-districts',
+      'default',
+    );
+    const parquet = await readFile(join(dataDir, 'store', collection!.status!.path!));
+    const { document } = await readGeoParquetDocument(parquet, 'sample-districts');
+    const geojson = join(dataDir, 'districts.geojson');
+    await writeFile(geojson, JSON.stringify(document));
+    const expected = await python<{ t: string[]; means: (number | null)[][] }>(
+      [
+        'import json, sys, numpy, xarray',
+        'from shapely.geometry import Point, shape',
+        'from shapely.prepared import prep',
+        'ds = xarray.open_zarr(sys.argv[1], consolidated=True)',
+        'v = ds["value"].sel(time=slice("2024-01-01", "2024-01-03"))',
+        'lat, lon = v.lat.values, v.lon.values',
+        'features = json.load(open(sys.argv[2]))["features"]',
+        'means = []',
+        'for f in features:',
+        '    g = prep(shape(f["geometry"]))',
+        '    mask = numpy.array([[g.contains(Point(x, y)) for x in lon] for y in lat])',
+        '    means.append([float(numpy.nanmean(v.values[t][mask])) if mask.any() else None for t in range(v.sizes["time"])])',
+        'print(json.dumps({"t": [str(t)[:10] for t in v.time.values], "means": means}))',
+      ].join('\n'),
+      [store, geojson],
+    );
+    expect(expected.means.flat().filter((v) => v !== null).length).toBeGreaterThan(expected.means.length);
+    // The answer's dimensions: the geometry, the time, the band, in some order; read it by labels.
+    const names = answer.dimensions.map((d) => d.name);
+    const at = (values: unknown, index: Record<string, number>) =>
+      names.reduce((v, name) => (v as unknown[])[index[name] ?? 0], values) as number | null;
+    const t = answer.dimensions.find((d) => d.type === 'temporal')!;
+    expect(t.labels.map((l) => String(l).slice(0, 10))).toEqual(expected.t);
+    expected.means.forEach((series, g) =>
+      series.forEach((mean, i) => {
+        const value = at(answer.data, { [names[geometry]!]: g, [t.name]: i });
+        if (mean === null) expect(value).toBeNull();
+        else expect(value).toBeCloseTo(mean, 4);
+      }),
+    );
+  });
+
+  it('refuses with openEO bodies: no graph, an unknown collection, an unknown process', async () => {
+    const missing = await fetch(`${running.url}/result`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ process: {} }),
+    });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ code: 'ProcessGraphMissing', links: [] });
+
+    const nowhere = await result({
+      load: {
+        process_id: 'load_collection',
+        arguments: { id: 'no-such', spatial_extent: null, temporal_extent: null },
+        result: true,
+      },
+    });
+    expect(nowhere.status).toBe(404);
+    expect(await nowhere.json()).toMatchObject({
+      code: 'CollectionNotFound',
+      message: expect.stringContaining("node 'load'"),
+    });
+
+    const unsupported = await result({ x: { process_id: 'no_such_process', arguments: {}, result: true } });
+    expect(unsupported.status).toBe(400);
+    expect(await unsupported.json()).toMatchObject({ code: 'ProcessUnsupported' });
+  });
+});
