@@ -101,6 +101,65 @@ describe('POST /result over the served stores (embedded)', () => {
     band!.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(expected.mean[i]![j]!, 4)));
   });
 
+  it('answers a GeoTIFF that GDAL reads with the grid and the values xarray computes', async () => {
+    const response = await result({
+      load: load(['2024-01-01', '2024-01-11']),
+      max: {
+        process_id: 'reduce_dimension',
+        arguments: {
+          data: { from_node: 'load' },
+          dimension: 't',
+          reducer: {
+            process_graph: {
+              m: { process_id: 'max', arguments: { data: { from_parameter: 'data' } }, result: true },
+            },
+          },
+        },
+      },
+      save: { process_id: 'save_result', arguments: { data: { from_node: 'max' }, format: 'GTiff' }, result: true },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/tiff; application=geotiff');
+    expect(response.headers.get('content-disposition')).toBe('inline; filename="result.tif"');
+    const tiff = join(dataDir, 'result.tif');
+    await writeFile(tiff, new Uint8Array(await response.arrayBuffer()));
+    const read = await python<{
+      epsg: string;
+      transform: number[];
+      size: number[];
+      equal: boolean;
+      nodata: string;
+      centres: { west: number; north: number; columns: number; rows: number };
+    }>(
+      [
+        'import json, sys, numpy, xarray',
+        'from osgeo import gdal, osr',
+        'gdal.UseExceptions()',
+        'd = gdal.Open(sys.argv[1])',
+        'srs = osr.SpatialReference(wkt=d.GetProjection())',
+        'band = d.GetRasterBand(1)',
+        'tif = band.ReadAsArray()',
+        'ds = xarray.open_zarr(sys.argv[2], consolidated=True)',
+        'v = ds["value"].sel(time=slice("2024-01-01", "2024-01-10"), lat=slice(9, 8), lon=slice(-12, -11)).max("time")',
+        'print(json.dumps({"epsg": srs.GetAuthorityCode(None), "transform": list(d.GetGeoTransform()),',
+        '  "size": [d.RasterXSize, d.RasterYSize], "equal": bool(numpy.allclose(tif, v.values, equal_nan=True)),',
+        '  "nodata": str(band.GetNoDataValue()), "centres": {"west": float(v.lon[0]), "north": float(v.lat[0]),',
+        '  "columns": int(v.lon.size), "rows": int(v.lat.size)}}))',
+      ].join('\n'),
+      [tiff, store],
+    );
+    expect(read.epsg).toBe('4326');
+    expect(read.nodata).toBe('nan');
+    expect(read.equal).toBe(true);
+    const [west, dx, , north, , dy] = read.transform as [number, number, number, number, number, number];
+    expect(dx).toBeCloseTo(0.05, 9);
+    expect(dy).toBeCloseTo(-0.05, 9);
+    // The image's corner is half a pixel beyond the first pixel centre inside the box.
+    expect(west).toBeCloseTo(read.centres.west - 0.025, 6);
+    expect(north).toBeCloseTo(read.centres.north + 0.025, 6);
+    expect(read.size).toEqual([read.centres.columns, read.centres.rows]);
+  });
+
   it('aggregates over the served districts, through the openEO JavaScript client, as shapely and xarray do', async () => {
     const connection = await OpenEO.connect(running.url);
     // The builder's process methods are made at run time from /processes; `process()` is their typed form.

@@ -1,11 +1,11 @@
-import { JSON_OUTPUT } from '../../../core/processing/results/json.ts';
+import { OUTPUT_FORMATS } from '../../../core/processing/results/outputs.ts';
 
 type Formats = Record<string, { title: string; gis_data_types: string[]; parameters: Record<string, never> }>;
 
 /**
  * openEO's `/file_formats`, by GDAL driver name, listing only what is really supported. Input: what the providers
  * of this build read (CHIRPS and WorldPop COGs, ERA5-Land's remote Zarr store). Output: what `save_result` can
- * write: JSON, the answer of `POST /result`; the file writers (GTiff, netCDF, ...) come with batch jobs.
+ * write (`core/processing/results/outputs.ts`).
  */
 export function fileFormats(): { input: Formats; output: Formats } {
   return {
@@ -13,8 +13,11 @@ export function fileFormats(): { input: Formats; output: Formats } {
       GTiff: { title: 'GeoTIFF (Cloud Optimized GeoTIFF over HTTP)', gis_data_types: ['raster'], parameters: {} },
       Zarr: { title: 'Zarr v2 store over HTTP', gis_data_types: ['raster'], parameters: {} },
     },
-    output: {
-      [JSON_OUTPUT.name]: { title: JSON_OUTPUT.title, gis_data_types: [...JSON_OUTPUT.gis_data_types], parameters: {} },
-    },
+    output: Object.fromEntries(
+      OUTPUT_FORMATS.map(({ name, title, gis_data_types }) => [
+        name,
+        { title, gis_data_types: [...gis_data_types], parameters: {} },
+      ]),
+    ),
   };
 }

@@ -16,7 +16,7 @@ const post = (app: Awaited<ReturnType<typeof build>>['app'], body: unknown) =>
   app.inject({ method: 'POST', url: '/result', payload: body as Record<string, unknown> });
 
 describe('POST /result limits and refusals', () => {
-  it('refuses a result past processing.sync.max_cells with 400 pointing to batch jobs, answers one within it, in JSON only', async () => {
+  it('refuses a result past processing.sync.max_cells with 400 pointing to batch jobs, answers one within it, refuses what a format cannot hold', async () => {
     const built = await build(CONFIG);
     await publishedDataset(built, 'chirps');
     // 3 days of a 7 x 7 grid: 147 cells.
@@ -53,7 +53,7 @@ describe('POST /result limits and refusals', () => {
     expect(cube.dimensions.map((d: { name: string }) => d.name)).toEqual(['bands', 'y', 'x']);
     // The published store holds zeros.
     expect((cube.data as number[][][]).flat(2).every((v) => v === 0)).toBe(true);
-    // Until the file writers land, JSON is the one format a synchronous run answers.
+    // A GeoTIFF is one image: three time steps are not.
     const badFormat = await post(built.app, {
       process: {
         process_graph: {
@@ -62,9 +62,24 @@ describe('POST /result limits and refusals', () => {
         },
       },
     });
-
     expect(badFormat.statusCode).toBe(400);
-    expect(badFormat.json()).toMatchObject({ code: 'ProcessParameterInvalid', message: expect.stringMatching(/JSON/) });
+    expect(badFormat.json()).toMatchObject({
+      code: 'FormatUnsuitable',
+      message: expect.stringMatching(/'t' has 3 labels/),
+    });
+    const unknownFormat = await post(built.app, {
+      process: {
+        process_graph: {
+          load: { ...loadAll.load, result: false },
+          s: { process_id: 'save_result', arguments: { data: { from_node: 'load' }, format: 'HDF4' }, result: true },
+        },
+      },
+    });
+    expect(unknownFormat.statusCode).toBe(400);
+    expect(unknownFormat.json()).toMatchObject({
+      code: 'ProcessParameterInvalid',
+      message: expect.stringMatching(/JSON, GTiff/),
+    });
   });
 
   it('answers scalars and arrays as JSON, and refuses a body without a graph or with a bad one', async () => {

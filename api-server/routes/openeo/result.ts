@@ -2,18 +2,23 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { datasetCollections } from '../../../core/processing/collections/datasets.ts';
 import { storedFeatureCollections } from '../../../core/processing/collections/feature-collections.ts';
 import { isProcessingError, ProcessingError, runProcessGraph } from '../../../core/processing/index.ts';
-import { JSON_OUTPUT, resultJson } from '../../../core/processing/results/json.ts';
+import { OUTPUT_FORMATS, outputFormat, type OutputFormat } from '../../../core/processing/results/outputs.ts';
 import type { ResultSink } from '../../../core/processing/services.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
 
 const tags = ['openEO processing'];
 
-/** What a synchronous run's `save_result` writes: its value, kept to be the response (JSON is the one format). */
-function responseSink(): ResultSink & { saved?: unknown } {
-  const sink: ResultSink & { saved?: unknown } = {
-    formats: () => [JSON_OUTPUT.name],
-    save: async (data) => {
-      sink.saved = data;
+/** What a synchronous run's `save_result` was given: the value and its format, written as the response. */
+interface Saved {
+  value: unknown;
+  format: OutputFormat;
+}
+
+function responseSink(): ResultSink & { saved?: Saved } {
+  const sink: ResultSink & { saved?: Saved } = {
+    formats: () => OUTPUT_FORMATS.map((f) => f.name),
+    save: async (value, name) => {
+      sink.saved = { value, format: outputFormat(name)! };
       return true;
     },
   };
@@ -38,13 +43,14 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Process and download data synchronously',
         description:
-          'Runs `process.process_graph` and answers its value as JSON: the value `save_result` was given (format ' +
-          '`JSON`), else the result node\'s value. Data cubes are `{"type": "DataCube", "dimensions", "data"}` ' +
-          '(docs/processing.md). Bounded by `processing.sync.timeout` and `processing.sync.max_cells`.',
+          'Runs `process.process_graph` and answers the value `save_result` was given, in its format (`JSON`, or ' +
+          "`GTiff` for a raster cube), else the result node's value as JSON. Data cubes in JSON are " +
+          '`{"type": "DataCube", "dimensions", "data"}` (docs/processing.md). Bounded by ' +
+          '`processing.sync.timeout` and `processing.sync.max_cells`.',
         tags,
         body: freeForm('SynchronousResultRequest', 'openEO `process` with its `process_graph`, and options.'),
         response: {
-          200: freeForm('SynchronousResult', 'The value of the run, as JSON.'),
+          200: freeForm('SynchronousResult', 'The value of the run: JSON, or a GeoTIFF (`image/tiff`).'),
           400: openeoErrorSchema,
           404: openeoErrorSchema,
         },
@@ -67,9 +73,13 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
           limits: { maxCubeCells: maxCells },
           signal,
         });
-        const body = await resultJson('saved' in results ? results.saved : value, maxCells, signal);
-        // Already JSON text: fastify sends a string as it is, without the schema's serializer.
-        return reply.type('application/json').send(body as unknown as Record<string, unknown>);
+        const { value: saved, format } = results.saved ?? { value, format: outputFormat('JSON')! };
+        const body = await format.write(saved, maxCells, signal);
+        // Already written: fastify sends a string or bytes as they are, without the schema's serializer.
+        return reply
+          .type(format.mediaType)
+          .header('content-disposition', `inline; filename="${format.fileName}"`)
+          .send(body as unknown as Record<string, unknown>);
       } catch (err) {
         if (deadline.aborted)
           throw new ProcessingError(

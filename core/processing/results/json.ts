@@ -7,13 +7,6 @@ import { isCube, type DataCube } from '../cube/cube.ts';
 import { materialize } from '../cube/read.ts';
 import type { Label } from '../values/labeled-array.ts';
 
-/** The output format, as `/file_formats` lists it and `save_result` names it. */
-export const JSON_OUTPUT = {
-  name: 'JSON',
-  title: 'JSON: values as they are, data cubes as their dimensions, labels and nested values',
-  gis_data_types: ['raster', 'vector', 'table', 'other'],
-} as const;
-
 export interface CubeJson {
   type: 'DataCube';
   dimensions: { name: string; type: string; labels: readonly Label[]; crs?: string | number }[];

@@ -1,0 +1,47 @@
+/**
+ * The output formats of a run's value: what `save_result` accepts, `/file_formats` lists and `POST /result`
+ * answers, one list. Each says how it writes a value and how the answer is typed and named.
+ */
+import { isCube } from '../cube/cube.ts';
+import { ProcessingError } from '../errors.ts';
+import { cubeGeoTiff } from './gtiff.ts';
+import { resultJson } from './json.ts';
+
+export interface OutputFormat {
+  /** GDAL's name of the format, as openEO names formats. */
+  name: string;
+  title: string;
+  gis_data_types: readonly string[];
+  mediaType: string;
+  /** The file name of a result in this format, for `Content-Disposition`. */
+  fileName: string;
+  write(value: unknown, maxCells: number, signal?: AbortSignal): Promise<string | Uint8Array>;
+}
+
+export const OUTPUT_FORMATS: readonly OutputFormat[] = [
+  {
+    name: 'JSON',
+    title: 'JSON: values as they are, data cubes as their dimensions, labels and nested values',
+    gis_data_types: ['raster', 'vector', 'table', 'other'],
+    mediaType: 'application/json',
+    fileName: 'result.json',
+    write: resultJson,
+  },
+  {
+    name: 'GTiff',
+    title: 'GeoTIFF: one float32 image, a band per label of the bands dimension, NaN as nodata',
+    gis_data_types: ['raster'],
+    mediaType: 'image/tiff; application=geotiff',
+    fileName: 'result.tif',
+    write: (value, maxCells, signal) => {
+      if (!isCube(value))
+        throw new ProcessingError('FormatUnsuitable', 'Only a raster data cube can be written as GTiff.');
+      return cubeGeoTiff(value, maxCells, signal);
+    },
+  },
+];
+
+/** The output format named `name`, compared as openEO does, without regard to case. */
+export function outputFormat(name: string): OutputFormat | undefined {
+  return OUTPUT_FORMATS.find((f) => f.name.toLowerCase() === name.toLowerCase());
+}
