@@ -25,7 +25,7 @@ import { ingestionRoutes } from './routes/ingestions/index.ts';
 import { loginRoutes } from './routes/login/index.ts';
 import { oauth2Routes } from './routes/oauth2/index.ts';
 import { openeoRoutes } from './routes/openeo/index.ts';
-import { resultRoute } from './routes/openeo/result.ts';
+import { processingRoutes } from './routes/openeo/result.ts';
 import { loadProcessCatalogue, type ProcessCatalogueOptions } from './routes/openeo/process-catalogue.ts';
 import { scheduleRoutes } from './routes/schedules/index.ts';
 import { stacRoutes } from './routes/stac/index.ts';
@@ -132,6 +132,6 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(openeoRoutes, {
     processes: options.processes ? await loadProcessCatalogue(options.processes) : processDescriptions(),
   });
-  await app.register(resultRoute);
+  await app.register(processingRoutes);
   return app;
 }

@@ -16,6 +16,7 @@ export const API_CODES = {
   ProcessParameterInvalid: 400,
   ProcessParameterRequired: 400,
   ProcessGraphNotFound: 404,
+  PredefinedProcessExists: 400,
   CollectionNotFound: 404,
   RequestTimeout: 408,
   FeatureUnsupported: 501,

@@ -4,6 +4,8 @@ import { storedFeatureCollections } from '../../../core/processing/collections/f
 import { isProcessingError, ProcessingError, runProcessGraph } from '../../../core/processing/index.ts';
 import { OUTPUT_FORMATS, outputFormat, type OutputFormat } from '../../../core/processing/results/outputs.ts';
 import type { ResultSink } from '../../../core/processing/services.ts';
+import { storedWorkflows } from '../../../core/processing/workflows.ts';
+import { processGraphRoutes } from './process-graphs.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
 
 const tags = ['openEO processing'];
@@ -36,6 +38,7 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
   const stores = { cluster, namespace, storageRoot };
   const collections = datasetCollections(stores);
   const features = storedFeatureCollections(stores);
+  const userProcesses = storedWorkflows(cluster, namespace);
 
   app.post(
     '/result',
@@ -70,6 +73,7 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
           throw new ProcessingError('ProcessGraphMissing', 'The request has no process.process_graph.');
         const value = await runProcessGraph(graph, {
           services: { collections, features, results },
+          userProcesses,
           limits: { maxCubeCells: maxCells },
           signal,
         });
@@ -90,9 +94,14 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
       }
     },
   );
+};
 
+/** The routes that run or store process graphs, whose refusals are the engine's openEO errors. */
+export const processingRoutes: FastifyPluginAsyncZod = async (app) => {
   app.setErrorHandler((err, _request, reply) => {
     if (isProcessingError(err)) return reply.code(err.status).send(err.toJSON());
     throw err;
   });
+  await app.register(resultRoute);
+  await app.register(processGraphRoutes);
 };

@@ -1,0 +1,122 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { isApiError } from '../../../core/cluster/errors.ts';
+import { ProcessingError, validateProcessGraph } from '../../../core/processing/index.ts';
+import type { UserProcess } from '../../../core/processing/index.ts';
+import { builtInRegistry } from '../../../core/processing/registry.ts';
+import { storedWorkflows, workflowName, workflowOf } from '../../../core/processing/workflows.ts';
+import { workflowKind } from '../../../core/resources/workflow/schema.ts';
+import { freeForm, openeoErrorSchema } from './schemas.ts';
+
+const tags = ['openEO user-defined processes'];
+const PROCESS_ID = /^\w+$/;
+const params = z.object({ process_graph_id: z.string() });
+const userProcessSchema = freeForm('UserDefinedProcess', 'openEO user-defined process, with its graph.');
+
+const notFound = (id: string) =>
+  new ProcessingError('ProcessGraphNotFound', `User-defined process '${id.slice(0, 100)}' does not exist.`);
+
+/** The metadata of a process as a list shows it: everything but its graph. */
+const summaryOf = ({ process_graph: _graph, ...metadata }: UserProcess) => metadata;
+
+/**
+ * openEO's `/process_graphs`: user-defined processes stored as `Workflow` resources (core/processing/workflows.ts),
+ * callable from any graph by id (namespace `user`, or none). A process is checked as `POST /result` checks a graph
+ * before it is stored.
+ */
+export const processGraphRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { cluster, namespace } = app.stratus;
+  const workflows = storedWorkflows(cluster, namespace);
+
+  app.get(
+    '/process_graphs',
+    {
+      schema: {
+        summary: 'List user-defined processes',
+        tags,
+        response: { 200: freeForm('UserDefinedProcesses', '`processes` (without their graphs) and `links`.') },
+      },
+    },
+    async () => ({ processes: (await workflows.list()).map(summaryOf), links: [] }),
+  );
+
+  app.get(
+    '/process_graphs/:process_graph_id',
+    {
+      schema: {
+        summary: 'Full metadata of a user-defined process',
+        tags,
+        params,
+        response: { 200: userProcessSchema, 404: openeoErrorSchema },
+      },
+    },
+    async (request) => {
+      const id = request.params.process_graph_id;
+      const process = PROCESS_ID.test(id) ? await workflows.get(id) : undefined;
+      if (!process) throw notFound(id);
+      return { ...process };
+    },
+  );
+
+  app.put(
+    '/process_graphs/:process_graph_id',
+    {
+      schema: {
+        summary: 'Store a user-defined process',
+        description:
+          'Stores or replaces the process as a `Workflow` resource. The graph is checked first, as `POST /result` ' +
+          'checks one; the id of a predefined process is refused (`PredefinedProcessExists`).',
+        tags,
+        params,
+        body: freeForm('UserDefinedProcessBody', 'openEO user-defined process: `process_graph`, and metadata.'),
+        response: { 200: userProcessSchema, 400: openeoErrorSchema },
+      },
+    },
+    async (request) => {
+      const id = request.params.process_graph_id;
+      if (!PROCESS_ID.test(id) || id.length > 100)
+        throw new ProcessingError(
+          'ProcessGraphInvalid',
+          `'${id.slice(0, 100)}' is not a process id: letters, digits and _.`,
+        );
+      if (builtInRegistry().get(id))
+        throw new ProcessingError('PredefinedProcessExists', `A predefined process '${id}' exists.`);
+      const body = request.body as Partial<UserProcess>;
+      if (body.id !== undefined && body.id !== id)
+        throw new ProcessingError('ProcessGraphInvalid', `The body's id '${String(body.id)}' is not '${id}'.`);
+      if (body.process_graph === undefined || body.process_graph === null)
+        throw new ProcessingError('ProcessGraphMissing', 'The process has no process_graph.');
+      const process: UserProcess = { ...body, id, process_graph: body.process_graph };
+      const declared = Array.isArray(process.parameters) ? process.parameters : [];
+      await validateProcessGraph(process.process_graph, {
+        userProcesses: workflows,
+        arguments: Object.fromEntries(declared.map((p) => [(p as { name: string }).name, null])),
+      });
+      const existing = await workflows.find(id);
+      const stored = workflowOf(process, existing?.metadata.name ?? workflowName(id), namespace);
+      await cluster.apply(workflowKind, stored);
+      return { ...process };
+    },
+  );
+
+  app.delete(
+    '/process_graphs/:process_graph_id',
+    {
+      schema: {
+        summary: 'Delete a user-defined process',
+        tags,
+        params,
+        response: { 204: z.null().describe('Deleted.'), 404: openeoErrorSchema },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.process_graph_id;
+      const existing = PROCESS_ID.test(id) ? await workflows.find(id) : undefined;
+      if (!existing) throw notFound(id);
+      await cluster.delete(workflowKind, existing.metadata.name, namespace).catch((err: unknown) => {
+        if (!isApiError(err, 'NotFound')) throw err;
+      });
+      return reply.code(204).send(null);
+    },
+  );
+};
