@@ -227,6 +227,61 @@ describe('POST /result over the served stores (embedded)', () => {
     );
   });
 
+  it('writes district aggregates as GeoJSON and CSV with the values of the JSON answer', async () => {
+    const graph = (format: string) => ({
+      load: load(['2024-01-01', '2024-01-03'], null),
+      districts: { process_id: 'load_features', arguments: { id: 'sample-districts' } },
+      agg: {
+        process_id: 'aggregate_spatial',
+        arguments: {
+          data: { from_node: 'load' },
+          geometries: { from_node: 'districts' },
+          reducer: {
+            process_graph: {
+              m: { process_id: 'mean', arguments: { data: { from_parameter: 'data' } }, result: true },
+            },
+          },
+        },
+      },
+      save: { process_id: 'save_result', arguments: { data: { from_node: 'agg' }, format }, result: true },
+    });
+    const json = (await (await result(graph('JSON'))).json()) as CubeJson;
+    const names = json.dimensions.map((d) => d.name);
+    expect(names).toEqual(['geometry', 't', 'bands']);
+    const cell = (g: number, t: number) => (json.data as (number | null)[][][])[g]![t]![0]!;
+
+    const geojson = await result(graph('GeoJSON'));
+    expect(geojson.headers.get('content-type')).toBe('application/geo+json; charset=utf-8');
+    const collection = (await geojson.json()) as {
+      features: { id: unknown; geometry: { type: string }; properties: Record<string, unknown> }[];
+    };
+    expect(collection.features).toHaveLength(json.dimensions[0]!.labels.length);
+    const [t0, t1] = json.dimensions[1]!.labels as string[];
+    collection.features.forEach((feature, g) => {
+      expect(feature.geometry.type).toBe('Polygon');
+      expect(feature.properties[`${t0}|value`]).toBe(cell(g, 0));
+      expect(feature.properties[`${t1}|value`]).toBe(cell(g, 1));
+    });
+
+    const csv = await result(graph('CSV'));
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(csv.headers.get('content-disposition')).toBe('inline; filename="result.csv"');
+    const rows = (await csv.text()).trimEnd().split('\r\n');
+    expect(rows[0]).toBe('geometry,t,bands,value');
+    expect(rows).toHaveLength(1 + json.dimensions[0]!.labels.length * 2);
+    const [label, t, band, value] = rows[3]!.split(',');
+    expect([label, t, band]).toEqual([String(json.dimensions[0]!.labels[1]), t0, 'value']);
+    expect(Number(value)).toBe(cell(1, 0));
+
+    // A raster cube is not a table of geometries.
+    const raster = await result({
+      load: load(['2024-01-01', '2024-01-02']),
+      save: { process_id: 'save_result', arguments: { data: { from_node: 'load' }, format: 'CSV' }, result: true },
+    });
+    expect(raster.status).toBe(400);
+    expect(await raster.json()).toMatchObject({ code: 'FormatUnsuitable' });
+  });
+
   it('refuses with openEO bodies: no graph, an unknown collection, an unknown process', async () => {
     const missing = await fetch(`${running.url}/result`, {
       method: 'POST',

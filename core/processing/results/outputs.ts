@@ -6,6 +6,7 @@ import { isCube } from '../cube/cube.ts';
 import { ProcessingError } from '../errors.ts';
 import { cubeGeoTiff } from './gtiff.ts';
 import { resultJson } from './json.ts';
+import { vectorCsv, vectorGeoJson } from './vector.ts';
 
 export interface OutputFormat {
   /** GDAL's name of the format, as openEO names formats. */
@@ -33,13 +34,31 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = [
     gis_data_types: ['raster'],
     mediaType: 'image/tiff; application=geotiff',
     fileName: 'result.tif',
-    write: (value, maxCells, signal) => {
-      if (!isCube(value))
-        throw new ProcessingError('FormatUnsuitable', 'Only a raster data cube can be written as GTiff.');
-      return cubeGeoTiff(value, maxCells, signal);
-    },
+    write: (value, maxCells, signal) => cubeGeoTiff(cubeOnly(value, 'GTiff', 'raster'), maxCells, signal),
+  },
+  {
+    name: 'GeoJSON',
+    title: 'GeoJSON: a vector cube as one Feature per geometry, a property per value',
+    gis_data_types: ['vector'],
+    mediaType: 'application/geo+json',
+    fileName: 'result.geojson',
+    write: (value, maxCells, signal) => vectorGeoJson(cubeOnly(value, 'GeoJSON', 'vector'), maxCells, signal),
+  },
+  {
+    name: 'CSV',
+    title: 'CSV: a vector cube as one row per value (geometry, the other labels, the value)',
+    gis_data_types: ['vector', 'table'],
+    mediaType: 'text/csv; charset=utf-8',
+    fileName: 'result.csv',
+    write: (value, maxCells, signal) => vectorCsv(cubeOnly(value, 'CSV', 'vector'), maxCells, signal),
   },
 ];
+
+function cubeOnly(value: unknown, format: string, kind: 'raster' | 'vector') {
+  if (!isCube(value))
+    throw new ProcessingError('FormatUnsuitable', `Only a ${kind} data cube can be written as ${format}.`);
+  return value;
+}
 
 /** The output format named `name`, compared as openEO does, without regard to case. */
 export function outputFormat(name: string): OutputFormat | undefined {

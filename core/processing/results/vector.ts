@@ -1,0 +1,76 @@
+/**
+ * A vector cube (after `aggregate_spatial`, or `load_features`) as a file: GeoJSON, one Feature per geometry with
+ * its properties and a property per cell of the other dimensions, or CSV, one row per cell (long format: the
+ * geometry's label, a column per other dimension, the value), the shape spreadsheets and DHIS2 imports take.
+ */
+import type { DataCube } from '../cube/cube.ts';
+import { stridesOf } from '../cube/grid.ts';
+import { materialize } from '../cube/read.ts';
+import { ProcessingError } from '../errors.ts';
+
+interface VectorCells {
+  geometry: number;
+  values: ArrayLike<number>;
+  strides: number[];
+}
+
+async function vectorCells(cube: DataCube, format: string, maxCells: number, signal?: AbortSignal) {
+  const geometry = cube.dimensions.findIndex((d) => d.type === 'geometry');
+  if (geometry < 0 || !cube.metadata.geometries)
+    throw new ProcessingError('FormatUnsuitable', `Only a vector cube (of geometries) can be written as ${format}.`);
+  const values = await materialize(cube, maxCells, signal);
+  return { geometry, values, strides: stridesOf(cube.shape) } satisfies VectorCells;
+}
+
+/** Every combination of labels of the dimensions other than the geometry, with its offset in a geometry's cells. */
+function otherCells(cube: DataCube, { geometry, strides }: VectorCells) {
+  const others = cube.dimensions.map((d, i) => ({ d, i })).filter(({ i }) => i !== geometry);
+  let cells: { labels: string[]; offset: number }[] = [{ labels: [], offset: 0 }];
+  for (const { d, i } of others)
+    cells = cells.flatMap((c) =>
+      d.labels.map((label, k) => ({ labels: [...c.labels, String(label)], offset: c.offset + k * strides[i]! })),
+    );
+  return { names: others.map(({ d }) => d.name), cells };
+}
+
+const valueOf = (v: number, boolean: boolean) => (Number.isNaN(v) ? null : boolean ? v === 1 : v);
+
+export async function vectorGeoJson(cube: DataCube, maxCells: number, signal?: AbortSignal): Promise<string> {
+  const found = await vectorCells(cube, 'GeoJSON', maxCells, signal);
+  const { cells } = otherCells(cube, found);
+  const boolean = cube.metadata.cellType === 'boolean';
+  const labels = cube.dimensions[found.geometry]!.labels;
+  const features = cube.metadata.geometries!.map((feature, g) => {
+    const base = g * found.strides[found.geometry]!;
+    const values = Object.fromEntries(
+      // A property per cell, named by its labels (`2024-01-01T00:00:00Z|value`); a single cell is `value`.
+      cells.map((c) => [c.labels.join('|') || 'value', valueOf(found.values[base + c.offset]!, boolean)]),
+    );
+    return {
+      type: 'Feature',
+      id: labels[g],
+      geometry: feature.geometry,
+      properties: { ...feature.properties, ...values },
+    };
+  });
+  return JSON.stringify({ type: 'FeatureCollection', features });
+}
+
+/** A CSV field, quoted when it must be (RFC 4180). */
+const field = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+
+export async function vectorCsv(cube: DataCube, maxCells: number, signal?: AbortSignal): Promise<string> {
+  const found = await vectorCells(cube, 'CSV', maxCells, signal);
+  const { names, cells } = otherCells(cube, found);
+  const boolean = cube.metadata.cellType === 'boolean';
+  const geometryDimension = cube.dimensions[found.geometry]!;
+  const rows = [[geometryDimension.name, ...names, 'value'].map(field).join(',')];
+  geometryDimension.labels.forEach((label, g) => {
+    const base = g * found.strides[found.geometry]!;
+    for (const c of cells) {
+      const value = valueOf(found.values[base + c.offset]!, boolean);
+      rows.push([String(label), ...c.labels, value === null ? '' : String(value)].map(field).join(','));
+    }
+  });
+  return `${rows.join('\r\n')}\r\n`;
+}
