@@ -1,5 +1,11 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build } from '../../test/build.ts';
+import { periodRange } from '../../../core/periods/index.ts';
+import { gridCovering } from '../../../core/providers/raster.ts';
+import { datasetKind } from '../../../core/resources/dataset/schema.ts';
+import { API_VERSION } from '../../../core/resources/registry.ts';
+import { RasterCubeWriter } from '../../../core/stores/raster-cube.ts';
+import { build, type Built } from '../../test/build.ts';
 import { publishedDataset } from '../../test/published-dataset.ts';
 
 const CONFIG = 'instance.bbox = -13.5,6.9,-10.2,10.0\nprocessing.sync.max_cells = 100';
@@ -108,4 +114,86 @@ describe('POST /result limits and refusals', () => {
     expect(twoResults.statusCode).toBe(400);
     expect(twoResults.json()).toMatchObject({ code: 'ProcessGraphInvalid' });
   });
+
+  it('keeps answering other requests while a run reads and reduces chunk after chunk', async () => {
+    const built = await build('instance.bbox = -13.5,6.9,-10.2,10.0');
+    await largeDataset(built, 'large');
+    const run = built.app
+      .inject({
+        method: 'POST',
+        url: '/result',
+        payload: {
+          process: {
+            process_graph: {
+              load: {
+                process_id: 'load_collection',
+                arguments: { id: 'large', spatial_extent: null, temporal_extent: null },
+              },
+              median: {
+                process_id: 'reduce_dimension',
+                arguments: {
+                  data: { from_node: 'load' },
+                  dimension: 't',
+                  reducer: {
+                    process_graph: {
+                      m: { process_id: 'median', arguments: { data: { from_parameter: 'data' } }, result: true },
+                    },
+                  },
+                },
+                result: true,
+              },
+            },
+          },
+        },
+      })
+      .then((response) => ({ response, at: performance.now() }));
+    // Issued once the run has started reading: a server that ran the graph without yielding would answer it last.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const other = await built.app
+      .inject({ url: '/collections' })
+      .then((response) => ({ response, at: performance.now() }));
+    const done = await run;
+    expect(done.response.statusCode).toBe(200);
+    expect(other.response.statusCode).toBe(200);
+    expect(other.at).toBeLessThan(done.at);
+  });
 });
+
+/** A published dataset of 240 days on a 0.05 degree grid (about 4,000 cells a day) in 24 x 4 chunks. */
+async function largeDataset(built: Built, name: string): Promise<void> {
+  const grid = gridCovering([-13.5, 6.9, -10.2, 10.0], 0.05);
+  const periods = periodRange('daily', '2024-01-01', '2024-08-27');
+  const path = `datasets/${name}/versions/v1`;
+  const cells = grid.lat.length * grid.lon.length;
+  const writer = await RasterCubeWriter.create(join(built.storageRoot, path), {
+    variable: 'value',
+    periodType: 'daily',
+    periods,
+    grid,
+    attributes: {},
+    chunks: [10, 32, 32],
+  });
+  for (let d = 0; d < periods.length; d++)
+    await writer.append(Float32Array.from({ length: cells }, (_, c) => (c * d) % 97));
+  const coverage = await writer.finish();
+  await built.cluster.create(datasetKind, {
+    apiVersion: API_VERSION,
+    kind: 'Dataset',
+    metadata: { name, namespace: 'default' },
+    spec: { source: 'sample', datasetName: 'Large', format: 'zarr', zarrVersion: 2, periodType: 'daily' },
+  });
+  await built.cluster.patchStatus(
+    datasetKind,
+    name,
+    {
+      type: 'merge',
+      body: {
+        status: {
+          currentVersion: 'v1',
+          versions: [{ id: 'v1', createdAt: '2024-09-01T00:00:00Z', format: 'zarr', coverage, path }],
+        },
+      },
+    },
+    'default',
+  );
+}
