@@ -16,6 +16,7 @@ import { featureCollectionKind, type FeatureCollection } from '../../core/resour
 import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
+import { callback } from '../support/cubes.ts';
 
 let dataDir: string;
 let running: RunningEmbedded;
@@ -66,11 +67,7 @@ describe('POST /result over the served stores (embedded)', () => {
         arguments: {
           data: { from_node: 'load' },
           dimension: 't',
-          reducer: {
-            process_graph: {
-              m: { process_id: 'mean', arguments: { data: { from_parameter: 'data' } }, result: true },
-            },
-          },
+          reducer: callback('mean', { data: { from_parameter: 'data' } }),
         },
       },
       save: {
@@ -109,11 +106,7 @@ describe('POST /result over the served stores (embedded)', () => {
         arguments: {
           data: { from_node: 'load' },
           dimension: 't',
-          reducer: {
-            process_graph: {
-              m: { process_id: 'max', arguments: { data: { from_parameter: 'data' } }, result: true },
-            },
-          },
+          reducer: callback('max', { data: { from_parameter: 'data' } }),
         },
       },
       save: { process_id: 'save_result', arguments: { data: { from_node: 'max' }, format: 'GTiff' }, result: true },
@@ -236,11 +229,7 @@ describe('POST /result over the served stores (embedded)', () => {
         arguments: {
           data: { from_node: 'load' },
           geometries: { from_node: 'districts' },
-          reducer: {
-            process_graph: {
-              m: { process_id: 'mean', arguments: { data: { from_parameter: 'data' } }, result: true },
-            },
-          },
+          reducer: callback('mean', { data: { from_parameter: 'data' } }),
         },
       },
       save: { process_id: 'save_result', arguments: { data: { from_node: 'agg' }, format }, result: true },

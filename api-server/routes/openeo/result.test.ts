@@ -7,6 +7,7 @@ import { API_VERSION } from '../../../core/resources/registry.ts';
 import { RasterCubeWriter } from '../../../core/stores/raster-cube.ts';
 import { build, type Built } from '../../test/build.ts';
 import { publishedDataset } from '../../test/published-dataset.ts';
+import { callback } from '../../../test/support/cubes.ts';
 
 const CONFIG = 'instance.bbox = -13.5,6.9,-10.2,10.0\nprocessing.sync.max_cells = 100';
 
@@ -42,11 +43,7 @@ describe('POST /result limits and refusals', () => {
             arguments: {
               data: { from_node: 'load' },
               dimension: 't',
-              reducer: {
-                process_graph: {
-                  f: { process_id: 'first', arguments: { data: { from_parameter: 'data' } }, result: true },
-                },
-              },
+              reducer: callback('first', { data: { from_parameter: 'data' } }),
             },
             result: true,
           },
@@ -134,11 +131,7 @@ describe('POST /result limits and refusals', () => {
                 arguments: {
                   data: { from_node: 'load' },
                   dimension: 't',
-                  reducer: {
-                    process_graph: {
-                      m: { process_id: 'median', arguments: { data: { from_parameter: 'data' } }, result: true },
-                    },
-                  },
+                  reducer: callback('median', { data: { from_parameter: 'data' } }),
                 },
                 result: true,
               },
