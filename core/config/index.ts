@@ -60,6 +60,11 @@ const nonNegativeInt = z
   .regex(/^\d+$/, { message: 'must be a whole number, 0 or more' })
   .transform((v) => Number(v));
 
+const positiveInt = z
+  .string()
+  .regex(/^[1-9]\d*$/, { message: 'must be a whole number, 1 or more' })
+  .transform((v) => Number(v));
+
 const positiveSeconds = z
   .string()
   .regex(/^[1-9]\d*$/, { message: 'must be a whole number of seconds, 1 or more' })
@@ -94,10 +99,9 @@ const valueSchemas: Record<string, z.ZodType> = {
   'logging.file.max_size': size,
   'logging.file.max_archives': nonNegativeInt,
   'processing.sync.timeout': positiveSeconds,
-  'processing.sync.max_cells': z
-    .string()
-    .regex(/^[1-9]\d*$/, { message: 'must be a whole number, 1 or more' })
-    .transform((v) => Number(v)),
+  'processing.sync.max_cells': positiveInt,
+  'processing.sync.max_read_cells': positiveInt,
+  'processing.sync.max_output_size': size,
   'changelog.aggregate': onOff,
 };
 
@@ -145,8 +149,11 @@ export interface InstanceConfig {
     /** By module (core/logging/modules.ts). */
     levels: Partial<Record<string, LogLevel>>;
   };
-  /** Limits of a synchronous openEO run (`POST /result`): its wall time, and the cells it may hold or return. */
-  processing: { sync: { timeoutMs: number; maxCells: number } };
+  /**
+   * Limits of a synchronous openEO run (`POST /result`): its wall time, the cells it may hold or return at once,
+   * the cells it may read from the stores, and the size of its answer.
+   */
+  processing: { sync: { timeoutMs: number; maxCells: number; maxReadCells: number; maxOutputBytes: number } };
   changelog: { aggregate: boolean };
   /** Warnings to log at startup: unknown keys with the closest valid key, a missing server.base.url. */
   warnings: string[];
@@ -279,6 +286,8 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
       sync: {
         timeoutMs: get('processing.sync.timeout', 60) * 1000,
         maxCells: get('processing.sync.max_cells', 20_000_000),
+        maxReadCells: get('processing.sync.max_read_cells', 1_000_000_000),
+        maxOutputBytes: get('processing.sync.max_output_size', 100 * MB),
       },
     },
     changelog: { aggregate: get('changelog.aggregate', true) },

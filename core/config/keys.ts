@@ -30,6 +30,8 @@ export const exactKeys = [
   'logging.file.max_archives',
   'processing.sync.timeout',
   'processing.sync.max_cells',
+  'processing.sync.max_read_cells',
+  'processing.sync.max_output_size',
   'changelog.aggregate',
 ] as const;
 

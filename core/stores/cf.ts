@@ -26,6 +26,19 @@ export function gridMappingAttributes(geoTransform: number[]): Record<string, un
   };
 }
 
+export const LATITUDE_ATTRIBUTES = {
+  standard_name: 'latitude',
+  long_name: 'latitude',
+  units: 'degrees_north',
+  axis: 'Y',
+};
+export const LONGITUDE_ATTRIBUTES = {
+  standard_name: 'longitude',
+  long_name: 'longitude',
+  units: 'degrees_east',
+  axis: 'X',
+};
+
 /** The 1-D coordinate variables, in the data variable's dimension order, with their CF attributes. */
 export function coordinateAttributes(periodType: PeriodType): Record<'time' | 'lat' | 'lon', Record<string, unknown>> {
   const time = cfTimeUnit(periodType);
@@ -37,8 +50,8 @@ export function coordinateAttributes(periodType: PeriodType): Record<'time' | 'l
       units: `${time.unit} since ${time.epoch}`,
       calendar: 'proleptic_gregorian',
     },
-    lat: { standard_name: 'latitude', long_name: 'latitude', units: 'degrees_north', axis: 'Y' },
-    lon: { standard_name: 'longitude', long_name: 'longitude', units: 'degrees_east', axis: 'X' },
+    lat: LATITUDE_ATTRIBUTES,
+    lon: LONGITUDE_ATTRIBUTES,
   };
 }
 

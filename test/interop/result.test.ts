@@ -153,6 +153,36 @@ describe('POST /result over the served stores (embedded)', () => {
     expect(read.size).toEqual([read.centres.columns, read.centres.rows]);
   });
 
+  it('answers a netCDF file that xarray reads with the periods, grid and values of the store', async () => {
+    const response = await result({
+      load: load(['2024-01-01', '2024-01-05']),
+      save: { process_id: 'save_result', arguments: { data: { from_node: 'load' }, format: 'netCDF' }, result: true },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/x-netcdf');
+    const nc = join(dataDir, 'result.nc');
+    await writeFile(nc, new Uint8Array(await response.arrayBuffer()));
+    const read = await python<{ variables: string[]; times: string[]; shape: number[]; equal: boolean; crs: string }>(
+      [
+        'import json, sys, numpy, xarray',
+        'nc = xarray.open_dataset(sys.argv[1])',
+        'ds = xarray.open_zarr(sys.argv[2], consolidated=True)',
+        'v = ds["value"].sel(time=slice("2024-01-01", "2024-01-04"), lat=slice(9, 8), lon=slice(-12, -11))',
+        'print(json.dumps({"variables": sorted(nc.data_vars), "times": [str(t)[:10] for t in nc.time.values],',
+        '  "shape": list(nc["value"].shape), "crs": nc["spatial_ref"].attrs["crs_wkt"][:6],',
+        '  "equal": bool(numpy.array_equal(nc["value"].values, v.values, equal_nan=True)',
+        '    and numpy.allclose(nc.lat.values, v.lat.values) and numpy.allclose(nc.lon.values, v.lon.values))}))',
+      ].join('\n'),
+      [nc, store],
+    );
+    // `spatial_ref` is the grid mapping, which xarray reads as a coordinate of `value`.
+    expect(read.variables).toEqual(['value']);
+    expect(read.times).toEqual(['2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04']);
+    expect(read.shape[0]).toBe(4);
+    expect(read.crs).toBe('GEOGCS');
+    expect(read.equal).toBe(true);
+  });
+
   it('aggregates over the served districts, through the openEO JavaScript client, as shapely and xarray do', async () => {
     const connection = await OpenEO.connect(running.url);
     // The builder's process methods are made at run time from /processes; `process()` is their typed form.

@@ -112,6 +112,50 @@ describe('POST /result limits and refusals', () => {
     expect(twoResults.json()).toMatchObject({ code: 'ProcessGraphInvalid' });
   });
 
+  it('stops a run past the cells it may read, and an answer past its size, pointing to batch jobs', async () => {
+    const reads = await build(`${CONFIG}\nprocessing.sync.max_read_cells = 100`);
+    await publishedDataset(reads, 'chirps');
+    const answers = await build(`${CONFIG}\nprocessing.sync.max_output_size = 200B`);
+    await publishedDataset(answers, 'chirps');
+    const firstOf = (temporal: [string, string]) => ({
+      process: {
+        process_graph: {
+          load: {
+            process_id: 'load_collection',
+            arguments: { id: 'chirps', spatial_extent: null, temporal_extent: temporal },
+          },
+          first: {
+            process_id: 'reduce_dimension',
+            arguments: {
+              data: { from_node: 'load' },
+              dimension: 't',
+              reducer: callback('first', { data: { from_parameter: 'data' } }),
+            },
+            result: true,
+          },
+        },
+      },
+    });
+    // The store's one chunk holds three days of 49 cells: reading it is past 100 cells, though the answer holds 49.
+    const reading = await post(reads.app, firstOf(['2024-01-01', '2024-01-04']));
+    expect(reading.statusCode).toBe(400);
+    expect(reading.json()).toMatchObject({
+      code: 'ProcessGraphComplexity',
+      message: expect.stringMatching(/more than the 100 cells a synchronous run may read.*batch job/),
+    });
+    // 49 cells answered as JSON take more than 200 bytes.
+    const answering = await post(answers.app, firstOf(['2024-01-01', '2024-01-02']));
+    expect(answering.statusCode).toBe(400);
+    expect(answering.json()).toMatchObject({
+      code: 'ProcessGraphComplexity',
+      message: expect.stringMatching(/more than the 200 a synchronous run may answer.*batch job/),
+    });
+    const small = await post(answers.app, {
+      process: { process_graph: { s: { process_id: 'sum', arguments: { data: [1, 2] }, result: true } } },
+    });
+    expect(small.json()).toBe(3);
+  });
+
   it('keeps answering other requests while a run reads and reduces chunk after chunk', async () => {
     const built = await build('instance.bbox = -13.5,6.9,-10.2,10.0');
     await largeDataset(built, 'large');

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { datasetCollections } from '../../../core/processing/collections/datasets.ts';
+import { readBudget } from '../../../core/processing/collections/read-budget.ts';
 import { storedFeatureCollections } from '../../../core/processing/collections/feature-collections.ts';
 import { isProcessingError, ProcessingError, runProcessGraph } from '../../../core/processing/index.ts';
 import { OUTPUT_FORMATS, outputFormat, type OutputFormat } from '../../../core/processing/results/outputs.ts';
@@ -29,14 +30,13 @@ function responseSink(): ResultSink & { saved?: Saved } {
 
 /**
  * `POST /result`: a process graph run while the client waits, over the datasets and feature collections this
- * instance serves, bounded by `processing.sync.*` (wall time and cells). Past a limit the answer is 400
- * `ProcessGraphComplexity` pointing to batch jobs; a client that goes away cancels the run.
+ * instance serves, bounded by `processing.sync.*` (wall time, cells held, cells read, answer size). Past a limit
+ * the answer is 400 `ProcessGraphComplexity` pointing to batch jobs; a client that goes away cancels the run.
  */
 export const resultRoute: FastifyPluginAsyncZod = async (app) => {
   const { cluster, namespace, storageRoot, config } = app.stratus;
-  const { timeoutMs, maxCells } = config.processing.sync;
+  const { timeoutMs, maxCells, maxReadCells, maxOutputBytes } = config.processing.sync;
   const stores = { cluster, namespace, storageRoot };
-  const collections = datasetCollections(stores);
   const features = storedFeatureCollections(stores);
   const userProcesses = storedWorkflows(cluster, namespace);
 
@@ -49,7 +49,7 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
           'Runs `process.process_graph` and answers the value `save_result` was given, in its format (`JSON`, or ' +
           "`GTiff` for a raster cube), else the result node's value as JSON. Data cubes in JSON are " +
           '`{"type": "DataCube", "dimensions", "data"}` (docs/processing.md). Bounded by ' +
-          '`processing.sync.timeout` and `processing.sync.max_cells`.',
+          '`processing.sync.*`: wall time, cells held, cells read, answer size.',
         tags,
         body: freeForm('SynchronousResultRequest', 'openEO `process` with its `process_graph`, and options.'),
         response: {
@@ -72,13 +72,24 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
         if (graph === undefined || graph === null)
           throw new ProcessingError('ProcessGraphMissing', 'The request has no process.process_graph.');
         const value = await runProcessGraph(graph, {
-          services: { collections, features, results },
+          // A budget per run: the cells read by every load_collection of the graph count together.
+          services: {
+            collections: datasetCollections({ ...stores, budget: readBudget(maxReadCells) }),
+            features,
+            results,
+          },
           userProcesses,
           limits: { maxCubeCells: maxCells },
           signal,
         });
         const { value: saved, format } = results.saved ?? { value, format: outputFormat('JSON')! };
         const body = await format.write(saved, maxCells, signal);
+        const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+        if (size > maxOutputBytes)
+          throw new ProcessingError(
+            'ProcessGraphComplexity',
+            `The result takes ${size} bytes, more than the ${maxOutputBytes} a synchronous run may answer; run it as a batch job (POST /jobs).`,
+          );
         // Already written: fastify sends a string or bytes as they are, without the schema's serializer.
         return reply
           .type(format.mediaType)

@@ -7,15 +7,23 @@ import { currentVersionOf, datasetKind, type Dataset } from '../../resources/dat
 import { isSafeName, storeFile } from '../../stores/layout.ts';
 import { openVersionStore } from '../../stores/version-store.ts';
 import type { CollectionResolver } from '../services.ts';
+import type { ReadBudget } from './read-budget.ts';
 import { openStoredCube } from './stored-cube.ts';
 
 export interface DatasetCollectionsOptions {
   cluster: Cluster;
   namespace: string;
   storageRoot: string;
+  /** The cells the run may read, shared by every collection it loads. */
+  budget?: ReadBudget;
 }
 
-export function datasetCollections({ cluster, namespace, storageRoot }: DatasetCollectionsOptions): CollectionResolver {
+export function datasetCollections({
+  cluster,
+  namespace,
+  storageRoot,
+  budget,
+}: DatasetCollectionsOptions): CollectionResolver {
   return {
     async open(id) {
       if (!isSafeName(id)) return undefined;
@@ -25,7 +33,7 @@ export function datasetCollections({ cluster, namespace, storageRoot }: DatasetC
         return undefined;
       const store = await openVersionStore(storeFile(storageRoot, version.path), version.snapshot);
       return {
-        cube: await openStoredCube(store),
+        cube: await openStoredCube(store, budget),
         properties: { version: version.id, created: version.createdAt, format: dataset.spec.format },
       };
     },

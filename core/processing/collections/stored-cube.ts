@@ -9,6 +9,7 @@ import { readZarrGroup, ZarrFormatError, type ZarrArray } from '../../stores/zar
 import { readChunk, readVector } from '../../stores/zarr/read.ts';
 import { DataCube, type ChunkArray, type CubeDtype, type CubeSource } from '../cube/cube.ts';
 import type { Dimension } from '../cube/dimension.ts';
+import type { ReadBudget } from './read-budget.ts';
 
 /** The grid's reference system: the writers store every raster on EPSG:4326 `lat`/`lon` axes. */
 const STORED_CRS = 'EPSG:4326';
@@ -42,7 +43,7 @@ function spatial(axis: 'x' | 'y', labels: Float64Array): Dimension {
 }
 
 /** The cube of the Zarr group `store` holds; a ZarrFormatError when it is not laid out as the writers lay it. */
-export async function openStoredCube(store: ReadableStore): Promise<DataCube> {
+export async function openStoredCube(store: ReadableStore, budget?: ReadBudget): Promise<DataCube> {
   const group = await readZarrGroup(store);
   if (!group) throw new ZarrFormatError('the version holds no Zarr group');
   // The writers always consolidate: the arrays are listed, so the data variable can be found among them.
@@ -61,10 +62,15 @@ export async function openStoredCube(store: ReadableStore): Promise<DataCube> {
     spatial('y', lat as Float64Array),
     spatial('x', lon as Float64Array),
   ];
-  return new DataCube(storedSource(store, variable, dimensions));
+  return new DataCube(storedSource(store, variable, dimensions, budget));
 }
 
-function storedSource(store: ReadableStore, array: ZarrArray, dimensions: Dimension[]): CubeSource {
+function storedSource(
+  store: ReadableStore,
+  array: ZarrArray,
+  dimensions: Dimension[],
+  budget: ReadBudget | undefined,
+): CubeSource {
   const dtype: CubeDtype = array.dataType === 'float32' ? 'float32' : 'float64';
   const [ct, cy, cx] = array.chunks as [number, number, number];
   const [nt, ny, nx] = array.shape as [number, number, number];
@@ -76,6 +82,7 @@ function storedSource(store: ReadableStore, array: ZarrArray, dimensions: Dimens
       const [it, , iy, ix] = index as [number, number, number, number];
       // The stored chunk has its full shape; the cube's chunk is clipped at the cube's edge.
       const [lt, ly, lx] = [Math.min(ct, nt - it * ct), Math.min(cy, ny - iy * cy), Math.min(cx, nx - ix * cx)];
+      budget?.take(lt * ly * lx);
       const out = dtype === 'float32' ? new Float32Array(lt * ly * lx) : new Float64Array(lt * ly * lx);
       const stored = await readChunk(store, array, [it, iy, ix]);
       if (!stored) return out.fill(NaN);

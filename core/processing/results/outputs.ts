@@ -6,6 +6,7 @@ import { isCube } from '../cube/cube.ts';
 import { ProcessingError } from '../errors.ts';
 import { cubeGeoTiff } from './gtiff.ts';
 import { resultJson } from './json.ts';
+import { cubeNetcdf } from './netcdf.ts';
 import { vectorCsv, vectorGeoJson } from './vector.ts';
 
 export interface OutputFormat {
@@ -35,6 +36,14 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = [
     mediaType: 'image/tiff; application=geotiff',
     fileName: 'result.tif',
     write: (value, maxCells, signal) => cubeGeoTiff(cubeOnly(value, 'GTiff', 'raster'), maxCells, signal),
+  },
+  {
+    name: 'netCDF',
+    title: 'netCDF-4 (CF-1.8): a float32 variable per band over time, lat and lon, NaN as fill value; EPSG:4326 grids',
+    gis_data_types: ['raster'],
+    mediaType: 'application/x-netcdf',
+    fileName: 'result.nc',
+    write: (value, maxCells, signal) => cubeNetcdf(cubeOnly(value, 'netCDF', 'raster'), maxCells, signal),
   },
   {
     name: 'GeoJSON',

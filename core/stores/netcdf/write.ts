@@ -4,14 +4,14 @@ import { chunkShape, geoTransform, type RasterCubeDescription } from '../raster-
 import { coordinateAttributes, dataAttributes, gridMappingAttributes, timeValues } from '../cf.ts';
 
 /** Deflate level of the data variable: most of the size gain of higher levels at a fraction of their time. */
-const DEFLATE_LEVEL = 4;
+export const DEFLATE_LEVEL = 4;
 
 /**
  * Strings become scalar fixed-length C strings, which netCDF-C reads as text (NC_CHAR), the type of CF text
  * attributes; h5wasm's default variable-length strings would come back as NC_STRING (`string` in ncdump).
  * Numbers become an int or a double.
  */
-function writeAttributes(target: Group | Dataset, attributes: Record<string, unknown>): void {
+export function writeAttributes(target: Group | Dataset, attributes: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(attributes)) {
     if (typeof value === 'string') {
       // HDF5 has no zero-length string type; a single NUL reads back as the empty text.
