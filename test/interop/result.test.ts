@@ -17,6 +17,7 @@ import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
 import { callback } from '../support/cubes.ts';
+import { colorAt } from '../../core/render/colormap.ts';
 
 let dataDir: string;
 let running: RunningEmbedded;
@@ -151,6 +152,38 @@ describe('POST /result over the served stores (embedded)', () => {
     expect(west).toBeCloseTo(read.centres.west - 0.025, 6);
     expect(north).toBeCloseTo(read.centres.north + 0.025, 6);
     expect(read.size).toEqual([read.centres.columns, read.centres.rows]);
+  });
+
+  it('answers a PNG picture of one band in the viridis colour map', async () => {
+    const response = await result({
+      load: load(['2024-01-01', '2024-01-02']),
+      save: { process_id: 'save_result', arguments: { data: { from_node: 'load' }, format: 'PNG' }, result: true },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    const png = join(dataDir, 'result.png');
+    await writeFile(png, new Uint8Array(await response.arrayBuffer()));
+    const read = await python<{ size: number[]; bands: number; low: number[]; high: number[]; alpha: number }>(
+      [
+        'import json, sys, numpy, xarray',
+        'from osgeo import gdal',
+        'gdal.UseExceptions()',
+        'd = gdal.Open(sys.argv[1])',
+        'rgba = numpy.stack([d.GetRasterBand(i + 1).ReadAsArray() for i in range(d.RasterCount)], axis=-1)',
+        'ds = xarray.open_zarr(sys.argv[2], consolidated=True)',
+        'v = ds["value"].sel(time="2024-01-01", lat=slice(9, 8), lon=slice(-12, -11)).values',
+        'lo = numpy.unravel_index(numpy.nanargmin(v), v.shape)',
+        'hi = numpy.unravel_index(numpy.nanargmax(v), v.shape)',
+        'print(json.dumps({"size": [d.RasterXSize, d.RasterYSize], "bands": d.RasterCount,',
+        '  "low": rgba[lo].tolist(), "high": rgba[hi].tolist(), "alpha": int(rgba[..., 3].min())}))',
+      ].join('\n'),
+      [png, store],
+    );
+    expect(read.bands).toBe(4);
+    expect(read.alpha).toBe(255);
+    // The lowest value takes the first colour of viridis, the highest its last.
+    expect(read.low).toEqual([...colorAt('viridis', 0), 255]);
+    expect(read.high).toEqual([...colorAt('viridis', 1), 255]);
   });
 
   it('answers a netCDF file that xarray reads with the periods, grid and values of the store', async () => {

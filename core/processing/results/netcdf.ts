@@ -14,13 +14,12 @@ import type { DataCube } from '../cube/cube.ts';
 import { stepOf } from '../cube/dimension.ts';
 import { stridesOf } from '../cube/grid.ts';
 import { materialize } from '../cube/read.ts';
-import { ProcessingError } from '../errors.ts';
 import { spatialAxes } from '../processes/cube/helpers.ts';
 import { crsKey } from '../values/crs.ts';
 import { labelInstants } from '../processes/cube/filters.ts';
+import { unsuitable as unsuitableFor } from './image.ts';
 
-const unsuitable = (why: string) =>
-  new ProcessingError('FormatUnsuitable', `The data cube cannot be written as netCDF: ${why}.`);
+const unsuitable = (why: string) => unsuitableFor('netCDF', why);
 
 /** A netCDF variable name for a band label: letters, digits and `_`, not starting with a digit. */
 const variableName = (label: string) => {

@@ -6,6 +6,7 @@ import { isCube } from '../cube/cube.ts';
 import { ProcessingError } from '../errors.ts';
 import { cubeGeoTiff } from './gtiff.ts';
 import { resultJson } from './json.ts';
+import { cubePng } from './png.ts';
 import { cubeNetcdf } from './netcdf.ts';
 import { vectorCsv, vectorGeoJson } from './vector.ts';
 
@@ -44,6 +45,14 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = [
     mediaType: 'application/x-netcdf',
     fileName: 'result.nc',
     write: (value, maxCells, signal) => cubeNetcdf(cubeOnly(value, 'netCDF', 'raster'), maxCells, signal),
+  },
+  {
+    name: 'PNG',
+    title: 'PNG picture: one band in the viridis colour map between its lowest and highest value, or three as RGB',
+    gis_data_types: ['raster'],
+    mediaType: 'image/png',
+    fileName: 'result.png',
+    write: (value, maxCells, signal) => cubePng(cubeOnly(value, 'PNG', 'raster'), maxCells, signal),
   },
   {
     name: 'GeoJSON',
