@@ -156,6 +156,26 @@ describe('POST /result limits and refusals', () => {
     expect(small.json()).toBe(3);
   });
 
+  it('stops a run whose client closed its connection, without an error', async () => {
+    const built = await build('instance.bbox = -13.5,6.9,-10.2,10.0');
+    await largeDataset(built, 'large');
+    const url = await built.app.listen({ port: 0, host: '127.0.0.1' });
+    const client = new AbortController();
+    const request = fetch(`${url}/result`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(medianOfLarge),
+      signal: client.signal,
+    }).catch((err: unknown) => err);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    client.abort();
+    expect(await request).toBeInstanceOf(Error);
+    const cancelled = () =>
+      built.logLines().some((l) => l.msg === 'synchronous run cancelled: the client closed its connection');
+    await expect.poll(cancelled, { timeout: 10_000 }).toBe(true);
+    expect(built.logLines().filter((l) => (l.level as number) >= 50)).toEqual([]);
+  });
+
   it('keeps answering other requests while a run reads and reduces chunk after chunk', async () => {
     const built = await build('instance.bbox = -13.5,6.9,-10.2,10.0');
     await largeDataset(built, 'large');
@@ -163,25 +183,7 @@ describe('POST /result limits and refusals', () => {
       .inject({
         method: 'POST',
         url: '/result',
-        payload: {
-          process: {
-            process_graph: {
-              load: {
-                process_id: 'load_collection',
-                arguments: { id: 'large', spatial_extent: null, temporal_extent: null },
-              },
-              median: {
-                process_id: 'reduce_dimension',
-                arguments: {
-                  data: { from_node: 'load' },
-                  dimension: 't',
-                  reducer: callback('median', { data: { from_parameter: 'data' } }),
-                },
-                result: true,
-              },
-            },
-          },
-        },
+        payload: medianOfLarge,
       })
       .then((response) => ({ response, at: performance.now() }));
     // Issued once the run has started reading: a server that ran the graph without yielding would answer it last.
@@ -195,6 +197,27 @@ describe('POST /result limits and refusals', () => {
     expect(other.at).toBeLessThan(done.at);
   });
 });
+
+/** The median over time of the 240 days of `largeDataset`: about 1,000,000 cells read in 96 chunks. */
+const medianOfLarge = {
+  process: {
+    process_graph: {
+      load: {
+        process_id: 'load_collection',
+        arguments: { id: 'large', spatial_extent: null, temporal_extent: null },
+      },
+      median: {
+        process_id: 'reduce_dimension',
+        arguments: {
+          data: { from_node: 'load' },
+          dimension: 't',
+          reducer: callback('median', { data: { from_parameter: 'data' } }),
+        },
+        result: true,
+      },
+    },
+  },
+};
 
 /** A published dataset of 240 days on a 0.05 degree grid (about 4,000 cells a day) in 24 x 4 chunks. */
 async function largeDataset(built: Built, name: string): Promise<void> {

@@ -96,6 +96,11 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
           .header('content-disposition', `inline; filename="${format.fileName}"`)
           .send(body as unknown as Record<string, unknown>);
       } catch (err) {
+        if (gone.signal.aborted && !deadline.aborted) {
+          // Nobody is left to answer: the run stopped at its next chunk, and the socket is closed.
+          request.log.info('synchronous run cancelled: the client closed its connection');
+          return reply.hijack();
+        }
         if (deadline.aborted)
           throw new ProcessingError(
             'ProcessGraphComplexity',
