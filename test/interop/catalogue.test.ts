@@ -345,7 +345,15 @@ describe('the openEO JavaScript client', () => {
     expect(aggregate?.parameters?.map((p: { name: string }) => p.name)).toContain('weighting');
     const formats = await connection.listFileTypes();
     expect(Object.keys(formats.getInputTypes())).toEqual(['GTIFF', 'ZARR']);
-    expect(Object.keys(formats.getOutputTypes())).toEqual(['JSON', 'GTIFF', 'NETCDF', 'PNG', 'GEOJSON', 'CSV']);
+    expect(Object.keys(formats.getOutputTypes())).toEqual([
+      'JSON',
+      'GTIFF',
+      'NETCDF',
+      'PNG',
+      'GEOJSON',
+      'CSV',
+      'PARQUET',
+    ]);
     expect(await connection.describeAccount()).toMatchObject({ user_id: 'anonymous' });
 
     const missing = await connection.describeCollection('no-such-collection').catch((e: unknown) => e);

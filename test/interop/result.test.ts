@@ -18,6 +18,8 @@ import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
 import { callback } from '../support/cubes.ts';
 import { colorAt } from '../../core/render/colormap.ts';
+import { tableFromIPC } from 'apache-arrow';
+import { readParquet } from 'parquet-wasm';
 
 let dataDir: string;
 let running: RunningEmbedded;
@@ -283,7 +285,7 @@ describe('POST /result over the served stores (embedded)', () => {
     );
   });
 
-  it('writes district aggregates as GeoJSON and CSV with the values of the JSON answer', async () => {
+  it('writes district aggregates as GeoJSON, CSV and GeoParquet with the values of the JSON answer', async () => {
     const graph = (format: string) => ({
       load: load(['2024-01-01', '2024-01-03'], null),
       districts: { process_id: 'load_features', arguments: { id: 'sample-districts' } },
@@ -324,6 +326,21 @@ describe('POST /result over the served stores (embedded)', () => {
     const [label, t, band, value] = rows[3]!.split(',');
     expect([label, t, band]).toEqual([String(json.dimensions[0]!.labels[1]), t0, 'value']);
     expect(Number(value)).toBe(cell(1, 0));
+
+    const parquet = await result(graph('Parquet'));
+    expect(parquet.headers.get('content-type')).toBe('application/vnd.apache.parquet');
+    const table = tableFromIPC(readParquet(new Uint8Array(await parquet.arrayBuffer())).intoIPCStream());
+    expect(table.numRows).toBe(json.dimensions[0]!.labels.length);
+    expect(JSON.parse(table.schema.metadata.get('geo')!)).toMatchObject({
+      primary_column: 'geometry',
+      version: '1.1.0',
+    });
+    const rowsOf = table.toArray().map((row) => row.toJSON() as Record<string, unknown>);
+    rowsOf.forEach((row, g) => {
+      expect(row.geometry).toBeInstanceOf(Uint8Array);
+      expect(row[`${t0}|value`]).toBe(cell(g, 0));
+      expect(row.feature_id).toEqual(json.dimensions[0]!.labels[g]);
+    });
 
     // A raster cube is not a table of geometries.
     const raster = await result({

@@ -8,7 +8,7 @@ import { cubeGeoTiff } from './gtiff.ts';
 import { resultJson } from './json.ts';
 import { cubePng } from './png.ts';
 import { cubeNetcdf } from './netcdf.ts';
-import { vectorCsv, vectorGeoJson } from './vector.ts';
+import { vectorCsv, vectorGeoJson, vectorGeoParquet } from './vector.ts';
 
 export interface OutputFormat {
   /** GDAL's name of the format, as openEO names formats. */
@@ -69,6 +69,14 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = [
     mediaType: 'text/csv; charset=utf-8',
     fileName: 'result.csv',
     write: (value, maxCells, signal) => vectorCsv(cubeOnly(value, 'CSV', 'vector'), maxCells, signal),
+  },
+  {
+    name: 'Parquet',
+    title: 'GeoParquet 1.1: a vector cube as one row per geometry (WKB), its label, properties and a column per value',
+    gis_data_types: ['vector', 'table'],
+    mediaType: 'application/vnd.apache.parquet',
+    fileName: 'result.parquet',
+    write: (value, maxCells, signal) => vectorGeoParquet(cubeOnly(value, 'Parquet', 'vector'), maxCells, signal),
   },
 ];
 

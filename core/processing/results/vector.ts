@@ -1,12 +1,17 @@
 /**
- * A vector cube (after `aggregate_spatial`, or `load_features`) as a file: GeoJSON, one Feature per geometry with
- * its properties and a property per cell of the other dimensions, or CSV, one row per cell (long format: the
- * geometry's label, a column per other dimension, the value), the shape spreadsheets and DHIS2 imports take.
+ * A vector cube (after `aggregate_spatial`, or `load_features`) as a file: GeoJSON or GeoParquet, one feature per
+ * geometry with its properties and a property per cell of the other dimensions, or CSV, one row per cell (long
+ * format: the geometry's label, a column per other dimension, the value), the shape spreadsheets and DHIS2 imports
+ * take.
  */
 import type { DataCube } from '../cube/cube.ts';
 import { stridesOf } from '../cube/grid.ts';
 import { materialize } from '../cube/read.ts';
 import { ProcessingError } from '../errors.ts';
+import { crsKey } from '../values/crs.ts';
+import { STORED_CRS } from '../../features/crs.ts';
+import type { Feature } from '../../features/geometry.ts';
+import { BBOX_COLUMN, encodeGeoParquet, GEOMETRY_COLUMN } from '../../features/geoparquet.ts';
 
 interface VectorCells {
   geometry: number;
@@ -35,25 +40,44 @@ function otherCells(cube: DataCube, { geometry, strides }: VectorCells) {
 
 const valueOf = (v: number, boolean: boolean) => (Number.isNaN(v) ? null : boolean ? v === 1 : v);
 
-export async function vectorGeoJson(cube: DataCube, maxCells: number, signal?: AbortSignal): Promise<string> {
-  const found = await vectorCells(cube, 'GeoJSON', maxCells, signal);
+/** The cube's features, each with its properties and a property per cell named by its labels (`t|band`). */
+async function featuresWithValues(cube: DataCube, format: string, maxCells: number, signal?: AbortSignal) {
+  const found = await vectorCells(cube, format, maxCells, signal);
   const { cells } = otherCells(cube, found);
   const boolean = cube.metadata.cellType === 'boolean';
   const labels = cube.dimensions[found.geometry]!.labels;
-  const features = cube.metadata.geometries!.map((feature, g) => {
+  return cube.metadata.geometries!.map((feature, g) => {
     const base = g * found.strides[found.geometry]!;
     const values = Object.fromEntries(
-      // A property per cell, named by its labels (`2024-01-01T00:00:00Z|value`); a single cell is `value`.
+      // A single cell is `value`.
       cells.map((c) => [c.labels.join('|') || 'value', valueOf(found.values[base + c.offset]!, boolean)]),
     );
-    return {
-      type: 'Feature',
-      id: labels[g],
-      geometry: feature.geometry,
-      properties: { ...feature.properties, ...values },
-    };
+    return { id: labels[g]!, geometry: feature.geometry, properties: { ...feature.properties, ...values } };
   });
-  return JSON.stringify({ type: 'FeatureCollection', features });
+}
+
+export async function vectorGeoJson(cube: DataCube, maxCells: number, signal?: AbortSignal): Promise<string> {
+  const features = await featuresWithValues(cube, 'GeoJSON', maxCells, signal);
+  return JSON.stringify({ type: 'FeatureCollection', features: features.map((f) => ({ type: 'Feature', ...f })) });
+}
+
+/** GeoParquet 1.1 as the stores write it (`core/features/geoparquet.ts`): features of EPSG:4326 geometries. */
+export async function vectorGeoParquet(cube: DataCube, maxCells: number, signal?: AbortSignal): Promise<Uint8Array> {
+  const geometry = cube.dimensions.find((d) => d.type === 'geometry');
+  if (geometry && crsKey(geometry.crs) !== STORED_CRS)
+    throw new ProcessingError('FormatUnsuitable', 'Only geometries in EPSG:4326 can be written as Parquet.');
+  const features = await featuresWithValues(cube, 'Parquet', maxCells, signal);
+  if (features.some((f) => f.geometry === null))
+    throw new ProcessingError('FormatUnsuitable', 'A feature without a geometry cannot be written as Parquet.');
+  const reserved = [GEOMETRY_COLUMN, BBOX_COLUMN].find((name) => features.some((f) => name in f.properties));
+  if (reserved)
+    throw new ProcessingError('FormatUnsuitable', `A property named '${reserved}' collides with a GeoParquet column.`);
+  // The geometry's label first, as `feature_id` (GeoJSON's feature id), then the properties and values.
+  const rows = features.map(({ id, geometry: g, properties }) => ({
+    geometry: g!,
+    properties: { feature_id: id, ...properties } as Feature['properties'],
+  }));
+  return encodeGeoParquet(rows).bytes;
 }
 
 /** A CSV field, quoted when it must be (RFC 4180). */
