@@ -6,6 +6,7 @@ import { benchSplitIngestion } from './split-ingestion.ts';
 import { benchStore } from './store.ts';
 import { benchZarrServing } from './zarr-serving.ts';
 import { benchZonalStats } from './zonal-stats.ts';
+import { benchZonalFromStore } from './zonal-store.ts';
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 const round = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -94,6 +95,24 @@ for (const [name, wall, cpu] of [
   console.log(
     `| ${name} | ${wall.toFixed(2)}, ${cpu.toFixed(2)} | ${zonal.peerSeconds.toFixed(2)}, ${zonal.peerCpuSeconds.toFixed(2)} | ${ratio(zonal.peerSeconds, wall)}, ${ratio(zonal.peerCpuSeconds, cpu)} |`,
   );
+
+const stored = await benchZonalFromStore(
+  Number(process.env.BENCH_ZONAL_STEPS ?? 36),
+  Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
+  Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
+  Number(process.env.BENCH_ZONAL_POLYGONS ?? 150),
+);
+console.log(
+  `\nZonal means from a compressed Zarr v2 store (${stored.storeMegabytes.toFixed(0)} MB on disk), same cube and polygons (largest difference from the peer ${stored.maxDifference.toExponential(1)})`,
+);
+console.log('| measurement | Stratus | peer: xarray + zarr-python + numpy | ratio |');
+console.log('| --- | --- | --- | --- |');
+console.log(
+  `| read, decode, mask, reduce (s, CPU s) | ${stored.seconds.toFixed(2)}, ${stored.cpuSeconds.toFixed(2)} | ${stored.peerSeconds.toFixed(2)}, ${stored.peerCpuSeconds.toFixed(2)} | ${ratio(stored.peerSeconds, stored.seconds)}, ${ratio(stored.peerCpuSeconds, stored.cpuSeconds)} |`,
+);
+console.log(
+  `| peak RSS of the process (MB) | ${round(stored.peakRssMegabytes)} | ${round(stored.peerPeakRssMegabytes)} | - |`,
+);
 
 // The Icechunk/wasm pitfall of DESIGN.md §4 aside, open handles must not keep a benchmark alive.
 process.exit(0);

@@ -1,6 +1,7 @@
 """The zonal statistics peer: numpy masking per polygon and per time step, as the anchor computes zonal means.
 
-argv: the raw float32 cube file (T x H x W, C order), T, H, W, the GeoJSON FeatureCollection of polygons
+argv: the raw float32 cube file (T x H x W, C order) or a Zarr store (`*.zarr`, read with xarray inside the
+timed part), T, H, W, the GeoJSON FeatureCollection of polygons
 (lon/lat on the cube's grid), and the grid's west, north and pixel size. Each polygon's pixel-centre mask is
 built once with numpy (even-odd ray casting over the polygon's bounding window); then for every time step and
 every polygon, nanmean(data[t][mask]). Prints the seconds of both parts (wall clock), the CPU seconds of both,
@@ -15,8 +16,22 @@ import numpy as np
 path, T, H, W, geojson, west, north, size = sys.argv[1:9]
 T, H, W = int(T), int(H), int(W)
 west, north, size = float(west), float(north), float(size)
-data = np.fromfile(path, dtype=np.float32).reshape(T, H, W)
 features = json.load(open(geojson))["features"]
+
+# A Zarr store is read (decoded by zarr-python through xarray) inside the timed part; a raw file before it.
+from_store = path.endswith(".zarr")
+read_seconds = 0.0
+read_cpu = 0.0
+if from_store:
+    import xarray
+
+    start = time.perf_counter()
+    cpu = time.process_time()
+    data = xarray.open_zarr(path, consolidated=True)["value"].values
+    read_seconds = time.perf_counter() - start
+    read_cpu = time.process_time() - cpu
+else:
+    data = np.fromfile(path, dtype=np.float32).reshape(T, H, W)
 
 start = time.perf_counter()
 cpu = time.process_time()
@@ -53,9 +68,13 @@ for t in range(T):
         means[g, t] = np.nanmean(plane[mask])
 reduce_seconds = time.perf_counter() - start
 reduce_cpu = time.process_time() - cpu
+import resource
+
 print(json.dumps({
+    "read_seconds": read_seconds,
     "mask_seconds": mask_seconds,
     "reduce_seconds": reduce_seconds,
-    "cpu_seconds": mask_cpu + reduce_cpu,
+    "cpu_seconds": read_cpu + mask_cpu + reduce_cpu,
+    "peak_rss_megabytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "means": means.tolist(),
 }))

@@ -18,7 +18,8 @@ import { python } from '../test/support/python.ts';
 
 const PEER = join(import.meta.dirname, 'zonal-peer.py');
 /** Grid: 0.001° pixels from 7°E, 52°N. */
-const [WEST, NORTH, SIZE] = [7, 52, 0.001];
+export const GRID = { west: 7, north: 52, size: 0.001 };
+const { west: WEST, north: NORTH, size: SIZE } = GRID;
 
 export interface ZonalFigures {
   steps: number;
@@ -38,7 +39,7 @@ export interface ZonalFigures {
 }
 
 /** Star-shaped polygons of 24 vertices on a grid over the raster, about 40 to 90 pixels across. */
-function polygons(count: number, height: number, width: number) {
+export function polygons(count: number, height: number, width: number) {
   const columns = Math.ceil(Math.sqrt((count * width) / height));
   const rows = Math.ceil(count / columns);
   return {
@@ -61,9 +62,15 @@ function polygons(count: number, height: number, width: number) {
   };
 }
 
-function cube(steps: number, height: number, width: number): { cube: DataCube; data: Float32Array } {
+/** The cube's values: 1 % NaN, the rest spread over 0 to 100. */
+export function syntheticValues(steps: number, height: number, width: number): Float32Array {
   const data = new Float32Array(steps * height * width);
   for (let i = 0; i < data.length; i++) data[i] = i % 97 === 0 ? NaN : ((i * 2654435761) % 1000) / 10;
+  return data;
+}
+
+function cube(steps: number, height: number, width: number): { cube: DataCube; data: Float32Array } {
+  const data = syntheticValues(steps, height, width);
   const coordinate = (origin: number, step: number, n: number) =>
     Array.from({ length: n }, (_, i) => origin + (i + 0.5) * step);
   const cube = memoryCube({
@@ -90,7 +97,7 @@ function cube(steps: number, height: number, width: number): { cube: DataCube; d
   return { cube, data };
 }
 
-async function zonalMeans(data: DataCube, geometries: unknown, weighting: 'centre' | 'coverage') {
+export async function zonalMeans(data: DataCube, geometries: unknown, weighting: 'centre' | 'coverage') {
   const graph = {
     zonal: {
       process_id: 'aggregate_spatial',

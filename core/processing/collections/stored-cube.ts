@@ -80,23 +80,26 @@ function storedSource(
     async readChunk(index: readonly number[], signal?: AbortSignal): Promise<ChunkArray> {
       signal?.throwIfAborted();
       const [it, , iy, ix] = index as [number, number, number, number];
-      // The stored chunk has its full shape; the cube's chunk is clipped at the cube's edge.
       const [lt, ly, lx] = [Math.min(ct, nt - it * ct), Math.min(cy, ny - iy * cy), Math.min(cx, nx - ix * cx)];
       budget?.take(lt * ly * lx);
-      const out = dtype === 'float32' ? new Float32Array(lt * ly * lx) : new Float64Array(lt * ly * lx);
+      const cells = lt * ly * lx;
+      const out = () => (dtype === 'float32' ? new Float32Array(cells) : new Float64Array(cells));
       const stored = await readChunk(store, array, [it, iy, ix]);
-      if (!stored) return out.fill(NaN);
+      if (!stored) return out().fill(NaN);
+      // Nodata is NaN in every cube (docs/processing.md); a NaN fill value already is.
+      const nodata = fill !== null && !Number.isNaN(fill) ? fill : undefined;
+      const whole = lt === ct && ly === cy && lx === cx;
+      if (whole && nodata === undefined && stored instanceof (dtype === 'float32' ? Float32Array : Float64Array))
+        return stored as ChunkArray;
+      // Row by row: the stored chunk has its full shape, the cube's chunk is clipped at the cube's edge.
+      const clipped = out();
       for (let t = 0; t < lt; t++)
         for (let y = 0; y < ly; y++) {
           const from = (t * cy + y) * cx;
-          const to = (t * ly + y) * lx;
-          for (let x = 0; x < lx; x++) {
-            const v = Number(stored[from + x]);
-            // Nodata is NaN in every cube (docs/processing.md).
-            out[to + x] = fill !== null && v === fill ? NaN : v;
-          }
+          clipped.set(stored.subarray(from, from + lx) as ArrayLike<number>, (t * ly + y) * lx);
         }
-      return out;
+      if (nodata !== undefined) for (let i = 0; i < cells; i++) if (clipped[i] === nodata) clipped[i] = NaN;
+      return clipped;
     },
   };
 }

@@ -70,16 +70,18 @@ export async function readChunk(
   const key = array.chunkKey(index);
   const stored = await store.get(key);
   if (!stored) return undefined;
-  const bytes = await decodeChunk(compressor, stored);
   const cells = array.chunks.reduce((n, size) => n * size, 1);
+  const bytes = await decodeChunk(compressor, stored, cells * type.BYTES_PER_ELEMENT);
   if (bytes.byteLength !== cells * type.BYTES_PER_ELEMENT)
     throw new ZarrFormatError(`chunk ${key} holds ${bytes.byteLength} bytes, not ${cells} ${array.dataType} values`);
-  // A copy into a buffer of its own: decoded bytes may be a view at any offset of a larger (pooled) buffer.
-  const copy = new Uint8Array(bytes);
+  // A buffer of its own: stored bytes may be shared (a cache), and decoded ones a view into a larger (pooled)
+  // buffer; bytes a codec decoded into exactly their own buffer are already the caller's.
+  const own = compressor !== undefined && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const copy = own ? bytes : new Uint8Array(bytes);
   const size = type.BYTES_PER_ELEMENT;
   // Typed arrays are in the host's order, little-endian (group-writer.ts).
   if (bigEndian && size > 1) for (let i = 0; i < copy.length; i += size) copy.subarray(i, i + size).reverse();
-  return new type(copy.buffer);
+  return new type(copy.buffer as ArrayBuffer);
 }
 
 /**

@@ -1,0 +1,131 @@
+/**
+ * Zonal means read from a compressed Zarr store on disk, against xarray + zarr-python + numpy reading the same
+ * store (`zonal-peer.py` given a `*.zarr` path): the store variant of `zonal-stats.ts`. Stratus runs in a child
+ * process of its own (`node bench/zonal-store.ts <store> <polygons>`), so that its peak RSS is the run's alone.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { openStoredCube } from '../core/processing/collections/stored-cube.ts';
+import { periodRange } from '../core/periods/index.ts';
+import { directoryStore } from '../core/stores/directory-store.ts';
+import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
+import { python } from '../test/support/python.ts';
+import { GRID, polygons, syntheticValues, zonalMeans } from './zonal-stats.ts';
+
+const run = promisify(execFile);
+const PEER = join(import.meta.dirname, 'zonal-peer.py');
+
+export interface ZonalStoreFigures {
+  steps: number;
+  height: number;
+  width: number;
+  polygons: number;
+  storeMegabytes: number;
+  seconds: number;
+  cpuSeconds: number;
+  peakRssMegabytes: number;
+  peerSeconds: number;
+  peerCpuSeconds: number;
+  peerPeakRssMegabytes: number;
+  maxDifference: number;
+}
+
+/** The Stratus side, in this process: open the store lazily, aggregate, and report. */
+async function measure(store: string, polygonsPath: string) {
+  const geometries = JSON.parse(await readFile(polygonsPath, 'utf8'));
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  const { values } = await zonalMeans(await openStoredCube(directoryStore(store)), geometries, 'centre');
+  const used = process.cpuUsage(cpu);
+  return {
+    seconds: (performance.now() - start) / 1000,
+    cpuSeconds: (used.user + used.system) / 1e6,
+    peakRssMegabytes: process.resourceUsage().maxRSS / 1024,
+    means: Array.from(values),
+  };
+}
+
+export async function benchZonalFromStore(
+  steps = 36,
+  height = 1000,
+  width = 1000,
+  count = 150,
+): Promise<ZonalStoreFigures> {
+  const root = await mkdtemp(join(tmpdir(), 'stratus-bench-zonal-store-'));
+  try {
+    const store = join(root, 'cube.zarr');
+    const values = syntheticValues(steps, height, width);
+    const plane = height * width;
+    const lon = Float64Array.from({ length: width }, (_, i) => GRID.west + (i + 0.5) * GRID.size);
+    const lat = Float64Array.from({ length: height }, (_, j) => GRID.north - (j + 0.5) * GRID.size);
+    const periods = periodRange('daily', '2024-01-01', new Date(Date.UTC(2024, 0, steps)).toISOString().slice(0, 10));
+    const writer = await RasterCubeWriter.create(store, {
+      variable: 'value',
+      periodType: 'daily',
+      periods,
+      grid: { lon, lat, resolution: GRID.size },
+      attributes: {},
+    });
+    for (let t = 0; t < steps; t++) await writer.append(values.subarray(t * plane, (t + 1) * plane));
+    await writer.finish();
+    const { stdout: du } = await run('du', ['-sk', store]);
+    const polygonsPath = join(root, 'polygons.geojson');
+    await writeFile(polygonsPath, JSON.stringify(polygons(count, height, width)));
+
+    const { stdout } = await run(process.execPath, [import.meta.filename, store, polygonsPath], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    const stratus = JSON.parse(stdout) as Awaited<ReturnType<typeof measure>>;
+    const peer = await python<{
+      read_seconds: number;
+      mask_seconds: number;
+      reduce_seconds: number;
+      cpu_seconds: number;
+      peak_rss_megabytes: number;
+      means: number[][];
+    }>(
+      await readFile(PEER, 'utf8'),
+      [
+        store,
+        String(steps),
+        String(height),
+        String(width),
+        polygonsPath,
+        String(GRID.west),
+        String(GRID.north),
+        String(GRID.size),
+      ],
+      3_600_000,
+    );
+    let maxDifference = 0;
+    peer.means.forEach((series, g) =>
+      series.forEach((m, t) => (maxDifference = Math.max(maxDifference, Math.abs(m - stratus.means[g * steps + t]!)))),
+    );
+    return {
+      steps,
+      height,
+      width,
+      polygons: count,
+      storeMegabytes: Number(du.split('\t')[0]) / 1024,
+      seconds: stratus.seconds,
+      cpuSeconds: stratus.cpuSeconds,
+      peakRssMegabytes: stratus.peakRssMegabytes,
+      peerSeconds: peer.read_seconds + peer.mask_seconds + peer.reduce_seconds,
+      peerCpuSeconds: peer.cpu_seconds,
+      peerPeakRssMegabytes: peer.peak_rss_megabytes,
+      maxDifference,
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  const [store, polygonsPath] = process.argv.slice(2);
+  process.stdout.write(JSON.stringify(await measure(store!, polygonsPath!)));
+  // The store's handles must not keep the measuring process alive.
+  process.exit(0);
+}
