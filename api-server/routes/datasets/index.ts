@@ -9,11 +9,13 @@ import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdS
 import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { datasetDetailRecord } from './detail.ts';
 import { datasetListPage, datasetPage } from './pages.ts';
+import { tileRoutes } from './tiles.ts';
 import { datasetDetailRecordSchema, datasetListResponseSchema } from './schemas.ts';
 
 /** Managed datasets, read from Dataset resources through the Cluster port. */
 export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
   const { cluster, config, namespace, storageRoot } = app.stratus;
+  await app.register(tileRoutes);
 
   const datasetOf = async (id: string) => {
     const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);

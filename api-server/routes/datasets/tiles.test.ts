@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { tileBounds } from '../../../core/render/tiles.ts';
+import { build } from '../../test/build.ts';
+import { publishedDataset } from '../../test/published-dataset.ts';
+
+/** The tile of zoom z holding lon/lat. */
+function tileAt(z: number, lon: number, lat: number) {
+  const n = 2 ** z;
+  const rad = (lat * Math.PI) / 180;
+  return {
+    x: Math.floor(((lon + 180) / 360) * n),
+    y: Math.floor(((1 - Math.log(Math.tan(rad) + 1 / Math.cos(rad)) / Math.PI) / 2) * n),
+  };
+}
+
+describe('dataset map tiles', () => {
+  it('computes tile bounds as Web Mercator does', () => {
+    expect(tileBounds(0, 0, 0).west).toBeCloseTo(-180, 9);
+    expect(tileBounds(0, 0, 0).east).toBeCloseTo(180, 9);
+    expect(tileBounds(0, 0, 0).north).toBeCloseTo(85.0511287798, 9);
+    const { x, y } = tileAt(7, -11.5, 8.5);
+    const b = tileBounds(7, x, y);
+    expect(b.west).toBeLessThanOrEqual(-11.5);
+    expect(b.east).toBeGreaterThan(-11.5);
+    expect(b.south).toBeLessThanOrEqual(8.5);
+    expect(b.north).toBeGreaterThan(8.5);
+  });
+
+  it('renders a tile with validators tied to the version, and answers 304 to them', async () => {
+    const built = await build();
+    await publishedDataset(built, 'chirps');
+    const { x, y } = tileAt(6, -11.8, 8.5);
+    const url = `/datasets/chirps/tiles/6/${x}/${y}.png`;
+    const tile = await built.app.inject({ url });
+    expect(tile.statusCode).toBe(200);
+    expect(tile.headers['content-type']).toBe('image/png');
+    expect(tile.rawPayload.subarray(1, 4).toString()).toBe('PNG');
+    // IHDR: 256 × 256.
+    expect([tile.rawPayload.readUInt32BE(16), tile.rawPayload.readUInt32BE(20)]).toEqual([256, 256]);
+    const etag = tile.headers.etag as string;
+    expect(etag).toBe('"tile-v1-2024-01-03--"');
+    expect(tile.headers['cache-control']).toBe('no-cache');
+    const again = await built.app.inject({ url, headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    const other = await built.app.inject({ url: `${url}?time=2024-01-01&colormap=magma&range=0,10` });
+    expect(other.statusCode).toBe(200);
+    expect(other.headers.etag).toBe('"tile-v1-2024-01-01-magma-0,10"');
+  });
+
+  it('refuses bad tiles and parameters with 400, and answers 404 off the extent or the periods', async () => {
+    const built = await build();
+    await publishedDataset(built, 'chirps');
+    const { x, y } = tileAt(6, -11.8, 8.5);
+    const cases: [string, number][] = [
+      [`/datasets/chirps/tiles/25/0/0.png`, 400],
+      [`/datasets/chirps/tiles/2/4/0.png`, 400],
+      [`/datasets/chirps/tiles/a/0/0.png`, 400],
+      [`/datasets/chirps/tiles/6/${x}/${y}.png?colormap=rainbow`, 400],
+      [`/datasets/chirps/tiles/6/${x}/${y}.png?range=5,1`, 400],
+      [`/datasets/chirps/tiles/6/${x}/${y}.png?range=a,b`, 400],
+      [`/datasets/chirps/tiles/6/0/0.png`, 404],
+      [`/datasets/chirps/tiles/6/${x}/${y}.png?time=2023-12-31`, 404],
+      [`/datasets/nope/tiles/6/${x}/${y}.png`, 404],
+    ];
+    for (const [url, status] of cases) {
+      const answer = await built.app.inject({ url });
+      expect([url, answer.statusCode]).toEqual([url, status]);
+      expect(answer.json()).toHaveProperty('detail');
+    }
+  });
+
+  it('describes the tiles as TileJSON 3.0.0', async () => {
+    const built = await build('server.base.url = https://climate.example.org');
+    await publishedDataset(built, 'chirps');
+    const doc = (await built.app.inject({ url: '/datasets/chirps/tiles.json' })).json();
+    expect(doc).toMatchObject({
+      tilejson: '3.0.0',
+      tiles: ['https://climate.example.org/datasets/chirps/tiles/{z}/{x}/{y}.png'],
+      minzoom: 0,
+      periods: ['2024-01-01', '2024-01-02', '2024-01-03'],
+      colormap: 'viridis',
+    });
+    expect(doc.maxzoom).toBeGreaterThan(2);
+    const [west, south, east, north] = doc.bounds as number[];
+    expect(west).toBeLessThan(east);
+    expect(south).toBeLessThan(north);
+  });
+});

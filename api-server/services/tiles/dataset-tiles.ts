@@ -1,0 +1,173 @@
+import type { Cluster } from '../../../core/cluster/port.ts';
+import { openStoredCube } from '../../../core/processing/collections/stored-cube.ts';
+import type { ChunkArray, DataCube } from '../../../core/processing/cube/cube.ts';
+import { formatPeriod, type PeriodType } from '../../../core/periods/index.ts';
+import { colormapNames, DEFAULT_COLORMAP } from '../../../core/render/colormap.ts';
+import { renderTile, tileBounds, tileCells, type Grid, type TileBounds } from '../../../core/render/tiles.ts';
+import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { storeFile } from '../../../core/stores/layout.ts';
+import { openVersionStore } from '../../../core/stores/version-store.ts';
+import { HttpError } from '../../errors.ts';
+
+/** A served version opened for tiles: its lazy cube, grid, period labels and the source's display settings. */
+export interface TiledVersion {
+  datasetId: string;
+  version: string;
+  cube: DataCube;
+  grid: Grid;
+  /** Bounds of the grid's cells, in degrees. */
+  bounds: TileBounds;
+  periods: string[];
+  style: { colormap: string; range?: [number, number]; nodata?: number };
+  /** The zoom at which a tile pixel is about a quarter of a grid cell. */
+  maxzoom: number;
+  /** Without a display range: each period's lowest and highest value, so that its tiles share one scale. */
+  ranges: Map<number, Promise<[number, number]>>;
+}
+
+/** Opened versions kept; versions are immutable, so an entry is only ever evicted (oldest first). */
+const OPEN_VERSIONS = 32;
+
+/** Map tiles of the datasets' served versions (`/datasets/{id}/tiles/...`), read from the stores chunk by chunk. */
+export class DatasetTiles {
+  readonly #cluster: Cluster;
+  readonly #namespace: string;
+  readonly #storageRoot: string;
+  readonly #open = new Map<string, Promise<TiledVersion>>();
+
+  constructor(cluster: Cluster, namespace: string, storageRoot: string) {
+    this.#cluster = cluster;
+    this.#namespace = namespace;
+    this.#storageRoot = storageRoot;
+  }
+
+  /** The served version of `id`, or the 404 that says why there is none. */
+  async version(id: string): Promise<TiledVersion> {
+    const dataset = await this.#cluster.get<Dataset>(datasetKind, id, this.#namespace);
+    if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
+    const version = currentVersionOf(dataset);
+    if (!version) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
+    if (dataset.spec.format !== 'zarr' && dataset.spec.format !== 'icechunk')
+      throw new HttpError('NotFound', `Dataset ${id} is stored as ${dataset.spec.format}, which has no tiles`);
+    const key = `${id}@${version.id}`;
+    let opened = this.#open.get(key);
+    if (!opened) {
+      opened = this.#openVersion(dataset, version.id, storeFile(this.#storageRoot, version.path), version.snapshot);
+      // A failed open is not kept: the next request tries again.
+      opened.catch(() => this.#open.delete(key));
+      this.#open.set(key, opened);
+      if (this.#open.size > OPEN_VERSIONS) this.#open.delete(this.#open.keys().next().value!);
+    }
+    return opened;
+  }
+
+  async #openVersion(dataset: Dataset, version: string, dir: string, snapshot?: string): Promise<TiledVersion> {
+    const cube = await openStoredCube(await openVersionStore(dir, snapshot));
+    const [time, , y, x] = cube.dimensions;
+    const [lat, lon] = [y!.labels as number[], x!.labels as number[]];
+    const grid: Grid = {
+      lon0: lon[0]!,
+      lat0: lat[0]!,
+      dx: x!.step ?? 1,
+      dy: y!.step ?? -1,
+      width: lon.length,
+      height: lat.length,
+    };
+    const [hx, hy] = [Math.abs(grid.dx) / 2, Math.abs(grid.dy) / 2];
+    const source = await this.#cluster.get<DataSource>(dataSourceKind, dataset.spec.source, this.#namespace);
+    const display = source?.spec.display;
+    const periodType = dataset.spec.periodType as PeriodType;
+    return {
+      datasetId: dataset.metadata.name,
+      version,
+      cube,
+      grid,
+      bounds: {
+        west: Math.min(...lon) - hx,
+        east: Math.max(...lon) + hx,
+        south: Math.min(...lat) - hy,
+        north: Math.max(...lat) + hy,
+      },
+      periods: time!.labels.map((l) => formatPeriod({ type: periodType, start: new Date(String(l)) })),
+      style: {
+        colormap: display?.colormap && colormapNames.includes(display.colormap) ? display.colormap : DEFAULT_COLORMAP,
+        ...(display?.range && { range: display.range as [number, number] }),
+        ...(display?.nodata !== undefined && { nodata: display.nodata }),
+      },
+      maxzoom: Math.max(0, Math.ceil(Math.log2(360 / (Math.abs(grid.dx) * 256))) + 2),
+      ranges: new Map(),
+    };
+  }
+
+  /** Chunk [time block, row block, column block] of the version's cube, for period `time`. */
+  #chunk(tiled: TiledVersion, time: number, row: number, col: number, signal?: AbortSignal): Promise<ChunkArray> {
+    const [ct, , cy, cx] = tiled.cube.metadata.chunkShape as [number, number, number, number];
+    return tiled.cube.source.readChunk([Math.floor(time / ct), 0, Math.floor(row / cy), Math.floor(col / cx)], signal);
+  }
+
+  /** The value range tiles of period `time` are coloured over: the display's, else the period's own. */
+  #range(tiled: TiledVersion, time: number): Promise<[number, number]> {
+    if (tiled.style.range) return Promise.resolve(tiled.style.range);
+    let range = tiled.ranges.get(time);
+    if (!range) {
+      range = (async () => {
+        const [ct, , cy, cx] = tiled.cube.metadata.chunkShape as [number, number, number, number];
+        const [, , ly, lx] = tiled.cube.shape as [number, number, number, number];
+        let [lo, hi] = [Infinity, -Infinity];
+        for (let row = 0; row < ly; row += cy)
+          for (let col = 0; col < lx; col += cx) {
+            const chunk = await this.#chunk(tiled, time, row, col);
+            const plane = chunk.length / Math.min(ct, tiled.cube.shape[0]! - Math.floor(time / ct) * ct);
+            for (const v of chunk.subarray((time % ct) * plane, (time % ct) * plane + plane))
+              if (Number.isFinite(v) && v !== tiled.style.nodata) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
+          }
+        return lo <= hi ? [lo, hi] : [0, 1];
+      })();
+      tiled.ranges.set(time, range);
+    }
+    return range;
+  }
+
+  /**
+   * The PNG of tile z/x/y of period `time` (an index into `periods`). 404 when the tile lies wholly outside the
+   * grid. Only the stored chunks under the tile are read.
+   */
+  async tile(
+    tiled: TiledVersion,
+    time: number,
+    tile: { z: number; x: number; y: number },
+    style: { colormap?: string; range?: [number, number] },
+    signal?: AbortSignal,
+  ): Promise<Buffer> {
+    const { z, x, y } = tile;
+    const b = tileBounds(z, x, y);
+    const g = tiled.bounds;
+    if (b.east <= g.west || b.west >= g.east || b.north <= g.south || b.south >= g.north)
+      throw new HttpError('NotFound', `Tile ${z}/${x}/${y} is outside the extent of dataset ${tiled.datasetId}`);
+    const cells = tileCells(tiled.grid, z, x, y);
+    const { cube } = tiled;
+    const [ct, , cy, cx] = cube.metadata.chunkShape as [number, number, number, number];
+    const [nt, , ly, lx] = cube.shape as [number, number, number, number];
+    const columns = Math.ceil(lx / cx);
+    const chunks = new Map<number, ChunkArray>();
+    for (let p = 0; p < cells.length; p += 2) {
+      const [col, row] = [cells[p]!, cells[p + 1]!];
+      if (col < 0) continue;
+      const key = Math.floor(row / cy) * columns + Math.floor(col / cx);
+      if (!chunks.has(key)) chunks.set(key, await this.#chunk(tiled, time, row, col, signal));
+    }
+    const [t, lt] = [time % ct, Math.min(ct, nt - Math.floor(time / ct) * ct)];
+    const valueAt = (col: number, row: number) => {
+      const [iy, ix] = [Math.floor(row / cy), Math.floor(col / cx)];
+      // The chunk's extent, clipped at the cube's edge.
+      const [h, w] = [Math.min(cy, ly - iy * cy), Math.min(cx, lx - ix * cx)];
+      return lt > 0 ? chunks.get(iy * columns + ix)![(t * h + (row - iy * cy)) * w + (col - ix * cx)]! : NaN;
+    };
+    return renderTile(cells, valueAt, {
+      colormap: style.colormap ?? tiled.style.colormap,
+      range: style.range ?? (await this.#range(tiled, time)),
+      ...(tiled.style.nodata !== undefined && { nodata: tiled.style.nodata }),
+    });
+  }
+}
