@@ -9,6 +9,7 @@ import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resou
 import { storeFile } from '../../../core/stores/layout.ts';
 import { openVersionStore } from '../../../core/stores/version-store.ts';
 import { HttpError } from '../../errors.ts';
+import { Lru } from '../cache/lru.ts';
 
 /** A served version opened for tiles: its lazy cube, grid, period labels and the source's display settings. */
 export interface TiledVersion {
@@ -26,7 +27,7 @@ export interface TiledVersion {
   ranges: Map<number, Promise<[number, number]>>;
 }
 
-/** Opened versions kept; versions are immutable, so an entry is only ever evicted (oldest first). */
+/** Opened versions kept, least recently used out first; versions are immutable, so an entry is never stale. */
 const OPEN_VERSIONS = 32;
 
 /** Map tiles of the datasets' served versions (`/datasets/{id}/tiles/...`), read from the stores chunk by chunk. */
@@ -34,7 +35,7 @@ export class DatasetTiles {
   readonly #cluster: Cluster;
   readonly #namespace: string;
   readonly #storageRoot: string;
-  readonly #open = new Map<string, Promise<TiledVersion>>();
+  readonly #open = new Lru<Promise<TiledVersion>>(OPEN_VERSIONS);
 
   constructor(cluster: Cluster, namespace: string, storageRoot: string) {
     this.#cluster = cluster;
@@ -57,7 +58,6 @@ export class DatasetTiles {
       // A failed open is not kept: the next request tries again.
       opened.catch(() => this.#open.delete(key));
       this.#open.set(key, opened);
-      if (this.#open.size > OPEN_VERSIONS) this.#open.delete(this.#open.keys().next().value!);
     }
     return opened;
   }
