@@ -71,12 +71,14 @@ console.log(
   `| read every feature (GeoParquet with hyparquet / FlatGeobuf with OGR) | ${round(features.read.stratusPerSecond)} | ${round(features.read.peerPerSecond)} | ${ratio(features.read.stratusPerSecond, features.read.peerPerSecond)} |`,
 );
 
-const zonal = await benchZonalStats(
+/** Time steps, height, width and polygons of both zonal sections. */
+const zonalSize = [
   Number(process.env.BENCH_ZONAL_STEPS ?? 36),
   Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
   Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
   Number(process.env.BENCH_ZONAL_POLYGONS ?? 150),
-);
+] as const;
+const zonal = await benchZonalStats(...zonalSize);
 console.log(
   `\nZonal means, in memory: ${zonal.steps} × ${zonal.height} × ${zonal.width} float32 over ${zonal.polygons} polygons (peak RSS ${round(zonal.peakRssMegabytes)} MB, largest difference from the peer ${zonal.maxDifference.toExponential(1)})`,
 );
@@ -96,12 +98,7 @@ for (const [name, wall, cpu] of [
     `| ${name} | ${wall.toFixed(2)}, ${cpu.toFixed(2)} | ${zonal.peerSeconds.toFixed(2)}, ${zonal.peerCpuSeconds.toFixed(2)} | ${ratio(zonal.peerSeconds, wall)}, ${ratio(zonal.peerCpuSeconds, cpu)} |`,
   );
 
-const stored = await benchZonalFromStore(
-  Number(process.env.BENCH_ZONAL_STEPS ?? 36),
-  Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
-  Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
-  Number(process.env.BENCH_ZONAL_POLYGONS ?? 150),
-);
+const stored = await benchZonalFromStore(...zonalSize);
 console.log(
   `\nZonal means from a compressed Zarr v2 store (${stored.storeMegabytes.toFixed(0)} MB on disk), same cube and polygons (largest difference from the peer ${stored.maxDifference.toExponential(1)})`,
 );

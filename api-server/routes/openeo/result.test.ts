@@ -19,6 +19,16 @@ const loadAll = {
   },
 };
 
+/** The whole published cube saved in `format`. */
+const savedAs = (format: string) => ({
+  process: {
+    process_graph: {
+      load: { ...loadAll.load, result: false },
+      s: { process_id: 'save_result', arguments: { data: { from_node: 'load' }, format }, result: true },
+    },
+  },
+});
+
 const post = (app: Awaited<ReturnType<typeof build>>['app'], body: unknown) =>
   app.inject({ method: 'POST', url: '/result', payload: body as Record<string, unknown> });
 
@@ -57,27 +67,13 @@ describe('POST /result limits and refusals', () => {
     // The published store holds zeros.
     expect((cube.data as number[][][]).flat(2).every((v) => v === 0)).toBe(true);
     // A GeoTIFF is one image: three time steps are not.
-    const badFormat = await post(built.app, {
-      process: {
-        process_graph: {
-          load: { ...loadAll.load, result: false },
-          s: { process_id: 'save_result', arguments: { data: { from_node: 'load' }, format: 'GTiff' }, result: true },
-        },
-      },
-    });
+    const badFormat = await post(built.app, savedAs('GTiff'));
     expect(badFormat.statusCode).toBe(400);
     expect(badFormat.json()).toMatchObject({
       code: 'FormatUnsuitable',
       message: expect.stringMatching(/'t' has 3 labels/),
     });
-    const unknownFormat = await post(built.app, {
-      process: {
-        process_graph: {
-          load: { ...loadAll.load, result: false },
-          s: { process_id: 'save_result', arguments: { data: { from_node: 'load' }, format: 'HDF4' }, result: true },
-        },
-      },
-    });
+    const unknownFormat = await post(built.app, savedAs('HDF4'));
     expect(unknownFormat.statusCode).toBe(400);
     expect(unknownFormat.json()).toMatchObject({
       code: 'ProcessParameterInvalid',
