@@ -18,7 +18,24 @@ export interface OutputFormat {
   mediaType: string;
   /** The file name of a result in this format, for `Content-Disposition`. */
   fileName: string;
-  write(value: unknown, maxCells: number, signal?: AbortSignal): Promise<string | Uint8Array>;
+  /** The file's bytes; `options` are `save_result`'s format options. */
+  write(
+    value: unknown,
+    maxCells: number,
+    signal?: AbortSignal,
+    options?: Record<string, unknown>,
+  ): Promise<string | Uint8Array>;
+  /**
+   * A format stored as a directory of files (Zarr): writes them under `dir`, which exists and is empty. Batch jobs
+   * save through it when present; a synchronous run cannot answer such a format.
+   */
+  writeDirectory?(
+    value: unknown,
+    dir: string,
+    maxCells: number,
+    signal?: AbortSignal,
+    options?: Record<string, unknown>,
+  ): Promise<void>;
 }
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = [
