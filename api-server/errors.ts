@@ -64,6 +64,26 @@ export const errorCatalogue = {
     envelope: 'openeo',
     description: 'openEO `/collections/{collection_id}`: no published collection has this id.',
   },
+  JobNotFound: {
+    status: 404,
+    envelope: 'openeo',
+    description: 'openEO `/jobs/{job_id}`: no batch job has this id.',
+  },
+  JobLocked: {
+    status: 400,
+    envelope: 'openeo',
+    description: 'openEO: a queued or running batch job cannot be changed or deleted; cancel it first.',
+  },
+  JobNotFinished: {
+    status: 400,
+    envelope: 'openeo',
+    description: 'openEO `/jobs/{job_id}/results`: the job has not finished (created, queued, running or canceled).',
+  },
+  FileNotFound: {
+    status: 404,
+    envelope: 'openeo',
+    description: 'openEO `/jobs/{job_id}/results/{filename}`: the finished job has no result file of this name.',
+  },
   ProcessNotFound: {
     status: 404,
     envelope: 'openeo',

@@ -6,6 +6,7 @@ import { datasetController } from './controllers/dataset/controller.ts';
 import { featureCollectionController } from './controllers/feature-collection/controller.ts';
 import { ingestionController } from './controllers/ingestion/controller.ts';
 import type { IngestionPlanOptions } from './controllers/ingestion/options.ts';
+import { processingJobController } from './controllers/processing-job/controller.ts';
 import { scheduleController } from './controllers/schedule/controller.ts';
 import { startRecordCollector } from './collectors/auth-records.ts';
 import type { JobRunner } from './jobs/runner.ts';
@@ -62,6 +63,7 @@ export function controllerDefinitions(
     datasetController,
     featureCollectionController,
     ingestionController(options.instance, options.ingestion),
+    processingJobController(options.instance),
     scheduleController({ readOnly: options.readOnly ?? false, leadership: options.leadership ?? soleProcess }),
   ] as ControllerDefinition[];
 }

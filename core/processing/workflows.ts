@@ -4,7 +4,7 @@
  * resources it creates after the id (`workflowName`), and finds a process by id whatever its resource is named.
  */
 import { createHash } from 'node:crypto';
-import type { Cluster } from '../cluster/port.ts';
+import type { ResourceReader } from './jobs/pinned.ts';
 import { API_VERSION } from '../resources/registry.ts';
 import { workflowKind, type Workflow } from '../resources/workflow/schema.ts';
 import type { UserProcess, UserProcessResolver } from './graph/types.ts';
@@ -59,7 +59,7 @@ export interface StoredWorkflows extends UserProcessResolver {
   find(id: string): Promise<Workflow | undefined>;
 }
 
-export function storedWorkflows(cluster: Cluster, namespace: string): StoredWorkflows {
+export function storedWorkflows(cluster: ResourceReader, namespace: string): StoredWorkflows {
   const find = async (id: string) => {
     const named = await cluster.get<Workflow>(workflowKind, workflowName(id), namespace);
     if (named?.spec.id === id) return named;

@@ -75,3 +75,14 @@ export function resolveKey(base: string, key: string): string | undefined {
   if (key === '') return base;
   return isSafeKey(key) ? join(base, ...key.split('/')) : undefined;
 }
+
+/**
+ * A batch job's files: jobs/<namespace>/<job>/ holds one directory per attempt that finished (`<attempt>/`, its
+ * results), the attempt being written (`<attempt>.staging/`, never served) and the attempts' logs
+ * (`logs/<attempt>.jsonl`). An attempt's results appear by one rename of its staging directory.
+ */
+export const jobPath = (namespace: string, job: string) => ['jobs', checked(namespace), checked(job)].join('/');
+export const jobRunPath = (namespace: string, job: string, attempt: string) =>
+  [jobPath(namespace, job), checked(attempt)].join('/');
+export const jobLogPath = (namespace: string, job: string, attempt: string) =>
+  [jobPath(namespace, job), 'logs', `${checked(attempt)}.jsonl`].join('/');

@@ -1,10 +1,16 @@
 import { resolve, sep } from 'node:path';
 import { featureRefresh } from './feature-refresh.ts';
 import { ingestion } from './ingestion.ts';
+import { processing } from './processing.ts';
 import type { Task } from './protocol.ts';
 
 /** Tasks by name; test tasks are loaded from `STRATUS_WORKER_TASK_MODULES` so none ships here. */
-export const tasks: Record<string, Task> = { ingestion, sync: ingestion, 'feature-refresh': featureRefresh };
+export const tasks: Record<string, Task> = {
+  ingestion,
+  sync: ingestion,
+  'feature-refresh': featureRefresh,
+  processing,
+};
 
 /**
  * The only folder test tasks load from. The image ships no `test/` folder (Dockerfile), so a production worker

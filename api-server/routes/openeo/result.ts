@@ -6,6 +6,8 @@ import { isProcessingError, ProcessingError, runProcessGraph } from '../../../co
 import { OUTPUT_FORMATS, outputFormat, type OutputFormat } from '../../../core/processing/results/outputs.ts';
 import type { ResultSink } from '../../../core/processing/services.ts';
 import { storedWorkflows } from '../../../core/processing/workflows.ts';
+import { jobResultRoutes } from './job-results.ts';
+import { jobRoutes } from './jobs.ts';
 import { processGraphRoutes } from './process-graphs.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
 
@@ -120,4 +122,6 @@ export const processingRoutes: FastifyPluginAsyncZod = async (app) => {
   });
   await app.register(resultRoute);
   await app.register(processGraphRoutes);
+  await app.register(jobRoutes);
+  await app.register(jobResultRoutes);
 };

@@ -2,7 +2,7 @@
  * `load_collection` over the managed datasets: a collection id is a Dataset's name (as `/collections` lists it),
  * opened at the version readers are served (`status.currentVersion`), in the API server and the worker alike.
  */
-import type { Cluster } from '../../cluster/port.ts';
+import type { ResourceReader } from '../jobs/pinned.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../resources/dataset/schema.ts';
 import { isSafeName, storeFile } from '../../stores/layout.ts';
 import { openVersionStore } from '../../stores/version-store.ts';
@@ -11,7 +11,7 @@ import type { ReadBudget } from './read-budget.ts';
 import { openStoredCube } from './stored-cube.ts';
 
 export interface DatasetCollectionsOptions {
-  cluster: Cluster;
+  cluster: ResourceReader;
   namespace: string;
   storageRoot: string;
   /** The cells the run may read, shared by every collection it loads. */

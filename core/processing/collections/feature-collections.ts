@@ -3,7 +3,7 @@
  * (`status.path`), read into GeoJSON features in their stored CRS.
  */
 import { readFile } from 'node:fs/promises';
-import type { Cluster } from '../../cluster/port.ts';
+import type { ResourceReader } from '../jobs/pinned.ts';
 import { STORED_CRS } from '../../features/crs.ts';
 import { readGeoParquetDocument } from '../../features/geoparquet-read.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../resources/feature-collection/schema.ts';
@@ -12,7 +12,7 @@ import { featuresOfArgument } from '../values/geojson.ts';
 import type { FeatureCollectionResolver } from '../services.ts';
 
 export interface StoredFeatureCollectionsOptions {
-  cluster: Cluster;
+  cluster: ResourceReader;
   namespace: string;
   storageRoot: string;
 }

@@ -1,33 +1,76 @@
 import { z } from 'zod';
 import { dateTime, freeForm, jobErrorSchema, progressSchema, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { processingJobConditions } from './conditions.ts';
+
+export const processingJobPhases = ['created', 'queued', 'running', 'finished', 'error', 'canceled'] as const;
+export type ProcessingJobPhase = (typeof processingJobPhases)[number];
 
 export const processingJobSpecSchema = z
   .object({
     title: z.string().optional().describe('Title of the job.'),
     description: z.string().optional().describe('Description (CommonMark).'),
-    process: freeForm('The openEO process: a process graph with optional metadata.'),
+    process: freeForm('The openEO process: `process_graph` with optional metadata.'),
     plan: z.string().optional().describe('Billing plan.'),
     budget: z.number().min(0).optional().describe('Maximum cost.'),
-    queued: z.boolean().default(false).describe('Set by POST /jobs/{id}/results to start the job.'),
-    cancelRequested: z.boolean().default(false).describe('Set to cancel a queued or running job.'),
+    queuedAt: dateTime
+      .optional()
+      .describe(
+        'When the job was last asked to run (POST /jobs/{id}/results sets it to now). The job runs once per ' +
+          'value: a later value runs it again and replaces its results.',
+      ),
+    cancelRequested: z
+      .boolean()
+      .default(false)
+      .describe('Cancels the run asked for at `queuedAt` while it is queued or running.'),
   })
   .describe('An openEO batch job.');
+
+export const resultFileSchema = z
+  .object({
+    name: z.string().describe('File name under /jobs/{id}/results/ (a directory for Zarr).'),
+    mediaType: z.string().describe('Media type of the file.'),
+    size: z.number().int().min(0).optional().describe('Bytes (all files, for a directory).'),
+    directory: z.boolean().optional().describe('A directory of files (a Zarr store).'),
+  })
+  .describe('One result of a run.');
+
+export const resultExtentSchema = z
+  .object({
+    bbox: z.array(z.number()).length(4).optional().describe('WGS84 bounding box: west, south, east, north.'),
+    start: dateTime.optional().describe('First instant of the temporal labels.'),
+    end: dateTime.optional().describe('Last instant of the temporal labels.'),
+  })
+  .describe('Where and when the results are, for their STAC Item.');
+
+export const usageSchema = z
+  .object({
+    durationSeconds: z.number().min(0).describe('Wall time of the attempt.'),
+    cpuSeconds: z.number().min(0).describe('CPU time (user and system) of the worker.'),
+    peakMemoryMb: z.number().min(0).describe('Peak resident memory of the worker.'),
+  })
+  .describe('What the run used.');
 
 export const processingJobStatusSchema = z
   .object({
     ...statusBase,
-    phase: z
-      .enum(['created', 'queued', 'running', 'finished', 'error', 'canceled'])
-      .optional()
-      .describe('openEO job status.'),
+    phase: z.enum(processingJobPhases).optional().describe('openEO job status.'),
+    queuedAt: dateTime.optional().describe('The `spec.queuedAt` of the run this status describes.'),
+    attempt: z.number().int().min(1).optional().describe('Attempts started in all, across runs.'),
+    jobName: z.string().optional().describe('The worker attempt (Job) of the current run.'),
     progress: progressSchema.optional(),
     startedAt: dateTime.optional(),
     finishedAt: dateTime.optional(),
+    updatedAt: dateTime.optional().describe('Last change of phase or progress.'),
     results: z
-      .array(z.object({ name: z.string(), path: z.string(), mediaType: z.string() }))
+      .object({
+        path: z.string().describe('Store path of the run directory.'),
+        files: z.array(resultFileSchema),
+        extent: resultExtentSchema.optional(),
+      })
       .optional()
-      .describe('Result files.'),
+      .describe('Results of the finished run.'),
+    usage: usageSchema.optional(),
     error: jobErrorSchema.optional(),
   })
   .describe('Observed state of the job.');
@@ -39,10 +82,16 @@ export const { kind: processingJobKind, schema: processingJobSchema } = defineKi
   description: 'An openEO batch job: a process graph run by the worker, with result files.',
   spec: processingJobSpecSchema,
   status: processingJobStatusSchema,
+  conditions: processingJobConditions,
   columns: [
     { name: 'Title', type: 'string', jsonPath: '.spec.title' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+    { name: 'Finished', type: 'date', jsonPath: '.status.finishedAt' },
   ],
 });
 
 export type ProcessingJob = z.infer<typeof processingJobSchema>;
+export type ProcessingJobStatus = NonNullable<ProcessingJob['status']>;
+export type ResultFile = z.infer<typeof resultFileSchema>;
+export type ResultExtent = z.infer<typeof resultExtentSchema>;
+export type Usage = z.infer<typeof usageSchema>;

@@ -1,0 +1,47 @@
+/**
+ * What a process graph reads from the cluster, found before it runs: the datasets its `load_collection` nodes name,
+ * the feature collections of its `load_features` nodes, and the processes it calls that are not predefined
+ * (user-defined, stored as Workflows). A batch job pins these at its start (`pinned.ts`), so that its worker reads
+ * the versions that were served when it was queued and needs no access to the cluster.
+ */
+
+export interface GraphReferences {
+  collections: Set<string>;
+  featureCollections: Set<string>;
+  processes: Set<string>;
+}
+
+export const noReferences = (): GraphReferences => ({
+  collections: new Set(),
+  featureCollections: new Set(),
+  processes: new Set(),
+});
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Adds what `processGraph` (and its callbacks' graphs) refers to into `into`; `isPredefined` tells processes apart. */
+export function collectReferences(
+  processGraph: unknown,
+  isPredefined: (id: string) => boolean,
+  into: GraphReferences = noReferences(),
+): GraphReferences {
+  if (!isObject(processGraph)) return into;
+  for (const node of Object.values(processGraph)) {
+    if (!isObject(node) || typeof node.process_id !== 'string') continue;
+    const args = isObject(node.arguments) ? node.arguments : {};
+    if (node.process_id === 'load_collection' && typeof args.id === 'string') into.collections.add(args.id);
+    else if (node.process_id === 'load_features' && typeof args.id === 'string') into.featureCollections.add(args.id);
+    else if (!isPredefined(node.process_id)) into.processes.add(node.process_id);
+    visitArguments(args, isPredefined, into);
+  }
+  return into;
+}
+
+function visitArguments(value: unknown, isPredefined: (id: string) => boolean, into: GraphReferences): void {
+  if (Array.isArray(value)) for (const item of value) visitArguments(item, isPredefined, into);
+  else if (isObject(value)) {
+    if (isObject(value.process_graph)) collectReferences(value.process_graph, isPredefined, into);
+    else for (const member of Object.values(value)) visitArguments(member, isPredefined, into);
+  }
+}

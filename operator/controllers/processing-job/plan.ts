@@ -1,0 +1,212 @@
+/**
+ * The lifecycle of a ProcessingJob (openEO's batch job statuses, docs/processing.md#batch-jobs):
+ *
+ *   created --queuedAt--> queued --attempt runs--> running --> finished | error
+ *   queued | running --cancelRequested--> canceled
+ *   finished | error | canceled --a later queuedAt--> queued (the previous results go)
+ *
+ * A run is asked for by a new `spec.queuedAt`; each run has one attempt (a graph that fails fails again), named
+ * `<job>-a<n>` with `n` counted across runs. A deleted job is cancelled, then its files are removed.
+ */
+import type { KubeObject } from '../../../core/cluster/objects.ts';
+import { processingJobConditions } from '../../../core/resources/processing-job/conditions.ts';
+import type { ProcessingJob, ProcessingJobStatus } from '../../../core/resources/processing-job/schema.ts';
+import type { ReasonOf } from '../../../core/resources/conditions.ts';
+import { jobPath, storeFile } from '../../../core/stores/layout.ts';
+import type { JobState } from '../../jobs/runner.ts';
+import type { Action, Outcome, Plan } from '../../runtime/actions.ts';
+import { eventOf, readinessConditions, readinessOf } from '../../runtime/readiness.ts';
+import { processingResultSchema, type ProcessingInput } from '../../worker/processing-input.ts';
+
+/** Holds a deleted job until its files are removed. */
+export const RESULTS_FINALIZER = 'climate.stratus.dev/job-results';
+
+export interface ProcessingJobObserved {
+  /** The current attempt, as its runner knows it. */
+  job: JobState | undefined;
+  /** What the graph reads, when an attempt may start (references.ts). */
+  resources: KubeObject[];
+  storageRoot: string;
+}
+
+type Reason = ReasonOf<typeof processingJobConditions>;
+
+interface Decision {
+  set?: ProcessingJobStatus;
+  reason?: Reason;
+  message?: string;
+  actions?: Action[];
+  event?: 'Finished' | 'Failed' | 'Canceled';
+  outcome: Outcome;
+}
+
+const done = (reason: string): Outcome => ({ kind: 'done', reason });
+
+export const attemptName = (job: ProcessingJob, attempt: number) => `${job.metadata.name}-a${attempt}`;
+
+function startAttempt(job: ProcessingJob, name: string, observed: ProcessingJobObserved): Action {
+  const input: ProcessingInput = {
+    job: job.metadata.name,
+    namespace: job.metadata.namespace ?? 'default',
+    attempt: name,
+    storageRoot: observed.storageRoot,
+    process: job.spec.process,
+    resources: observed.resources as ProcessingInput['resources'],
+  };
+  return { kind: 'startJob', job: { name, task: 'processing', input } };
+}
+
+/** The attempt's end as the run's status. */
+function ended(state: JobState, status: ProcessingJobStatus, at: string): Decision {
+  const finishedAt = state.finishedAt ?? at;
+  const startedAt = status.startedAt ?? state.startedAt;
+  if (state.phase === 'cancelled')
+    return {
+      set: { phase: 'canceled', startedAt, finishedAt },
+      reason: 'Canceled',
+      message: 'The run was cancelled.',
+      event: 'Canceled',
+      outcome: done('cancelled'),
+    };
+  const parsed = state.phase === 'succeeded' ? processingResultSchema.safeParse(state.result) : undefined;
+  const error =
+    state.phase === 'failed'
+      ? (state.error ?? { type: 'WorkerError', message: 'The attempt failed.' })
+      : !parsed?.success
+        ? { type: 'WorkerError', message: `The worker returned an invalid result: ${parsed?.error.message}` }
+        : parsed.data.outcome === 'error'
+          ? parsed.data.error
+          : undefined;
+  const usage = parsed?.success ? parsed.data.usage : undefined;
+  if (error || !parsed?.success || parsed.data.outcome !== 'finished')
+    return {
+      set: { phase: 'error', startedAt, finishedAt, error: error!, ...(usage && { usage }) },
+      reason: 'Failed',
+      message: `${error!.type}: ${error!.message}`,
+      event: 'Failed',
+      outcome: done('failed'),
+    };
+  const { path, files, extent } = parsed.data;
+  return {
+    set: {
+      phase: 'finished',
+      startedAt,
+      finishedAt,
+      results: { path, files, extent },
+      usage: parsed.data.usage,
+      progress: { done: 1, total: 1, percent: 100 },
+    },
+    reason: 'Finished',
+    message: `Finished with ${files.map((f) => f.name).join(', ')}.`,
+    event: 'Finished',
+    outcome: done('finished'),
+  };
+}
+
+function decide(job: ProcessingJob, observed: ProcessingJobObserved, at: string): Decision {
+  const status = job.status ?? {};
+  const attemptRunning = observed.job?.phase === 'running';
+  if (job.metadata.deletionTimestamp) {
+    if (attemptRunning)
+      return {
+        actions: [{ kind: 'cancelJob', name: status.jobName! }],
+        outcome: { kind: 'requeueAfter', ms: 1_000, reason: 'cancelling the attempt of a deleted job' },
+      };
+    return {
+      actions: [
+        {
+          kind: 'removeFiles',
+          path: storeFile(observed.storageRoot, jobPath(job.metadata.namespace ?? 'default', job.metadata.name)),
+        },
+        { kind: 'removeFinalizer', name: RESULTS_FINALIZER },
+      ],
+      outcome: done('deleted'),
+    };
+  }
+  const { queuedAt } = job.spec;
+  if (queuedAt !== undefined && queuedAt !== status.queuedAt) {
+    // A new run. An attempt of the previous one that still runs is stopped first; its end starts this one.
+    if (attemptRunning)
+      return { actions: [{ kind: 'cancelJob', name: status.jobName! }], outcome: done('stopping the previous run') };
+    const attempt = (status.attempt ?? 0) + 1;
+    return {
+      set: {
+        phase: 'queued',
+        queuedAt,
+        attempt,
+        jobName: attemptName(job, attempt),
+        progress: undefined,
+        startedAt: undefined,
+        finishedAt: undefined,
+        results: undefined,
+        usage: undefined,
+        error: undefined,
+      },
+      reason: 'Queued',
+      message: `Run of ${queuedAt} queued.`,
+      outcome: done('queued'),
+    };
+  }
+  if (status.phase === undefined)
+    return { set: { phase: 'created' }, reason: 'Created', message: 'Created.', outcome: done('created') };
+  if (status.phase !== 'queued' && status.phase !== 'running') return { outcome: done(`job ${status.phase}`) };
+  const state = observed.job;
+  if (job.spec.cancelRequested) {
+    if (attemptRunning) return { actions: [{ kind: 'cancelJob', name: status.jobName! }], outcome: done('cancelling') };
+    if (!state || state.phase !== 'cancelled')
+      return {
+        set: { phase: 'canceled', finishedAt: at },
+        reason: 'Canceled',
+        message: 'The run was cancelled before its attempt ran.',
+        event: 'Canceled',
+        outcome: done('cancelled'),
+      };
+  }
+  if (!state)
+    // Not started yet, or its runner lost it (an embedded operator that restarted): start it (again).
+    return { actions: [startAttempt(job, status.jobName!, observed)], outcome: done('attempt started') };
+  if (state.phase === 'running') {
+    const progress = state.progress && {
+      ...state.progress,
+      percent: state.progress.total > 0 ? Math.round((state.progress.done / state.progress.total) * 1000) / 10 : 0,
+    };
+    return {
+      set: { phase: 'running', startedAt: status.startedAt ?? state.startedAt, ...(progress && { progress }) },
+      reason: 'Running',
+      message: `Attempt ${status.jobName} running.`,
+      outcome: done('running'),
+    };
+  }
+  return ended(state, status, at);
+}
+
+export function planProcessingJob(job: ProcessingJob, observed: ProcessingJobObserved, now: Date): Plan {
+  const at = now.toISOString();
+  const decision = decide(job, observed, at);
+  const status = job.status ?? {};
+  const finalizer: Action[] =
+    job.metadata.deletionTimestamp || (job.metadata.finalizers as string[] | undefined)?.includes(RESULTS_FINALIZER)
+      ? []
+      : [{ kind: 'addFinalizer', name: RESULTS_FINALIZER }];
+  const write: Action[] =
+    decision.set && decision.reason
+      ? [
+          {
+            kind: 'patchStatus',
+            status: {
+              ...status,
+              ...decision.set,
+              updatedAt: at,
+              conditions: readinessConditions(
+                status.conditions,
+                readinessOf(processingJobConditions, decision.reason, decision.message ?? decision.reason),
+                job.metadata.generation as number | undefined,
+                now,
+              ),
+            },
+          },
+        ]
+      : [];
+  const event = decision.event ? [eventOf(processingJobConditions, decision.event, decision.message ?? '')] : [];
+  return { actions: [...finalizer, ...write, ...(decision.actions ?? []), ...event], outcome: decision.outcome };
+}

@@ -1,0 +1,139 @@
+/**
+ * openEO batch jobs end to end in embedded mode, driven by the openEO JavaScript client: create a job from a
+ * builder graph, start it, poll it, read its STAC results and download every asset, check the GeoTIFF with GDAL
+ * against the synchronous `/result` of the same graph; cancel a job; delete both, and their files go.
+ */
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OpenEO, type Connection } from '@openeo/js-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmbedded } from '../../cmd/embedded.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
+import { startEmbedded } from '../support/embedded.ts';
+import { eventually } from '../support/eventually.ts';
+import { python } from '../support/python.ts';
+import { callback } from '../support/cubes.ts';
+
+let dataDir: string;
+let running: RunningEmbedded;
+let connection: Connection;
+
+interface JobRecord {
+  created: string;
+  usage: Record<'duration' | 'cpu' | 'memory', { value: number; unit: string }>;
+}
+interface ResultItem {
+  type: string;
+  bbox: number[];
+  properties: { datetime: string };
+  assets: Record<string, { href: string }>;
+}
+
+const BBOX = { west: -12, south: 8, east: -11, north: 9 };
+
+/** The temporal maximum of ten days of the sample data, saved as `format`. */
+async function maxGraph(format: string) {
+  const builder = await connection.buildProcess('temporal_max');
+  const cube = builder.process('load_collection', {
+    id: 'sample',
+    spatial_extent: BBOX,
+    temporal_extent: ['2024-01-01', '2024-01-11'],
+  });
+  const max = builder.process('reduce_dimension', {
+    data: cube,
+    dimension: 't',
+    reducer: callback('max', { data: { from_parameter: 'data' } }),
+  });
+  return builder.process('save_result', { data: max, format });
+}
+
+async function gdalPixels(file: string) {
+  return python<{ size: number[]; pixels: number[][]; geo: number[] }>(
+    [
+      'import json, sys',
+      'from osgeo import gdal',
+      'd = gdal.Open(sys.argv[1])',
+      'print(json.dumps({"size": [d.RasterXSize, d.RasterYSize], "geo": list(d.GetGeoTransform()), "pixels": d.GetRasterBand(1).ReadAsArray().tolist()}))',
+    ].join('\n'),
+    [file],
+  );
+}
+
+describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'stratus-jobs-'));
+    running = await startEmbedded(dataDir);
+    await eventually(
+      async () => currentVersionOf(await running.cluster.get<Dataset>(datasetKind, 'sample', 'default')),
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    connection = await OpenEO.connect(running.url);
+  }, 90_000);
+
+  afterAll(async () => {
+    await running?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs a job to its results, which agree with the synchronous result of the same graph', async () => {
+    const graph = await maxGraph('GTiff');
+    const job = await connection.createJob(graph, 'Temporal max');
+    expect(job.id).toMatch(/^job-[0-9a-f]{16}$/);
+    expect((await job.describeJob()).status).toBe('created');
+    await job.startJob();
+    const finished = await eventually(
+      async () => {
+        const described = await job.describeJob();
+        expect(described.status).not.toBe('error');
+        return described.status === 'finished' ? described : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    expect(finished.progress).toBe(100);
+    const record = (await (await fetch(`${running.url}/jobs/${job.id}`)).json()) as JobRecord;
+    expect(record.usage.duration.unit).toBe('seconds');
+    expect(record.usage.cpu.value).toBeGreaterThan(0);
+    expect(record.usage.memory.value).toBeGreaterThan(10);
+
+    const item = (await job.getResultsAsStac()) as unknown as ResultItem;
+    expect(item.type).toBe('Feature');
+    expect(item.bbox[0]).toBeCloseTo(-12, 0);
+    // The maximum over time has no time dimension left: the Item is dated by the run.
+    expect(Date.parse(item.properties.datetime)).toBeGreaterThan(Date.parse(record.created));
+    expect(Object.keys(item.assets)).toEqual(['result.tif']);
+    const assets = await job.listResults();
+    for (const asset of assets) expect((await fetch(asset.href)).status).toBe(200);
+
+    const target = join(dataDir, 'downloads');
+    await mkdir(target);
+    await job.downloadResults(target);
+    expect(await readdir(target)).toEqual(['result.tif']);
+
+    const { data } = await connection.computeResult(graph);
+    const sync = join(dataDir, 'sync.tif');
+    await writeFile(
+      sync,
+      Buffer.from(await new Response(data as ConstructorParameters<typeof Response>[0]).arrayBuffer()),
+    );
+    const [batch, direct] = [await gdalPixels(join(target, 'result.tif')), await gdalPixels(sync)];
+    expect(batch.size).toEqual(direct.size);
+    expect(batch.geo).toEqual(direct.geo);
+    expect(batch.pixels).toEqual(direct.pixels);
+
+    const { logs } = (await (await fetch(`${running.url}/jobs/${job.id}/logs`)).json()) as {
+      logs: { message: string }[];
+    };
+    expect(logs.map((l) => l.message)).toContainEqual(expect.stringMatching(/^Saved result\.tif/));
+
+    await job.deleteJob();
+    expect((await fetch(`${running.url}/jobs/${job.id}`)).status).toBe(404);
+    await eventually(
+      async () =>
+        (await readdir(join(dataDir, 'store', 'jobs', 'default')).catch(() => [] as string[])).includes(job.id)
+          ? undefined
+          : true,
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+  }, 120_000);
+});
