@@ -5,7 +5,7 @@
  */
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { OpenEO, type Connection } from '@openeo/js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
@@ -33,8 +33,8 @@ interface ResultItem {
 const BBOX = { west: -12, south: 8, east: -11, north: 9 };
 
 /** The temporal maximum of ten days of the sample data, saved as `format`. */
-async function maxGraph(format: string) {
-  const builder = await connection.buildProcess('temporal_max');
+async function maxGraph(format: string, id = 'temporal_max') {
+  const builder = await connection.buildProcess(id);
   const cube = builder.process('load_collection', {
     id: 'sample',
     spatial_extent: BBOX,
@@ -63,6 +63,7 @@ async function gdalPixels(file: string) {
 describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'stratus-jobs-'));
+    process.env.STRATUS_WORKER_TASK_MODULES = resolve(import.meta.dirname, '../fixtures/worker/processing-tasks.ts');
     running = await startEmbedded(dataDir);
     await eventually(
       async () => currentVersionOf(await running.cluster.get<Dataset>(datasetKind, 'sample', 'default')),
@@ -72,6 +73,7 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
   }, 90_000);
 
   afterAll(async () => {
+    delete process.env.STRATUS_WORKER_TASK_MODULES;
     await running?.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -136,4 +138,74 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
       { timeoutMs: 10_000, intervalMs: 100 },
     );
   }, 120_000);
+
+  it('cancels a running job: canceled, no results, nothing published', async () => {
+    const job = await connection.createJob(await maxGraph('netCDF', 'held_max'), 'Held');
+    await job.startJob();
+    await eventually(async () => ((await job.describeJob()).status === 'running' ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    const progress = (await job.describeJob()).progress;
+    expect(progress).toBeGreaterThanOrEqual(0);
+    expect(progress).toBeLessThan(100);
+    await job.stopJob();
+    await eventually(async () => ((await job.describeJob()).status === 'canceled' ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    const results = await fetch(`${running.url}/jobs/${job.id}/results`);
+    expect(results.status).toBe(400);
+    expect(((await results.json()) as { code: string }).code).toBe('JobNotFinished');
+    // The cancelled attempt left at most its staging directory, never a published one.
+    const files = await readdir(join(dataDir, 'store', 'jobs', 'default', job.id)).catch(() => [] as string[]);
+    expect(files.filter((f) => f !== 'logs' && !f.endsWith('.staging'))).toEqual([]);
+    await job.deleteJob();
+  }, 90_000);
+
+  it('fails a job whose graph reads a collection that does not exist, with the openEO code and a 424', async () => {
+    const builder = await connection.buildProcess('missing');
+    const cube = builder.process('load_collection', { id: 'nothing', spatial_extent: BBOX, temporal_extent: null });
+    const job = await connection.createJob(builder.process('save_result', { data: cube, format: 'GTiff' }), 'Missing');
+    await job.startJob();
+    const failed = await eventually(
+      async () => {
+        const described = await job.describeJob();
+        return described.status === 'error' ? described : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    expect(failed.status).toBe('error');
+    const results = await fetch(`${running.url}/jobs/${job.id}/results`);
+    expect(results.status).toBe(424);
+    expect(await results.json()).toMatchObject({ level: 'error', code: 'CollectionNotFound' });
+    const { logs } = (await (await fetch(`${running.url}/jobs/${job.id}/logs?level=error`)).json()) as {
+      logs: { code: string }[];
+    };
+    expect(logs).toEqual([expect.objectContaining({ code: 'CollectionNotFound' })]);
+    await job.deleteJob();
+  }, 60_000);
+
+  it('runs 20 jobs started at once to their end while GET /jobs keeps answering', async () => {
+    const graph = await maxGraph('JSON');
+    const jobs = await Promise.all(Array.from({ length: 20 }, (_, i) => connection.createJob(graph, `Job ${i}`)));
+    await Promise.all(jobs.map((job) => job.startJob()));
+    const latencies: number[] = [];
+    await eventually(
+      async () => {
+        const started = performance.now();
+        const list = (await (await fetch(`${running.url}/jobs`)).json()) as { jobs: { id: string; status: string }[] };
+        latencies.push(performance.now() - started);
+        const ours = list.jobs.filter((j) => jobs.some((job) => job.id === j.id));
+        expect(ours.filter((j) => j.status === 'error')).toEqual([]);
+        return ours.length === 20 && ours.every((j) => j.status === 'finished') ? true : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 50 },
+    );
+    latencies.sort((a, b) => a - b);
+    const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]!;
+    // Reported, not asserted: timing belongs to benchmarks (docs/processing.md#batch-jobs quotes a run).
+    console.info(`20 concurrent jobs: GET /jobs p99 ${p99.toFixed(1)} ms over ${latencies.length} requests`);
+    for (const job of jobs) await job.deleteJob();
+  }, 180_000);
 });

@@ -29,7 +29,7 @@ export function jobRecord(job: ProcessingJob, withProcess: boolean): Record<stri
   const { spec, status, metadata } = job;
   const phase = phaseOf(job);
   const usage = usageOf(job);
-  const progress = phase === 'finished' ? 100 : phase === 'running' ? status?.progress?.percent : undefined;
+  const progress = phase === 'finished' ? 100 : phase === 'running' ? (status?.progress?.percent ?? 0) : undefined;
   return {
     id: metadata.name,
     ...(spec.title !== undefined && { title: spec.title }),

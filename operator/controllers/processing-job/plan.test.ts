@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import type { ProcessingJob, ProcessingJobStatus } from '../../../core/resources/processing-job/schema.ts';
+import type { JobState } from '../../jobs/runner.ts';
+import type { Action } from '../../runtime/actions.ts';
+import { planProcessingJob, RESULTS_FINALIZER, type ProcessingJobObserved } from './plan.ts';
+
+const now = new Date('2026-11-25T10:00:00Z');
+const QUEUED = '2026-11-25T09:59:00Z';
+
+function jobOf(
+  status?: ProcessingJobStatus,
+  spec: Partial<ProcessingJob['spec']> = {},
+  deleting = false,
+): ProcessingJob {
+  return {
+    apiVersion: 'climate.stratus.dev/v1alpha1',
+    kind: 'ProcessingJob',
+    metadata: {
+      name: 'j',
+      namespace: 'default',
+      generation: 1,
+      finalizers: [RESULTS_FINALIZER],
+      ...(deleting && { deletionTimestamp: '2026-11-25T09:59:30Z' }),
+    },
+    spec: { process: { process_graph: {} }, cancelRequested: false, ...spec },
+    ...(status && { status }),
+  } as ProcessingJob;
+}
+
+const observed = (job?: JobState): ProcessingJobObserved => ({ job, resources: [], storageRoot: '/store' });
+const attempt = (phase: JobState['phase'], more: Partial<JobState> = {}): JobState => ({
+  name: 'j-a1',
+  phase,
+  startedAt: '2026-11-25T09:59:10Z',
+  ...more,
+});
+const current = { queuedAt: QUEUED, attempt: 1, jobName: 'j-a1' };
+
+const statusOf = (actions: Action[]) =>
+  (actions.find((a) => a.kind === 'patchStatus') as { status: ProcessingJobStatus } | undefined)?.status;
+const kinds = (actions: Action[]) => actions.map((a) => a.kind);
+const plan = (job: ProcessingJob, state?: JobState) => planProcessingJob(job, observed(state), now);
+
+const finishedResult = {
+  outcome: 'finished',
+  path: 'jobs/default/j/j-a1',
+  files: [{ name: 'result.tif', mediaType: 'image/tiff; application=geotiff', size: 10 }],
+  extent: { bbox: [0, 0, 1, 1] },
+  usage: { durationSeconds: 1, cpuSeconds: 0.5, peakMemoryMb: 90 },
+};
+
+describe('ProcessingJob planner: every transition of the job statuses', () => {
+  it('records a new job as created, with the finalizer that keeps it until its files are removed', () => {
+    const first = plan({ ...jobOf(), metadata: { name: 'j', namespace: 'default', generation: 1 } });
+    expect(first.actions[0]).toEqual({ kind: 'addFinalizer', name: RESULTS_FINALIZER });
+    expect(statusOf(first.actions)).toMatchObject({ phase: 'created' });
+    expect(statusOf(first.actions)?.conditions).toEqual([
+      expect.objectContaining({ type: 'Ready', status: 'True', reason: 'Created' }),
+    ]);
+  });
+
+  it('created → queued when queuedAt is set, naming the first attempt; the next reconcile starts it', () => {
+    const queued = plan(jobOf({ phase: 'created' }, { queuedAt: QUEUED }));
+    expect(statusOf(queued.actions)).toMatchObject({ phase: 'queued', queuedAt: QUEUED, attempt: 1, jobName: 'j-a1' });
+    expect(kinds(queued.actions)).not.toContain('startJob');
+    const started = plan(jobOf({ phase: 'queued', ...current }, { queuedAt: QUEUED }));
+    expect(started.actions).toEqual([
+      {
+        kind: 'startJob',
+        job: {
+          name: 'j-a1',
+          task: 'processing',
+          input: expect.objectContaining({ job: 'j', namespace: 'default', attempt: 'j-a1', storageRoot: '/store' }),
+        },
+      },
+    ]);
+  });
+
+  it('queued → running with the attempt progress, and stays so while it runs', () => {
+    const running = plan(
+      jobOf({ phase: 'queued', ...current }, { queuedAt: QUEUED }),
+      attempt('running', { progress: { done: 1, total: 4 } }),
+    );
+    expect(statusOf(running.actions)).toMatchObject({
+      phase: 'running',
+      startedAt: '2026-11-25T09:59:10Z',
+      progress: { done: 1, total: 4, percent: 25 },
+    });
+  });
+
+  it('running → finished with the results, usage and an Event', () => {
+    const finished = plan(
+      jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED }),
+      attempt('succeeded', { result: finishedResult, finishedAt: '2026-11-25T09:59:50Z' }),
+    );
+    expect(statusOf(finished.actions)).toMatchObject({
+      phase: 'finished',
+      finishedAt: '2026-11-25T09:59:50Z',
+      results: { path: 'jobs/default/j/j-a1', files: finishedResult.files, extent: finishedResult.extent },
+      usage: finishedResult.usage,
+      progress: { percent: 100 },
+    });
+    expect(finished.actions.at(-1)).toMatchObject({ kind: 'event', type: 'Normal', reason: 'Finished' });
+  });
+
+  it('running → error with the openEO error the graph failed with, or the worker error', () => {
+    const refused = plan(
+      jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED }),
+      attempt('succeeded', {
+        result: {
+          outcome: 'error',
+          error: { type: 'CollectionNotFound', message: 'no such collection' },
+          usage: finishedResult.usage,
+        },
+      }),
+    );
+    expect(statusOf(refused.actions)).toMatchObject({
+      phase: 'error',
+      error: { type: 'CollectionNotFound', message: 'no such collection' },
+    });
+    expect(statusOf(refused.actions)?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Stalled', status: 'True', reason: 'Failed' }),
+    );
+    const crashed = plan(
+      jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED }),
+      attempt('failed', { error: { type: 'WorkerCrashed', message: 'killed' } }),
+    );
+    expect(statusOf(crashed.actions)).toMatchObject({ phase: 'error', error: { type: 'WorkerCrashed' } });
+    const garbled = plan(
+      jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED }),
+      attempt('succeeded', { result: 7 }),
+    );
+    expect(statusOf(garbled.actions)).toMatchObject({ phase: 'error', error: { type: 'WorkerError' } });
+  });
+
+  it('queued or running → canceled: a running attempt is cancelled first, its end makes the job canceled', () => {
+    const cancelling = plan(
+      jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED, cancelRequested: true }),
+      attempt('running'),
+    );
+    expect(cancelling.actions).toEqual([{ kind: 'cancelJob', name: 'j-a1' }]);
+    const cancelled = plan(
+      jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED, cancelRequested: true }),
+      attempt('cancelled'),
+    );
+    expect(statusOf(cancelled.actions)).toMatchObject({ phase: 'canceled' });
+    const beforeStart = plan(jobOf({ phase: 'queued', ...current }, { queuedAt: QUEUED, cancelRequested: true }));
+    expect(statusOf(beforeStart.actions)).toMatchObject({ phase: 'canceled', finishedAt: now.toISOString() });
+    expect(kinds(beforeStart.actions)).not.toContain('startJob');
+  });
+
+  it.each(['finished', 'error', 'canceled'] as const)(
+    '%s → queued by a later queuedAt: a new attempt, the previous results, usage and error cleared',
+    (phase) => {
+      const again = plan(
+        jobOf(
+          { phase, ...current, results: { path: 'p', files: [] }, error: { type: 'X', message: 'x' } },
+          { queuedAt: '2026-11-25T10:00:00Z' },
+        ),
+      );
+      const status = statusOf(again.actions)!;
+      expect(status).toMatchObject({ phase: 'queued', attempt: 2, jobName: 'j-a2' });
+      expect(status.results).toBeUndefined();
+      expect(status.error).toBeUndefined();
+    },
+  );
+
+  it.each(['created', 'finished', 'error', 'canceled'] as const)(
+    'refuses to run a %s job again without a new queuedAt, and ignores a cancel request',
+    (phase) => {
+      const status = { phase, ...(phase !== 'created' && current) };
+      expect(plan(jobOf(status, { queuedAt: phase === 'created' ? undefined : QUEUED })).actions).toEqual([]);
+      expect(
+        plan(jobOf(status, { queuedAt: phase === 'created' ? undefined : QUEUED, cancelRequested: true })).actions,
+      ).toEqual([]);
+    },
+  );
+
+  it('stops the running attempt of the previous run before it queues a new one', () => {
+    const plan1 = plan(
+      jobOf({ phase: 'running', ...current }, { queuedAt: '2026-11-25T10:00:00Z' }),
+      attempt('running'),
+    );
+    expect(plan1.actions).toEqual([{ kind: 'cancelJob', name: 'j-a1' }]);
+  });
+
+  it('starts the attempt again when its runner lost it (an embedded operator that restarted)', () => {
+    const restarted = plan(jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED }), undefined);
+    expect(kinds(restarted.actions)).toEqual(['startJob']);
+  });
+
+  it('a deleted job: cancels a running attempt first, then removes its files and its finalizer', () => {
+    const running = plan(jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED }, true), attempt('running'));
+    expect(running.actions).toEqual([{ kind: 'cancelJob', name: 'j-a1' }]);
+    expect(running.outcome.kind).toBe('requeueAfter');
+    const stopped = plan(jobOf({ phase: 'finished', ...current }, { queuedAt: QUEUED }, true));
+    expect(stopped.actions).toEqual([
+      { kind: 'removeFiles', path: '/store/jobs/default/j' },
+      { kind: 'removeFinalizer', name: RESULTS_FINALIZER },
+    ]);
+  });
+});
