@@ -139,6 +139,43 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
     );
   }, 120_000);
 
+  it('saves a Zarr result that xarray reads through the API with the values of the served store', async () => {
+    const builder = await connection.buildProcess('ten_days');
+    const cube = builder.process('load_collection', {
+      id: 'sample',
+      spatial_extent: BBOX,
+      temporal_extent: ['2024-01-01', '2024-01-11'],
+    });
+    const job = await connection.createJob(builder.process('save_result', { data: cube, format: 'Zarr' }), 'Zarr');
+    await job.startJob();
+    await eventually(async () => ((await job.describeJob()).status === 'finished' ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
+    const item = (await job.getResultsAsStac()) as unknown as ResultItem;
+    expect(item.properties).toMatchObject({ start_datetime: '2024-01-01T00:00:00.000Z' });
+    const href = item.assets['result.zarr']!.href;
+    expect((await fetch(href)).status).toBe(200);
+    const dataset = await running.cluster.get<Dataset>(datasetKind, 'sample', 'default');
+    const store = join(dataDir, 'store', currentVersionOf(dataset)!.path);
+    const compared = await python<{ shape: number[]; times: number; maxDiff: number; crs: boolean }>(
+      [
+        'import json, sys, numpy, xarray',
+        'r = xarray.open_zarr(sys.argv[1], consolidated=True)',
+        's = xarray.open_zarr(sys.argv[2], consolidated=True)["value"].sel(time=slice("2024-01-01", "2024-01-10"), lat=slice(9, 8), lon=slice(-12, -11))',
+        'v = r["value"]',
+        'd = numpy.nanmax(numpy.abs(v.values - s.values))',
+        'print(json.dumps({"shape": list(v.shape), "times": int((r.time.values == s.time.values).sum()), "maxDiff": float(d), "crs": "crs_wkt" in r["spatial_ref"].attrs}))',
+      ].join('\n'),
+      [href, store],
+    );
+    expect(compared.shape).toEqual([10, expect.any(Number), expect.any(Number)]);
+    expect(compared.times).toBe(10);
+    expect(compared.maxDiff).toBeLessThan(1e-6);
+    expect(compared.crs).toBe(true);
+    await job.deleteJob();
+  }, 90_000);
+
   it('cancels a running job: canceled, no results, nothing published', async () => {
     const job = await connection.createJob(await maxGraph('netCDF', 'held_max'), 'Held');
     await job.startJob();

@@ -32,7 +32,16 @@ describe('openEO discovery', () => {
     const { app } = await build();
     const formats = (await app.inject({ url: '/file_formats' })).json();
     expect(Object.keys(formats.input)).toEqual(['GTiff', 'Zarr']);
-    expect(Object.keys(formats.output)).toEqual(['JSON', 'GTiff', 'netCDF', 'PNG', 'GeoJSON', 'CSV', 'Parquet']);
+    expect(Object.keys(formats.output)).toEqual([
+      'JSON',
+      'GTiff',
+      'netCDF',
+      'Zarr',
+      'PNG',
+      'GeoJSON',
+      'CSV',
+      'Parquet',
+    ]);
     expect(formats.output.GTiff).toMatchObject({ gis_data_types: ['raster'], parameters: {} });
     expect(formats.output.JSON).toMatchObject({
       gis_data_types: ['raster', 'vector', 'table', 'other'],

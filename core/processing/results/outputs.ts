@@ -8,6 +8,7 @@ import { cubeGeoTiff } from './gtiff.ts';
 import { resultJson } from './json.ts';
 import { cubePng } from './png.ts';
 import { cubeNetcdf } from './netcdf.ts';
+import { cubeZarr } from './zarr.ts';
 import { vectorCsv, vectorGeoJson, vectorGeoParquet } from './vector.ts';
 
 export interface OutputFormat {
@@ -62,6 +63,21 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = [
     mediaType: 'application/x-netcdf',
     fileName: 'result.nc',
     write: (value, maxCells, signal) => cubeNetcdf(cubeOnly(value, 'netCDF', 'raster'), maxCells, signal),
+  },
+  {
+    name: 'Zarr',
+    title: 'Zarr v2 store (batch jobs): the netCDF layout, chunked near 2 MiB, zlib, consolidated metadata',
+    gis_data_types: ['raster'],
+    mediaType: 'application/vnd+zarr',
+    fileName: 'result.zarr',
+    write: async () => {
+      throw new ProcessingError(
+        'FormatUnsuitable',
+        'Zarr is a directory of files: save it from a batch job (POST /jobs), whose results serve each file.',
+      );
+    },
+    writeDirectory: (value, dir, maxCells, signal) =>
+      cubeZarr(cubeOnly(value, 'Zarr', 'raster'), dir, maxCells, signal),
   },
   {
     name: 'PNG',
