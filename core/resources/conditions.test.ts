@@ -13,6 +13,7 @@ describe('the condition catalogues of the kinds', () => {
       'Ingestion',
       'FeatureCollection',
       'Schedule',
+      'ProcessingJob',
     ]);
   });
 

@@ -6,7 +6,7 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { OpenEO, type Connection } from '@openeo/js-client';
+import { OpenEO, type Connection, type Job } from '@openeo/js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
@@ -48,6 +48,19 @@ async function maxGraph(format: string, id = 'temporal_max') {
   return builder.process('save_result', { data: max, format });
 }
 
+/** Waits for the job to finish; a job in error fails at once, with its error. */
+async function finished(job: Job) {
+  return eventually(
+    async () => {
+      const described = await job.describeJob();
+      if (described.status === 'error')
+        throw new Error(`job ${job.id} failed: ${await (await fetch(`${running.url}/jobs/${job.id}/results`)).text()}`);
+      return described.status === 'finished' ? described : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
+}
+
 async function gdalPixels(file: string) {
   return python<{ size: number[]; pixels: number[][]; geo: number[] }>(
     [
@@ -84,15 +97,7 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
     expect(job.id).toMatch(/^job-[0-9a-f]{16}$/);
     expect((await job.describeJob()).status).toBe('created');
     await job.startJob();
-    const finished = await eventually(
-      async () => {
-        const described = await job.describeJob();
-        expect(described.status).not.toBe('error');
-        return described.status === 'finished' ? described : undefined;
-      },
-      { timeoutMs: 60_000, intervalMs: 250 },
-    );
-    expect(finished.progress).toBe(100);
+    expect((await finished(job)).progress).toBe(100);
     const record = (await (await fetch(`${running.url}/jobs/${job.id}`)).json()) as JobRecord;
     expect(record.usage.duration.unit).toBe('seconds');
     expect(record.usage.cpu.value).toBeGreaterThan(0);
@@ -148,10 +153,7 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
     });
     const job = await connection.createJob(builder.process('save_result', { data: cube, format: 'Zarr' }), 'Zarr');
     await job.startJob();
-    await eventually(async () => ((await job.describeJob()).status === 'finished' ? true : undefined), {
-      timeoutMs: 60_000,
-      intervalMs: 200,
-    });
+    await finished(job);
     const item = (await job.getResultsAsStac()) as unknown as ResultItem;
     expect(item.properties).toMatchObject({ start_datetime: '2024-01-01T00:00:00.000Z' });
     const href = item.assets['result.zarr']!.href;
@@ -173,6 +175,61 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
     expect(compared.times).toBe(10);
     expect(compared.maxDiff).toBeLessThan(1e-6);
     expect(compared.crs).toBe(true);
+    await job.deleteJob();
+  }, 90_000);
+
+  it('saves monthly district means as a DHIS2 payload with the values of the synchronous result', async () => {
+    const districtMeans = async (format: string, options: Record<string, unknown>) => {
+      const builder = await connection.buildProcess('district_months');
+      const cube = builder.process('load_collection', {
+        id: 'sample',
+        spatial_extent: null,
+        temporal_extent: ['2024-01-01', '2024-03-01'],
+      });
+      const monthly = builder.process('aggregate_temporal_period', {
+        data: cube,
+        period: 'month',
+        reducer: callback('mean', { data: { from_parameter: 'data' } }),
+      });
+      const districts = builder.process('load_features', { id: 'sample-districts' });
+      const means = builder.process('aggregate_spatial', {
+        data: monthly,
+        geometries: districts,
+        reducer: callback('mean', { data: { from_parameter: 'data' } }),
+      });
+      return builder.process('save_result', { data: means, format, options });
+    };
+    const job = await connection.createJob(
+      await districtMeans('dhis2-json', { data_element: 'DE_PRECIP', period_type: 'monthly' }),
+      'DHIS2',
+    );
+    await job.startJob();
+    await finished(job);
+    const payload = (await (await fetch(`${running.url}/jobs/${job.id}/results/result.dhis2.json`)).json()) as {
+      dataValues: { dataElement: string; period: string; orgUnit: string; value: string }[];
+    };
+    const { data } = await connection.computeResult(await districtMeans('JSON', {}));
+    const sync = JSON.parse(await new Response(data as ConstructorParameters<typeof Response>[0]).text()) as {
+      dimensions: { name: string; labels: string[] }[];
+      data: (number | null)[][][];
+      geometries: { id: string }[];
+    };
+    const [geometry, time] = [sync.dimensions[0]!.labels, sync.dimensions[1]!.labels];
+    expect(time).toEqual(['2024-01', '2024-02']);
+    const expected = geometry.flatMap((_label, g) =>
+      time.flatMap((t, i) => {
+        const v = sync.data[g]![i]![0];
+        return v === null
+          ? []
+          : [{ dataElement: 'DE_PRECIP', period: t.replace('-', ''), orgUnit: sync.geometries[g]!.id, value: v }];
+      }),
+    );
+    expect(payload.dataValues.length).toBe(expected.length);
+    expect(expected.length).toBeGreaterThan(0);
+    payload.dataValues.forEach((v, i) => {
+      expect(v).toMatchObject({ ...expected[i], value: expect.any(String) });
+      expect(Number(v.value)).toBeCloseTo(expected[i]!.value, 5);
+    });
     await job.deleteJob();
   }, 90_000);
 

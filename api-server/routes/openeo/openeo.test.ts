@@ -41,6 +41,7 @@ describe('openEO discovery', () => {
       'GeoJSON',
       'CSV',
       'Parquet',
+      'dhis2-json',
     ]);
     expect(formats.output.GTiff).toMatchObject({ gis_data_types: ['raster'], parameters: {} });
     expect(formats.output.JSON).toMatchObject({

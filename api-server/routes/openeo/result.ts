@@ -17,13 +17,14 @@ const tags = ['openEO processing'];
 interface Saved {
   value: unknown;
   format: OutputFormat;
+  options: Record<string, unknown>;
 }
 
 function responseSink(): ResultSink & { saved?: Saved } {
   const sink: ResultSink & { saved?: Saved } = {
     formats: () => OUTPUT_FORMATS.map((f) => f.name),
-    save: async (value, name) => {
-      sink.saved = { value, format: outputFormat(name)! };
+    save: async (value, name, options) => {
+      sink.saved = { value, format: outputFormat(name)!, options };
       return true;
     },
   };
@@ -84,8 +85,12 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
           limits: { maxCubeCells: maxCells },
           signal,
         });
-        const { value: saved, format } = results.saved ?? { value, format: outputFormat('JSON')! };
-        const body = await format.write(saved, maxCells, signal);
+        const {
+          value: saved,
+          format,
+          options,
+        } = results.saved ?? { value, format: outputFormat('JSON')!, options: {} };
+        const body = await format.write(saved, maxCells, signal, options);
         const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
         if (size > maxOutputBytes)
           throw new ProcessingError(

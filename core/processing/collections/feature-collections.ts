@@ -1,6 +1,6 @@
 /**
  * `load_features` over the managed feature collections: a `FeatureCollection` resource's served GeoParquet file
- * (`status.path`), read into GeoJSON features in their stored CRS.
+ * (`status.path`), read into GeoJSON features in their stored CRS, each with its `idProperty` value as its id.
  */
 import { readFile } from 'node:fs/promises';
 import type { ResourceReader } from '../jobs/pinned.ts';
@@ -29,7 +29,13 @@ export function storedFeatureCollections({
       const path = collection?.status?.path;
       if (!path) return undefined;
       const { document, crs } = await readGeoParquetDocument(await readFile(storeFile(storageRoot, path)), id);
-      return { features: featuresOfArgument(document, 'load_features', 'id'), crs: crs ?? STORED_CRS };
+      // Each feature's id is its value of the collection's id property (the org unit id of a DHIS2 boundary).
+      const idProperty = collection.spec.idProperty;
+      const features = featuresOfArgument(document, 'load_features', 'id').map((feature) => {
+        const id = idProperty === undefined ? undefined : feature.properties[idProperty];
+        return typeof id === 'string' || typeof id === 'number' ? { ...feature, id } : feature;
+      });
+      return { features, crs: crs ?? STORED_CRS };
     },
   };
 }

@@ -9,6 +9,7 @@ import { resultJson } from './json.ts';
 import { cubePng } from './png.ts';
 import { cubeNetcdf } from './netcdf.ts';
 import { cubeZarr } from './zarr.ts';
+import { vectorDhis2Json } from './dhis2-json.ts';
 import { vectorCsv, vectorGeoJson, vectorGeoParquet } from './vector.ts';
 
 export interface OutputFormat {
@@ -110,6 +111,15 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = [
     mediaType: 'application/vnd.apache.parquet',
     fileName: 'result.parquet',
     write: (value, maxCells, signal) => vectorGeoParquet(cubeOnly(value, 'Parquet', 'vector'), maxCells, signal),
+  },
+  {
+    name: 'dhis2-json',
+    title: 'DHIS2 dataValueSets payload: a value per org unit (geometry label), period and data element',
+    gis_data_types: ['vector'],
+    mediaType: 'application/json',
+    fileName: 'result.dhis2.json',
+    write: (value, maxCells, signal, options) =>
+      vectorDhis2Json(cubeOnly(value, 'dhis2-json', 'vector'), maxCells, signal, options),
   },
 ];
 

@@ -19,7 +19,7 @@ interface VectorCells {
   strides: number[];
 }
 
-async function vectorCells(cube: DataCube, format: string, maxCells: number, signal?: AbortSignal) {
+export async function vectorCells(cube: DataCube, format: string, maxCells: number, signal?: AbortSignal) {
   const geometry = cube.dimensions.findIndex((d) => d.type === 'geometry');
   if (geometry < 0 || !cube.metadata.geometries)
     throw new ProcessingError('FormatUnsuitable', `Only a vector cube (of geometries) can be written as ${format}.`);
@@ -28,7 +28,7 @@ async function vectorCells(cube: DataCube, format: string, maxCells: number, sig
 }
 
 /** Every combination of labels of the dimensions other than the geometry, with its offset in a geometry's cells. */
-function otherCells(cube: DataCube, { geometry, strides }: VectorCells) {
+export function otherCells(cube: DataCube, { geometry, strides }: VectorCells) {
   const others = cube.dimensions.map((d, i) => ({ d, i })).filter(({ i }) => i !== geometry);
   let cells: { labels: string[]; offset: number }[] = [{ labels: [], offset: 0 }];
   for (const { d, i } of others)
