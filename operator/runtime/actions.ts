@@ -21,8 +21,6 @@ export type Action =
   | { kind: 'addFinalizer'; name: string }
   | { kind: 'removeFinalizer'; name: string }
   | { kind: 'event'; type: 'Normal' | 'Warning'; reason: string; message: string }
-  /** Files the object owned under the storage root, removed with it (a deleted job's results). */
-  | { kind: 'removeFiles'; path: string }
   | { kind: 'startJob'; job: Omit<JobSpec, 'owner'> }
   | { kind: 'cancelJob'; name: string };
 

@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
 import { STRATUS_FIELD_MANAGER, type Cluster } from '../../core/cluster/port.ts';
@@ -82,9 +81,6 @@ export async function applyPlan(
       }
       case 'event':
         await recordEvent(cluster, current, action, now, reportingInstance);
-        break;
-      case 'removeFiles':
-        await rm(action.path, { recursive: true, force: true });
         break;
       case 'startJob':
         if (!jobs) throw new Error('a plan started a job but the controller has no job runner');

@@ -114,3 +114,15 @@ export const processing: Task = async (raw, context) => {
     throw err;
   }
 };
+
+/**
+ * The `remove-job-files` task: a deleted job's directory goes (its results and logs). A worker does it because the
+ * operator's pod mounts the store read-only.
+ */
+export const removeJobFiles: Task = async (raw) => {
+  const parsed = processingInputSchema.pick({ job: true, namespace: true, storageRoot: true }).safeParse(raw);
+  if (!parsed.success) throw new RunError('InvalidInput', `invalid remove-job-files input: ${parsed.error.message}`);
+  const { storageRoot, namespace, job } = parsed.data;
+  await rm(storeFile(storageRoot, jobPath(namespace, job)), { recursive: true, force: true });
+  return null;
+};

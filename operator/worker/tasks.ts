@@ -1,7 +1,7 @@
 import { resolve, sep } from 'node:path';
 import { featureRefresh } from './feature-refresh.ts';
 import { ingestion } from './ingestion.ts';
-import { processing } from './processing.ts';
+import { processing, removeJobFiles } from './processing.ts';
 import type { Task } from './protocol.ts';
 
 /** Tasks by name; test tasks are loaded from `STRATUS_WORKER_TASK_MODULES` so none ships here. */
@@ -10,6 +10,7 @@ export const tasks: Record<string, Task> = {
   sync: ingestion,
   'feature-refresh': featureRefresh,
   processing,
+  'remove-job-files': removeJobFiles,
 };
 
 /**

@@ -113,7 +113,11 @@ describe('Helm chart charts/stratus', () => {
     });
     expect(role(kind, 'stratus-operator').rules.some((r) => r.apiGroups.includes('batch'))).toBe(false);
     expect(role(kind, 'stratus-worker').rules).toEqual([
-      { apiGroups: ['climate.stratus.dev'], resources: ['ingestions/status'], verbs: ['patch'] },
+      {
+        apiGroups: ['climate.stratus.dev'],
+        resources: ['ingestions/status', 'processingjobs/status'],
+        verbs: ['patch'],
+      },
     ]);
     const binding = objects.find((o) => o.kind === `${kind}Binding` && o.metadata.name === 'stratus-worker');
     expect(binding).toMatchObject({ subjects: [{ kind: 'ServiceAccount', name: 'stratus-worker', namespace: 'stratus' }] });

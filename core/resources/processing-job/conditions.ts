@@ -17,5 +17,9 @@ export const processingJobConditions = {
     Finished: { type: 'Normal', description: 'A run finished with results.' },
     Failed: { type: 'Warning', description: 'A run failed.' },
     Canceled: { type: 'Normal', description: 'A run was cancelled.' },
+    FilesLeft: {
+      type: 'Warning',
+      description: "A deleted job's files could not be removed; the message says where they are.",
+    },
   },
 } as const satisfies ConditionCatalogue;

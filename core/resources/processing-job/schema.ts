@@ -72,6 +72,9 @@ export const processingJobStatusSchema = z
       .describe('Results of the finished run.'),
     usage: usageSchema.optional(),
     error: jobErrorSchema.optional(),
+    worker: freeForm(
+      'What the worker of a Kubernetes Job last reported: its attempt, progress and end (written by stratus-worker).',
+    ).optional(),
   })
   .describe('Observed state of the job.');
 

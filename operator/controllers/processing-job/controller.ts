@@ -7,7 +7,7 @@ import { featureCollectionKind } from '../../../core/resources/feature-collectio
 import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
 import { workflowKind, type Workflow } from '../../../core/resources/workflow/schema.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
-import { planProcessingJob, type ProcessingJobObserved } from './plan.ts';
+import { cleanupName, planProcessingJob, type ProcessingJobObserved } from './plan.ts';
 
 /**
  * The resources the job's graph reads, with the workflows those call, transitively: what its attempt is given.
@@ -39,12 +39,21 @@ async function referencedResources(job: ProcessingJob, cluster: Cluster): Promis
   }
   const get = (kind: typeof datasetKind, names: Set<string>) =>
     Promise.all([...names].map((name) => cluster.get(kind, name, namespace)));
+  // What the worker reads of them; managed fields and the like would only swell its input.
+  const pinned = (o: KubeObject | undefined): KubeObject | undefined =>
+    o && {
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      metadata: { name: o.metadata.name, namespace: o.metadata.namespace },
+      spec: o.spec,
+      status: o.status,
+    };
   const found = [
     ...(await get(datasetKind, references.collections)),
     ...(await get(featureCollectionKind, references.featureCollections)),
     ...workflows,
   ];
-  return found.filter((o): o is KubeObject => o !== undefined);
+  return found.map(pinned).filter((o): o is KubeObject => o !== undefined);
 }
 
 /** Whether the plan may start an attempt, which needs what the graph reads. */
@@ -66,6 +75,7 @@ export function processingJobController(instance: {
       const state = name ? jobs?.get(name, job.metadata.namespace) : undefined;
       return {
         job: state,
+        cleanup: job.metadata.deletionTimestamp ? jobs?.get(cleanupName(job), job.metadata.namespace) : undefined,
         resources: mayStart(job, { job: state }) ? await referencedResources(job, cluster) : [],
         storageRoot: instance.storageRoot,
       };

@@ -27,7 +27,12 @@ function jobOf(
   } as ProcessingJob;
 }
 
-const observed = (job?: JobState): ProcessingJobObserved => ({ job, resources: [], storageRoot: '/store' });
+const observed = (job?: JobState, cleanup?: JobState): ProcessingJobObserved => ({
+  job,
+  cleanup,
+  resources: [],
+  storageRoot: '/store',
+});
 const attempt = (phase: JobState['phase'], more: Partial<JobState> = {}): JobState => ({
   name: 'j-a1',
   phase,
@@ -39,7 +44,8 @@ const current = { queuedAt: QUEUED, attempt: 1, jobName: 'j-a1' };
 const statusOf = (actions: Action[]) =>
   (actions.find((a) => a.kind === 'patchStatus') as { status: ProcessingJobStatus } | undefined)?.status;
 const kinds = (actions: Action[]) => actions.map((a) => a.kind);
-const plan = (job: ProcessingJob, state?: JobState) => planProcessingJob(job, observed(state), now);
+const plan = (job: ProcessingJob, state?: JobState, cleanup?: JobState) =>
+  planProcessingJob(job, observed(state, cleanup), now);
 
 const finishedResult = {
   outcome: 'finished',
@@ -189,14 +195,39 @@ describe('ProcessingJob planner: every transition of the job statuses', () => {
     expect(kinds(restarted.actions)).toEqual(['startJob']);
   });
 
-  it('a deleted job: cancels a running attempt first, then removes its files and its finalizer', () => {
-    const running = plan(jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED }, true), attempt('running'));
+  it('a deleted job: cancels a running attempt, has a worker remove its files, then lets it go', () => {
+    const job = jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED }, true);
+    const running = plan(job, attempt('running'));
     expect(running.actions).toEqual([{ kind: 'cancelJob', name: 'j-a1' }]);
     expect(running.outcome.kind).toBe('requeueAfter');
-    const stopped = plan(jobOf({ phase: 'finished', ...current }, { queuedAt: QUEUED }, true));
+    const stopped = plan(job, attempt('cancelled'));
     expect(stopped.actions).toEqual([
-      { kind: 'removeFiles', path: '/store/jobs/default/j' },
+      {
+        kind: 'startJob',
+        job: {
+          name: 'j-gc',
+          task: 'remove-job-files',
+          input: { job: 'j', namespace: 'default', storageRoot: '/store' },
+        },
+      },
+    ]);
+    expect(plan(job, attempt('cancelled'), attempt('running', { name: 'j-gc' })).actions).toEqual([]);
+    expect(plan(job, attempt('cancelled'), attempt('succeeded', { name: 'j-gc' })).actions).toEqual([
       { kind: 'removeFinalizer', name: RESULTS_FINALIZER },
+    ]);
+    const failed = plan(
+      job,
+      attempt('cancelled'),
+      attempt('failed', { name: 'j-gc', error: { type: 'WorkerError', message: 'EACCES' } }),
+    );
+    expect(failed.actions).toEqual([
+      { kind: 'removeFinalizer', name: RESULTS_FINALIZER },
+      expect.objectContaining({
+        kind: 'event',
+        type: 'Warning',
+        reason: 'FilesLeft',
+        message: expect.stringMatching(/jobs\/default\/j.*EACCES/),
+      }),
     ]);
   });
 });

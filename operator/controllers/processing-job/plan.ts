@@ -12,7 +12,7 @@ import type { KubeObject } from '../../../core/cluster/objects.ts';
 import { processingJobConditions } from '../../../core/resources/processing-job/conditions.ts';
 import type { ProcessingJob, ProcessingJobStatus } from '../../../core/resources/processing-job/schema.ts';
 import type { ReasonOf } from '../../../core/resources/conditions.ts';
-import { jobPath, storeFile } from '../../../core/stores/layout.ts';
+import { jobPath } from '../../../core/stores/layout.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Action, Outcome, Plan } from '../../runtime/actions.ts';
 import { eventOf, readinessConditions, readinessOf } from '../../runtime/readiness.ts';
@@ -24,6 +24,8 @@ export const RESULTS_FINALIZER = 'climate.stratus.dev/job-results';
 export interface ProcessingJobObserved {
   /** The current attempt, as its runner knows it. */
   job: JobState | undefined;
+  /** The worker that removes a deleted job's files (`cleanupName`). */
+  cleanup: JobState | undefined;
   /** What the graph reads, when an attempt may start (references.ts). */
   resources: KubeObject[];
   storageRoot: string;
@@ -36,13 +38,14 @@ interface Decision {
   reason?: Reason;
   message?: string;
   actions?: Action[];
-  event?: 'Finished' | 'Failed' | 'Canceled';
+  event?: 'Finished' | 'Failed' | 'Canceled' | 'FilesLeft';
   outcome: Outcome;
 }
 
 const done = (reason: string): Outcome => ({ kind: 'done', reason });
 
 export const attemptName = (job: ProcessingJob, attempt: number) => `${job.metadata.name}-a${attempt}`;
+export const cleanupName = (job: ProcessingJob) => `${job.metadata.name}-gc`;
 
 function startAttempt(job: ProcessingJob, name: string, observed: ProcessingJobObserved): Action {
   const input: ProcessingInput = {
@@ -103,26 +106,40 @@ function ended(state: JobState, status: ProcessingJobStatus, at: string): Decisi
   };
 }
 
+/**
+ * A deleted job: its running attempt is cancelled, then a worker removes its directory (the operator's pod mounts
+ * the store read-only), then the finalizer goes. Files a worker could not remove do not hold the job forever.
+ */
+function deleted(job: ProcessingJob, observed: ProcessingJobObserved): Decision {
+  const namespace = job.metadata.namespace ?? 'default';
+  if (observed.job?.phase === 'running')
+    return {
+      actions: [{ kind: 'cancelJob', name: job.status!.jobName! }],
+      outcome: { kind: 'requeueAfter', ms: 1_000, reason: 'cancelling the attempt of a deleted job' },
+    };
+  const { cleanup } = observed;
+  if (!cleanup) {
+    const input = { job: job.metadata.name, namespace, storageRoot: observed.storageRoot };
+    return {
+      actions: [{ kind: 'startJob', job: { name: cleanupName(job), task: 'remove-job-files', input } }],
+      outcome: done('removing the files'),
+    };
+  }
+  if (cleanup.phase === 'running') return { outcome: done('removing the files') };
+  const finalizer: Action = { kind: 'removeFinalizer', name: RESULTS_FINALIZER };
+  if (cleanup.phase === 'succeeded') return { actions: [finalizer], outcome: done('deleted') };
+  return {
+    actions: [finalizer],
+    event: 'FilesLeft',
+    message: `The files of job ${job.metadata.name} stay at ${jobPath(namespace, job.metadata.name)} under the store: ${cleanup.error?.message ?? cleanup.phase}.`,
+    outcome: done('deleted, files left'),
+  };
+}
+
 function decide(job: ProcessingJob, observed: ProcessingJobObserved, at: string): Decision {
   const status = job.status ?? {};
   const attemptRunning = observed.job?.phase === 'running';
-  if (job.metadata.deletionTimestamp) {
-    if (attemptRunning)
-      return {
-        actions: [{ kind: 'cancelJob', name: status.jobName! }],
-        outcome: { kind: 'requeueAfter', ms: 1_000, reason: 'cancelling the attempt of a deleted job' },
-      };
-    return {
-      actions: [
-        {
-          kind: 'removeFiles',
-          path: storeFile(observed.storageRoot, jobPath(job.metadata.namespace ?? 'default', job.metadata.name)),
-        },
-        { kind: 'removeFinalizer', name: RESULTS_FINALIZER },
-      ],
-      outcome: done('deleted'),
-    };
-  }
+  if (job.metadata.deletionTimestamp) return deleted(job, observed);
   const { queuedAt } = job.spec;
   if (queuedAt !== undefined && queuedAt !== status.queuedAt) {
     // A new run. An attempt of the previous one that still runs is stopped first; its end starts this one.
