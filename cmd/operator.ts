@@ -5,6 +5,7 @@ import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
 import { logSettings } from '../core/logging/settings.ts';
 import { ingestionKind } from '../core/resources/ingestion/schema.ts';
+import { processingJobKind } from '../core/resources/processing-job/schema.ts';
 import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
 import { workerLogSettings } from '../operator/jobs/kubernetes/job-manifest.ts';
 import { KubernetesJobRunner } from '../operator/jobs/kubernetes/kubernetes-job-runner.ts';
@@ -72,7 +73,7 @@ export async function runKubernetesOperator(
   const jobs = new KubernetesJobRunner({
     cluster,
     logger: logging.forModule('operator.jobs'),
-    ownerKinds: [ingestionKind],
+    ownerKinds: [ingestionKind, processingJobKind],
     namespaces: settings.namespaces,
     job: {
       ...worker,

@@ -13,6 +13,7 @@ import { loadManifests } from '../../core/cluster/manifests.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster } from '../../core/cluster/port.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
+import { processingJobKind } from '../../core/resources/processing-job/schema.ts';
 import { ingestionKind } from '../../core/resources/ingestion/schema.ts';
 import { API_VERSION, validateObject } from '../../core/resources/registry.ts';
 import { LeaderElector } from '../../operator/runtime/leader-election.ts';
@@ -132,7 +133,7 @@ describe('chart RBAC, exercised with the ServiceAccounts tokens', () => {
     expect(isApiError(refused, 'Forbidden')).toBe(true);
   });
 
-  it('lets the worker patch the status of Ingestions, and nothing else', async () => {
+  it('lets the worker patch the status of Ingestions and ProcessingJobs, and nothing else', async () => {
     const validated = validateObject({
       apiVersion: API_VERSION,
       kind: 'Ingestion',
@@ -149,6 +150,19 @@ describe('chart RBAC, exercised with the ServiceAccounts tokens', () => {
       workNamespace,
     );
     expect(patched.status?.worker?.job).toBe('run-a1');
+    await admin.create(processingJobKind, {
+      apiVersion: API_VERSION,
+      kind: 'ProcessingJob',
+      metadata: { name: 'job', namespace: workNamespace },
+      spec: { process: { process_graph: {} }, cancelRequested: false },
+    });
+    const jobReport = await worker.patchStatus<KubeObject<unknown, { worker?: { job: string } }>>(
+      processingJobKind,
+      'job',
+      report,
+      workNamespace,
+    );
+    expect(jobReport.status?.worker?.job).toBe('run-a1');
     await admin.create(dataSourceKind, await dataSource('not-for-worker'));
     // Thunks: a call starts when its turn comes, so no refusal goes unhandled meanwhile.
     for (const call of [

@@ -4,9 +4,10 @@
  * ServiceAccount's token) turns Ingestions into worker Jobs in the release namespace; the test plays the kubelet
  * for the Job controller's pods, running the worker with the worker ServiceAccount's token; the runs and their
  * Datasets reach Ready; deleting a run removes its Job, by the garbage collector in the release namespace and by
- * the operator for a run of another namespace.
+ * the operator for a run of another namespace. A batch job (ProcessingJob) runs the same way, and a separate API
+ * server serves its results.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -18,6 +19,7 @@ import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
+import { processingJobKind } from '../../core/resources/processing-job/schema.ts';
 import { API_VERSION, validateObject } from '../../core/resources/registry.ts';
 import { workerJobName, type BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
 import { runKubernetesApiServer } from '../../cmd/api-server.ts';
@@ -26,7 +28,7 @@ import { runKubernetesOperator, type RunningKubernetesOperator } from '../../cmd
 import { runTool } from '../../scripts/kube-cli.ts';
 import { eventually } from '../support/eventually.ts';
 import { kubeconfigAs } from '../support/kube-service-account.ts';
-import { markSucceeded, podOfJob, runContainer } from '../support/played-kubelet.ts';
+import { markFailed, markSucceeded, podOfJob, runContainer } from '../support/played-kubelet.ts';
 import { renderChart } from '../support/stratus-chart.ts';
 
 const REPOSITORY = resolve(import.meta.dirname, '../..');
@@ -34,7 +36,7 @@ const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'
 
 type Deployment = KubeObject<{ template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } }>;
 
-describe('Ingestions on Kubernetes run as worker Jobs, under the chart RBAC', () => {
+describe('Ingestions and batch jobs on Kubernetes run as worker Jobs, under the chart RBAC', () => {
   const adminKubeconfig = inject('kubeconfig');
   const admin = openKubernetesCluster({ kubeconfig: adminKubeconfig });
   const release = `jobs-${Date.now().toString(36)}`;
@@ -239,5 +241,105 @@ describe('Ingestions on Kubernetes run as worker Jobs, under the chart RBAC', ()
 
     await admin.delete(ingestionKind, 'elsewhere', workNamespace);
     await jobGone(jobName);
+  });
+
+  it('runs a batch job as a worker Job: a killed attempt publishes nothing, a new run finishes, a separate API server serves its results', async () => {
+    // The `sample` Dataset of the first test is in the release namespace, which the API server writes to.
+    process.env.STRATUS_WORKER_TASK_MODULES = resolve(REPOSITORY, 'test/fixtures/worker/processing-tasks.ts');
+    const api = await runKubernetesApiServer(
+      { namespaces: [releaseNamespace, workNamespace], storePath: storageRoot, host: '127.0.0.1', port: 0 },
+      {
+        kubeconfig: await kubeconfigAs(admin, adminKubeconfig, {
+          name: `${release}-stratus-api-server`,
+          namespace: releaseNamespace,
+        }),
+      },
+    );
+    try {
+      const graph = {
+        load: {
+          process_id: 'load_collection',
+          arguments: {
+            id: 'sample',
+            spatial_extent: { west: -12, south: 8, east: -11, north: 9 },
+            temporal_extent: ['2024-01-01', '2024-01-03'],
+          },
+        },
+        save: { process_id: 'save_result', arguments: { data: { from_node: 'load' }, format: 'netCDF' }, result: true },
+      };
+      const created = await fetch(`${api.url}/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'On Kubernetes', process: { id: 'held_load', process_graph: graph } }),
+      });
+      expect(created.status).toBe(201);
+      const id = created.headers.get('openeo-identifier')!;
+      const record = async () =>
+        (await (await fetch(`${api.url}/jobs/${id}`)).json()) as { status: string; progress?: number };
+      const status = async () => (await record()).status;
+      const start = () => fetch(`${api.url}/jobs/${id}/results`, { method: 'POST' }).then((r) => r.status);
+
+      // Attempt 1: its node dies while the worker runs, after it reported running.
+      expect(await start()).toBe(202);
+      const first = await eventually(() => admin.get<BatchJob>(jobKind, `${id}-a1`, releaseNamespace));
+      expect(first.metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'ProcessingJob', controller: true }),
+      ]);
+      const pod = await podOfJob(admin, releaseNamespace, `${id}-a1`);
+      const kill = new AbortController();
+      const exited = runContainer(workerKubeconfig, pod.spec!, { kill: kill.signal });
+      // Running since its Job exists; the worker is at work once it reports progress.
+      await eventually(async () => (((await record()).progress ?? 0) > 0 ? true : undefined), {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      });
+      kill.abort();
+      expect(await exited).not.toBe(0);
+      await markFailed(admin, pod);
+      await eventually(async () => ((await status()) === 'error' ? true : undefined), {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      });
+      const failed = await fetch(`${api.url}/jobs/${id}/results`);
+      expect(failed.status).toBe(424);
+      const jobDir = join(storageRoot, 'jobs', releaseNamespace, id);
+      const left = await readdir(jobDir).catch(() => [] as string[]);
+      expect(left.filter((f) => f !== 'logs' && !f.endsWith('.staging'))).toEqual([]);
+
+      // A new run: attempt 2 finishes, and only its results are served.
+      process.env.STRATUS_TEST_HOLD_STEPS = '0';
+      expect(await start()).toBe(202);
+      await runPodOf(`${id}-a2`);
+      await eventually(async () => ((await status()) === 'finished' ? true : undefined), {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      });
+      const item = (await (await fetch(`${api.url}/jobs/${id}/results`)).json()) as {
+        assets: Record<string, { href: string }>;
+      };
+      expect(Object.keys(item.assets)).toEqual(['result.nc']);
+      const file = await fetch(item.assets['result.nc']!.href);
+      expect(file.status).toBe(200);
+      expect(
+        Buffer.from(await file.arrayBuffer())
+          .subarray(1, 4)
+          .toString(),
+      ).toBe('HDF');
+      expect(await readdir(jobDir)).toEqual(expect.arrayContaining([`${id}-a2`, 'logs']));
+      expect((await readdir(jobDir)).filter((f) => f.startsWith(`${id}-a1`))).toEqual([]);
+
+      // Deleted: a worker Job removes its files, then the resource goes.
+      expect((await fetch(`${api.url}/jobs/${id}`, { method: 'DELETE' })).status).toBe(204);
+      await runPodOf(`${id}-gc`);
+      await eventually(
+        async () => ((await admin.get(processingJobKind, id, releaseNamespace)) === undefined ? true : undefined),
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(await readdir(jobDir).catch(() => 'gone')).toBe('gone');
+    } finally {
+      delete process.env.STRATUS_WORKER_TASK_MODULES;
+      delete process.env.STRATUS_TEST_HOLD_STEPS;
+      await api.stop();
+    }
   });
 });

@@ -34,7 +34,11 @@ export function podOfJob(cluster: Cluster, namespace: string, job: string): Prom
  * Runs the worker container's command here, as a kubelet would in the pod, talking to the API server through
  * `kubeconfig`; resolves with its exit code. The command must be `node ...` (the worker image's entry point).
  */
-export function runContainer(kubeconfig: string, template: PodTemplate): Promise<number> {
+export function runContainer(
+  kubeconfig: string,
+  template: PodTemplate,
+  { kill }: { kill?: AbortSignal } = {},
+): Promise<number> {
   const [container] = template.containers;
   const [program, ...args] = container!.command;
   if (program !== 'node') throw new Error(`the worker container runs ${program}, not node`);
@@ -43,11 +47,19 @@ export function runContainer(kubeconfig: string, template: PodTemplate): Promise
     cwd: REPOSITORY,
     env: { ...process.env, ...env, KUBECONFIG: kubeconfig },
     stdio: ['ignore', 'ignore', 'inherit'],
+    // A node killed under the container: no grace, no last report.
+    ...(kill && { signal: kill, killSignal: 'SIGKILL' as const }),
   });
+  child.once('error', () => {});
   return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
 }
 
 /** Reports the pod's container as exited 0, which the Job controller turns into the Job's `Complete`. */
 export async function markSucceeded(cluster: Cluster, pod: Pod): Promise<void> {
   await cluster.updateStatus<Pod>(podKind, { ...pod, status: { phase: 'Succeeded' } });
+}
+
+/** Reports the pod as failed (its container killed), which fails a Job whose `backoffLimit` is 0. */
+export async function markFailed(cluster: Cluster, pod: Pod): Promise<void> {
+  await cluster.updateStatus<Pod>(podKind, { ...pod, status: { phase: 'Failed' } });
 }
