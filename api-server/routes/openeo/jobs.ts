@@ -8,7 +8,11 @@ import { ProcessingError, validateProcessGraph } from '../../../core/processing/
 import { isLocked, jobRecord } from '../../../core/processing/jobs/record.ts';
 import { storedWorkflows } from '../../../core/processing/workflows.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
-import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
+import {
+  processingJobKind,
+  processingJobSpecSchema,
+  type ProcessingJob,
+} from '../../../core/resources/processing-job/schema.ts';
 import { isSafeName } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { publicBaseUrl } from '../../public-url.ts';
@@ -130,7 +134,8 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
         apiVersion: API_VERSION,
         kind: processingJobKind.kind,
         metadata: { name, namespace },
-        spec: { ...spec, cancelRequested: false } as ProcessingJob['spec'],
+        // Through the schema, for the defaults a CRD would give (the embedded store applies none).
+        spec: processingJobSpecSchema.parse(spec),
       });
       return reply
         .code(201)

@@ -5,6 +5,10 @@ export const processingJobConditions = {
   reasons: {
     Created: { state: 'ready', description: 'The job is stored and has not been asked to run (`spec.queuedAt`).' },
     Queued: { state: 'progressing', description: 'A run was asked for; its attempt is starting.' },
+    Retrying: {
+      state: 'progressing',
+      description: 'The worker of the attempt failed; another starts at `status.retryAfter` (`spec.maxAttempts`).',
+    },
     Running: { state: 'progressing', description: 'The attempt runs the process graph; `status.progress` follows it.' },
     Finished: { state: 'ready', description: 'The run finished; `status.results` lists its files.' },
     Failed: {

@@ -19,6 +19,15 @@ export const processingJobSpecSchema = z
         'When the job was last asked to run (POST /jobs/{id}/results sets it to now). The job runs once per ' +
           'value: a later value runs it again and replaces its results.',
       ),
+    maxAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(1)
+      .describe(
+        'Attempts a run may take when its worker fails (crashed, killed, timed out), with backoff min(240, 60*2^(n-1)) s; a graph that fails is not retried.',
+      ),
     cancelRequested: z
       .boolean()
       .default(false)
@@ -57,6 +66,8 @@ export const processingJobStatusSchema = z
     phase: z.enum(processingJobPhases).optional().describe('openEO job status.'),
     queuedAt: dateTime.optional().describe('The `spec.queuedAt` of the run this status describes.'),
     attempt: z.number().int().min(1).optional().describe('Attempts started in all, across runs.'),
+    runFirstAttempt: z.number().int().min(1).optional().describe('The first attempt of the current run.'),
+    retryAfter: dateTime.optional().describe('When the next attempt of a run whose worker failed starts.'),
     jobName: z.string().optional().describe('The worker attempt (Job) of the current run.'),
     progress: progressSchema.optional(),
     startedAt: dateTime.optional(),

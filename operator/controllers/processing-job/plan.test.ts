@@ -22,7 +22,7 @@ function jobOf(
       finalizers: [RESULTS_FINALIZER],
       ...(deleting && { deletionTimestamp: '2026-11-25T09:59:30Z' }),
     },
-    spec: { process: { process_graph: {} }, cancelRequested: false, ...spec },
+    spec: { process: { process_graph: {} }, cancelRequested: false, maxAttempts: 1, ...spec },
     ...(status && { status }),
   } as ProcessingJob;
 }
@@ -181,6 +181,44 @@ describe('ProcessingJob planner: every transition of the job statuses', () => {
       ).toEqual([]);
     },
   );
+
+  it('retries a run whose worker failed after the backoff while spec.maxAttempts allows, then fails it', () => {
+    const crash = attempt('failed', { error: { type: 'WorkerCrashed', message: 'killed' } });
+    const spec = { queuedAt: QUEUED, maxAttempts: 2 };
+    const waiting = plan(jobOf({ phase: 'running', ...current, runFirstAttempt: 1 }, spec), crash);
+    expect(statusOf(waiting.actions)).toMatchObject({
+      phase: 'queued',
+      retryAfter: '2026-11-25T10:01:00.000Z',
+      error: { type: 'WorkerCrashed' },
+    });
+    expect(waiting.outcome).toEqual({ kind: 'requeueAfter', ms: 60_000, reason: 'retry backoff' });
+    const later = new Date('2026-11-25T10:01:00Z');
+    const retried = planProcessingJob(
+      jobOf({ phase: 'queued', ...current, runFirstAttempt: 1, retryAfter: '2026-11-25T10:01:00.000Z' }, spec),
+      observed(crash),
+      later,
+    );
+    expect(statusOf(retried.actions)).toMatchObject({ phase: 'queued', attempt: 2, jobName: 'j-a2' });
+    expect(statusOf(retried.actions)?.retryAfter).toBeUndefined();
+    const second = attempt('failed', { name: 'j-a2', error: { type: 'WorkerCrashed', message: 'killed again' } });
+    const failed = plan(
+      jobOf({ phase: 'running', queuedAt: QUEUED, attempt: 2, jobName: 'j-a2', runFirstAttempt: 1 }, spec),
+      second,
+    );
+    expect(statusOf(failed.actions)).toMatchObject({ phase: 'error', error: { message: 'killed again' } });
+    // A graph that fails is not the worker's failure: no retry.
+    const refused = plan(
+      jobOf({ phase: 'running', ...current, runFirstAttempt: 1 }, spec),
+      attempt('succeeded', {
+        result: {
+          outcome: 'error',
+          error: { type: 'ProcessParameterInvalid', message: 'x' },
+          usage: finishedResult.usage,
+        },
+      }),
+    );
+    expect(statusOf(refused.actions)).toMatchObject({ phase: 'error' });
+  });
 
   it('stops the running attempt of the previous run before it queues a new one', () => {
     const plan1 = plan(

@@ -17,6 +17,8 @@ import type { JobState } from '../../jobs/runner.ts';
 import type { Action, Outcome, Plan } from '../../runtime/actions.ts';
 import { eventOf, readinessConditions, readinessOf } from '../../runtime/readiness.ts';
 import { processingResultSchema, type ProcessingInput } from '../../worker/processing-input.ts';
+import { defaultIngestionPlanOptions } from '../ingestion/options.ts';
+import { retryDelaySeconds } from '../ingestion/retry.ts';
 
 /** Holds a deleted job until its files are removed. */
 export const RESULTS_FINALIZER = 'climate.stratus.dev/job-results';
@@ -136,7 +138,8 @@ function deleted(job: ProcessingJob, observed: ProcessingJobObserved): Decision 
   };
 }
 
-function decide(job: ProcessingJob, observed: ProcessingJobObserved, at: string): Decision {
+function decide(job: ProcessingJob, observed: ProcessingJobObserved, now: Date): Decision {
+  const at = now.toISOString();
   const status = job.status ?? {};
   const attemptRunning = observed.job?.phase === 'running';
   if (job.metadata.deletionTimestamp) return deleted(job, observed);
@@ -151,6 +154,8 @@ function decide(job: ProcessingJob, observed: ProcessingJobObserved, at: string)
         phase: 'queued',
         queuedAt,
         attempt,
+        runFirstAttempt: attempt,
+        retryAfter: undefined,
         jobName: attemptName(job, attempt),
         progress: undefined,
         startedAt: undefined,
@@ -194,12 +199,41 @@ function decide(job: ProcessingJob, observed: ProcessingJobObserved, at: string)
       outcome: done('running'),
     };
   }
+  if (state.phase === 'failed') {
+    const retry = retried(job, state, status, now);
+    if (retry) return retry;
+  }
   return ended(state, status, at);
+}
+
+/** Another attempt of the run after the backoff, when its worker failed and attempts remain; undefined otherwise. */
+function retried(job: ProcessingJob, state: JobState, status: ProcessingJobStatus, now: Date): Decision | undefined {
+  const attempt = status.attempt ?? 1;
+  const inRun = attempt - (status.runFirstAttempt ?? attempt) + 1;
+  if (inRun >= job.spec.maxAttempts) return undefined;
+  const error = state.error ?? { type: 'WorkerError', message: 'The attempt failed.' };
+  const retryAfter =
+    status.retryAfter ??
+    new Date(now.getTime() + retryDelaySeconds(inRun, defaultIngestionPlanOptions) * 1000).toISOString();
+  const wait = Date.parse(retryAfter) - now.getTime();
+  if (wait > 0)
+    return {
+      set: { phase: 'queued', retryAfter, error },
+      reason: 'Retrying',
+      message: `Attempt ${inRun} of ${job.spec.maxAttempts} failed (${error.type}: ${error.message}); the next starts at ${retryAfter}.`,
+      outcome: { kind: 'requeueAfter', ms: wait, reason: 'retry backoff' },
+    };
+  return {
+    set: { phase: 'queued', attempt: attempt + 1, jobName: attemptName(job, attempt + 1), retryAfter: undefined },
+    reason: 'Queued',
+    message: `Attempt ${inRun + 1} of ${job.spec.maxAttempts} queued.`,
+    outcome: done('retrying'),
+  };
 }
 
 export function planProcessingJob(job: ProcessingJob, observed: ProcessingJobObserved, now: Date): Plan {
   const at = now.toISOString();
-  const decision = decide(job, observed, at);
+  const decision = decide(job, observed, now);
   const status = job.status ?? {};
   const finalizer: Action[] =
     job.metadata.deletionTimestamp || (job.metadata.finalizers as string[] | undefined)?.includes(RESULTS_FINALIZER)
