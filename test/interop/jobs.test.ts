@@ -7,10 +7,14 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { OpenEO, type Connection, type Job } from '@openeo/js-client';
+import { parseAllDocuments } from 'yaml';
+import { ingestionKind } from '../../core/resources/ingestion/schema.ts';
+import { processingJobKind, type ProcessingJob } from '../../core/resources/processing-job/schema.ts';
+import { API_VERSION, kindByName, validateObject } from '../../core/resources/registry.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
-import { startEmbedded } from '../support/embedded.ts';
+import { sampleDatasetManifest, startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
 import { callback } from '../support/cubes.ts';
@@ -231,6 +235,84 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
       expect(Number(v.value)).toBeCloseTo(expected[i]!.value, 5);
     });
     await job.deleteJob();
+  }, 90_000);
+
+  it('runs a Workflow triggered by dataset.updated once per event, with the period range as its arguments', async () => {
+    const apply = async (object: Record<string, unknown>) => {
+      const validated = validateObject(object);
+      if (!validated.ok) throw new Error(JSON.stringify(validated.issues));
+      await running.cluster.apply(kindByName(validated.object.kind), validated.object);
+    };
+    await apply({
+      apiVersion: API_VERSION,
+      kind: 'Workflow',
+      metadata: { name: 'period-max', namespace: 'default' },
+      spec: {
+        id: 'period_max',
+        parameters: ['start', 'end'].map((name) => ({ name, description: name, schema: { type: 'string' } })),
+        processGraph: {
+          load: {
+            process_id: 'load_collection',
+            arguments: {
+              id: 'triggered',
+              spatial_extent: BBOX,
+              temporal_extent: [{ from_parameter: 'start' }, { from_parameter: 'end' }],
+            },
+          },
+          max: {
+            process_id: 'reduce_dimension',
+            arguments: {
+              data: { from_node: 'load' },
+              dimension: 't',
+              reducer: callback('max', { data: { from_parameter: 'data' } }),
+            },
+          },
+          save: { process_id: 'save_result', arguments: { data: { from_node: 'max' }, format: 'GTiff' }, result: true },
+        },
+        on: [{ event: 'dataset.updated', dataset: 'triggered' }],
+      },
+    });
+    for (const document of parseAllDocuments(
+      sampleDatasetManifest({
+        name: 'triggered',
+        title: 'Triggered',
+        format: 'zarr',
+        run: 'triggered-run',
+        start: '2024-01-01',
+        end: '2024-01-05',
+      }),
+    ))
+      await apply(document.toJS() as Record<string, unknown>);
+    const jobsOf = async () =>
+      (
+        await running.cluster.list<ProcessingJob>(processingJobKind, {
+          namespace: 'default',
+          labelSelector: 'climate.stratus.dev/workflow=period-max',
+        })
+      ).items;
+    const job = await eventually(
+      async () => {
+        const [found] = await jobsOf();
+        return found?.status?.phase === 'finished' || found?.status?.phase === 'error' ? found : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    expect(job.status?.error).toBeUndefined();
+    expect(job.status?.phase).toBe('finished');
+    expect(job.spec.process).toMatchObject({
+      process_graph: { run: { process_id: 'period_max', arguments: { start: '2024-01-01', end: '2024-01-05' } } },
+    });
+    expect((await fetch(`${running.url}/jobs/${job.metadata.name}/results/result.tif`)).status).toBe(200);
+    // The run's finish replanned (a touch of the run) names the same job: still one, not run again.
+    await running.cluster.patch(
+      ingestionKind,
+      'triggered-run',
+      { type: 'merge', body: { metadata: { annotations: { touched: 'yes' } } } },
+      'default',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const after = await jobsOf();
+    expect(after.map((j) => [j.metadata.name, j.status?.attempt])).toEqual([[job.metadata.name, 1]]);
   }, 90_000);
 
   it('cancels a running job: canceled, no results, nothing published', async () => {

@@ -7,6 +7,8 @@ import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion
 import { claimWriter } from '../../../core/runs/writer-claim.ts';
 import { committedRange, readCurrentCube } from '../../../core/sync/committed.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
+import { triggeredBy } from '../../../core/processing/jobs/triggers.ts';
+import { workflowKind, type Workflow } from '../../../core/resources/workflow/schema.ts';
 import { jobNameFor } from './attempt.ts';
 import type { IngestionObserved } from './observed.ts';
 import { defaultIngestionPlanOptions, type IngestionPlanOptions } from './options.ts';
@@ -50,6 +52,7 @@ export function ingestionController(
       const { namespace } = run.metadata;
       const featureRefresh = run.spec.mode === 'feature-refresh';
       const dataset = featureRefresh ? undefined : await cluster.get<Dataset>(datasetKind, datasetIdOf(run), namespace);
+      const job = jobs?.get(jobNameFor(run, run.status?.attempt ?? 1), namespace);
       return {
         source: await cluster.get<DataSource>(dataSourceKind, run.spec.source, namespace),
         dataset,
@@ -58,8 +61,13 @@ export function ingestionController(
         }),
         committed: await observeCommitted(run, dataset, instance.storageRoot),
         earlierWriters: await otherWriter(run, cluster),
-        job: jobs?.get(jobNameFor(run, run.status?.attempt ?? 1), namespace),
+        job,
         instance,
+        ...(job?.phase === 'succeeded' &&
+          !featureRefresh &&
+          !isFinished(run) && {
+            workflows: triggeredBy((await cluster.list<Workflow>(workflowKind, { namespace })).items, datasetIdOf(run)),
+          }),
       };
     },
     plan: (run, observed, now) => planIngestion(run, observed, now, options),

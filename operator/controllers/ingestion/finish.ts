@@ -1,4 +1,6 @@
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
+import { triggeredJob, type DatasetUpdated } from '../../../core/processing/jobs/triggers.ts';
+import { processingJobKind } from '../../../core/resources/processing-job/schema.ts';
 import { currentVersionOf } from '../../../core/resources/dataset/schema.ts';
 import type { IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
 import { RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
@@ -35,7 +37,7 @@ function finishFeatureRefresh(context: StepContext): Transition {
   const eventNumber = (status.events ?? []).length + 1;
   const done = featureRefreshSucceeded(run, collection, job!.result, at, eventNumber, instance.bbox);
   if ('error' in done) return failRun(context, { type: 'WorkerError', message: done.error });
-  return succeed(context, done.switchStatus, done.result, done.event as JobEvent);
+  return succeed(context, [done.switchStatus], done.result, done.event as JobEvent);
 }
 
 function finishRaster(context: StepContext): Transition {
@@ -52,9 +54,7 @@ function finishRaster(context: StepContext): Transition {
   const retained = (dataset?.status?.versions ?? []).filter((v) => v.id !== version.id);
   const current = currentVersionOf(dataset);
   const previous = current?.id === version.id ? retained.at(-1) : current;
-  const event: JobEvent = {
-    type: 'dataset.updated',
-    source: `/datasets/${datasetId}`,
+  const updated: DatasetUpdated = {
     eventID: `${run.metadata.name}:${(status.events ?? []).length + 1}`,
     time: at,
     data: {
@@ -66,6 +66,7 @@ function finishRaster(context: StepContext): Transition {
       current_end: version.coverage.temporal.end,
     },
   };
+  const event: JobEvent = { type: 'dataset.updated', source: `/datasets/${datasetId}`, ...updated };
   // The switch: readers follow `currentVersion`, so this one status write moves them all to the new version.
   const switchDataset: Action = {
     kind: 'patchStatusOf',
@@ -83,19 +84,25 @@ function finishRaster(context: StepContext): Transition {
       ...(run.spec.publish && { publication: { status: 'published', publishedAt: at } }),
     },
   };
-  return succeed(context, switchDataset, { datasetId, reused: false, version: version.id }, event);
+  // Workflows triggered by the update run as ProcessingJobs named after the event: a replanned finish names the same.
+  const triggered: Action[] = (observed.workflows ?? []).map((workflow) => ({
+    kind: 'apply',
+    ref: processingJobKind,
+    object: triggeredJob(workflow, updated),
+  }));
+  return succeed(context, [switchDataset, ...triggered], { datasetId, reused: false, version: version.id }, event);
 }
 
 function succeed(
   context: StepContext,
-  switchTarget: Action,
+  switchTarget: Action[],
   result: Record<string, unknown>,
   event: JobEvent,
 ): Transition {
   const { status, observed, at, attempt, run } = context;
   const { job } = observed;
   return {
-    before: [switchTarget],
+    before: switchTarget,
     status: {
       set: {
         phase: 'successful',

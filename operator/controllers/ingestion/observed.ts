@@ -1,6 +1,7 @@
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
 import type { Dataset } from '../../../core/resources/dataset/schema.ts';
 import type { FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
+import type { Workflow } from '../../../core/resources/workflow/schema.ts';
 import type { JobState } from '../../jobs/runner.ts';
 
 /** Where stores live and the extent every dataset covers. */
@@ -27,4 +28,6 @@ export interface IngestionObserved {
    */
   committed?: { start: string; end: string } | { error: string };
   instance: InstanceScope;
+  /** Workflows whose triggers a `dataset.updated` of the run's dataset runs, read once its attempt succeeded. */
+  workflows?: Workflow[];
 }
