@@ -349,10 +349,12 @@ describe('the openEO JavaScript client', () => {
       'JSON',
       'GTIFF',
       'NETCDF',
+      'ZARR',
       'PNG',
       'GEOJSON',
       'CSV',
       'PARQUET',
+      'DHIS2-JSON',
     ]);
     expect(await connection.describeAccount()).toMatchObject({ user_id: 'anonymous' });
 

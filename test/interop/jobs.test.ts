@@ -269,7 +269,7 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
           },
           save: { process_id: 'save_result', arguments: { data: { from_node: 'max' }, format: 'GTiff' }, result: true },
         },
-        on: [{ event: 'dataset.updated', dataset: 'triggered' }],
+        triggers: [{ event: 'dataset.updated', dataset: 'triggered' }],
       },
     });
     for (const document of parseAllDocuments(

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { eventKind, jobKind, namespaceKind } from '../../core/cluster/builtin-kinds.ts';
+import { isApiError } from '../../core/cluster/errors.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
@@ -88,6 +89,18 @@ describe('Ingestions and batch jobs on Kubernetes run as worker Jobs, under the 
     });
     return run;
   }
+
+  /** `stratus api-server` as its own ServiceAccount, over the test's namespaces and store. */
+  const startApiServer = async () =>
+    runKubernetesApiServer(
+      { namespaces: [releaseNamespace, workNamespace], storePath: storageRoot, host: '127.0.0.1', port: 0 },
+      {
+        kubeconfig: await kubeconfigAs(admin, adminKubeconfig, {
+          name: `${release}-stratus-api-server`,
+          namespace: releaseNamespace,
+        }),
+      },
+    );
 
   const jobGone = (name: string) =>
     eventually(async () => ((await admin.get(jobKind, name, releaseNamespace)) === undefined ? true : undefined), {
@@ -203,15 +216,7 @@ describe('Ingestions and batch jobs on Kubernetes run as worker Jobs, under the 
     expect(dataset.status?.currentVersion).toBeTruthy();
 
     // `stratus api-server` answers from the same cluster as its own ServiceAccount, with no leader of its own.
-    const api = await runKubernetesApiServer(
-      { namespaces: [releaseNamespace, workNamespace], storePath: storageRoot, host: '127.0.0.1', port: 0 },
-      {
-        kubeconfig: await kubeconfigAs(admin, adminKubeconfig, {
-          name: `${release}-stratus-api-server`,
-          namespace: releaseNamespace,
-        }),
-      },
-    );
+    const api = await startApiServer();
     try {
       const listed = (await (await fetch(`${api.url}/datasets`)).json()) as { items: { dataset_id: string }[] };
       expect(listed.items.map((item) => item.dataset_id)).toContain(datasetIdOf(done));
@@ -246,15 +251,7 @@ describe('Ingestions and batch jobs on Kubernetes run as worker Jobs, under the 
   it('runs a batch job as a worker Job: a killed attempt publishes nothing, a new run finishes, a separate API server serves its results', async () => {
     // The `sample` Dataset of the first test is in the release namespace, which the API server writes to.
     process.env.STRATUS_WORKER_TASK_MODULES = resolve(REPOSITORY, 'test/fixtures/worker/processing-tasks.ts');
-    const api = await runKubernetesApiServer(
-      { namespaces: [releaseNamespace, workNamespace], storePath: storageRoot, host: '127.0.0.1', port: 0 },
-      {
-        kubeconfig: await kubeconfigAs(admin, adminKubeconfig, {
-          name: `${release}-stratus-api-server`,
-          namespace: releaseNamespace,
-        }),
-      },
-    );
+    const api = await startApiServer();
     try {
       const graph = {
         load: {
@@ -330,7 +327,12 @@ describe('Ingestions and batch jobs on Kubernetes run as worker Jobs, under the 
 
       // Deleted: a worker Job removes its files, then the resource goes.
       expect((await fetch(`${api.url}/jobs/${id}`, { method: 'DELETE' })).status).toBe(204);
-      await runPodOf(`${id}-gc`);
+      const gc = await podOfJob(admin, releaseNamespace, `${id}-gc`);
+      expect(await runContainer(workerKubeconfig, gc.spec!)).toBe(0);
+      // The worker's report already let the job go, and the garbage collector takes its Job and pod with it.
+      await markSucceeded(admin, gc).catch((err: unknown) => {
+        if (!isApiError(err, 'Conflict') && !isApiError(err, 'NotFound')) throw err;
+      });
       await eventually(
         async () => ((await admin.get(processingJobKind, id, releaseNamespace)) === undefined ? true : undefined),
         { timeoutMs: 30_000, intervalMs: 200 },

@@ -11,7 +11,7 @@ const workflow = (name: string, dataset: string, parameters: string[] = ['start'
       id: name.replace(/-/g, '_'),
       parameters: parameters.map((p) => ({ name: p, description: p, schema: {} })),
       processGraph: {},
-      on: [{ event: 'dataset.updated', dataset }],
+      triggers: [{ event: 'dataset.updated', dataset }],
     },
   }) as Workflow;
 

@@ -1,5 +1,5 @@
 /**
- * Workflow triggers (docs/processing.md#workflow-triggers): a `Workflow` whose `spec.on` names `dataset.updated` for a
+ * Workflow triggers (docs/processing.md#workflow-triggers): a `Workflow` whose `spec.triggers` name `dataset.updated` for a
  * dataset runs its process once per such event, as a ProcessingJob queued at the event's time. The job's name comes
  * from the workflow and the event id, so an event seen twice (a replanned finish, a replay) names the same job and
  * starts nothing twice.
@@ -29,7 +29,7 @@ export interface DatasetUpdated {
 
 /** The workflows that an update of `datasetId` runs. */
 export const triggeredBy = (workflows: readonly Workflow[], datasetId: string) =>
-  workflows.filter((w) => w.spec.on?.some((t) => t.event === 'dataset.updated' && t.dataset === datasetId));
+  workflows.filter((w) => w.spec.triggers?.some((t) => t.event === 'dataset.updated' && t.dataset === datasetId));
 
 /** The event's values a process may declare as parameters, by name. */
 function eventArguments(event: DatasetUpdated): Record<string, unknown> {

@@ -56,37 +56,23 @@ export async function cubeZarr(cube: DataCube, dir: string, maxCells: number, si
       values,
     );
   };
-  if (raster.time)
-    await whole(
-      {
-        name: 'time',
-        shape: [raster.time.length],
-        dataType: 'int64',
-        dimensions: ['time'],
-        attributes: TIME_ATTRIBUTES,
-      },
-      raster.time,
-    );
-  await whole(
-    {
-      name: 'lat',
-      shape: [raster.lat.length],
-      dataType: 'float64',
-      dimensions: ['lat'],
-      attributes: LATITUDE_ATTRIBUTES,
-    },
-    raster.lat,
-  );
-  await whole(
-    {
-      name: 'lon',
-      shape: [raster.lon.length],
-      dataType: 'float64',
-      dimensions: ['lon'],
-      attributes: LONGITUDE_ATTRIBUTES,
-    },
-    raster.lon,
-  );
+  const coordinates: [string, BigInt64Array | Float64Array | undefined, Record<string, unknown>][] = [
+    ['time', raster.time, TIME_ATTRIBUTES],
+    ['lat', raster.lat, LATITUDE_ATTRIBUTES],
+    ['lon', raster.lon, LONGITUDE_ATTRIBUTES],
+  ];
+  for (const [name, values, attributes] of coordinates)
+    if (values)
+      await whole(
+        {
+          name,
+          shape: [values.length],
+          dataType: values instanceof BigInt64Array ? 'int64' : 'float64',
+          dimensions: [name],
+          attributes,
+        },
+        values,
+      );
   await whole(
     {
       name: 'spatial_ref',

@@ -13,7 +13,7 @@ export const workflowSpecSchema = z
     parameters: z.array(freeForm('Parameter description.')).optional().describe('Parameters of the process.'),
     returns: freeForm('Return value description.').optional(),
     processGraph: freeForm('The process graph.'),
-    on: z
+    triggers: z
       .array(
         z.object({
           event: z.enum(['dataset.updated']).describe('The event that runs the process.'),
@@ -22,7 +22,7 @@ export const workflowSpecSchema = z
       )
       .optional()
       .describe(
-        'Triggers: each event runs the process as a ProcessingJob named after the event, with the period range as arguments.',
+        'Events that run the process, each as a ProcessingJob named after the event, with the period range as arguments.',
       ),
   })
   .describe('An openEO user-defined process.');
