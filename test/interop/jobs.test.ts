@@ -18,6 +18,7 @@ import { sampleDatasetManifest, startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
 import { callback } from '../support/cubes.ts';
+import { colorAt } from '../../core/render/colormap.ts';
 
 let dataDir: string;
 let running: RunningEmbedded;
@@ -313,6 +314,50 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const after = await jobsOf();
     expect(after.map((j) => [j.metadata.name, j.status?.attempt])).toEqual([[job.metadata.name, 1]]);
+  }, 90_000);
+
+  it("colours a PNG result with the dataset's display, or with the colour map and range save_result names", async () => {
+    const dataset = await running.cluster.get<Dataset>(datasetKind, 'sample', 'default');
+    const store = join(dataDir, 'store', currentVersionOf(dataset)!.path);
+    const picture = async (options: Record<string, unknown>) => {
+      const builder = await connection.buildProcess('picture');
+      const cube = builder.process('load_collection', {
+        id: 'sample',
+        spatial_extent: BBOX,
+        temporal_extent: ['2024-01-01', '2024-01-02'],
+      });
+      const job = await connection.createJob(builder.process('save_result', { data: cube, format: 'PNG', options }));
+      await job.startJob();
+      await finished(job);
+      const file = join(dataDir, `${job.id}.png`);
+      await writeFile(
+        file,
+        new Uint8Array(await (await fetch(`${running.url}/jobs/${job.id}/results/result.png`)).arrayBuffer()),
+      );
+      await job.deleteJob();
+      return python<{ low: number[]; high: number[]; values: number[] }>(
+        [
+          'import json, sys, numpy, xarray',
+          'from osgeo import gdal',
+          'gdal.UseExceptions()',
+          'd = gdal.Open(sys.argv[1])',
+          'rgba = numpy.stack([d.GetRasterBand(i + 1).ReadAsArray() for i in range(d.RasterCount)], axis=-1)',
+          'v = xarray.open_zarr(sys.argv[2], consolidated=True)["value"].sel(time="2024-01-01", lat=slice(9, 8), lon=slice(-12, -11)).values',
+          'lo = numpy.unravel_index(numpy.nanargmin(v), v.shape)',
+          'hi = numpy.unravel_index(numpy.nanargmax(v), v.shape)',
+          'print(json.dumps({"low": rgba[lo].tolist(), "high": rgba[hi].tolist(), "values": [float(v[lo]), float(v[hi])]}))',
+        ].join('\n'),
+        [file, store],
+      );
+    };
+    // The sample source's display: viridis from 0 to 100.
+    const display = await picture({});
+    const [low, high] = display.values as [number, number];
+    expect(display.low).toEqual([...colorAt('viridis', low / 100), 255]);
+    expect(display.high).toEqual([...colorAt('viridis', high / 100), 255]);
+    const named = await picture({ colormap: 'ylorrd', range: [low, high] });
+    expect(named.low).toEqual([...colorAt('ylorrd', 0), 255]);
+    expect(named.high).toEqual([...colorAt('ylorrd', 1), 255]);
   }, 90_000);
 
   it('cancels a running job: canceled, no results, nothing published', async () => {

@@ -156,7 +156,7 @@ describe('POST /result over the served stores (embedded)', () => {
     expect(read.size).toEqual([read.centres.columns, read.centres.rows]);
   });
 
-  it('answers a PNG picture of one band in the viridis colour map', async () => {
+  it("answers a PNG picture of one band in the colour map and range of the dataset's display", async () => {
     const response = await result({
       load: load(['2024-01-01', '2024-01-02']),
       save: { process_id: 'save_result', arguments: { data: { from_node: 'load' }, format: 'PNG' }, result: true },
@@ -165,7 +165,14 @@ describe('POST /result over the served stores (embedded)', () => {
     expect(response.headers.get('content-type')).toBe('image/png');
     const png = join(dataDir, 'result.png');
     await writeFile(png, new Uint8Array(await response.arrayBuffer()));
-    const read = await python<{ size: number[]; bands: number; low: number[]; high: number[]; alpha: number }>(
+    const read = await python<{
+      size: number[];
+      bands: number;
+      low: number[];
+      high: number[];
+      alpha: number;
+      values: number[];
+    }>(
       [
         'import json, sys, numpy, xarray',
         'from osgeo import gdal',
@@ -177,15 +184,18 @@ describe('POST /result over the served stores (embedded)', () => {
         'lo = numpy.unravel_index(numpy.nanargmin(v), v.shape)',
         'hi = numpy.unravel_index(numpy.nanargmax(v), v.shape)',
         'print(json.dumps({"size": [d.RasterXSize, d.RasterYSize], "bands": d.RasterCount,',
-        '  "low": rgba[lo].tolist(), "high": rgba[hi].tolist(), "alpha": int(rgba[..., 3].min())}))',
+        '  "low": rgba[lo].tolist(), "high": rgba[hi].tolist(), "alpha": int(rgba[..., 3].min()),',
+        '  "values": [float(v[lo]), float(v[hi])]}))',
       ].join('\n'),
       [png, store],
     );
     expect(read.bands).toBe(4);
     expect(read.alpha).toBe(255);
-    // The lowest value takes the first colour of viridis, the highest its last.
-    expect(read.low).toEqual([...colorAt('viridis', 0), 255]);
-    expect(read.high).toEqual([...colorAt('viridis', 1), 255]);
+    // The sample source's display: viridis from 0 to 100 (manifests/data-sources/sample.yaml).
+    const [low, high] = read.values as [number, number];
+    expect(read.low).toEqual([...colorAt('viridis', low / 100), 255]);
+    expect(read.high).toEqual([...colorAt('viridis', high / 100), 255]);
+    expect(read.low).not.toEqual(read.high);
   });
 
   it('answers a netCDF file that xarray reads with the periods, grid and values of the store', async () => {

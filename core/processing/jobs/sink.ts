@@ -5,6 +5,7 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { ResultFile } from '../../resources/processing-job/schema.ts';
+import { withDefaults, type FormatDefaults } from '../results/display.ts';
 import { OUTPUT_FORMATS, outputFormat } from '../results/outputs.ts';
 import type { ResultSink } from '../services.ts';
 
@@ -21,7 +22,11 @@ async function sizeOf(path: string): Promise<number> {
   return sizes.reduce((a, b) => a + b, 0);
 }
 
-export function directorySink(dir: string, maxCells: number): ResultSink & { readonly saved: SavedResult[] } {
+export function directorySink(
+  dir: string,
+  maxCells: number,
+  defaults: FormatDefaults = {},
+): ResultSink & { readonly saved: SavedResult[] } {
   const saved: SavedResult[] = [];
   const nameFor = (fileName: string) => {
     const taken = (name: string) => saved.some((s) => s.file.name === name);
@@ -35,8 +40,9 @@ export function directorySink(dir: string, maxCells: number): ResultSink & { rea
   return {
     saved,
     formats: () => OUTPUT_FORMATS.map((f) => f.name),
-    async save(value, name, options, signal) {
+    async save(value, name, given, signal) {
       const format = outputFormat(name)!;
+      const options = withDefaults(defaults, format.name, given);
       const fileName = nameFor(format.fileName);
       const path = join(dir, fileName);
       let file: ResultFile;

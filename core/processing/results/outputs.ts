@@ -82,11 +82,12 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = [
   },
   {
     name: 'PNG',
-    title: 'PNG picture: one band in the viridis colour map between its lowest and highest value, or three as RGB',
+    title:
+      "PNG picture: one band in a colour map (the dataset's display, or options colormap and range), or three as RGB",
     gis_data_types: ['raster'],
     mediaType: 'image/png',
     fileName: 'result.png',
-    write: (value, maxCells, signal) => cubePng(cubeOnly(value, 'PNG', 'raster'), maxCells, signal),
+    write: (value, maxCells, signal, options) => cubePng(cubeOnly(value, 'PNG', 'raster'), maxCells, signal, options),
   },
   {
     name: 'GeoJSON',

@@ -2,7 +2,8 @@ import type { KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { collectReferences, noReferences } from '../../../core/processing/jobs/references.ts';
 import { builtInRegistry } from '../../../core/processing/registry.ts';
-import { datasetKind } from '../../../core/resources/dataset/schema.ts';
+import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
 import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
 import { workflowKind, type Workflow } from '../../../core/resources/workflow/schema.ts';
@@ -48,8 +49,12 @@ async function referencedResources(job: ProcessingJob, cluster: Cluster): Promis
       spec: o.spec,
       status: o.status,
     };
+  const datasets = await get(datasetKind, references.collections);
+  const sources = new Set(datasets.flatMap((d) => (d ? [(d as Dataset).spec.source] : [])));
   const found = [
-    ...(await get(datasetKind, references.collections)),
+    ...datasets,
+    // Their DataSources: the display that colours PNG results.
+    ...(await get(dataSourceKind, sources)),
     ...(await get(featureCollectionKind, references.featureCollections)),
     ...workflows,
   ];
