@@ -5,13 +5,11 @@
  * must hold one label.
  */
 import type { DataCube } from '../cube/cube.ts';
-import { stepOf } from '../cube/dimension.ts';
 import { stridesOf } from '../cube/grid.ts';
 import { materialize } from '../cube/read.ts';
-import { spatialAxes } from '../processes/cube/helpers.ts';
 import { labelInstants } from '../processes/cube/filters.ts';
 import { crsKey } from '../values/crs.ts';
-import { unsuitable } from './image.ts';
+import { imageGrid, unsuitable } from './image.ts';
 
 /** CF attributes of the `time` coordinate, in seconds since the epoch. */
 export const TIME_ATTRIBUTES = {
@@ -49,16 +47,11 @@ export async function cfRaster(
   signal?: AbortSignal,
 ): Promise<CfRaster> {
   const { dimensions } = cube;
-  const { x, y } = spatialAxes(cube);
+  const { x, y, dx, dy } = imageGrid(cube, format, ['bands', 'temporal']);
   if (crsKey(dimensions[x]!.crs ?? dimensions[y]!.crs) !== 'EPSG:4326')
     throw unsuitable(format, 'its grid is not EPSG:4326');
   const time = dimensions.findIndex((d) => d.type === 'temporal');
   const band = dimensions.findIndex((d) => d.type === 'bands');
-  const extra = dimensions.find((d, i) => ![x, y, time, band].includes(i) && d.labels.length !== 1);
-  if (extra)
-    throw unsuitable(format, `dimension '${extra.name}' has ${extra.labels.length} labels; filter or reduce it to one`);
-  const [dx, dy] = [stepOf(dimensions[x]!), stepOf(dimensions[y]!)];
-  if (dx === undefined || dy === undefined) throw unsuitable(format, 'its grid has a single row or column and no step');
   const instants = time >= 0 ? labelInstants(dimensions[time]!.labels as string[]) : [];
   if (instants.some(Number.isNaN)) throw unsuitable(format, 'a temporal label is not a date');
 

@@ -4,7 +4,7 @@
  * time step filtered or reduced to one); anything else cannot be one image.
  */
 import type { DataCube } from '../cube/cube.ts';
-import { stepOf } from '../cube/dimension.ts';
+import { stepOf, type DimensionType } from '../cube/dimension.ts';
 import { stridesOf } from '../cube/grid.ts';
 import { materialize } from '../cube/read.ts';
 import { ProcessingError } from '../errors.ts';
@@ -27,6 +27,21 @@ export interface RasterImage {
 export const unsuitable = (format: string, why: string) =>
   new ProcessingError('FormatUnsuitable', `The data cube cannot be written as ${format}: ${why}.`);
 
+/**
+ * The cube's `x` and `y` axes and their steps, for a writer that keeps the dimensions of `keep` types as they are:
+ * every other dimension must hold one label, and the grid a step (more than one row and column, or a declared one).
+ */
+export function imageGrid(cube: DataCube, format: string, keep: readonly DimensionType[]) {
+  const { dimensions } = cube;
+  const { x, y } = spatialAxes(cube);
+  const extra = dimensions.find((d, i) => i !== x && i !== y && !keep.includes(d.type) && d.labels.length !== 1);
+  if (extra)
+    throw unsuitable(format, `dimension '${extra.name}' has ${extra.labels.length} labels; filter or reduce it to one`);
+  const [dx, dy] = [stepOf(dimensions[x]!), stepOf(dimensions[y]!)];
+  if (dx === undefined || dy === undefined) throw unsuitable(format, 'its grid has a single row or column and no step');
+  return { x, y, dx, dy };
+}
+
 export async function rasterImage(
   cube: DataCube,
   format: string,
@@ -34,13 +49,8 @@ export async function rasterImage(
   signal?: AbortSignal,
 ): Promise<RasterImage> {
   const { dimensions } = cube;
-  const { x, y } = spatialAxes(cube);
+  const { x, y, dx, dy } = imageGrid(cube, format, ['bands']);
   const bandAxis = dimensions.findIndex((d) => d.type === 'bands');
-  const extra = dimensions.find((d, i) => i !== x && i !== y && i !== bandAxis && d.labels.length !== 1);
-  if (extra)
-    throw unsuitable(format, `dimension '${extra.name}' has ${extra.labels.length} labels; filter or reduce it to one`);
-  const [dx, dy] = [stepOf(dimensions[x]!), stepOf(dimensions[y]!)];
-  if (dx === undefined || dy === undefined) throw unsuitable(format, 'its grid has a single row or column and no step');
   const values = await materialize(cube, maxCells, signal);
   const strides = stridesOf(cube.shape);
   const [width, height] = [dimensions[x]!.labels.length, dimensions[y]!.labels.length];
