@@ -10,7 +10,7 @@ import h5wasm from 'h5wasm/node';
 import { gridMappingAttributes, LATITUDE_ATTRIBUTES, LONGITUDE_ATTRIBUTES } from '../../stores/cf.ts';
 import { DEFLATE_LEVEL, writeAttributes } from '../../stores/netcdf/write.ts';
 import type { DataCube } from '../cube/cube.ts';
-import { cfRaster, TIME_ATTRIBUTES, variableName } from './cf-raster.ts';
+import { cfRaster, TIME_ATTRIBUTES } from './cf-raster.ts';
 
 export async function cubeNetcdf(cube: DataCube, maxCells: number, signal?: AbortSignal): Promise<Uint8Array> {
   const raster = await cfRaster(cube, 'netCDF', maxCells, signal);
@@ -39,10 +39,10 @@ export async function cubeNetcdf(cube: DataCube, maxCells: number, signal?: Abor
       });
       writeAttributes(crs, gridMappingAttributes(raster.geoTransform));
 
-      raster.bands.forEach((label, b) => {
+      raster.variables.forEach((name, b) => {
         const variable = file.create_dataset({
-          name: variableName(label),
-          data: raster.variable(b),
+          name,
+          data: raster.values[b]!,
           shape: raster.shape,
           dtype: '<f',
           chunks: raster.shape,
@@ -50,8 +50,12 @@ export async function cubeNetcdf(cube: DataCube, maxCells: number, signal?: Abor
           compression_opts: DEFLATE_LEVEL,
           track_order: true,
         });
-        axes.forEach((name, axis) => variable.attach_scale(axis, `/${name}`));
-        writeAttributes(variable, { long_name: label, grid_mapping: 'spatial_ref', coordinates: 'spatial_ref' });
+        axes.forEach((scale, axis) => variable.attach_scale(axis, `/${scale}`));
+        writeAttributes(variable, {
+          long_name: raster.bands[b] ?? name,
+          grid_mapping: 'spatial_ref',
+          coordinates: 'spatial_ref',
+        });
         variable.create_attribute('_FillValue', Number.NaN, null, '<f');
       });
     } finally {

@@ -1,50 +1,80 @@
 /**
  * A raster cube as a Zarr v2 store with consolidated metadata (batch job results), in the layout of `cf-raster.ts`
- * and with the CF and GDAL metadata of the stores' own Zarr writer: `_ARRAY_DIMENSIONS`, 1-D `time`/`lat`/`lon`,
- * one float32 variable per band with `grid_mapping: spatial_ref`, a scalar `spatial_ref`, NaN as fill value, zlib.
- * Chunks near 2 MiB as the stores' (`chunkShape`); consolidated metadata is written last.
+ * and with the CF and GDAL metadata of the stores' own Zarr writer (`ZarrV2GroupWriter`): `_ARRAY_DIMENSIONS`, 1-D
+ * `time`/`lat`/`lon`, one float32 variable per band (`data` without bands) with `grid_mapping: spatial_ref`, a
+ * scalar `spatial_ref` with `crs_wkt`, NaN as fill value, zlib as the stores' v2 writer compresses. Consolidated
+ * metadata is written last.
+ *
+ * Written chunk by chunk: the Zarr chunks are the cube's own chunks along time, lat and lon, grown by whole
+ * multiples towards 2 MiB per chunk, so that each of the cube's chunks is read once and only one block of chunks
+ * is in memory at a time. A cube whose chunks are too large for that (one chunk over a large grid) is read whole,
+ * under `maxCells`, and written in chunks of the stores' shape (`chunkShape`).
  */
 import { gridMappingAttributes, LATITUDE_ATTRIBUTES, LONGITUDE_ATTRIBUTES, WGS84_WKT } from '../../stores/cf.ts';
 import { directoryStore } from '../../stores/directory-store.ts';
 import { chunkShape } from '../../stores/raster-cube.ts';
 import type { ArraySpec, TypedValues } from '../../stores/zarr/group-writer.ts';
 import { ZarrV2GroupWriter } from '../../stores/zarr/v2.ts';
-import type { DataCube } from '../cube/cube.ts';
-import { cfRaster, TIME_ATTRIBUTES, variableName } from './cf-raster.ts';
+import { DataCube, type ChunkArray } from '../cube/cube.ts';
+import { chunkCounts, chunkIndices, product } from '../cube/grid.ts';
+import { materialize } from '../cube/read.ts';
+import { cfBlock, cfLayout, TIME_ATTRIBUTES, type CfLayout } from './cf-raster.ts';
 
-/** The chunk at `index` of `values` (C order over `shape`), padded with NaN at the edges as Zarr stores chunks. */
-function chunkOf(values: Float32Array, shape: number[], chunks: number[], index: number[]): Float32Array {
-  const out = new Float32Array(chunks.reduce((a, b) => a * b, 1)).fill(Number.NaN);
-  const [cy, cx] = chunks.slice(-2) as [number, number];
-  const [ny, nx] = shape.slice(-2) as [number, number];
-  const [iy, ix] = index.slice(-2) as [number, number];
-  const ct = shape.length === 3 ? chunks[0]! : 1;
-  const it = shape.length === 3 ? index[0]! : 0;
-  const nt = shape.length === 3 ? shape[0]! : 1;
-  for (let t = 0; t < ct && it * ct + t < nt; t++)
-    for (let row = 0; row < cy && iy * cy + row < ny; row++) {
-      const from = ((it * ct + t) * ny + iy * cy + row) * nx + ix * cx;
-      const width = Math.min(cx, nx - ix * cx);
-      out.set(values.subarray(from, from + width), (t * cy + row) * cx);
-    }
-  return out;
+/** Cells of one variable's chunk that the chunks grow towards (2 MiB of float32, as the stores' chunks). */
+const TARGET_CELLS = 512 * 1024;
+/** Cells of one block read at once (all its variables), past which the cube is read whole instead. */
+export const MAX_BLOCK_CELLS = 16 * 1024 * 1024;
+
+export interface ZarrPlan {
+  /** The variables' chunk shape, over `[time,] lat, lon`. */
+  chunks: number[];
+  /** Variables read together: the cube's chunks along its bands dimension (all of them without one). */
+  bandsPerRead: number;
+  /** Read chunk by chunk (the chunks are the cube's, grown), or read whole first. */
+  streamed: boolean;
 }
 
-function* chunkIndices(shape: number[], chunks: number[]): Generator<number[]> {
-  const counts = shape.map((n, i) => Math.ceil(n / chunks[i]!));
-  const index = counts.map(() => 0);
-  const total = counts.reduce((a, b) => a * b, 1);
-  for (let k = 0; k < total; k++) {
-    yield [...index];
-    for (let d = index.length - 1; d >= 0; d--) {
-      if (++index[d]! < counts[d]!) break;
-      index[d] = 0;
-    }
+/**
+ * The chunk shape of the variables: the cube's own chunk along each variable axis, then grown by whole multiples
+ * along time, then lat, then lon while a chunk stays under `TARGET_CELLS` (and a block under `maxBlockCells`); any
+ * multiple keeps every Zarr chunk made of whole cube chunks (the last one along an axis may be cut by its end).
+ */
+export function zarrPlan(cube: DataCube, layout: CfLayout, maxBlockCells = MAX_BLOCK_CELLS): ZarrPlan {
+  const cubeChunks = cube.metadata.chunkShape;
+  const bandsPerRead = layout.bandAxis >= 0 ? cubeChunks[layout.bandAxis]! : 1;
+  const chunks = layout.axes.map((axis, i) => Math.min(cubeChunks[axis]!, layout.shape[i]!));
+  const target = Math.min(TARGET_CELLS, Math.floor(maxBlockCells / bandsPerRead));
+  for (let i = 0; i < chunks.length; i++) {
+    const times = Math.floor(target / product(chunks));
+    if (times <= 1) break;
+    chunks[i] = Math.min(layout.shape[i]!, chunks[i]! * times);
+    if (chunks[i]! < layout.shape[i]!) break;
   }
+  if (product(chunks) * bandsPerRead <= maxBlockCells) return { chunks, bandsPerRead, streamed: true };
+  const [ny, nx] = layout.shape.slice(-2) as [number, number];
+  const [ct, cy, cx] = chunkShape(layout.time?.length ?? 1, ny, nx);
+  return { chunks: layout.time ? [ct, cy, cx] : [cy, cx], bandsPerRead: layout.variables.length, streamed: false };
 }
 
-export async function cubeZarr(cube: DataCube, dir: string, maxCells: number, signal?: AbortSignal): Promise<void> {
-  const raster = await cfRaster(cube, 'Zarr', maxCells, signal);
+/** The cube held in memory as one chunk, for reading blocks of a cube whose own chunks are too large. */
+function wholeCube(cube: DataCube, values: ChunkArray): DataCube {
+  return new DataCube({
+    metadata: { ...cube.metadata, chunkShape: cube.shape },
+    // readRegion only copies out of the chunk, so the one array can be lent to every read.
+    readChunk: async () => values,
+  });
+}
+
+export async function cubeZarr(
+  cube: DataCube,
+  dir: string,
+  maxCells: number,
+  signal?: AbortSignal,
+  maxBlockCells = MAX_BLOCK_CELLS,
+): Promise<void> {
+  const layout = cfLayout(cube, 'Zarr');
+  const plan = zarrPlan(cube, layout, maxBlockCells);
+  const source = plan.streamed ? cube : wholeCube(cube, await materialize(cube, maxCells, signal));
   const zarr = new ZarrV2GroupWriter(directoryStore(dir));
   await zarr.group({ Conventions: 'CF-1.8', source: 'Stratus openEO batch job' });
   const whole = async (spec: Omit<ArraySpec, 'chunks' | 'compressor' | 'fillValue'>, values: TypedValues) => {
@@ -57,9 +87,9 @@ export async function cubeZarr(cube: DataCube, dir: string, maxCells: number, si
     );
   };
   const coordinates: [string, BigInt64Array | Float64Array | undefined, Record<string, unknown>][] = [
-    ['time', raster.time, TIME_ATTRIBUTES],
-    ['lat', raster.lat, LATITUDE_ATTRIBUTES],
-    ['lon', raster.lon, LONGITUDE_ATTRIBUTES],
+    ['time', layout.time, TIME_ATTRIBUTES],
+    ['lat', layout.lat, LATITUDE_ATTRIBUTES],
+    ['lon', layout.lon, LONGITUDE_ATTRIBUTES],
   ];
   for (const [name, values, attributes] of coordinates)
     if (values)
@@ -79,34 +109,34 @@ export async function cubeZarr(cube: DataCube, dir: string, maxCells: number, si
       shape: [],
       dataType: 'int64',
       dimensions: [],
-      attributes: gridMappingAttributes(raster.geoTransform),
+      attributes: gridMappingAttributes(layout.geoTransform),
     },
     new BigInt64Array(1),
   );
-  const [ny, nx] = raster.shape.slice(-2) as [number, number];
-  const [ct, cy, cx] = chunkShape(raster.time?.length ?? 1, ny, nx);
-  const chunks = raster.time ? [ct, cy, cx] : [cy, cx];
-  for (const [b, label] of raster.bands.entries()) {
-    const spec: ArraySpec = {
-      name: variableName(label),
-      shape: raster.shape,
-      chunks,
-      dataType: 'float32',
-      compressor: { id: 'zlib', level: 1 },
-      fillValue: 'NaN',
-      dimensions: raster.time ? ['time', 'lat', 'lon'] : ['lat', 'lon'],
-      attributes: {
-        long_name: label,
-        grid_mapping: 'spatial_ref',
-        coordinates: 'spatial_ref',
-        _CRS: { wkt: WGS84_WKT },
-      },
-    };
-    await zarr.array(spec);
-    const values = raster.variable(b);
-    for (const index of chunkIndices(raster.shape, chunks)) {
+  const specs = layout.variables.map((name, b): ArraySpec => ({
+    name,
+    shape: layout.shape,
+    chunks: plan.chunks,
+    dataType: 'float32',
+    compressor: { id: 'zlib', level: 1 },
+    fillValue: 'NaN',
+    dimensions: layout.time ? ['time', 'lat', 'lon'] : ['lat', 'lon'],
+    attributes: {
+      long_name: layout.bands[b] ?? name,
+      grid_mapping: 'spatial_ref',
+      coordinates: 'spatial_ref',
+      _CRS: { wkt: WGS84_WKT },
+    },
+  }));
+  for (const spec of specs) await zarr.array(spec);
+  for (const index of chunkIndices(chunkCounts(layout.shape, plan.chunks))) {
+    const start = index.map((c, i) => c * plan.chunks[i]!);
+    for (let from = 0; from < specs.length; from += plan.bandsPerRead) {
       signal?.throwIfAborted();
-      await zarr.chunk(spec, index, chunkOf(values, raster.shape, chunks, index));
+      const to = Math.min(specs.length, from + plan.bandsPerRead);
+      // The block has the chunk's full shape: past the cube's edge it reads as NaN, the fill value.
+      const block = await cfBlock(source, layout, start, plan.chunks, [from, to], signal);
+      await Promise.all(block.map((values, b) => zarr.chunk(specs[from + b]!, index, values)));
     }
   }
   await zarr.consolidate();
