@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Dimension } from '../cube/dimension.ts';
 import { memoryCube } from '../cube/memory.ts';
 import { ProcessingError } from '../errors.ts';
-import { dhis2Period, vectorDhis2Json } from './dhis2-json.ts';
+import { dhis2Period, formatValue, vectorDhis2Json } from './dhis2-json.ts';
 
 const districts: Dimension = { name: 'geometry', type: 'geometry', labels: ['OU_A', 'OU_B'], crs: 'EPSG:4326' };
 const geometries = ['OU_A', 'OU_B'].map((id, i) => ({
@@ -86,6 +86,29 @@ describe('dhis2-json', () => {
     await expect(periods(['2024-01', '2024-02'], {})).rejects.toMatchObject({
       message: /set period_type to monthly or weekly/,
     });
+  });
+
+  it('writes values as decimal strings of at most six places, without exponents, and leaves infinities out', async () => {
+    expect([1.5, -0.25, 22.1234567, 1e-7, -1e-7, 2.5e-6, 123456789.123, 1e22, -(2 ** 70)].map(formatValue)).toEqual([
+      '1.5',
+      '-0.25',
+      '22.123457',
+      '0',
+      '0',
+      '0.000003',
+      '123456789.123',
+      '10000000000000000000000',
+      '-1180591620717411303424',
+    ]);
+    const infinite = memoryCube({
+      dimensions: [districts, months],
+      data: Float64Array.from([Number.POSITIVE_INFINITY, 1, 2, Number.NEGATIVE_INFINITY]),
+      geometries,
+    });
+    const { dataValues } = JSON.parse(await vectorDhis2Json(infinite, 1e6, undefined, { data_element: 'D' })) as {
+      dataValues: Record<string, string>[];
+    };
+    expect(dataValues.map((v) => `${v.orgUnit}/${v.period}/${v.value}`)).toEqual(['OU_A/202402/1', 'OU_B/202401/2']);
   });
 
   it('names periods as DHIS2 does', () => {

@@ -72,8 +72,12 @@ function periodIds(labels: readonly unknown[], given: unknown): string[] {
   return instants.map((t) => dhis2Period(periodType, t));
 }
 
-/** A value as DHIS2 stores it: a decimal string, at most six places, no exponent. */
-const formatValue = (v: number) => String(Math.round(v * 1e6) / 1e6);
+/**
+ * A value as DHIS2 stores it: a decimal string rounded to at most six places, without an exponent (JavaScript
+ * writes one from 1e21 on, where a double holds no fraction anyway; below 1e-6 the value rounds to 0).
+ */
+export const formatValue = (v: number) =>
+  Math.abs(v) >= 1e21 ? BigInt(v).toString() : String(Math.round(v * 1e6) / 1e6);
 
 export async function vectorDhis2Json(
   cube: DataCube,
@@ -130,7 +134,8 @@ export async function vectorDhis2Json(
     for (const c of cells) {
       const dataElement = elements.get(bandAt >= 0 ? c.labels[bandAt]! : 'value');
       const value = found.values[base + c.offset]!;
-      if (dataElement === undefined || Number.isNaN(value)) continue;
+      // Nodata, and infinities (a division by zero), which DHIS2 cannot store, are left out.
+      if (dataElement === undefined || !Number.isFinite(value)) continue;
       dataValues.push({
         dataElement,
         period: periodOf.get(c.labels[timeAt]!)!,
