@@ -302,6 +302,19 @@ describe('batch result formats read by independent readers', () => {
         [raw, JSON.stringify(GRID), JSON.stringify(DISTRICTS), weekly ? 'weekly' : 'daily'],
       );
 
+    /** Nodes `districts` and `means`: the district means of node `from` per time step (and band). */
+    const districtMeans = (from: string) => ({
+      districts: { process_id: 'load_features', arguments: { id: 'districts' } },
+      means: {
+        process_id: 'aggregate_spatial',
+        arguments: {
+          data: { from_node: from },
+          geometries: { from_node: 'districts' },
+          reducer: callback('mean', { data: { from_parameter: 'data' } }),
+        },
+      },
+    });
+
     const payloadOf = async (out: string) =>
       JSON.parse(await readFile(join(out, 'result.dhis2.json'), 'utf8')) as {
         dataValues: Record<string, string>[];
@@ -310,15 +323,7 @@ describe('batch result formats read by independent readers', () => {
     it('writes daily district means per data element as numpy and shapely compute them, nodata left out', async () => {
       const { out, saved } = await runSaved('dhis2-daily', {
         load: load(),
-        districts: { process_id: 'load_features', arguments: { id: 'districts' } },
-        means: {
-          process_id: 'aggregate_spatial',
-          arguments: {
-            data: { from_node: 'load' },
-            geometries: { from_node: 'districts' },
-            reducer: callback('mean', { data: { from_parameter: 'data' } }),
-          },
-        },
+        ...districtMeans('load'),
         save: save('means', 'dhis2-json', { data_elements: { precip: 'DE_PRECIP', tmax: 'DE_TMAX' } }),
       });
       expect(saved.map((f) => [f.name, f.mediaType])).toEqual([['result.dhis2.json', 'application/json']]);
@@ -348,15 +353,7 @@ describe('batch result formats read by independent readers', () => {
             reducer: callback('mean', { data: { from_parameter: 'data' } }),
           },
         },
-        districts: { process_id: 'load_features', arguments: { id: 'districts' } },
-        means: {
-          process_id: 'aggregate_spatial',
-          arguments: {
-            data: { from_node: 'weeks' },
-            geometries: { from_node: 'districts' },
-            reducer: callback('mean', { data: { from_parameter: 'data' } }),
-          },
-        },
+        ...districtMeans('weeks'),
         save: save('means', 'dhis2-json', { data_element: 'DE_PRECIP', period_type: 'weekly' }),
       });
       const { dataValues } = await payloadOf(out);
@@ -371,15 +368,7 @@ describe('batch result formats read by independent readers', () => {
     it('refuses a cube with bands and no mapping of them, naming the option', async () => {
       const refusal = await runSaved('dhis2-refused', {
         load: load(),
-        districts: { process_id: 'load_features', arguments: { id: 'districts' } },
-        means: {
-          process_id: 'aggregate_spatial',
-          arguments: {
-            data: { from_node: 'load' },
-            geometries: { from_node: 'districts' },
-            reducer: callback('mean', { data: { from_parameter: 'data' } }),
-          },
-        },
+        ...districtMeans('load'),
         save: save('means', 'dhis2-json', { data_element: 'DE_PRECIP' }),
       }).catch((err: unknown) => err);
       expect(refusal).toMatchObject({ code: 'ProcessParameterInvalid', message: /map them with data_elements/ });
