@@ -173,23 +173,23 @@ describe('batch result formats read by independent readers', () => {
         '  mean = numpy.nanmean(sub.astype("f8"), axis=1)',
         '  mx = numpy.nanmax(sub, axis=0)',
         'print(json.dumps({',
-        '  "mean": {"dims": list(a["data"].dims), "vars": sorted(a.data_vars),',
+        '  "mean": {"dims": list(a["value"].dims), "vars": sorted(a.data_vars),',
         '    "time": [str(t)[:10] for t in a.time.values], "rows": [rows[0], len(rows)], "cols": [cols[0], len(cols)]},',
         '  "max": {"dims": list(b["precip"].dims), "vars": sorted(b.data_vars), "hasTime": "time" in b.coords},',
         '  "equal": {"precip": bool(numpy.array_equal(b["precip"].values, mx[0], equal_nan=True)),',
         '    "tmax": bool(numpy.array_equal(b["tmax"].values, mx[1], equal_nan=True)),',
-        '    "nan": bool(numpy.array_equal(numpy.isnan(a["data"].values), numpy.isnan(mean)))},',
-        '  "diff": float(numpy.nanmax(abs(a["data"].values - mean))),',
-        '  "fill": bool(math.isnan(a["data"].encoding["_FillValue"])),',
-        '  "compressor": a["data"].encoding["compressor"].codec_id,',
-        '  "gridMapping": a["data"].attrs.get("grid_mapping") or a["data"].encoding.get("grid_mapping"),',
+        '    "nan": bool(numpy.array_equal(numpy.isnan(a["value"].values), numpy.isnan(mean)))},',
+        '  "diff": float(numpy.nanmax(abs(a["value"].values - mean))),',
+        '  "fill": bool(math.isnan(a["value"].encoding["_FillValue"])),',
+        '  "compressor": a["value"].encoding["compressor"].codec_id,',
+        '  "gridMapping": a["value"].attrs.get("grid_mapping") or a["value"].encoding.get("grid_mapping"),',
         '  "crs": a["spatial_ref"].attrs["crs_wkt"][:14],',
         '  "bbox": [float(a.lon.min()), float(a.lat.min()), float(a.lon.max()), float(a.lat.max())]}))',
       ].join('\n'),
       [raw, JSON.stringify(GRID), join(out, 'result.zarr'), join(out, 'result-2.zarr')],
     );
     expect(read.mean.dims).toEqual(['time', 'lat', 'lon']);
-    expect(read.mean.vars).toEqual(['data']);
+    expect(read.mean.vars).toEqual(['value']);
     expect(read.mean.time).toEqual(DAYS.map((d) => d.slice(0, 10)));
     expect(read.max.dims).toEqual(['lat', 'lon']);
     expect(read.max.vars).toEqual(['precip', 'tmax']);

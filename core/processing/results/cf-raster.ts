@@ -1,7 +1,7 @@
 /**
  * A raster cube laid out as the CF files Stratus writes (netCDF-4 and Zarr results): `time` when the cube has a
  * temporal dimension, `lat` and `lon`, one float32 variable per label of the `bands` dimension over them (one
- * named `data` without a bands dimension), the `spatial_ref` grid mapping. Grids in EPSG:4326 only, the reference
+ * named `value` without a bands dimension), the `spatial_ref` grid mapping. Grids in EPSG:4326 only, the reference
  * system of every store; every other dimension must hold one label.
  *
  * `cfLayout` reads no values; `cfBlock` reads the variables' values over one block of (time, lat, lon), so that a
@@ -24,7 +24,7 @@ export const TIME_ATTRIBUTES = {
 };
 
 /** The variable of a cube without a bands dimension. */
-export const UNBANDED_VARIABLE = 'data';
+export const UNBANDED_VARIABLE = 'value';
 
 /** A variable name for a band label: letters, digits and `_`, not starting with a digit. */
 export const variableName = (label: string) => {
@@ -39,7 +39,7 @@ export interface CfLayout {
   lon: Float64Array;
   /** Band labels (none without a bands dimension), in order. */
   bands: string[];
-  /** The variables' names, one per band (`data` alone without a bands dimension). */
+  /** The variables' names, one per band (`value` alone without a bands dimension). */
   variables: string[];
   /** GDAL's affine transform of the grid (north-west corner of the first cell). */
   geoTransform: number[];

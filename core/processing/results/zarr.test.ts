@@ -194,7 +194,7 @@ describe('Zarr results', () => {
     expect(values[4 * 63 + 6 * 9 + 8]).toBe(valueAt(4, 1, 6, 8));
   });
 
-  it('names the variable data without a bands dimension, and has no time without a temporal one', async () => {
+  it('names the variable value without a bands dimension, and has no time without a temporal one', async () => {
     const map = cubeOf([y, x], (i) => i, { chunkShape: [3, 4] });
     await cubeZarr(map, dir, 1000);
     const store = await readStore(dir);
@@ -202,10 +202,10 @@ describe('Zarr results', () => {
       'lat/.zarray',
       'lon/.zarray',
       'spatial_ref/.zarray',
-      'data/.zarray',
+      'value/.zarray',
     ]);
-    expect(store.metadata['data/.zattrs']).toMatchObject({ _ARRAY_DIMENSIONS: ['lat', 'lon'] });
-    expect([...(await store.variable('data'))]).toEqual(Array.from({ length: 63 }, (_, i) => i));
+    expect(store.metadata['value/.zattrs']).toMatchObject({ _ARRAY_DIMENSIONS: ['lat', 'lon'] });
+    expect([...(await store.variable('value'))]).toEqual(Array.from({ length: 63 }, (_, i) => i));
   });
 
   it('is refused as a single file, and for a grid that is not EPSG:4326', async () => {

@@ -1,7 +1,7 @@
 /**
  * A raster cube as a Zarr v2 store with consolidated metadata (batch job results), in the layout of `cf-raster.ts`
  * and with the CF and GDAL metadata of the stores' own Zarr writer (`ZarrV2GroupWriter`): `_ARRAY_DIMENSIONS`, 1-D
- * `time`/`lat`/`lon`, one float32 variable per band (`data` without bands) with `grid_mapping: spatial_ref`, a
+ * `time`/`lat`/`lon`, one float32 variable per band (`value` without bands) with `grid_mapping: spatial_ref`, a
  * scalar `spatial_ref` with `crs_wkt`, NaN as fill value, zlib as the stores' v2 writer compresses. Consolidated
  * metadata is written last.
  *
