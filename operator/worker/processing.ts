@@ -14,7 +14,7 @@ import { extentOf } from '../../core/processing/jobs/extent.ts';
 import { jobLogWriter, LOG_LEVELS, type JobLogWriter, type LogLevel } from '../../core/processing/jobs/log.ts';
 import { pinnedResources } from '../../core/processing/jobs/pinned.ts';
 import { directorySink } from '../../core/processing/jobs/sink.ts';
-import { formatDefaults } from '../../core/processing/results/display.ts';
+import { formatOptions } from '../../core/processing/results/display.ts';
 import { storedWorkflows } from '../../core/processing/workflows.ts';
 import type { Usage } from '../../core/resources/processing-job/schema.ts';
 import { RunError } from '../../core/runs/errors.ts';
@@ -52,8 +52,7 @@ async function run(input: ProcessingInput, context: TaskContext, log: JobLogWrit
   const cluster = pinnedResources(input.resources as KubeObject[]);
   const stores = { cluster, namespace: input.namespace, storageRoot: root };
   const graph = (input.process as { process_graph?: unknown }).process_graph;
-  const defaults = await formatDefaults(graph, cluster, input.namespace);
-  const results = directorySink(staging, DEFAULT_LIMITS.maxCubeCells, defaults);
+  const results = directorySink(staging, DEFAULT_LIMITS.maxCubeCells, formatOptions(graph, cluster, input.namespace));
   await log.write({ level: 'info', message: `Attempt ${input.attempt} started.` });
   context.progress(0, 1, 'running the process graph');
   try {

@@ -3,7 +3,7 @@ import { datasetCollections } from '../../../core/processing/collections/dataset
 import { readBudget } from '../../../core/processing/collections/read-budget.ts';
 import { storedFeatureCollections } from '../../../core/processing/collections/feature-collections.ts';
 import { isProcessingError, ProcessingError, runProcessGraph } from '../../../core/processing/index.ts';
-import { formatDefaults, withDefaults } from '../../../core/processing/results/display.ts';
+import { formatOptions } from '../../../core/processing/results/display.ts';
 import { OUTPUT_FORMATS, outputFormat, type OutputFormat } from '../../../core/processing/results/outputs.ts';
 import type { ResultSink } from '../../../core/processing/services.ts';
 import { storedWorkflows } from '../../../core/processing/workflows.ts';
@@ -91,8 +91,8 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
           format,
           options,
         } = results.saved ?? { value, format: outputFormat('JSON')!, options: {} };
-        const defaults = await formatDefaults(graph, cluster, namespace);
-        const body = await format.write(saved, maxCells, signal, withDefaults(defaults, format.name, options));
+        const optionsFor = formatOptions(graph, cluster, namespace);
+        const body = await format.write(saved, maxCells, signal, await optionsFor(format.name, options));
         const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
         if (size > maxOutputBytes)
           throw new ProcessingError(

@@ -5,7 +5,7 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { ResultFile } from '../../resources/processing-job/schema.ts';
-import { withDefaults, type FormatDefaults } from '../results/display.ts';
+import { givenOptions, type OptionsResolver } from '../results/display.ts';
 import { OUTPUT_FORMATS, outputFormat } from '../results/outputs.ts';
 import type { ResultSink } from '../services.ts';
 
@@ -25,7 +25,7 @@ async function sizeOf(path: string): Promise<number> {
 export function directorySink(
   dir: string,
   maxCells: number,
-  defaults: FormatDefaults = {},
+  optionsFor: OptionsResolver = givenOptions,
 ): ResultSink & { readonly saved: SavedResult[] } {
   const saved: SavedResult[] = [];
   const nameFor = (fileName: string) => {
@@ -42,7 +42,7 @@ export function directorySink(
     formats: () => OUTPUT_FORMATS.map((f) => f.name),
     async save(value, name, given, signal) {
       const format = outputFormat(name)!;
-      const options = withDefaults(defaults, format.name, given);
+      const options = await optionsFor(format.name, given);
       const fileName = nameFor(format.fileName);
       const path = join(dir, fileName);
       let file: ResultFile;

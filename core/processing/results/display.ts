@@ -10,14 +10,18 @@ import type { ResourceReader } from '../jobs/pinned.ts';
 import { collectReferences } from '../jobs/references.ts';
 import { builtInRegistry } from '../registry.ts';
 
-export type FormatDefaults = Record<string, Record<string, unknown>>;
+/** The options a result in `format` is written with: `save_result`'s, over the graph's defaults for the format. */
+export type OptionsResolver = (format: string, given: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
-/** Per output format (lower case), the options a graph's results take unless `save_result` says otherwise. */
-export async function formatDefaults(
+/** `save_result`'s options as they are. */
+export const givenOptions: OptionsResolver = async (_format, given) => given;
+
+/** A PNG's colour map and range from the display of the one dataset the graph loads; none otherwise. */
+async function pictureDefaults(
   processGraph: unknown,
   reader: ResourceReader,
   namespace: string,
-): Promise<FormatDefaults> {
+): Promise<Record<string, unknown>> {
   const registry = builtInRegistry();
   const { collections } = collectReferences(processGraph, (id) => registry.get(id) !== undefined);
   if (collections.size !== 1) return {};
@@ -26,14 +30,18 @@ export async function formatDefaults(
   const dataset = await reader.get<Dataset>(datasetKind, id!, namespace);
   const source = dataset && (await reader.get<DataSource>(dataSourceKind, dataset.spec.source, namespace));
   const display = source?.spec.display;
-  if (!display?.colormap && !display?.range) return {};
-  return {
-    png: { ...(display.colormap && { colormap: display.colormap }), ...(display.range && { range: display.range }) },
-  };
+  return { ...(display?.colormap && { colormap: display.colormap }), ...(display?.range && { range: display.range }) };
 }
 
-/** `options` over the format's defaults. */
-export const withDefaults = (defaults: FormatDefaults, format: string, options: Record<string, unknown>) => ({
-  ...defaults[format.toLowerCase()],
-  ...options,
-});
+/**
+ * The options resolver of a graph's results. Only PNG has defaults; they are read when a PNG is written, once per
+ * run, so a run that writes another format reads nothing more.
+ */
+export function formatOptions(processGraph: unknown, reader: ResourceReader, namespace: string): OptionsResolver {
+  let picture: Promise<Record<string, unknown>> | undefined;
+  return async (format, given) => {
+    if (format.toLowerCase() !== 'png') return given;
+    picture ??= pictureDefaults(processGraph, reader, namespace);
+    return { ...(await picture), ...given };
+  };
+}

@@ -1,16 +1,13 @@
+import { DEFAULT_BACKOFF, type RetryBackoff } from '../../../core/runs/backoff.ts';
 import { defaultSplitOptions, type SplitOptions } from './split.ts';
 
 /** How the Ingestion planner retries and splits attempts; the operator's configuration sets them. */
-export interface IngestionPlanOptions {
-  /** Backoff of attempt n: min(cap, base * 2^(n-1)) seconds (DESIGN.md §4: 60 and 240). */
-  retryBaseSeconds: number;
-  retryCapSeconds: number;
+export interface IngestionPlanOptions extends RetryBackoff {
   /** When attempts are split into parts; never when absent. */
   split?: SplitOptions;
 }
 
 export const defaultIngestionPlanOptions: IngestionPlanOptions = {
-  retryBaseSeconds: 60,
-  retryCapSeconds: 240,
+  ...DEFAULT_BACKOFF,
   split: defaultSplitOptions,
 };

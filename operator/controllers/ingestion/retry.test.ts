@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectPlan, job, observe, run, stepPlan, type Row } from '../../../test/fixtures/ingestion-runs.ts';
-import { retry, retryDelaySeconds } from './retry.ts';
+import { retryDelaySeconds } from '../../../core/runs/backoff.ts';
+import { retry } from './retry.ts';
 
 const rows: Row[] = [
   {

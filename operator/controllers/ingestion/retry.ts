@@ -1,11 +1,6 @@
 import type { RunErrorRecord } from '../../../core/runs/errors.ts';
-import type { IngestionPlanOptions } from './options.ts';
+import { retryDelaySeconds } from '../../../core/runs/backoff.ts';
 import type { Step } from './transition.ts';
-
-/** The backoff after failed attempt n: min(cap, base * 2^(n-1)) seconds. */
-export function retryDelaySeconds(failedAttempt: number, options: IngestionPlanOptions): number {
-  return Math.min(options.retryCapSeconds, options.retryBaseSeconds * 2 ** (failedAttempt - 1));
-}
 
 /** A failed attempt whose runner gave no error. */
 const unknownFailure: RunErrorRecord = { type: 'Unknown', message: 'the attempt failed' };

@@ -17,8 +17,7 @@ import type { JobState } from '../../jobs/runner.ts';
 import type { Action, Outcome, Plan } from '../../runtime/actions.ts';
 import { eventOf, readinessConditions, readinessOf } from '../../runtime/readiness.ts';
 import { processingResultSchema, type ProcessingInput } from '../../worker/processing-input.ts';
-import { defaultIngestionPlanOptions } from '../ingestion/options.ts';
-import { retryDelaySeconds } from '../ingestion/retry.ts';
+import { retryDelaySeconds } from '../../../core/runs/backoff.ts';
 
 /** Holds a deleted job until its files are removed. */
 export const RESULTS_FINALIZER = 'climate.stratus.dev/job-results';
@@ -212,9 +211,7 @@ function retried(job: ProcessingJob, state: JobState, status: ProcessingJobStatu
   const inRun = attempt - (status.runFirstAttempt ?? attempt) + 1;
   if (inRun >= job.spec.maxAttempts) return undefined;
   const error = state.error ?? { type: 'WorkerError', message: 'The attempt failed.' };
-  const retryAfter =
-    status.retryAfter ??
-    new Date(now.getTime() + retryDelaySeconds(inRun, defaultIngestionPlanOptions) * 1000).toISOString();
+  const retryAfter = status.retryAfter ?? new Date(now.getTime() + retryDelaySeconds(inRun) * 1000).toISOString();
   const wait = Date.parse(retryAfter) - now.getTime();
   if (wait > 0)
     return {
