@@ -20,6 +20,7 @@ import { corsPlugin } from './plugins/external/cors.ts';
 import { openApiPlugin } from './plugins/external/openapi.ts';
 import { dataSourceRoutes } from './routes/data-sources/index.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
+import { exportRoutes } from './routes/exports/index.ts';
 import { featureRoutes } from './routes/features/index.ts';
 import { ingestionRoutes } from './routes/ingestions/index.ts';
 import { loginRoutes } from './routes/login/index.ts';
@@ -128,6 +129,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(scheduleRoutes);
   await app.register(ingestionRoutes);
   await app.register(featureRoutes);
+  await app.register(exportRoutes);
   await app.register(stacRoutes);
   await app.register(openeoRoutes, {
     processes: options.processes ? await loadProcessCatalogue(options.processes) : processDescriptions(),

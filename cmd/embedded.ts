@@ -73,7 +73,7 @@ export async function runEmbedded(
     registry,
     logger: logging.forModule('operator'),
     runLogger: logging.forRun,
-    instance: { storageRoot, bbox: config.instance.bbox },
+    instance: { storageRoot, bbox: config.instance.bbox, changelog: config.changelog },
     readOnly: config.readOnly,
     jobs: new ChildProcessRunner({
       // The workers write this process's files, as this process does.

@@ -6,6 +6,7 @@ import { createLogging } from '../core/logging/index.ts';
 import { logSettings } from '../core/logging/settings.ts';
 import { ingestionKind } from '../core/resources/ingestion/schema.ts';
 import { processingJobKind } from '../core/resources/processing-job/schema.ts';
+import { deliveryKind } from '../core/resources/delivery/schema.ts';
 import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
 import { workerLogSettings } from '../operator/jobs/kubernetes/job-manifest.ts';
 import { KubernetesJobRunner } from '../operator/jobs/kubernetes/kubernetes-job-runner.ts';
@@ -73,7 +74,7 @@ export async function runKubernetesOperator(
   const jobs = new KubernetesJobRunner({
     cluster,
     logger: logging.forModule('operator.jobs'),
-    ownerKinds: [ingestionKind, processingJobKind],
+    ownerKinds: [ingestionKind, processingJobKind, deliveryKind],
     namespaces: settings.namespaces,
     job: {
       ...worker,
@@ -107,7 +108,7 @@ export async function runKubernetesOperator(
           namespaces: settings.namespaces,
           jobs,
           ingestion: options.ingestion ?? { ...defaultIngestionPlanOptions, split },
-          instance: { storageRoot, bbox: config.instance.bbox },
+          instance: { storageRoot, bbox: config.instance.bbox, changelog: config.changelog },
           readOnly: config.readOnly,
           leadership: elector.leadership,
           reportingInstance: settings.lease.identity,

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Cluster } from '../core/cluster/port.ts';
 import { dataSourceController } from './controllers/data-source/controller.ts';
+import { deliveryController } from './controllers/delivery/controller.ts';
 import { datasetController } from './controllers/dataset/controller.ts';
 import { featureCollectionController } from './controllers/feature-collection/controller.ts';
 import { ingestionController } from './controllers/ingestion/controller.ts';
@@ -33,7 +34,12 @@ export interface OperatorOptions {
   jobs: JobRunner;
   ingestion?: IngestionPlanOptions;
   /** Where stores live (the worker writes there) and the extent every dataset covers. */
-  instance: { storageRoot: string; bbox: [number, number, number, number] };
+  instance: {
+    storageRoot: string;
+    bbox: [number, number, number, number];
+    /** The changelog switches of spec 3 (`changelog.aggregate`); on when absent. */
+    changelog?: { aggregate: boolean };
+  };
   /** A read-only instance records schedule checks as `read_only` and starts nothing. */
   readOnly?: boolean;
   /** Who runs schedules; the single process by default (embedded mode). */
@@ -64,6 +70,7 @@ export function controllerDefinitions(
     featureCollectionController,
     ingestionController(options.instance, options.ingestion),
     processingJobController(options.instance),
+    deliveryController({ ...options.instance, ...(options.ingestion && { backoff: options.ingestion }) }),
     scheduleController({ readOnly: options.readOnly ?? false, leadership: options.leadership ?? soleProcess }),
   ] as ControllerDefinition[];
 }

@@ -129,7 +129,6 @@ export const notBuiltKeys: { matches: (key: string) => boolean; feature: string 
     feature: 'sign-in through external identity providers (issue 18)',
   },
   { matches: (key) => key.startsWith('linked_accounts.'), feature: 'linked accounts (issue 18)' },
-  { matches: (key) => key === 'changelog.aggregate', feature: 'changelogs of delivered values (issue 16)' },
 ];
 
 /** The feature a key configures when this version does not have it yet, else undefined. */

@@ -39,6 +39,12 @@ export const runErrorCatalogue = {
   InvalidGeoParquet: ['worker'],
   InvalidFeatures: ['worker'],
   UnsupportedCrs: ['worker'],
+  // Deliveries of exports, through the worker.
+  InvalidPayload: ['worker'],
+  MappingIncomplete: ['worker'],
+  TemporalAggregationRequired: ['worker'],
+  IncompletePeriods: ['worker'],
+  DeliveryIncomplete: ['worker'],
   // The job runners, for a worker that could not report its end.
   WorkerCrashed: ['runner'],
   DeadlineExceeded: ['runner'],

@@ -5,7 +5,7 @@ import { ingestionKind, type Ingestion } from '../resources/ingestion/schema.ts'
 import { writerClaimKind, type WriterClaim } from '../resources/writer-claim/schema.ts';
 
 /**
- * One writer per target (a dataset or a feature collection), guaranteed by the cluster: a WriterClaim per target
+ * One writer per target (a dataset or a feature collection; an export target for deliveries), guaranteed by the cluster: a WriterClaim per target
  * names the run that writes it, and changes hands only by create (409 when another created it first) or by an update
  * at the version read (409 when another changed it since). Whoever starts a run (the API, the operator for a run
  * applied as a resource) claims first; a claim fails while its holder is unfinished.
@@ -26,9 +26,18 @@ export function writerClaimName(target: string): string {
 
 export type Claim = { claimed: true } | { claimed: false; holder: string };
 
-async function holds(cluster: Cluster, claim: WriterClaim, namespace: string, now: Date): Promise<boolean> {
-  const run = await cluster.get<Ingestion>(ingestionKind, claim.spec.holder, namespace);
-  if (run) return !isFinished(run);
+/** Whether the run `holder` is unfinished; undefined when no such run exists (yet). */
+export type HolderCheck = (cluster: Cluster, holder: string, namespace: string) => Promise<boolean | undefined>;
+
+/** Ingestions hold the claims of the datasets and feature collections they write. */
+const ingestionHolder: HolderCheck = async (cluster, holder, namespace) => {
+  const run = await cluster.get<Ingestion>(ingestionKind, holder, namespace);
+  return run ? !isFinished(run) : undefined;
+};
+
+async function holds(cluster: Cluster, claim: WriterClaim, namespace: string, now: Date, check: HolderCheck) {
+  const unfinished = await check(cluster, claim.spec.holder, namespace);
+  if (unfinished !== undefined) return unfinished;
   const acquired = Date.parse(claim.spec.acquiredAt);
   return Number.isFinite(acquired) && now.getTime() - acquired < UNBORN_HOLDER_MS;
 }
@@ -43,6 +52,7 @@ export async function claimWriter(
   target: string,
   run: string,
   now: () => Date = () => new Date(),
+  check: HolderCheck = ingestionHolder,
 ): Promise<Claim> {
   const name = writerClaimName(target);
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
@@ -59,7 +69,7 @@ export async function claimWriter(
         return { claimed: true };
       }
       if (claim.spec.holder === run) return { claimed: true };
-      if (await holds(cluster, claim, namespace, now())) return { claimed: false, holder: claim.spec.holder };
+      if (await holds(cluster, claim, namespace, now(), check)) return { claimed: false, holder: claim.spec.holder };
       // The update carries the version read: it fails if another claim changed the record since.
       await cluster.update<WriterClaim>(writerClaimKind, { ...claim, spec });
       return { claimed: true };

@@ -86,3 +86,15 @@ export const jobRunPath = (namespace: string, job: string, attempt: string) =>
   [jobPath(namespace, job), checked(attempt)].join('/');
 export const jobLogPath = (namespace: string, job: string, attempt: string) =>
   [jobPath(namespace, job), 'logs', `${checked(attempt)}.jsonl`].join('/');
+
+/**
+ * An export's files: exports/<namespace>/<export>/changelog.jsonl, the append-only changelog of the values its
+ * deliveries changed at the target, and deliveries/<delivery>.json, each delivery's checkpoint (its chunks and
+ * their outcomes), rewritten whole by one rename at every step.
+ */
+export const exportPath = (namespace: string, exportId: string) =>
+  ['exports', checked(namespace), checked(exportId)].join('/');
+export const changelogPath = (namespace: string, exportId: string) =>
+  [exportPath(namespace, exportId), 'changelog.jsonl'].join('/');
+export const deliveryCheckpointPath = (namespace: string, exportId: string, delivery: string) =>
+  [exportPath(namespace, exportId), 'deliveries', `${checked(delivery)}.json`].join('/');

@@ -1,4 +1,5 @@
 import { resolve, sep } from 'node:path';
+import { delivery } from './delivery.ts';
 import { featureRefresh } from './feature-refresh.ts';
 import { ingestion } from './ingestion.ts';
 import { processing, removeJobFiles } from './processing.ts';
@@ -11,6 +12,7 @@ export const tasks: Record<string, Task> = {
   'feature-refresh': featureRefresh,
   processing,
   'remove-job-files': removeJobFiles,
+  delivery,
 };
 
 /**

@@ -115,7 +115,7 @@ describe('Helm chart charts/stratus', () => {
     expect(role(kind, 'stratus-worker').rules).toEqual([
       {
         apiGroups: ['climate.stratus.dev'],
-        resources: ['ingestions/status', 'processingjobs/status'],
+        resources: ['ingestions/status', 'processingjobs/status', 'deliveries/status'],
         verbs: ['patch'],
       },
     ]);

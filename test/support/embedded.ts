@@ -12,6 +12,8 @@ export interface EmbeddedTestOptions {
   /** More manifests, by file name: written under the data directory and applied after the built-in ones. */
   manifests?: Record<string, string>;
   operator?: Pick<OperatorOptions, 'ingestion'>;
+  /** Instance configuration keys set over `config/stratus.properties`. */
+  config?: Record<string, string>;
 }
 
 /**
@@ -46,7 +48,7 @@ export function sampleDatasetManifest(options: {
  */
 export async function startEmbedded(
   dataDir: string,
-  { examples = true, manifests = {}, operator }: EmbeddedTestOptions = {},
+  { examples = true, manifests = {}, operator, config: settings = {} }: EmbeddedTestOptions = {},
 ): Promise<RunningEmbedded> {
   const extra = join(dataDir, 'test-manifests');
   await mkdir(extra, { recursive: true });
@@ -56,7 +58,11 @@ export async function startEmbedded(
   const port = await freePort();
   const config = join(dataDir, 'stratus.properties');
   const text = await readFile(join(root, 'config/stratus.properties'), 'utf8');
-  await writeFile(config, text.replace(/^server\.base\.url = .*$/m, `server.base.url = http://127.0.0.1:${port}`));
+  const lines = Object.entries(settings).map(([key, value]) => `${key} = ${value}\n`);
+  await writeFile(
+    config,
+    text.replace(/^server\.base\.url = .*$/m, `server.base.url = http://127.0.0.1:${port}`) + `\n${lines.join('')}`,
+  );
   return runEmbedded(
     {
       dataDir,

@@ -115,7 +115,7 @@ capabilities:
 {{/* What a worker may do where the operator watches: report into its run's status (operator/worker/status-report.ts). */}}
 {{- define "stratus.workerRules" -}}
 - apiGroups: ["climate.stratus.dev"]
-  resources: ["ingestions/status", "processingjobs/status"]
+  resources: ["ingestions/status", "processingjobs/status", "deliveries/status"]
   verbs: ["patch"]
 {{- end -}}
 

@@ -1,19 +1,92 @@
 import { z } from 'zod';
-import { freeForm, secretKeyRef, statusBase } from '../common.ts';
+import { dnsLabel, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
+
+/** The period types of DHIS2 that exports deliver (its ids: `20240105`, `2024W5`, `202401`, `2024`). */
+export const exportPeriodType = z
+  .enum(['daily', 'weekly', 'monthly', 'yearly'], { message: 'must be one of daily, weekly, monthly, yearly' })
+  .describe('A DHIS2 period type.');
+
+export const temporalAggregation = z
+  .enum(['sum', 'mean', 'min', 'max'], { message: 'must be one of sum, mean, min, max' })
+  .describe('How values of finer periods combine into one of the export period.');
+
+const uid = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9]{10}$/, { message: 'must be a DHIS2 uid: a letter then 10 letters or digits' });
+
+const idMap = (what: string) =>
+  z
+    .record(z.string().min(1), uid)
+    .describe(`${what}; when given, every one the payload holds must be mapped (the delivery fails otherwise).`);
 
 export const exportSpecSchema = z
   .object({
     target: z
       .object({
-        type: z.literal('dhis2-data-value-sets').describe('Delivery protocol.'),
-        url: z.url({ message: 'must be an absolute http(s) URL' }).describe('Endpoint receiving dataValueSets.'),
-        credentialsRef: secretKeyRef.optional().describe('Secret key holding "user:password" or a token.'),
+        type: z.literal('dhis2-data-value-sets').describe('Delivery protocol: DHIS2 aggregate `dataValueSets`.'),
+        url: z
+          .url({ message: 'must be an absolute http(s) URL' })
+          .regex(/^https?:\/\//, { message: 'must be an http(s) URL' })
+          .describe('Base URL of the DHIS2 instance (its API is under `<url>/api`).'),
+        credentialsSecret: dnsLabel
+          .optional()
+          .describe('Secret in the namespace with `username` and `password` keys (basic authentication).'),
+        tokenSecret: dnsLabel
+          .optional()
+          .describe('Secret in the namespace with a `token` key: a DHIS2 personal access token (`d2pat_...`).'),
+        async: z
+          .boolean()
+          .default(false)
+          .describe('Import asynchronously (`async=true`) and poll the task until it ends, for large imports.'),
+        chunkSize: z.number().int().min(1).max(1000).default(1000).describe('Values per import request.'),
+        timeoutSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(3600)
+          .default(120)
+          .describe('How long one request may take; an import without an answer by then has an unknown outcome.'),
       })
       .describe('Where deliveries go.'),
-    mapping: freeForm('How result columns map to the target (data element, period, org unit).').optional(),
+    mapping: z
+      .object({
+        dataElements: idMap('Payload data element (the variable) to the target data element').optional(),
+        orgUnits: idMap('Payload org unit (the feature id) to the target org unit').optional(),
+        periodType: exportPeriodType
+          .optional()
+          .describe(
+            'The period type of the target data elements; absent: the payload periods are delivered as they are.',
+          ),
+        categoryOptionCombo: uid.optional().describe('Category option combo set on every value.'),
+        attributeOptionCombo: uid.optional().describe('Attribute option combo set on every value.'),
+      })
+      .default({})
+      .describe('How payload values map to the target.'),
+    rules: z
+      .object({
+        temporalAggregation: temporalAggregation
+          .optional()
+          .describe('Required when the payload periods are finer than `mapping.periodType`.'),
+        incompletePeriods: z
+          .enum(['reject', 'drop'])
+          .default('reject')
+          .describe('An export period the payload covers only in part: fail the delivery, or leave it out.'),
+        missingValues: z
+          .enum(['keep', 'delete'])
+          .default('keep')
+          .describe(
+            'A value the target holds for a data element, period and org unit of the payload that the payload has not: keep it, or delete it.',
+          ),
+      })
+      .default({ incompletePeriods: 'reject', missingValues: 'keep' })
+      .describe('What a delivery does with payloads that do not fit the target as they are.'),
   })
-  .describe('A delivery target for saved export payloads.');
+  .refine((spec) => !(spec.target.credentialsSecret && spec.target.tokenSecret), {
+    message: 'set credentialsSecret or tokenSecret, not both',
+    path: ['target'],
+  })
+  .describe('A DHIS2-compatible target for the saved export payloads (dhis2-json results) of finished jobs.');
 
 export const exportStatusSchema = z
   .object({ ...statusBase, lastDelivery: z.string().optional().describe('Name of the last Delivery.') })
@@ -30,3 +103,4 @@ export const { kind: exportKind, schema: exportSchema } = defineKind({
 });
 
 export type Export = z.infer<typeof exportSchema>;
+export type ExportSpec = z.infer<typeof exportSpecSchema>;

@@ -1,0 +1,223 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { isApiError } from '../../../core/cluster/errors.ts';
+import { creationTimestamp } from '../../../core/cluster/objects.ts';
+import { readChangelog } from '../../../core/exports/changelog.ts';
+import { PAYLOAD_FILE } from '../../../core/exports/payload.ts';
+import { API_VERSION } from '../../../core/resources/registry.ts';
+import { deliveryKind, deliverySpecSchema, type Delivery } from '../../../core/resources/delivery/schema.ts';
+import { exportKind, type Export } from '../../../core/resources/export/schema.ts';
+import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
+import { changelogPath, storeFile } from '../../../core/stores/layout.ts';
+import { HttpError } from '../../errors.ts';
+import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
+import {
+  changelogPageSchema,
+  changelogQuerySchema,
+  deliveryAcceptedSchema,
+  deliveryJobSchema,
+  deliveryRequestSchema,
+  idempotencyHeaders,
+} from './schemas.ts';
+
+const tags = ['Exports'];
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Labels that find an export's deliveries. */
+export const EXPORT_LABEL = 'climate.stratus.dev/export';
+
+/**
+ * The Delivery a request names: with an Idempotency-Key, one derived from the export and the key, so that
+ * concurrent repeats race on one create (the loser reads the winner's); without, a fresh one. The name leaves room
+ * for the attempt suffix within a Job name's 63 characters.
+ */
+function deliveryName(exportId: string, key: string | undefined): string {
+  const suffix = key === undefined ? randomBytes(8).toString('hex') : sha256(`${exportId}\n${key}`).slice(0, 16);
+  return `${exportId.slice(0, 40).replace(/[.-]+$/, '')}-${suffix}`;
+}
+
+function deliveryRecord(delivery: Delivery) {
+  const { metadata, spec } = delivery;
+  const status = delivery.status ?? {};
+  const id = metadata.name;
+  const url = `/exports/${spec.exportId}/jobs/${id}`;
+  const ended = status.phase === 'successful' || status.phase === 'failed';
+  return {
+    jobID: id,
+    processID: `export:${spec.exportId}`,
+    type: 'process' as const,
+    status: status.phase ?? 'accepted',
+    createdAt: creationTimestamp(delivery),
+    startedAt: status.startedAt ?? null,
+    finishedAt: status.finishedAt ?? null,
+    attempt: status.attempt ?? 0,
+    maxAttempts: spec.maxAttempts,
+    progress: status.progress ? { ...status.progress, message: status.progress.message ?? null } : null,
+    result: null,
+    error: status.error ?? null,
+    cancelRequested: false,
+    retryAfter: status.retryAfter ?? null,
+    events: status.events ?? [],
+    links: [
+      { href: url, rel: 'self', title: 'Delivery record' },
+      { href: `/exports/${spec.exportId}/changelog`, rel: 'changelog', title: 'Changelog of the export' },
+    ],
+    export_id: spec.exportId,
+    job_id: spec.jobId,
+    dry_run: spec.dryRun,
+    chunks: status.chunks ?? [],
+    report: ended ? (status.report ?? null) : null,
+  };
+}
+
+/** Exports (spec 1): deliveries of a finished job's saved payload, idempotent by key, and the changelog. */
+export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { cluster, namespace, storageRoot } = app.stratus;
+
+  const getExport = async (id: string) => {
+    const found = await cluster.get<Export>(exportKind, id, namespace);
+    if (!found) throw new HttpError('NotFound', `Export ${id} not found`);
+    return found;
+  };
+
+  app.post(
+    '/exports/:export_id',
+    {
+      schema: {
+        summary: 'Deliver the saved payload of a finished job',
+        description:
+          "Queues a delivery of the source job's dhis2-json result to the export's target and answers 202 " +
+          'DeliveryAccepted. With `Idempotency-Key`, a repeat with the same content answers the same delivery ' +
+          '(`reused: true`) and one with other content 409; without, each request is a new delivery. 404 for an ' +
+          'unknown export or job, 409 when the job has not finished or saved no dhis2-json result.',
+        tags,
+        params: z.object({ export_id: resourceIdSchema }),
+        headers: idempotencyHeaders,
+        body: deliveryRequestSchema,
+        response: {
+          202: deliveryAcceptedSchema,
+          404: errorDetailSchema,
+          409: errorDetailSchema,
+          ...commonErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const exportId = request.params.export_id;
+      const key = request.headers['idempotency-key'];
+      const { job_id: jobId, dry_run: dryRun } = request.body;
+      await getExport(exportId);
+      const contentHash = sha256(JSON.stringify({ export_id: exportId, job_id: jobId, dry_run: dryRun }));
+      const name = deliveryName(exportId, key);
+      const answer = (delivery: Delivery, reused: boolean) => {
+        const url = `/exports/${exportId}/jobs/${delivery.metadata.name}`;
+        return reply.code(202).header('location', url).send({
+          delivery_job_id: delivery.metadata.name,
+          export_id: exportId,
+          status_url: url,
+          report_url: url,
+          dry_run: delivery.spec.dryRun,
+          reused,
+        });
+      };
+      const existing = async () => {
+        const found = await cluster.get<Delivery>(deliveryKind, name, namespace);
+        if (!found) return undefined;
+        if (found.spec.contentHash !== contentHash)
+          throw new HttpError(
+            'Conflict',
+            `Idempotency-Key ${key} was used for another request to export ${exportId} (job ${found.spec.jobId}, dry_run ${found.spec.dryRun}).`,
+          );
+        return answer(found, true);
+      };
+      if (key !== undefined) {
+        const repeat = await existing();
+        if (repeat) return repeat;
+      }
+      const source = await cluster.get<ProcessingJob>(processingJobKind, jobId, namespace);
+      if (!source) throw new HttpError('NotFound', `Job ${jobId} not found`);
+      if (source.status?.phase !== 'finished')
+        throw new HttpError('Conflict', `Job ${jobId} has not finished (status ${source.status?.phase ?? 'created'}).`);
+      if (!source.status.results?.files.some((f) => f.name === PAYLOAD_FILE))
+        throw new HttpError(
+          'Conflict',
+          `Job ${jobId} saved no dhis2-json result (${PAYLOAD_FILE}): save_result with format dhis2-json makes the payload exports deliver.`,
+        );
+      const caller = request.caller;
+      try {
+        const created = await cluster.create<Delivery>(deliveryKind, {
+          apiVersion: API_VERSION,
+          kind: deliveryKind.kind,
+          metadata: { name, namespace, labels: { [EXPORT_LABEL]: exportId } },
+          spec: deliverySpecSchema.parse({
+            exportId,
+            jobId,
+            dryRun,
+            contentHash,
+            ...(key !== undefined && { idempotencyKey: key }),
+            ...(caller.authenticated && { requestedBy: caller.username }),
+          }),
+        });
+        return answer(created, false);
+      } catch (err) {
+        // A concurrent request with the same key created it first.
+        if (key === undefined || !isApiError(err, 'AlreadyExists')) throw err;
+        const repeat = await existing();
+        if (repeat) return repeat;
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/exports/:export_id/jobs/:delivery_job_id',
+    {
+      schema: {
+        summary: 'Status and report of a delivery',
+        description:
+          "The delivery's job record (`processID` `export:<export_id>`): status, progress, each chunk's outcome " +
+          "and, once it ended, the report (the target's import counts and conflicts, values of unknown outcome).",
+        tags,
+        params: z.object({ export_id: resourceIdSchema, delivery_job_id: resourceIdSchema }),
+        response: { 200: deliveryJobSchema, 404: errorDetailSchema, ...commonErrorResponses },
+      },
+    },
+    async (request) => {
+      const { export_id: exportId, delivery_job_id: id } = request.params;
+      const delivery = await cluster.get<Delivery>(deliveryKind, id, namespace);
+      if (!delivery || delivery.spec.exportId !== exportId)
+        throw new HttpError('NotFound', `Delivery ${id} of export ${exportId} not found`);
+      return deliveryRecord(delivery);
+    },
+  );
+
+  app.get(
+    '/exports/:export_id/changelog',
+    {
+      schema: {
+        summary: 'Changelog of the values the export delivered',
+        description:
+          'One entry per value a delivery created, updated or deleted at the target while `changelog.aggregate` ' +
+          'was on, oldest first, paged (`page`, `pageSize`) and filtered by type, data element, period, org unit ' +
+          'or delivery.',
+        tags,
+        params: z.object({ export_id: resourceIdSchema }),
+        querystring: changelogQuerySchema,
+        response: { 200: changelogPageSchema, 404: errorDetailSchema, ...commonErrorResponses },
+      },
+    },
+    async (request) => {
+      const exportId = request.params.export_id;
+      await getExport(exportId);
+      const { page, pageSize, ...filters } = request.query;
+      const entries = (await readChangelog(storeFile(storageRoot, changelogPath(namespace, exportId)))).filter((e) =>
+        Object.entries(filters).every(([k, v]) => v === undefined || e[k as keyof typeof e] === v),
+      );
+      return {
+        pager: { page, pageSize, pageCount: Math.ceil(entries.length / pageSize), total: entries.length },
+        changeLogs: entries.slice((page - 1) * pageSize, page * pageSize),
+      };
+    },
+  );
+};

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { exportSpecSchema } from '../../core/resources/export/schema.ts';
+
+/**
+ * What the Delivery controller hands a delivery's attempt: the export's target, mapping and rules as they were
+ * when the delivery started, where the payload is, and whether the aggregate changelog is on. The credentials come
+ * from the export's Secret through the environment (CREDENTIALS_ENV, TOKEN_ENV), never in the input.
+ */
+export const deliveryInputSchema = z.object({
+  delivery: z.string().min(1),
+  namespace: z.string().min(1),
+  exportId: z.string().min(1),
+  storageRoot: z.string().min(1),
+  /** The payload file, relative to the storage root. */
+  payload: z.string().min(1),
+  dryRun: z.boolean(),
+  user: z.string(),
+  changelog: z.boolean(),
+  export: exportSpecSchema,
+});
+
+export type DeliveryInput = z.infer<typeof deliveryInputSchema>;
+
+/**
+ * How an attempt that went through the chunks reports (its report is in the checkpoint); a worker that could not
+ * reach the end, or whose failed chunks another attempt may still deliver, throws instead.
+ */
+export const deliveryResultSchema = z.object({
+  outcome: z.enum(['successful', 'failed']),
+  error: z.object({ type: z.string(), message: z.string() }).optional(),
+});
+
+export type DeliveryResult = z.infer<typeof deliveryResultSchema>;

@@ -1,0 +1,315 @@
+/**
+ * A DHIS2-compatible server for the tests of exports: the real API's URL layout, bodies, import summaries and task
+ * polling for aggregate data values (`/api/dataValueSets`, `/api/system/tasks`, `/api/system/taskSummaries`), with
+ * basic or personal-access-token authentication and the faults a delivery must survive. It keeps its values in
+ * memory and counts every time a value is applied, so a test can tell a value delivered twice from one delivered
+ * once.
+ *
+ * Run on its own (`node test/support/dhis2-server.ts --port 8089`) it is the target of the embedded demo's export.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { parseArgs } from 'node:util';
+
+/**
+ * What happens to one import request: `status-503` answers before importing (nothing applied), `slow` imports,
+ * then answers after `slowMs`, `drop-after-apply` imports and closes the connection without an answer,
+ * `drop-before-apply` closes it without importing.
+ */
+export type ImportFault = 'status-503' | 'slow' | 'drop-after-apply' | 'drop-before-apply';
+
+export interface Dhis2Value {
+  dataElement: string;
+  period: string;
+  orgUnit: string;
+  categoryOptionCombo?: string;
+  attributeOptionCombo?: string;
+  value: string;
+}
+
+export interface ImportRequest {
+  dryRun: boolean;
+  async: boolean;
+  strategy: string;
+  values: Dhis2Value[];
+  /** Whether the import was carried out (a fault may stop it before). */
+  applied: boolean;
+}
+
+export interface Dhis2Server {
+  url: string;
+  /** Stored values by key (`dataElement|period|orgUnit|coc|aoc`). */
+  values: Map<string, Dhis2Value>;
+  /** How many times each key was written (created or updated) or deleted by an import that was applied. */
+  writes: Map<string, number>;
+  /** Every import request, in arrival order. */
+  imports: ImportRequest[];
+  /** Faults for the next import requests, one each, in order. */
+  fail(...faults: ImportFault[]): void;
+  /** A fault for every import request from now on (undefined: none), after the queued ones. */
+  failEvery(choose: ((n: number) => ImportFault | undefined) | undefined): void;
+  close(): Promise<void>;
+}
+
+export interface Dhis2ServerOptions {
+  /** `Basic` credentials, or a personal access token (`d2pat_...`) sent as `ApiToken`. */
+  auth?: { user: string; password: string } | { token: string };
+  /** Org units and data elements the server knows; a value naming another is a conflict. Absent: all known. */
+  orgUnits?: string[];
+  dataElements?: string[];
+  /** How long a `slow` fault holds its answer. */
+  slowMs?: number;
+  /** How many task polls an asynchronous import stays running for. */
+  taskPolls?: number;
+  port?: number;
+}
+
+const DEFAULT_COC = 'HllvX50cXC0';
+
+export const valueKey = (v: Omit<Dhis2Value, 'value'>) =>
+  [
+    v.dataElement,
+    v.period,
+    v.orgUnit,
+    v.categoryOptionCombo ?? DEFAULT_COC,
+    v.attributeOptionCombo ?? DEFAULT_COC,
+  ].join('|');
+
+/** DHIS2's period ids of the types exports use: daily, ISO weekly, monthly, yearly. */
+const PERIOD = /^(\d{8}|\d{4}W\d{1,2}|\d{6}|\d{4})$/;
+
+interface ImportSummary {
+  responseType: 'ImportSummary';
+  status: 'SUCCESS' | 'WARNING' | 'ERROR';
+  importOptions: { dryRun: boolean; async: boolean; importStrategy: string };
+  description?: string;
+  importCount: { imported: number; updated: number; ignored: number; deleted: number };
+  conflicts: { object: string; objects: Record<string, string>; value: string; errorCode: string; indexes: number[] }[];
+  dataSetComplete: 'false';
+}
+
+const webMessage = (httpStatusCode: number, message: string, response?: unknown) => ({
+  httpStatus: httpStatusCode === 200 ? 'OK' : httpStatusCode === 409 ? 'Conflict' : 'Error',
+  httpStatusCode,
+  status: httpStatusCode === 200 ? 'OK' : httpStatusCode === 409 ? 'WARNING' : 'ERROR',
+  message,
+  ...(response !== undefined && { response }),
+});
+
+async function body(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promise<Dhis2Server> {
+  const values = new Map<string, Dhis2Value>();
+  const writes = new Map<string, number>();
+  const imports: ImportRequest[] = [];
+  const queued: ImportFault[] = [];
+  let every: ((n: number) => ImportFault | undefined) | undefined;
+  const tasks = new Map<string, { polls: number; summary: ImportSummary; created: string }>();
+  const sockets = new Set<Socket>();
+  const orgUnits = options.orgUnits && new Set(options.orgUnits);
+  const dataElements = options.dataElements && new Set(options.dataElements);
+
+  const authorized = (req: IncomingMessage) => {
+    const auth = options.auth;
+    if (!auth) return true;
+    const expected =
+      'token' in auth
+        ? `ApiToken ${auth.token}`
+        : `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}`;
+    return req.headers.authorization === expected;
+  };
+
+  function conflictsOf(list: Dhis2Value[]): ImportSummary['conflicts'] {
+    const conflicts: ImportSummary['conflicts'] = [];
+    const add = (object: string, property: string, value: string, errorCode: string, index: number) => {
+      const existing = conflicts.find((c) => c.object === object && c.errorCode === errorCode);
+      if (existing) existing.indexes.push(index);
+      else conflicts.push({ object, objects: { [property]: object }, value, errorCode, indexes: [index] });
+    };
+    list.forEach((v, i) => {
+      if (dataElements && !dataElements.has(v.dataElement))
+        add(v.dataElement, 'dataElement', 'Data element not found or not accessible', 'E7610', i);
+      else if (orgUnits && !orgUnits.has(v.orgUnit))
+        add(v.orgUnit, 'orgUnit', 'Org unit not found or not accessible', 'E7612', i);
+      else if (!PERIOD.test(v.period)) add(v.period, 'period', 'Period not valid', 'E7600', i);
+      else if (v.value !== undefined && v.value !== '' && !Number.isFinite(Number(v.value)))
+        add(v.value, 'value', 'Value must be a number', 'E7619', i);
+    });
+    return conflicts;
+  }
+
+  /** Imports the values (unless a dry run) and says what it did, as DHIS2's ImportSummary does. */
+  function importValues(list: Dhis2Value[], dryRun: boolean, strategy: string, async: boolean): ImportSummary {
+    const conflicts = conflictsOf(list);
+    const rejected = new Set(conflicts.flatMap((c) => c.indexes));
+    const count = { imported: 0, updated: 0, ignored: 0, deleted: 0 };
+    list.forEach((v, i) => {
+      const key = valueKey(v);
+      const stored = values.get(key);
+      if (rejected.has(i)) count.ignored++;
+      else if (strategy === 'DELETE') {
+        if (!stored) return void count.ignored++;
+        count.deleted++;
+        if (!dryRun) values.delete(key);
+      } else if (stored?.value === v.value) count.ignored++;
+      else {
+        if (stored) count.updated++;
+        else count.imported++;
+        if (!dryRun) values.set(key, { ...v });
+      }
+      if (!dryRun && !rejected.has(i) && (strategy === 'DELETE' ? stored : stored?.value !== v.value))
+        writes.set(key, (writes.get(key) ?? 0) + 1);
+    });
+    return {
+      responseType: 'ImportSummary',
+      status:
+        conflicts.length === 0 ? 'SUCCESS' : count.imported + count.updated + count.deleted > 0 ? 'WARNING' : 'ERROR',
+      importOptions: { dryRun, async, importStrategy: strategy },
+      description:
+        conflicts.length === 0 ? 'Import process completed successfully' : 'Import process completed with conflicts',
+      importCount: count,
+      conflicts,
+      dataSetComplete: 'false',
+    };
+  }
+
+  const json = (res: ServerResponse, status: number, payload: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json;charset=UTF-8' }).end(JSON.stringify(payload));
+
+  async function postDataValueSets(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const text = await body(req);
+    let list: Dhis2Value[];
+    try {
+      const parsed = JSON.parse(text) as { dataValues?: Dhis2Value[] };
+      if (!Array.isArray(parsed.dataValues)) throw new Error('dataValues is not an array');
+      list = parsed.dataValues.map((v) => ({ ...v, value: v.value === undefined ? '' : String(v.value) }));
+    } catch (err) {
+      return json(res, 400, webMessage(400, `Invalid JSON payload: ${(err as Error).message}`));
+    }
+    const dryRun = url.searchParams.get('dryRun') === 'true';
+    const async = url.searchParams.get('async') === 'true';
+    const strategy = url.searchParams.get('importStrategy') ?? 'CREATE_AND_UPDATE';
+    const request: ImportRequest = { dryRun, async, strategy, values: list, applied: false };
+    imports.push(request);
+    const fault = queued.shift() ?? every?.(imports.length);
+    if (fault === 'status-503') return json(res, 503, webMessage(503, 'Service temporarily unavailable'));
+    if (fault === 'drop-before-apply') return req.socket.destroy();
+    const summary = importValues(list, dryRun, strategy, async);
+    request.applied = true;
+    if (fault === 'drop-after-apply') return req.socket.destroy();
+    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 2_000));
+    if (async) {
+      const id = randomUUID().replace(/-/g, '').slice(0, 11);
+      tasks.set(id, { polls: options.taskPolls ?? 2, summary, created: new Date().toISOString() });
+      return json(
+        res,
+        200,
+        webMessage(200, 'Initiated DATAVALUE_IMPORT', {
+          responseType: 'JobConfigurationWebMessageResponse',
+          name: 'DATAVALUE_IMPORT',
+          id,
+          created: tasks.get(id)!.created,
+          jobType: 'DATAVALUE_IMPORT',
+          relativeNotifierEndpoint: `/api/system/tasks/DATAVALUE_IMPORT/${id}`,
+        }),
+      );
+    }
+    const status = summary.conflicts.length > 0 ? 409 : 200;
+    return json(
+      res,
+      status,
+      webMessage(
+        status,
+        status === 200 ? 'Import was successful.' : 'One more conflicts encountered, please check import summary.',
+        summary,
+      ),
+    );
+  }
+
+  function getDataValueSets(res: ServerResponse, url: URL) {
+    const want = (name: string) => {
+      const all = url.searchParams.getAll(name).flatMap((v) => v.split(','));
+      return all.length > 0 ? new Set(all) : undefined;
+    };
+    const [des, pes, ous] = [want('dataElement'), want('period'), want('orgUnit')];
+    if (!des || !pes || !ous)
+      return json(res, 409, webMessage(409, 'At least one data element, period and org unit must be specified'));
+    const dataValues = [...values.values()].filter(
+      (v) => des.has(v.dataElement) && pes.has(v.period) && ous.has(v.orgUnit),
+    );
+    return json(res, 200, { dataValues });
+  }
+
+  function getTask(res: ServerResponse, id: string, summary: boolean) {
+    const task = tasks.get(id);
+    if (!task) return json(res, 404, webMessage(404, `Task ${id} not found`));
+    if (summary) return json(res, 200, task.polls <= 0 ? task.summary : {});
+    task.polls--;
+    const done = task.polls < 0;
+    const entry = (message: string, completed: boolean) => ({
+      uid: randomUUID().slice(0, 11),
+      level: 'INFO',
+      category: 'DATAVALUE_IMPORT',
+      time: new Date().toISOString(),
+      message,
+      completed,
+    });
+    return json(
+      res,
+      200,
+      done
+        ? [entry('Import done', true), entry('Importing data values', false)]
+        : [entry('Importing data values', false)],
+    );
+  }
+
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (!authorized(req)) return json(res, 401, webMessage(401, 'Unauthorized'));
+    const path = url.pathname.replace(/\.json$/, '');
+    void (async () => {
+      if (path === '/api/dataValueSets' && req.method === 'POST') return postDataValueSets(req, res, url);
+      if (path === '/api/dataValueSets' && req.method === 'GET') return getDataValueSets(res, url);
+      const task = /^\/api\/system\/(tasks|taskSummaries)\/DATAVALUE_IMPORT\/([A-Za-z0-9]+)$/.exec(path);
+      if (task && req.method === 'GET') return getTask(res, task[2]!, task[1] === 'taskSummaries');
+      if (path === '/api/system/info') return json(res, 200, { version: '2.41.0', contextPath: server_url() });
+      json(res, 404, webMessage(404, `No endpoint ${req.method} ${url.pathname}`));
+    })().catch((err: unknown) => json(res, 500, webMessage(500, String(err))));
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const server_url = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: server_url(),
+    values,
+    writes,
+    imports,
+    fail: (...faults) => void queued.push(...faults),
+    failEvery: (choose) => void (every = choose),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: { port: { type: 'string', default: '8089' }, user: { type: 'string' }, password: { type: 'string' } },
+  });
+  const { user, password } = values;
+  const server = await startDhis2Server({
+    port: Number(values.port),
+    ...(user && password && { auth: { user, password } }),
+  });
+  console.log(`DHIS2-compatible test server at ${server.url}`);
+}
