@@ -135,7 +135,7 @@ export const trackerRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       async (request) => {
         const { uid } = request.params;
-        await find(area, uid);
+        let object = await find(area, uid);
         let body: unknown;
         try {
           body = JSON.parse(request.body as unknown as string);
@@ -160,7 +160,8 @@ export const trackerRoutes: FastifyPluginAsyncZod = async (app) => {
             },
           );
         for (let attempt = 1; ; attempt++) {
-          const object = await find(area, uid);
+          // The first attempt uses the object read above; each retry reads it again.
+          if (attempt > 1) object = await find(area, uid);
           const current = changeLogEnabled(object);
           const applied = applyChangeLogPatch(current, parsed.operations);
           if (!applied.ok) {
