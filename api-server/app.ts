@@ -33,6 +33,7 @@ import { stacRoutes } from './routes/stac/index.ts';
 import { storeRoutes } from './routes/stores/index.ts';
 import { syncRoutes } from './routes/sync/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
+import { trackerRoutes } from './routes/tracker/index.ts';
 import { cataloguePlugin } from './services/catalogue/plugin.ts';
 import { filesPlugin } from './services/files/plugin.ts';
 import { icechunkSnapshotsPlugin } from './services/icechunk/plugin.ts';
@@ -135,5 +136,6 @@ export async function buildApp(options: BuildAppOptions) {
     processes: options.processes ? await loadProcessCatalogue(options.processes) : processDescriptions(),
   });
   await app.register(processingRoutes);
+  await app.register(trackerRoutes);
   return app;
 }

@@ -140,6 +140,18 @@ export const errorCatalogue = {
     envelope: 'web-message',
     description: 'An OAuth2 client failed validation (spec 2); `response.errorReports` lists each failure.',
   },
+  PatchRefused: {
+    status: 409,
+    envelope: 'web-message',
+    description:
+      'A JSON Patch of a Program or TrackedEntityType that is malformed or does more than replace, add or test `/enableChangeLog` with a boolean; `response.errorReports` lists each problem, nothing is changed.',
+  },
+  PatchTestFailed: {
+    status: 409,
+    envelope: 'web-message',
+    description:
+      'A `test` operation of a JSON Patch of a Program or TrackedEntityType did not match the stored value; nothing is changed.',
+  },
   InternalError: {
     status: 500,
     envelope: 'native',

@@ -11,6 +11,11 @@ export const dnsLabel = z
     message: 'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending alphanumeric',
   });
 
+/** A DHIS2 uid: a letter, then 10 letters or digits (DHIS2's `CodeGenerator`). Case matters. */
+export const dhis2Uid = z.string().regex(/^[A-Za-z][A-Za-z0-9]{10}$/, {
+  message: 'must be a DHIS2 uid: a letter, then 10 letters or digits',
+});
+
 export const metadataSchema = z
   .object({
     name: z.string().describe('Name of the object, unique in its namespace.'),

@@ -15,9 +15,11 @@ import { oauth2AuthorizationKind } from './oauth2-authorization/schema.ts';
 import { oauth2ClientAssertionKind } from './oauth2-client-assertion/schema.ts';
 import { oauth2ClientKind } from './oauth2-client/schema.ts';
 import { processingJobKind } from './processing-job/schema.ts';
+import { programKind } from './program/schema.ts';
 import { scheduleKind } from './schedule/schema.ts';
 import { secretKind } from './secret.ts';
 import { sessionKind } from './session/schema.ts';
+import { trackedEntityTypeKind } from './tracked-entity-type/schema.ts';
 import { userKind } from './user/schema.ts';
 import { workflowKind } from './workflow/schema.ts';
 import { writerClaimKind } from './writer-claim/schema.ts';
@@ -35,6 +37,8 @@ export const resourceKinds: readonly ResourceKind[] = [
   workflowKind,
   exportKind,
   deliveryKind,
+  programKind,
+  trackedEntityTypeKind,
   oauth2ClientKind,
   userKind,
   oauth2AuthorizationKind,

@@ -46,6 +46,7 @@ const references: { from: string; field: string; to: string; key: (e: Example) =
   { from: 'Schedule', field: 'datasetId', to: 'Dataset', key: (e) => e.name },
   { from: 'Delivery', field: 'exportId', to: 'Export', key: (e) => e.name },
   { from: 'Delivery', field: 'jobId', to: 'ProcessingJob', key: (e) => e.name },
+  { from: 'Program', field: 'trackedEntityType', to: 'TrackedEntityType', key: (e) => e.spec.uid },
   { from: 'OAuth2Authorization', field: 'clientId', to: 'OAuth2Client', key: (e) => e.spec.clientId },
   { from: 'OAuth2Authorization', field: 'principalName', to: 'User', key: (e) => e.spec.username },
   { from: 'OAuth2AuthorizationConsent', field: 'clientId', to: 'OAuth2Client', key: (e) => e.spec.clientId },

@@ -73,8 +73,10 @@ capabilities:
 - oauth2clientassertions
 - oauth2clients
 - processingjobs
+- programs
 - schedules
 - sessions
+- trackedentitytypes
 - users
 - workflows
 - writerclaims
@@ -90,7 +92,9 @@ capabilities:
 - ingestions
 - oauth2clients
 - processingjobs
+- programs
 - schedules
+- trackedentitytypes
 - workflows
 {{- end -}}
 
