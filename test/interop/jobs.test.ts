@@ -90,11 +90,12 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
     connection = await OpenEO.connect(running.url);
   }, 90_000);
 
+  // Stopping waits for the workers of cancelled and held jobs, which takes longer than a hook's default on a busy machine.
   afterAll(async () => {
     delete process.env.STRATUS_WORKER_TASK_MODULES;
     await running?.stop();
     await rm(dataDir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it('runs a job to its results, which agree with the synchronous result of the same graph', async () => {
     const graph = await maxGraph('GTiff');

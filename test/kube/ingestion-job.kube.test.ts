@@ -5,9 +5,9 @@
  * for the Job controller's pods, running the worker with the worker ServiceAccount's token; the runs and their
  * Datasets reach Ready; deleting a run removes its Job, by the garbage collector in the release namespace and by
  * the operator for a run of another namespace. A batch job (ProcessingJob) runs the same way, and a separate API
- * server serves its results.
+ * server serves its results; a delivery of an export (Delivery) too, with its credentials from a Secret.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -20,7 +20,11 @@ import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
-import { processingJobKind } from '../../core/resources/processing-job/schema.ts';
+import { processingJobKind, type ProcessingJob } from '../../core/resources/processing-job/schema.ts';
+import { exportKind } from '../../core/resources/export/schema.ts';
+import { secretKind } from '../../core/resources/secret.ts';
+import { jobRunPath } from '../../core/stores/layout.ts';
+import { startDhis2Server, valueKey } from '../support/dhis2-server.ts';
 import { API_VERSION, validateObject } from '../../core/resources/registry.ts';
 import { workerJobName, type BatchJob } from '../../operator/jobs/kubernetes/job-manifest.ts';
 import { runKubernetesApiServer } from '../../cmd/api-server.ts';
@@ -37,7 +41,7 @@ const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'
 
 type Deployment = KubeObject<{ template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } }>;
 
-describe('Ingestions and batch jobs on Kubernetes run as worker Jobs, under the chart RBAC', () => {
+describe('Ingestions, batch jobs and deliveries on Kubernetes run as worker Jobs, under the chart RBAC', () => {
   const adminKubeconfig = inject('kubeconfig');
   const admin = openKubernetesCluster({ kubeconfig: adminKubeconfig });
   const release = `jobs-${Date.now().toString(36)}`;
@@ -342,6 +346,113 @@ describe('Ingestions and batch jobs on Kubernetes run as worker Jobs, under the 
       delete process.env.STRATUS_WORKER_TASK_MODULES;
       delete process.env.STRATUS_TEST_HOLD_STEPS;
       await api.stop();
+    }
+  });
+
+  it('runs a delivery as a worker Job whose credentials come from a Secret, reported through a separate API server', async () => {
+    const dhis2 = await startDhis2Server({ auth: { user: 'admin', password: 'pw-never-in-a-job' } });
+    const api = await startApiServer();
+    try {
+      await admin.create(secretKind, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'dhis2', namespace: releaseNamespace },
+        data: {
+          username: Buffer.from('admin').toString('base64'),
+          password: Buffer.from('pw-never-in-a-job').toString('base64'),
+        },
+      });
+      const exported = validateObject({
+        apiVersion: API_VERSION,
+        kind: 'Export',
+        metadata: { name: 'dhis2', namespace: releaseNamespace },
+        spec: { target: { type: 'dhis2-data-value-sets', url: dhis2.url, credentialsSecret: 'dhis2', chunkSize: 40 } },
+      });
+      if (!exported.ok) throw new Error(JSON.stringify(exported.issues));
+      await admin.create(exportKind, exported.object);
+      // A batch job that finished with a dhis2-json payload, as its worker leaves one.
+      const path = jobRunPath(releaseNamespace, 'district-means', 'district-means-a1');
+      const values = Array.from({ length: 100 }, (_, i) => ({
+        dataElement: 'DEkube00001',
+        period: `2024${String((i % 12) + 1).padStart(2, '0')}`,
+        orgUnit: `OUkube${String(Math.floor(i / 12)).padStart(5, '0')}`,
+        value: String(i / 4),
+      }));
+      await mkdir(join(storageRoot, path), { recursive: true });
+      await writeFile(join(storageRoot, path, 'result.dhis2.json'), JSON.stringify({ dataValues: values }));
+      await admin.create(processingJobKind, {
+        apiVersion: API_VERSION,
+        kind: 'ProcessingJob',
+        metadata: { name: 'district-means', namespace: releaseNamespace },
+        spec: { process: { process_graph: {} }, cancelRequested: false, maxAttempts: 1 },
+      });
+      await eventually(
+        async () =>
+          (await admin.get<ProcessingJob>(processingJobKind, 'district-means', releaseNamespace))?.status?.phase,
+      );
+      await admin.patchStatus(
+        processingJobKind,
+        'district-means',
+        {
+          type: 'merge',
+          body: {
+            status: {
+              phase: 'finished',
+              results: { path, files: [{ name: 'result.dhis2.json', mediaType: 'application/json' }], extent: {} },
+            },
+          },
+        },
+        releaseNamespace,
+      );
+
+      const post = () =>
+        fetch(`${api.url}/exports/dhis2`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': 'kube-1' },
+          body: JSON.stringify({ job_id: 'district-means' }),
+        });
+      const accepted = (await (await post()).json()) as {
+        delivery_job_id: string;
+        status_url: string;
+        reused: boolean;
+      };
+      expect(accepted.reused).toBe(false);
+      const jobName = `${accepted.delivery_job_id}-a1`;
+      const job = await eventually(() => admin.get<BatchJob>(jobKind, jobName, releaseNamespace));
+      expect(job.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Delivery', controller: true })]);
+      const pod = await podOfJob(admin, releaseNamespace, jobName);
+      // The credentials are references to the Secret in the pod, never values in the Job.
+      expect(JSON.stringify(job)).not.toContain('pw-never-in-a-job');
+      expect(
+        await runContainer(workerKubeconfig, pod.spec!, { secrets: { cluster: admin, namespace: releaseNamespace } }),
+      ).toBe(0);
+      await markSucceeded(admin, pod);
+      const record = await eventually(
+        async () => {
+          const r = (await (await fetch(`${api.url}${accepted.status_url}`)).json()) as {
+            status: string;
+            chunks: unknown[];
+            report: { importCount: { imported: number } } | null;
+          };
+          return r.status === 'successful' ? r : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(record.chunks).toHaveLength(3);
+      expect(record.report!.importCount.imported).toBe(100);
+      expect(new Map([...dhis2.values].map(([k, v]) => [k, v.value]))).toEqual(
+        new Map(values.map((v) => [valueKey(v), v.value])),
+      );
+      const changelog = (await (await fetch(`${api.url}/exports/dhis2/changelog`)).json()) as {
+        pager: { total: number };
+      };
+      expect(changelog.pager.total).toBe(100);
+      // The same key again answers the same delivery, and sends nothing.
+      expect(((await (await post()).json()) as { reused: boolean }).reused).toBe(true);
+      expect(dhis2.imports).toHaveLength(3);
+    } finally {
+      await api.stop();
+      await dhis2.close();
     }
   });
 });

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster } from '../../core/cluster/port.ts';
+import { secretKind, secretValue, type Secret } from '../../core/resources/secret.ts';
 import { eventually } from './eventually.ts';
 
 export const podKind: KindRef = {
@@ -18,7 +19,10 @@ export const podKind: KindRef = {
 const REPOSITORY = resolve(import.meta.dirname, '../..');
 
 export interface PodTemplate {
-  containers: { command: string[]; env?: { name: string; value?: string }[] }[];
+  containers: {
+    command: string[];
+    env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  }[];
 }
 export type Pod = KubeObject<PodTemplate, { phase?: string }>;
 
@@ -33,16 +37,28 @@ export function podOfJob(cluster: Cluster, namespace: string, job: string): Prom
 /**
  * Runs the worker container's command here, as a kubelet would in the pod, talking to the API server through
  * `kubeconfig`; resolves with its exit code. The command must be `node ...` (the worker image's entry point).
+ * Variables from Secret keys are read from `secrets` (the pod's namespace), as the kubelet reads them.
  */
-export function runContainer(
+export async function runContainer(
   kubeconfig: string,
   template: PodTemplate,
-  { kill }: { kill?: AbortSignal } = {},
+  { kill, secrets }: { kill?: AbortSignal; secrets?: { cluster: Cluster; namespace: string } } = {},
 ): Promise<number> {
   const [container] = template.containers;
   const [program, ...args] = container!.command;
   if (program !== 'node') throw new Error(`the worker container runs ${program}, not node`);
-  const env = Object.fromEntries((container!.env ?? []).map(({ name, value }) => [name, value ?? '']));
+  const env: Record<string, string> = {};
+  for (const { name, value, valueFrom } of container!.env ?? []) {
+    const ref = valueFrom?.secretKeyRef;
+    if (!ref) env[name] = value ?? '';
+    else {
+      if (!secrets) throw new Error(`${name} comes from Secret ${ref.name}: pass the secrets to read it from`);
+      const secret = await secrets.cluster.get<Secret>(secretKind, ref.name, secrets.namespace);
+      const found = secret && secretValue(secret, ref.key);
+      if (found === undefined) throw new Error(`Secret ${ref.name} has no key ${ref.key}: the pod would not start`);
+      env[name] = found;
+    }
+  }
   const child = spawn(process.execPath, args, {
     cwd: REPOSITORY,
     env: { ...process.env, ...env, KUBECONFIG: kubeconfig },
