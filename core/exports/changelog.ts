@@ -16,6 +16,8 @@ export const changelogEntrySchema = z.object({
   attributeOptionCombo: z.string(),
   previousValue: z.string().nullable(),
   value: z.string().nullable(),
+  /** The event program of a tracker target's entry (its event is the org unit and period's). */
+  program: z.string().optional(),
   delivery: z.string(),
   chunk: z.number().int(),
   user: z.string(),

@@ -2,7 +2,16 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDhis2Server, type Dhis2Server } from '../../test/support/dhis2-server.ts';
-import { authorizationOf, importTaskSummary, importValues, readValues, type Dhis2Target } from './dhis2-client.ts';
+import {
+  authorizationOf,
+  importEvents,
+  importTaskSummary,
+  importValues,
+  readEvents,
+  readValues,
+  type Dhis2Target,
+  type TrackerEvent,
+} from './dhis2-client.ts';
 
 const value = (orgUnit: string, v: string) => ({ dataElement: 'DEa00000001', period: '202401', orgUnit, value: v });
 const upsert = { dryRun: false, async: false, strategy: 'CREATE_AND_UPDATE' } as const;
@@ -89,5 +98,46 @@ describe('the DHIS2 client', () => {
       message: /HTTP 500/,
     });
     await new Promise((resolve) => broken.close(resolve));
+  });
+
+  it('imports events, refusals by event uid, asynchronously too, and reads their data values back', async () => {
+    const event = (uid: string, orgUnit: string, value: string): TrackerEvent => ({
+      event: uid,
+      program: 'PRprog00001',
+      programStage: 'PSstage0001',
+      orgUnit,
+      occurredAt: '2024-01-01',
+      status: 'COMPLETED',
+      dataValues: [{ dataElement: 'DEa00000001', value }],
+    });
+    const sync = await importEvents(
+      target,
+      [event('EVa00000001', 'OUa00000001', '1'), event('EVa00000002', 'OUnknown001', '2')],
+      {
+        dryRun: false,
+        async: false,
+      },
+    );
+    expect(sync).toEqual({
+      kind: 'summary',
+      summary: {
+        status: 'WARNING',
+        importCount: { imported: 1, updated: 0, ignored: 1, deleted: 0 },
+        conflicts: [expect.objectContaining({ object: 'EVa00000002', errorCode: 'E1011' })],
+      },
+    });
+    const dry = await importEvents(target, [event('EVa00000003', 'OUa00000002', '3')], { dryRun: true, async: false });
+    expect(dry).toMatchObject({ kind: 'summary', summary: { importCount: { imported: 1 } } });
+    const queued = await importEvents(target, [event('EVa00000001', 'OUa00000001', '4')], {
+      dryRun: false,
+      async: true,
+    });
+    expect(queued.kind).toBe('task');
+    let summary;
+    for (let polls = 0; polls < 10 && !summary; polls++)
+      summary = await importTaskSummary(target, (queued as { id: string }).id, 'tracker');
+    expect(summary?.importCount.updated).toBe(1);
+    const read = await readEvents(target, ['EVa00000001', 'EVa00000002', 'EVa00000003']);
+    expect([...read]).toEqual([['EVa00000001', new Map([['DEa00000001', '4']])]]);
   });
 });

@@ -15,8 +15,11 @@ export const deliveryInputSchema = z.object({
   payload: z.string().min(1),
   dryRun: z.boolean(),
   user: z.string(),
+  /** Whether the changelog governing the target is on: `changelog.aggregate`, or the program's switch. */
   changelog: z.boolean(),
   export: exportSpecSchema,
+  /** The event program of a tracker target, from its Program resource. */
+  program: z.object({ uid: z.string(), programStage: z.string() }).optional(),
 });
 
 export type DeliveryInput = z.infer<typeof deliveryInputSchema>;

@@ -16,12 +16,18 @@ import {
 } from '../../core/exports/checkpoint.ts';
 import {
   authorizationOf,
+  importEvents,
   importTaskSummary,
   importValues,
+  readEvents,
   readValues,
   type Dhis2Target,
+  type ImportAnswer,
   type ImportSummary,
+  type TrackerEvent,
 } from '../../core/exports/dhis2-client.ts';
+import { parseDhis2Period } from '../../core/exports/periods.ts';
+import { createHash } from 'node:crypto';
 import { DEFAULT_COMBO, payloadSchema, valueKey, type DataValue } from '../../core/exports/payload.ts';
 import { prepareValues } from '../../core/exports/prepare.ts';
 import { RunError } from '../../core/runs/errors.ts';
@@ -53,20 +59,97 @@ function scopeOf(values: DataValue[]) {
   };
 }
 
-async function currentValues(target: Dhis2Target, values: DataValue[]): Promise<Map<string, string>> {
-  const wanted = new Set(values.map(valueKey));
-  const found = await readValues(target, scopeOf(values));
-  return new Map(found.filter((v) => wanted.has(valueKey(v))).map((v) => [valueKey(v), v.value]));
+/**
+ * How a delivery talks to its kind of target. Values are keyed alike for both (`valueKey`): a tracker target's
+ * event is the org unit and period of its values, so the rest of the delivery need not know which it talks to.
+ */
+interface Protocol {
+  kind: 'aggregate' | 'tracker';
+  send(chunk: CheckpointChunk, dryRun: boolean): Promise<ImportAnswer>;
+  /** The target's values for the keys of `values`, by `valueKey`. */
+  current(values: DataValue[]): Promise<Map<string, string>>;
+  /** The chunk's values that a conflict names (its indexes for data values, its uid for events). */
+  conflicted(chunk: CheckpointChunk, conflict: ImportSummary['conflicts'][number]): number[];
 }
 
-const chunked = (values: DataValue[], size: number, strategy: CheckpointChunk['strategy'], from: number) =>
-  Array.from({ length: Math.ceil(values.length / size) }, (_, i) => ({
+function aggregateProtocol(target: Dhis2Target, async: boolean): Protocol {
+  return {
+    kind: 'aggregate',
+    send: (chunk, dryRun) => importValues(target, chunk.values, { dryRun, async, strategy: chunk.strategy }),
+    current: async (values) => {
+      const wanted = new Set(values.map(valueKey));
+      const found = await readValues(target, scopeOf(values));
+      return new Map(found.filter((v) => wanted.has(valueKey(v))).map((v) => [valueKey(v), v.value]));
+    },
+    conflicted: (_chunk, conflict) => conflict.indexes ?? [],
+  };
+}
+
+function trackerProtocol(target: Dhis2Target, async: boolean, input: DeliveryInput): Protocol {
+  const program = input.program!;
+  // One event per org unit and period, its uid derived from them: a later delivery updates the same event.
+  const eventOf = (v: DataValue) =>
+    `S${createHash('sha256').update(`${input.namespace}/${input.exportId}/${program.uid}/${v.orgUnit}/${v.period}`).digest('hex').slice(0, 10)}`;
+  const events = (values: DataValue[]): TrackerEvent[] => {
+    const byUid = new Map<string, TrackerEvent>();
+    for (const v of values) {
+      const uid = eventOf(v);
+      const event = byUid.get(uid) ?? {
+        event: uid,
+        program: program.uid,
+        programStage: program.programStage,
+        orgUnit: v.orgUnit,
+        occurredAt: parseDhis2Period(v.period)!.start.toISOString().slice(0, 10),
+        status: 'COMPLETED' as const,
+        dataValues: [],
+      };
+      event.dataValues.push({ dataElement: v.dataElement, value: v.value });
+      byUid.set(uid, event);
+    }
+    return [...byUid.values()];
+  };
+  return {
+    kind: 'tracker',
+    send: (chunk, dryRun) => importEvents(target, events(chunk.values), { dryRun, async }),
+    current: async (values) => {
+      const found = await readEvents(target, [...new Set(values.map(eventOf))]);
+      const current = new Map<string, string>();
+      for (const v of values) {
+        const value = found.get(eventOf(v))?.get(v.dataElement);
+        if (value !== undefined) current.set(valueKey(v), value);
+      }
+      return current;
+    },
+    conflicted: (chunk, conflict) => chunk.values.flatMap((v, i) => (eventOf(v) === conflict.object ? [i] : [])),
+  };
+}
+
+/**
+ * The values in chunks of at most `size`. Values of one org unit and period stay in one chunk (a tracker target's
+ * event is sent whole), unless there are more of them than a chunk holds.
+ */
+function chunked(values: DataValue[], size: number, strategy: CheckpointChunk['strategy'], from: number) {
+  const groups = new Map<string, DataValue[]>();
+  for (const v of values) {
+    const key = `${v.orgUnit}|${v.period}`;
+    groups.set(key, [...(groups.get(key) ?? []), v]);
+  }
+  const chunks: DataValue[][] = [];
+  for (const group of groups.values())
+    for (let i = 0; i < group.length; i += size) {
+      const part = group.slice(i, i + size);
+      const last = chunks.at(-1);
+      if (last && last.length + part.length <= size) last.push(...part);
+      else chunks.push(part);
+    }
+  return chunks.map((chunk, i) => ({
     index: from + i,
     strategy,
-    values: values.slice(i * size, (i + 1) * size),
+    values: chunk,
     outcome: 'pending' as const,
     tries: 0,
   }));
+}
 
 /** The delivery's chunks, from the payload: upserts, then (rules.missingValues: delete) the target's extra values. */
 async function prepare(input: DeliveryInput, target: Dhis2Target): Promise<Checkpoint> {
@@ -142,6 +225,7 @@ function entriesOf(
       attributeOptionCombo: v.attributeOptionCombo ?? DEFAULT_COMBO,
       previousValue: previous ?? null,
       value: type === 'DELETE' ? null : v.value,
+      ...(input.program && { program: input.program.uid }),
       delivery: input.delivery,
       chunk: chunk.index,
       user: input.user,
@@ -151,14 +235,14 @@ function entriesOf(
   return entries;
 }
 
-const summarized = (chunk: CheckpointChunk, summary: ImportSummary) => {
+const summarized = (chunk: CheckpointChunk, summary: ImportSummary, protocol: Protocol) => {
   chunk.outcome = 'imported';
   chunk.importCount = summary.importCount;
   chunk.conflicts = summary.conflicts.map((c) => ({
     object: c.object ?? '',
     value: c.value ?? '',
     ...(c.errorCode && { errorCode: c.errorCode }),
-    indexes: c.indexes ?? [],
+    indexes: protocol.conflicted(chunk, c),
   }));
   delete chunk.task;
   delete chunk.message;
@@ -178,6 +262,11 @@ async function run(input: DeliveryInput, context: TaskContext): Promise<Delivery
     timeoutMs: input.export.target.timeoutSeconds * 1000,
     signal: context.signal,
   };
+  const async = input.export.target.async;
+  const protocol =
+    input.export.target.type === 'dhis2-tracker'
+      ? trackerProtocol(target, async, input)
+      : aggregateProtocol(target, async);
   const checkpoint = (await readCheckpoint(file)) ?? (await prepare(input, target));
   const save = () => writeCheckpoint(file, checkpoint);
   // What the previous attempt left: a chunk it was sending has an unknown outcome; one that failed may go again.
@@ -208,17 +297,13 @@ async function run(input: DeliveryInput, context: TaskContext): Promise<Delivery
   async function send(chunk: CheckpointChunk): Promise<void> {
     for (;;) {
       context.throwIfCancelled();
-      if (recording) chunk.previous = Object.fromEntries(await currentValues(target, chunk.values));
+      if (recording) chunk.previous = Object.fromEntries(await protocol.current(chunk.values));
       chunk.outcome = 'sending';
       chunk.tries++;
       await save();
-      const answer = await importValues(target, chunk.values, {
-        dryRun: input.dryRun,
-        async: input.export.target.async,
-        strategy: chunk.strategy,
-      });
+      const answer = await protocol.send(chunk, input.dryRun);
       context.throwIfCancelled();
-      if (answer.kind === 'summary') summarized(chunk, answer.summary);
+      if (answer.kind === 'summary') summarized(chunk, answer.summary, protocol);
       else if (answer.kind === 'task') {
         chunk.outcome = 'polling';
         chunk.task = answer.id;
@@ -255,10 +340,10 @@ async function run(input: DeliveryInput, context: TaskContext): Promise<Delivery
       await sleep(wait, undefined, { signal: context.signal }).catch(() => {});
       context.throwIfCancelled();
       try {
-        const summary = await importTaskSummary(target, chunk.task!);
+        const summary = await importTaskSummary(target, chunk.task!, protocol.kind);
         errors = 0;
         if (summary) {
-          summarized(chunk, summary);
+          summarized(chunk, summary, protocol);
           await save();
           return;
         }
@@ -285,7 +370,7 @@ async function run(input: DeliveryInput, context: TaskContext): Promise<Delivery
   }
   // Unknown chunks are read back, not sent again: what the target holds says which of their values arrived.
   for (const chunk of checkpoint.chunks.filter((c) => c.outcome === 'unknown' && !c.readBack && !input.dryRun)) {
-    const current = await currentValues(target, chunk.values);
+    const current = await protocol.current(chunk.values);
     const applied = (v: DataValue) =>
       chunk.strategy === 'DELETE' ? !current.has(valueKey(v)) : sameValue(current.get(valueKey(v)), v.value);
     const count = chunk.values.filter(applied).length;

@@ -157,7 +157,11 @@ const expectedAt = (values: DataValue[]) => new Map(values.map((v) => [valueKey(
 describe('exports (embedded, DHIS2-compatible test server)', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'stratus-exports-'));
-    server = await startDhis2Server({ auth: { user: 'admin', password: 'district' }, slowMs: 1_500 });
+    server = await startDhis2Server({
+      auth: { user: 'admin', password: 'district' },
+      slowMs: 1_500,
+      programs: { PRevent0001: 'PSstage0001' },
+    });
     const secret = JSON.stringify({
       apiVersion: 'v1',
       kind: 'Secret',
@@ -184,6 +188,15 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
           rules: { temporalAggregation: 'sum', incompletePeriods: 'drop' },
         }),
         'unmapped.yaml': exportManifest('unmapped', { mapping: { dataElements: { other: 'DEother0001' } } }),
+        'program.yaml': JSON.stringify({
+          apiVersion: API_VERSION,
+          kind: 'Program',
+          metadata: { name: 'malaria-events', namespace: 'default' },
+          spec: { uid: 'PRevent0001', programStage: 'PSstage0001', enableChangeLog: true },
+        }),
+        'events.yaml': exportManifest('events', {
+          target: { type: 'dhis2-tracker', program: 'malaria-events', chunkSize: 10 },
+        }),
       },
     });
   }, 60_000);
@@ -274,15 +287,19 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
     const job = await finishedJob(payload('DEerrors001', () => 1));
     expect((await deliver('nowhere', { job_id: job })).status).toBe(404);
     expect((await deliver('plain', { job_id: 'no-such-job' })).status).toBe(404);
-    const unfinished = await finishedJob(payload('DEerrors001', () => 1));
-    await running.cluster.patchStatus<ProcessingJob>(
-      processingJobKind,
-      unfinished,
-      { type: 'merge', body: { status: { phase: 'running' } } },
-      'default',
-    );
+    // A job that was never run stays `created`.
+    const unfinished = 'never-run';
+    await running.cluster.create<ProcessingJob>(processingJobKind, {
+      apiVersion: API_VERSION,
+      kind: processingJobKind.kind,
+      metadata: { name: unfinished, namespace: 'default' },
+      spec: { process: { process_graph: {} }, cancelRequested: false, maxAttempts: 1 },
+    } as ProcessingJob);
     const running409 = await deliver('plain', { job_id: unfinished });
-    expect(running409).toMatchObject({ status: 409, body: { detail: expect.stringMatching(/has not finished/) } });
+    expect(running409).toMatchObject({
+      status: 409,
+      body: { detail: expect.stringMatching(/has not finished \(status created\)/) },
+    });
     const noPayload = await deliver('plain', { job_id: await finishedJob(undefined) });
     expect(noPayload).toMatchObject({ status: 409, body: { detail: expect.stringMatching(/dhis2-json/) } });
     const strict = await deliver('plain', { job_id: job, extra: 1 });
@@ -452,6 +469,73 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
     expect(order).toEqual([...Array(2).fill('DEserial0A1'), ...Array(2).fill('DEserial0B1')]);
     expect(rb.chunks).toHaveLength(2);
   }, 90_000);
+
+  it("delivers events to an event program, one per org unit and period, recording changes while the program's switch is on", async () => {
+    const orgUnits = ORG_UNITS.slice(0, 5);
+    const values = (offset: number) =>
+      orgUnits.flatMap((orgUnit, o) =>
+        DAYS.slice(0, 3).flatMap((period, d) => [
+          { dataElement: 'DEcases0001', period, orgUnit, value: String(o * 10 + d + offset) },
+          { dataElement: 'DEtests0001', period, orgUnit, value: String(o + d) },
+        ]),
+      );
+    const eventsAt = () =>
+      new Map(
+        [...server.events.values()]
+          .filter((e) => e.program === 'PRevent0001')
+          .flatMap((e) => e.dataValues.map((d) => [`${e.orgUnit}|${e.occurredAt}|${d.dataElement}`, d.value] as const)),
+      );
+    const expected = (list: DataValue[]) =>
+      new Map(
+        list.map((v) => [
+          `${v.orgUnit}|${v.period.slice(0, 4)}-${v.period.slice(4, 6)}-${v.period.slice(6)}|${v.dataElement}`,
+          v.value,
+        ]),
+      );
+    // A dropped answer after the import: the chunk is unknown and read back from the events.
+    server.fail('drop-after-apply');
+    const first = await delivered('events', await finishedJob(values(0)));
+    expect(first.status).toBe('successful');
+    expect(first.chunks.map((c) => [c.values, c.outcome])).toEqual([
+      [10, 'unknown'],
+      [10, 'imported'],
+      [10, 'imported'],
+    ]);
+    expect(first.chunks[0]!.readBack).toEqual({ applied: 10, missing: 0 });
+    expect(first.report!.importCount).toMatchObject({ imported: 10, updated: 0 });
+    const stored = [...server.events.values()].filter((e) => e.program === 'PRevent0001');
+    expect(stored).toHaveLength(15);
+    expect(stored.every((e) => e.programStage === 'PSstage0001' && e.dataValues.length === 2)).toBe(true);
+    expect(eventsAt()).toEqual(expected(values(0)));
+    const created = await changelog('events');
+    expect(created.pager.total).toBe(30);
+    expect(created.changeLogs.every((e) => e.type === 'CREATE')).toBe(true);
+
+    const patch = (value: boolean) =>
+      fetch(`${running.url}/api/programs/PRevent0001`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json-patch+json' },
+        body: JSON.stringify([{ op: 'replace', path: '/enableChangeLog', value }]),
+      });
+    expect((await patch(false)).status).toBe(200);
+    const quiet = await delivered('events', await finishedJob(values(1)));
+    expect(quiet.report!.importCount).toMatchObject({ imported: 0, updated: 15 });
+    expect(quiet.report!.changelogEntries).toBe(0);
+    expect((await changelog('events')).pager.total).toBe(30);
+    expect(eventsAt()).toEqual(expected(values(1)));
+
+    expect((await patch(true)).status).toBe(200);
+    const recorded = await delivered('events', await finishedJob(values(2)));
+    const updates = await changelog('events', `&delivery=${recorded.jobID}`);
+    // The cases changed, the tests did not: one UPDATE per event, from the value the quiet delivery left.
+    expect(updates.pager.total).toBe(15);
+    expect(
+      updates.changeLogs.every((e) => e.type === 'UPDATE' && Number(e.value) === Number(e.previousValue) + 1),
+    ).toBe(true);
+    // Each event's data values were written once per change: never twice by one delivery.
+    for (const [key, writes] of server.writes) if (key.includes('|DEtests0001')) expect(writes).toBe(1);
+    for (const [key, writes] of server.writes) if (key.includes('|DEcases0001')) expect(writes).toBe(3);
+  }, 60_000);
 
   it('records no changelog entries while changelog.aggregate is off, and keeps those recorded', async () => {
     const before = (await changelog('plain')).pager.total;

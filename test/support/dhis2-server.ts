@@ -1,6 +1,7 @@
 /**
  * A DHIS2-compatible server for the tests of exports: the real API's URL layout, bodies, import summaries and task
- * polling for aggregate data values (`/api/dataValueSets`, `/api/system/tasks`, `/api/system/taskSummaries`), with
+ * polling for aggregate data values (`/api/dataValueSets`, `/api/system/tasks`, `/api/system/taskSummaries`) and
+ * for events of tracker programs (`/api/tracker`, `/api/tracker/jobs`, `/api/tracker/events`), with
  * basic or personal-access-token authentication and the faults a delivery must survive. It keeps its values in
  * memory and counts every time a value is applied, so a test can tell a value delivered twice from one delivered
  * once.
@@ -28,11 +29,24 @@ export interface Dhis2Value {
   value: string;
 }
 
+export interface TrackerEvent {
+  event: string;
+  program: string;
+  programStage: string;
+  orgUnit: string;
+  occurredAt: string;
+  status?: string;
+  dataValues: { dataElement: string; value: string }[];
+}
+
 export interface ImportRequest {
   dryRun: boolean;
   async: boolean;
   strategy: string;
+  /** Aggregate values; for a tracker import, its events' data values with the event's org unit. */
   values: Dhis2Value[];
+  /** The events of a tracker import. */
+  events?: TrackerEvent[];
   /** Whether the import was carried out (a fault may stop it before). */
   applied: boolean;
 }
@@ -41,8 +55,13 @@ export interface Dhis2Server {
   url: string;
   /** Stored values by key (`dataElement|period|orgUnit|coc|aoc`). */
   values: Map<string, Dhis2Value>;
-  /** How many times each key was written (created or updated) or deleted by an import that was applied. */
+  /**
+   * How many times each key was written (created or updated) or deleted by an import that was applied; for events,
+   * each data value, keyed `event|dataElement`.
+   */
   writes: Map<string, number>;
+  /** Stored events of tracker programs by uid. */
+  events: Map<string, TrackerEvent>;
   /** Every import request, in arrival order. */
   imports: ImportRequest[];
   /** Faults for the next import requests, one each, in order. */
@@ -58,6 +77,8 @@ export interface Dhis2ServerOptions {
   /** Org units and data elements the server knows; a value naming another is a conflict. Absent: all known. */
   orgUnits?: string[];
   dataElements?: string[];
+  /** Event programs and their stage (program uid to stage uid); an event of another is refused. */
+  programs?: Record<string, string>;
   /** How long a `slow` fault holds its answer. */
   slowMs?: number;
   /** How many task polls an asynchronous import stays running for. */
@@ -105,6 +126,8 @@ async function body(req: IncomingMessage): Promise<string> {
 
 export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promise<Dhis2Server> {
   const values = new Map<string, Dhis2Value>();
+  const events = new Map<string, TrackerEvent>();
+  const trackerJobs = new Map<string, { polls: number; report: unknown }>();
   const writes = new Map<string, number>();
   const imports: ImportRequest[] = [];
   const queued: ImportFault[] = [];
@@ -268,6 +291,119 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
     );
   }
 
+  /** A tracker import report as DHIS2 2.41 writes it: status, stats and the validation report's errors. */
+  function importEvents(list: TrackerEvent[], dryRun: boolean) {
+    const errorReports: { message: string; errorCode: string; trackerType: string; uid: string }[] = [];
+    const stats = { created: 0, updated: 0, deleted: 0, ignored: 0, total: list.length };
+    for (const e of list) {
+      const refuse = (errorCode: string, message: string) => {
+        errorReports.push({ message, errorCode, trackerType: 'EVENT', uid: e.event });
+        stats.ignored++;
+      };
+      if (options.programs && options.programs[e.program] === undefined)
+        refuse('E1069', `Could not find Program: \`${e.program}\`, linked to Event.`);
+      else if (options.programs && options.programs[e.program] !== e.programStage)
+        refuse('E1013', `Could not find ProgramStage: \`${e.programStage}\`, linked to Event.`);
+      else if (orgUnits && !orgUnits.has(e.orgUnit))
+        refuse('E1011', `Could not find OrganisationUnit: \`${e.orgUnit}\`.`);
+      else if (dataElements && e.dataValues.some((d) => !dataElements.has(d.dataElement)))
+        refuse('E1304', 'Data element is not valid.');
+      else {
+        const stored = events.get(e.event);
+        if (stored) stats.updated++;
+        else stats.created++;
+        if (dryRun) continue;
+        // Data values merge into the event's: an update names the ones it changes.
+        const merged = new Map((stored?.dataValues ?? []).map((d) => [d.dataElement, d.value]));
+        for (const d of e.dataValues) {
+          if (merged.get(d.dataElement) !== String(d.value)) {
+            const key = `${e.event}|${d.dataElement}`;
+            writes.set(key, (writes.get(key) ?? 0) + 1);
+          }
+          merged.set(d.dataElement, String(d.value));
+        }
+        events.set(e.event, { ...e, dataValues: [...merged].map(([dataElement, value]) => ({ dataElement, value })) });
+      }
+    }
+    return {
+      status: errorReports.length === 0 ? 'OK' : stats.created + stats.updated > 0 ? 'WARNING' : 'ERROR',
+      validationReport: { errorReports, warningReports: [] },
+      stats,
+    };
+  }
+
+  async function postTracker(req: IncomingMessage, res: ServerResponse, url: URL) {
+    let list: TrackerEvent[];
+    try {
+      const parsed = JSON.parse(await body(req)) as { events?: TrackerEvent[] };
+      if (!Array.isArray(parsed.events)) throw new Error('events is not an array');
+      list = parsed.events;
+    } catch (err) {
+      return json(res, 400, webMessage(400, `Invalid JSON payload: ${(err as Error).message}`));
+    }
+    const dryRun = url.searchParams.get('importMode') === 'VALIDATE';
+    const async = url.searchParams.get('async') !== 'false';
+    const request: ImportRequest = {
+      dryRun,
+      async,
+      strategy: url.searchParams.get('importStrategy') ?? 'CREATE_AND_UPDATE',
+      values: list.flatMap((e) =>
+        e.dataValues.map((d) => ({
+          dataElement: d.dataElement,
+          period: e.occurredAt,
+          orgUnit: e.orgUnit,
+          value: String(d.value),
+        })),
+      ),
+      events: list,
+      applied: false,
+    };
+    imports.push(request);
+    const fault = queued.shift() ?? every?.(imports.length);
+    if (fault === 'status-503') return json(res, 503, webMessage(503, 'Service temporarily unavailable'));
+    if (fault === 'drop-before-apply') return req.socket.destroy();
+    const report = importEvents(list, dryRun);
+    request.applied = true;
+    if (fault === 'drop-after-apply') return req.socket.destroy();
+    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 2_000));
+    if (async) {
+      const id = randomUUID().replace(/-/g, '').slice(0, 11);
+      trackerJobs.set(id, { polls: options.taskPolls ?? 2, report });
+      return json(
+        res,
+        200,
+        webMessage(200, 'Tracker job added', { id, location: `${server_url()}/api/tracker/jobs/${id}` }),
+      );
+    }
+    return json(res, report.status === 'ERROR' ? 409 : 200, report);
+  }
+
+  function getTrackerJob(res: ServerResponse, id: string, report: boolean) {
+    const job = trackerJobs.get(id);
+    if (!job) return json(res, 404, webMessage(404, `Job ${id} not found`));
+    if (report) return job.polls < 0 ? json(res, 200, job.report) : json(res, 404, webMessage(404, 'Not done'));
+    job.polls--;
+    const entry = (message: string, completed: boolean) => ({
+      uid: randomUUID().slice(0, 11),
+      level: 'INFO',
+      category: 'TRACKER_IMPORT_JOB',
+      time: new Date().toISOString(),
+      message,
+      completed,
+    });
+    return json(res, 200, job.polls < 0 ? [entry('Import complete', true)] : [entry('Importing', false)]);
+  }
+
+  function getEvents(res: ServerResponse, url: URL) {
+    const wanted = url.searchParams
+      .getAll('events')
+      .flatMap((v) => v.split(/[,;]/))
+      .filter(Boolean);
+    if (wanted.length === 0) return json(res, 409, webMessage(409, 'Name the events'));
+    const instances = wanted.flatMap((uid) => (events.has(uid) ? [events.get(uid)!] : []));
+    return json(res, 200, { page: 1, pageSize: instances.length, instances });
+  }
+
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (!authorized(req)) return json(res, 401, webMessage(401, 'Unauthorized'));
@@ -277,6 +413,10 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
       if (path === '/api/dataValueSets' && req.method === 'GET') return getDataValueSets(res, url);
       const task = /^\/api\/system\/(tasks|taskSummaries)\/DATAVALUE_IMPORT\/([A-Za-z0-9]+)$/.exec(path);
       if (task && req.method === 'GET') return getTask(res, task[2]!, task[1] === 'taskSummaries');
+      if (path === '/api/tracker' && req.method === 'POST') return postTracker(req, res, url);
+      if (path === '/api/tracker/events' && req.method === 'GET') return getEvents(res, url);
+      const job = /^\/api\/tracker\/jobs\/([A-Za-z0-9]+)(\/report)?$/.exec(path);
+      if (job && req.method === 'GET') return getTrackerJob(res, job[1]!, job[2] !== undefined);
       if (path === '/api/system/info') return json(res, 200, { version: '2.41.0', contextPath: server_url() });
       json(res, 404, webMessage(404, `No endpoint ${req.method} ${url.pathname}`));
     })().catch((err: unknown) => json(res, 500, webMessage(500, String(err))));
@@ -291,6 +431,7 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
     url: server_url(),
     values,
     writes,
+    events,
     imports,
     fail: (...faults) => void queued.push(...faults),
     failEvery: (choose) => void (every = choose),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dnsLabel, statusBase } from '../common.ts';
+import { dhis2Uid, dnsLabel, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 
 /** The period types of DHIS2 that exports deliver (its ids: `20240105`, `2024W5`, `202401`, `2024`). */
@@ -11,20 +11,27 @@ export const temporalAggregation = z
   .enum(['sum', 'mean', 'min', 'max'], { message: 'must be one of sum, mean, min, max' })
   .describe('How values of finer periods combine into one of the export period.');
 
-const uid = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9]{10}$/, { message: 'must be a DHIS2 uid: a letter then 10 letters or digits' });
-
 const idMap = (what: string) =>
   z
-    .record(z.string().min(1), uid)
+    .record(z.string().min(1), dhis2Uid)
     .describe(`${what}; when given, every one the payload holds must be mapped (the delivery fails otherwise).`);
 
 export const exportSpecSchema = z
   .object({
     target: z
       .object({
-        type: z.literal('dhis2-data-value-sets').describe('Delivery protocol: DHIS2 aggregate `dataValueSets`.'),
+        type: z
+          .enum(['dhis2-data-value-sets', 'dhis2-tracker'], {
+            message: 'must be dhis2-data-value-sets or dhis2-tracker',
+          })
+          .describe(
+            'Delivery protocol: DHIS2 aggregate data values (`/api/dataValueSets`), or events of an event program (`/api/tracker`).',
+          ),
+        program: dnsLabel
+          .optional()
+          .describe(
+            'For dhis2-tracker: the Program resource (in the namespace) whose program and stage receive one event per org unit and period.',
+          ),
         url: z
           .url({ message: 'must be an absolute http(s) URL' })
           .regex(/^https?:\/\//, { message: 'must be an http(s) URL' })
@@ -58,8 +65,8 @@ export const exportSpecSchema = z
           .describe(
             'The period type of the target data elements; absent: the payload periods are delivered as they are.',
           ),
-        categoryOptionCombo: uid.optional().describe('Category option combo set on every value.'),
-        attributeOptionCombo: uid.optional().describe('Attribute option combo set on every value.'),
+        categoryOptionCombo: dhis2Uid.optional().describe('Category option combo set on every value.'),
+        attributeOptionCombo: dhis2Uid.optional().describe('Attribute option combo set on every value.'),
       })
       .default({})
       .describe('How payload values map to the target.'),
@@ -86,6 +93,14 @@ export const exportSpecSchema = z
     message: 'set credentialsSecret or tokenSecret, not both',
     path: ['target'],
   })
+  .refine((spec) => (spec.target.type === 'dhis2-tracker') === (spec.target.program !== undefined), {
+    message: 'a dhis2-tracker target names its program, and only it does',
+    path: ['target', 'program'],
+  })
+  .refine((spec) => spec.target.type !== 'dhis2-tracker' || spec.rules.missingValues === 'keep', {
+    message: 'missingValues: delete applies to aggregate targets only',
+    path: ['rules', 'missingValues'],
+  })
   .describe('A DHIS2-compatible target for the saved export payloads (dhis2-json results) of finished jobs.');
 
 export const exportStatusSchema = z
@@ -96,7 +111,8 @@ export const { kind: exportKind, schema: exportSchema } = defineKind({
   kind: 'Export',
   plural: 'exports',
   shortNames: ['sexp'],
-  description: 'A delivery target (a DHIS2-compatible dataValueSets endpoint) for the payloads of completed jobs.',
+  description:
+    'A delivery target (DHIS2 aggregate data values or an event program) for the payloads of completed jobs.',
   spec: exportSpecSchema,
   status: exportStatusSchema,
   columns: [{ name: 'URL', type: 'string', jsonPath: '.spec.target.url' }],

@@ -4,6 +4,7 @@ import { readCheckpoint } from '../../../core/exports/checkpoint.ts';
 import { deliveryKind, type Delivery } from '../../../core/resources/delivery/schema.ts';
 import { exportKind, type Export } from '../../../core/resources/export/schema.ts';
 import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
+import { programKind, type Program } from '../../../core/resources/program/schema.ts';
 import type { RetryBackoff } from '../../../core/runs/backoff.ts';
 import { claimWriter, type HolderCheck } from '../../../core/runs/writer-claim.ts';
 import { deliveryCheckpointPath, storeFile } from '../../../core/stores/layout.ts';
@@ -78,9 +79,11 @@ export function deliveryController(instance: {
         cluster.get<ProcessingJob>(processingJobKind, delivery.spec.jobId, namespace),
       ]);
       const waiting = !finished(delivery) && (delivery.status?.attempt ?? 0) === 0 && exported !== undefined;
+      const programName = exported?.spec.target.program;
       return {
         job: name ? jobs?.get(name, namespace) : undefined,
         export: exported,
+        program: programName ? await cluster.get<Program>(programKind, programName, namespace) : undefined,
         source,
         checkpoint: await readCheckpoint(
           storeFile(

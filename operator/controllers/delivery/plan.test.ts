@@ -3,6 +3,7 @@ import type { Checkpoint } from '../../../core/exports/checkpoint.ts';
 import { deliverySpecSchema, type Delivery } from '../../../core/resources/delivery/schema.ts';
 import { exportSpecSchema, type Export } from '../../../core/resources/export/schema.ts';
 import type { ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
+import { programSpecSchema, type Program } from '../../../core/resources/program/schema.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Action } from '../../runtime/actions.ts';
 import { planDelivery, type DeliveryObserved } from './plan.ts';
@@ -42,6 +43,7 @@ function observed(extra: Partial<DeliveryObserved> = {}): DeliveryObserved {
   return {
     job: undefined,
     export: target({ credentialsSecret: 'dhis2' }),
+    program: undefined,
     source: source(),
     checkpoint: undefined,
     ahead: [],
@@ -87,6 +89,42 @@ describe('planDelivery', () => {
     });
     const token = startOf(planDelivery(delivery(), observed({ export: target({ tokenSecret: 'pat' }) }), now).actions)!;
     expect(token.job.env).toEqual([{ name: 'STRATUS_CREDENTIALS_TOKEN', secretKeyRef: { name: 'pat', key: 'token' } }]);
+  });
+
+  it("delivers to a tracker target's event program, recording as its switch says", () => {
+    const program = (spec: Record<string, unknown>) =>
+      ({
+        metadata: { name: 'p1', namespace: 'ns' },
+        spec: programSpecSchema.parse({ uid: 'PRprog00001', ...spec }),
+      }) as Program;
+    const tracker = target({ type: 'dhis2-tracker', program: 'p1' });
+    const started = startOf(
+      planDelivery(
+        delivery(),
+        observed({ export: tracker, program: program({ programStage: 'PSstage0001' }), changelog: true }),
+        now,
+      ).actions,
+    )!;
+    expect(started.job.input).toMatchObject({
+      program: { uid: 'PRprog00001', programStage: 'PSstage0001' },
+      changelog: false,
+    });
+    const on = program({ programStage: 'PSstage0001', enableChangeLog: true });
+    const recording = startOf(
+      planDelivery(delivery(), observed({ export: tracker, program: on, changelog: false }), now).actions,
+    )!;
+    expect(recording.job.input).toMatchObject({ changelog: true });
+    for (const [found, why] of [
+      [undefined, /program p1 of export e1 does not exist/],
+      [program({}), /names no programStage/],
+      [program({ programStage: 'PSstage0001', trackedEntityType: 'TEperson001' }), /event programs only/],
+    ] as const) {
+      const { actions } = planDelivery(delivery(), observed({ export: tracker, program: found }), now);
+      expect(statusOf(actions)).toMatchObject({
+        phase: 'failed',
+        error: { type: 'InvalidRequest', message: expect.stringMatching(why) },
+      });
+    }
   });
 
   it('waits while another delivery to the target runs', () => {

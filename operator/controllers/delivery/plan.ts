@@ -15,6 +15,8 @@ import { deliveryConditions } from '../../../core/resources/delivery/conditions.
 import type { Delivery, DeliveryStatus } from '../../../core/resources/delivery/schema.ts';
 import type { Export } from '../../../core/resources/export/schema.ts';
 import type { ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
+import type { Program } from '../../../core/resources/program/schema.ts';
+import { changeLogEnabled } from '../../../core/tracker/metadata.ts';
 import { DEFAULT_BACKOFF, retryDelaySeconds, type RetryBackoff } from '../../../core/runs/backoff.ts';
 import type { JobSpec, JobState } from '../../jobs/runner.ts';
 import type { Action, Outcome, Plan } from '../../runtime/actions.ts';
@@ -25,12 +27,14 @@ import { deliveryResultSchema, type DeliveryInput } from '../../worker/delivery-
 export interface DeliveryObserved {
   job: JobState | undefined;
   export: Export | undefined;
+  /** The Program a tracker target names, when it has one. */
+  program: Program | undefined;
   source: ProcessingJob | undefined;
   checkpoint: Checkpoint | undefined;
   /** Unfinished deliveries to the same target that run before this one. */
   ahead: string[];
   storageRoot: string;
-  /** `changelog.aggregate`. */
+  /** `changelog.aggregate`; a tracker target follows its program's switch instead. */
   changelog: boolean;
   backoff?: RetryBackoff;
 }
@@ -82,8 +86,11 @@ function startAttempt(delivery: Delivery, name: string, observed: DeliveryObserv
     payload: `${observed.source!.status!.results!.path}/${PAYLOAD_FILE}`,
     dryRun: delivery.spec.dryRun,
     user: delivery.spec.requestedBy ?? 'anonymous',
-    changelog: observed.changelog,
+    changelog: observed.program ? changeLogEnabled(observed.program) : observed.changelog,
     export: target.spec,
+    ...(observed.program && {
+      program: { uid: observed.program.spec.uid, programStage: observed.program.spec.programStage! },
+    }),
   };
   const env = credentialsEnv(target.spec.target);
   return { kind: 'startJob', job: { name, task: 'delivery', input, ...(env && { env }) } };
@@ -92,6 +99,19 @@ function startAttempt(delivery: Delivery, name: string, observed: DeliveryObserv
 /** Why the delivery cannot start, if it cannot: its export or its payload is gone. */
 function unstartable(delivery: Delivery, observed: DeliveryObserved): [string, string] | undefined {
   if (!observed.export) return ['InvalidRequest', `The export ${delivery.spec.exportId} does not exist.`];
+  const programName = observed.export.spec.target.program;
+  if (programName !== undefined) {
+    const program = observed.program;
+    if (!program)
+      return ['InvalidRequest', `The program ${programName} of export ${delivery.spec.exportId} does not exist.`];
+    if (program.spec.trackedEntityType)
+      return [
+        'InvalidRequest',
+        `The program ${programName} enrols tracked entities; exports deliver events to event programs only.`,
+      ];
+    if (!program.spec.programStage)
+      return ['InvalidRequest', `The program ${programName} names no programStage for the events.`];
+  }
   const source = observed.source;
   if (!source) return ['InvalidPayload', `The job ${delivery.spec.jobId} does not exist.`];
   if (source.status?.phase !== 'finished' || !source.status.results)
