@@ -54,27 +54,46 @@ const PROCESS_ID: Record<Ingestion['spec']['mode'], string> = {
   'feature-refresh': 'feature refresh',
 };
 
+/** What a run resource's status holds that its job record shows, whatever the kind of run. */
+export interface RunStatus {
+  phase?: IngestionJob['status'];
+  startedAt?: string;
+  finishedAt?: string;
+  attempt?: number;
+  progress?: { done: number; total: number; percent: number; message?: string };
+  error?: { type: string; message: string };
+  retryAfter?: string;
+  events?: IngestionJob['events'];
+}
+
+/** The members of a job record that every kind of run fills alike from its resource and status. */
+export function runRecordFields(run: { metadata: unknown }, status: RunStatus) {
+  return {
+    jobID: (run.metadata as { name: string }).name,
+    type: 'process' as const,
+    status: status.phase ?? 'accepted',
+    createdAt: creationTimestamp(run),
+    startedAt: status.startedAt ?? null,
+    finishedAt: status.finishedAt ?? null,
+    attempt: status.attempt ?? 0,
+    progress: status.progress ? { ...status.progress, message: status.progress.message ?? null } : null,
+    error: status.error ?? null,
+    retryAfter: status.retryAfter ?? null,
+    events: status.events ?? [],
+  };
+}
+
 /** The job record of a run (DESIGN.md §4), from the Ingestion resource and its status. */
 export function ingestionJob(run: Ingestion): IngestionJob {
   const { metadata, spec } = run;
   const status = run.status ?? {};
   const id = metadata.name;
   return {
-    jobID: id,
+    ...runRecordFields(run, status),
     processID: PROCESS_ID[spec.mode],
-    type: 'process',
-    status: status.phase ?? 'accepted',
-    createdAt: creationTimestamp(run),
-    startedAt: status.startedAt ?? null,
-    finishedAt: status.finishedAt ?? null,
-    attempt: status.attempt ?? 0,
     maxAttempts: spec.maxAttempts,
-    progress: status.progress ? { ...status.progress, message: status.progress.message ?? null } : null,
     result: status.result ?? null,
-    error: status.error ?? null,
     cancelRequested: spec.cancelRequested,
-    retryAfter: status.retryAfter ?? null,
-    events: status.events ?? [],
     links: [
       { href: `/ingestions/jobs/${id}`, rel: 'self', title: 'Job record' },
       { href: `/ingestions/${id}`, rel: 'ingestion', title: 'Ingestion' },

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { parseArgs } from 'node:util';
+import type { TrackerEvent } from '../../core/exports/dhis2-client.ts';
 
 /**
  * What happens to one import request: `status-503` answers before importing (nothing applied), `slow` imports,
@@ -27,16 +28,6 @@ export interface Dhis2Value {
   categoryOptionCombo?: string;
   attributeOptionCombo?: string;
   value: string;
-}
-
-export interface TrackerEvent {
-  event: string;
-  program: string;
-  programStage: string;
-  orgUnit: string;
-  occurredAt: string;
-  status?: string;
-  dataValues: { dataElement: string; value: string }[];
 }
 
 export interface ImportRequest {

@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { isApiError } from '../../../core/cluster/errors.ts';
-import { creationTimestamp } from '../../../core/cluster/objects.ts';
 import { readChangelog } from '../../../core/exports/changelog.ts';
 import { PAYLOAD_FILE } from '../../../core/exports/payload.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
@@ -11,6 +10,7 @@ import { exportKind, type Export } from '../../../core/resources/export/schema.t
 import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
 import { changelogPath, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
+import { runRecordFields } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import {
   changelogPageSchema,
@@ -40,25 +40,14 @@ function deliveryName(exportId: string, key: string | undefined): string {
 function deliveryRecord(delivery: Delivery) {
   const { metadata, spec } = delivery;
   const status = delivery.status ?? {};
-  const id = metadata.name;
-  const url = `/exports/${spec.exportId}/jobs/${id}`;
+  const url = `/exports/${spec.exportId}/jobs/${metadata.name}`;
   const ended = status.phase === 'successful' || status.phase === 'failed';
   return {
-    jobID: id,
+    ...runRecordFields(delivery, status),
     processID: `export:${spec.exportId}`,
-    type: 'process' as const,
-    status: status.phase ?? 'accepted',
-    createdAt: creationTimestamp(delivery),
-    startedAt: status.startedAt ?? null,
-    finishedAt: status.finishedAt ?? null,
-    attempt: status.attempt ?? 0,
     maxAttempts: spec.maxAttempts,
-    progress: status.progress ? { ...status.progress, message: status.progress.message ?? null } : null,
     result: null,
-    error: status.error ?? null,
     cancelRequested: false,
-    retryAfter: status.retryAfter ?? null,
-    events: status.events ?? [],
     links: [
       { href: url, rel: 'self', title: 'Delivery record' },
       { href: `/exports/${spec.exportId}/changelog`, rel: 'changelog', title: 'Changelog of the export' },
