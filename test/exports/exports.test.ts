@@ -6,7 +6,7 @@
  * leaves them (test/interop/jobs.test.ts makes such payloads from real graphs; the last test here delivers one).
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -248,6 +248,15 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
         expect(writes).toBe(
           second.find((v) => valueKey(v) === key)!.value === first.find((v) => valueKey(v) === key)!.value ? 1 : 2,
         );
+    // The workers and the controller log the deliveries to the data exchange file of spec 3.
+    const log = await readFile(join(dataDir, 'logs', 'stratus-data-exchange.log'), 'utf8');
+    const ofRun = log
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { run?: string; msg: string })
+      .filter((line) => line.run === `default/${again.jobID}`)
+      .map((line) => line.msg);
+    expect(ofRun).toEqual(expect.arrayContaining(['worker started', 'worker succeeded']));
     const paged = (await (
       await fetch(`${running.url}/exports/plain/changelog?page=2&pageSize=100`)
     ).json()) as ChangelogPage;
