@@ -24,9 +24,9 @@ describe('the DHIS2 client', () => {
     server = await startDhis2Server({
       auth: { token: 'd2pat_secret' },
       orgUnits: ['OUa00000001', 'OUa00000002'],
-      slowMs: 500,
+      slowMs: 3_000,
     });
-    target = { url: server.url, authorization: authorizationOf({ token: 'd2pat_secret' }), timeoutMs: 300 };
+    target = { url: server.url, authorization: authorizationOf({ token: 'd2pat_secret' }), timeoutMs: 2_000 };
   });
   afterAll(() => server.close());
 
@@ -64,7 +64,7 @@ describe('the DHIS2 client', () => {
     server.fail('slow');
     expect(await importValues(target, [value('OUa00000001', '3')], upsert)).toMatchObject({
       kind: 'unknown',
-      message: /no answer within 300 ms/,
+      message: /no answer within 2000 ms/,
     });
     server.fail('drop-after-apply');
     expect((await importValues(target, [value('OUa00000001', '4')], upsert)).kind).toBe('unknown');

@@ -174,7 +174,7 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
       manifests: {
         'secret.yaml': secret,
         'plain.yaml': exportManifest('plain', { target: { chunkSize: 100 } }),
-        'faulty.yaml': exportManifest('faulty', { target: { chunkSize: 50, timeoutSeconds: 1 } }),
+        'faulty.yaml': exportManifest('faulty', { target: { chunkSize: 50, timeoutSeconds: 2 } }),
         'slow.yaml': exportManifest('slow', { target: { chunkSize: 50, timeoutSeconds: 10 } }),
         'serial.yaml': exportManifest('serial', { target: { chunkSize: 50, timeoutSeconds: 10 } }),
         'async.yaml': exportManifest('async', { target: { chunkSize: 100, async: true } }),
@@ -336,8 +336,11 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
       seen.add(first);
       return faults[chunk++ % faults.length];
     });
+    // Slow answers come well after the client's 2 s, which a busy machine never takes for an answer.
+    server.slowMs = 4_000;
     const record = await delivered('faulty', await finishedJob(values), { timeoutMs: 60_000 });
     server.failEvery(undefined);
+    server.slowMs = 1_500;
     expect(record.status).toBe('successful');
     expect(record.chunks).toHaveLength(5);
     const outcomes = record.chunks.map((c) => c.outcome);
@@ -379,10 +382,13 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
       },
       { timeoutMs: 30_000, intervalMs: 50 },
     );
-    const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]);
-    const workers = stdout.split('\n').filter((line) => line.includes('operator/worker/main.ts'));
-    expect(workers).toHaveLength(1);
-    process.kill(Number(workers[0]!.trim().split(/\s+/)[0]), 'SIGKILL');
+    // The delivery's worker: once a previous delivery's worker has exited, the only one.
+    const worker = await eventually(async () => {
+      const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]);
+      const workers = stdout.split('\n').filter((line) => line.includes('operator/worker/main.ts'));
+      return workers.length === 1 ? Number(workers[0]!.trim().split(/\s+/)[0]) : undefined;
+    });
+    process.kill(worker, 'SIGKILL');
     const record = await ended('slow', id, 60_000);
     server.failEvery(undefined);
     expect(record.status).toBe('successful');

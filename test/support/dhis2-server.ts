@@ -57,6 +57,8 @@ export interface Dhis2Server {
   imports: ImportRequest[];
   /** Faults for the next import requests, one each, in order. */
   fail(...faults: ImportFault[]): void;
+  /** How long a `slow` fault holds its answer; a test may change it between deliveries. */
+  slowMs: number;
   /** A fault for every import request from now on (undefined: none), after the queued ones. */
   failEvery(choose: ((n: number) => ImportFault | undefined) | undefined): void;
   close(): Promise<void>;
@@ -216,7 +218,7 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
     const summary = importValues(list, dryRun, strategy, async);
     request.applied = true;
     if (fault === 'drop-after-apply') return req.socket.destroy();
-    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 2_000));
+    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, handle.slowMs));
     if (async) {
       const id = randomUUID().replace(/-/g, '').slice(0, 11);
       tasks.set(id, { polls: options.taskPolls ?? 2, summary, created: new Date().toISOString() });
@@ -356,7 +358,7 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
     const report = importEvents(list, dryRun);
     request.applied = true;
     if (fault === 'drop-after-apply') return req.socket.destroy();
-    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 2_000));
+    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, handle.slowMs));
     if (async) {
       const id = randomUUID().replace(/-/g, '').slice(0, 11);
       trackerJobs.set(id, { polls: options.taskPolls ?? 2, report });
@@ -418,8 +420,9 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const server_url = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  const handle: Dhis2Server = {
     url: server_url(),
+    slowMs: options.slowMs ?? 2_000,
     values,
     writes,
     events,
@@ -432,6 +435,7 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
         server.close(() => resolve());
       }),
   };
+  return handle;
 }
 
 if (import.meta.main) {
