@@ -1,12 +1,16 @@
 /**
  * The batch result formats read by independent readers: graphs run by the engine over an in-memory collection and
  * saved through the batch jobs' directory sink, then the Zarr store opened with xarray, the GTiff checked with
- * GDAL's Cloud Optimized GeoTIFF validator and read with GDAL, and the dhis2-json payload compared with means
- * that numpy and shapely compute from the same values.
+ * GDAL's Cloud Optimized GeoTIFF validator and read with GDAL, and the vector results (dhis2-json, GeoJSON
+ * validated against the published GeoJSON schemas, CSV and GeoParquet read by DuckDB) compared with means that
+ * numpy and shapely compute from the same values.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { Ajv } from 'ajv';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataCube } from '../../core/processing/cube/cube.ts';
 import { memoryCube } from '../../core/processing/cube/memory.ts';
@@ -270,7 +274,7 @@ describe('batch result formats read by independent readers', () => {
     expect(read.diff).toBeLessThan(1e-5);
   }, 60_000);
 
-  describe('dhis2-json', () => {
+  describe('vector results: dhis2-json, GeoJSON, CSV, GeoParquet', () => {
     const expectedMeans = (weekly: boolean) =>
       python<{ orgUnit: string; period: string; band: number; value: number }[]>(
         [
@@ -363,6 +367,86 @@ describe('batch result formats read by independent readers', () => {
       );
       expect(new Set(dataValues.map((v) => v.period))).toEqual(new Set(['2024W9', '2024W10']));
       dataValues.forEach((v, i) => expect(Number(v.value)).toBeCloseTo(expected[i]!.value, 5));
+    }, 60_000);
+
+    it('writes GeoJSON valid against the GeoJSON schema, and CSV and GeoParquet that DuckDB reads, with the same means', async () => {
+      const { out, saved } = await runSaved('vector-formats', {
+        load: load(),
+        ...districtMeans('load'),
+        geojson: { ...save('means', 'GeoJSON'), result: false },
+        csv: { ...save('means', 'CSV'), result: false },
+        save: save('means', 'Parquet'),
+      });
+      expect(saved.map((f) => f.name).sort()).toEqual(['result.csv', 'result.geojson', 'result.parquet']);
+      const expected = await expectedMeans(false);
+      const BANDS = ['precip', 'tmax'];
+      const day = (period: string) => `${period.slice(0, 4)}-${period.slice(4, 6)}-${period.slice(6)}`;
+      const mean = (orgUnit: string, date: string, band: string) =>
+        expected.find((e) => e.orgUnit === orgUnit && day(e.period) === date.slice(0, 10) && BANDS[e.band] === band)
+          ?.value ?? null;
+
+      // GeoJSON: the published schemas (npm geojson-schema, from github.com/geojson/schema), compiled by Ajv.
+      const schemas = createRequire(import.meta.url).resolve('geojson-schema/FeatureCollection.json');
+      const schema = JSON.parse(await readFile(schemas, 'utf8')) as object;
+      const geojson = JSON.parse(await readFile(join(out, 'result.geojson'), 'utf8')) as {
+        features: { id: string; properties: Record<string, number | null> }[];
+      };
+      const validate = new Ajv({ strict: false }).compile(schema);
+      expect(validate(geojson), JSON.stringify(validate.errors)).toBe(true);
+      expect(geojson.features.map((f) => f.id)).toEqual(DISTRICTS.map((d) => d.id));
+      for (const feature of geojson.features)
+        for (const date of DAYS)
+          for (const band of BANDS) {
+            const want = mean(feature.id, date, band);
+            const got = feature.properties[`${date}|${band}`];
+            if (want === null) expect(got).toBeNull();
+            else expect(got).toBeCloseTo(want, 4);
+          }
+
+      const db = await (await DuckDBInstance.create(':memory:')).connect();
+      const rows = async (sql: string) => (await db.runAndReadAll(sql)).getRowObjectsJson();
+      // CSV: one row per district, day and band; an empty field is nodata.
+      const csv = await rows(`SELECT * FROM read_csv('${join(out, 'result.csv')}', header = true, all_varchar = true)`);
+      expect(csv).toHaveLength(DISTRICTS.length * DAYS.length * BANDS.length);
+      for (const row of csv) {
+        const [geometry, t, band, value] = Object.values(row) as [string, string, string, string | null];
+        const want = mean(geometry, t, band);
+        if (want === null) expect(value ?? '').toBe('');
+        else expect(Number(value)).toBeCloseTo(want, 4);
+      }
+
+      // GeoParquet: the rows, the `geo` metadata of GeoParquet 1.1 and WKB polygons, all as DuckDB reads them.
+      const parquet = join(out, 'result.parquet');
+      const features = await rows(`SELECT * EXCLUDE (geometry) FROM read_parquet('${parquet}') ORDER BY feature_id`);
+      expect(features.map((f) => f.feature_id)).toEqual(DISTRICTS.map((d) => d.id).sort());
+      for (const feature of features)
+        for (const date of DAYS)
+          for (const band of BANDS) {
+            const want = mean(String(feature.feature_id), date, band);
+            const got = feature[`${date}|${band}`] as number | null;
+            if (want === null) expect(got).toBeNull();
+            else expect(got).toBeCloseTo(want, 4);
+          }
+      const [geo] = await rows(
+        `SELECT decode(value) AS geo FROM parquet_kv_metadata('${parquet}') WHERE decode(key) = 'geo'`,
+      );
+      expect(JSON.parse(String(geo!.geo))).toMatchObject({
+        version: '1.1.0',
+        primary_column: 'geometry',
+        columns: { geometry: { encoding: 'WKB', geometry_types: expect.arrayContaining(['Polygon']) } },
+      });
+      // DuckDB reads the geometry column as GEOMETRY in the CRS the metadata names, its polygons as written.
+      const shapes = await rows(
+        `SELECT feature_id, typeof(geometry) AS type, ST_AsText(geometry) AS wkt FROM read_parquet('${parquet}') ORDER BY feature_id`,
+      );
+      const wkt = (rings: number[][][]) =>
+        `POLYGON (${rings.map((ring) => `(${ring.map(([x, y]) => `${x} ${y}`).join(', ')})`).join(', ')})`;
+      for (const shape of shapes) {
+        expect(String(shape.type)).toMatch(/^GEOMETRY\(.*"code":4326/);
+        const district = DISTRICTS.find((d) => d.id === shape.feature_id)!;
+        expect(shape.wkt).toBe(wkt((district.geometry as { coordinates: number[][][] }).coordinates));
+      }
+      db.closeSync();
     }, 60_000);
 
     it('refuses a cube with bands and no mapping of them, naming the option', async () => {
