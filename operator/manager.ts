@@ -69,7 +69,7 @@ export function controllerDefinitions(
     datasetController,
     featureCollectionController,
     ingestionController(options.instance, options.ingestion),
-    processingJobController(options.instance),
+    processingJobController(options.instance, options.ingestion?.split),
     deliveryController({ ...options.instance, ...(options.ingestion && { backoff: options.ingestion }) }),
     scheduleController({ readOnly: options.readOnly ?? false, leadership: options.leadership ?? soleProcess }),
   ] as ControllerDefinition[];

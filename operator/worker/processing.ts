@@ -2,8 +2,10 @@
  * The `processing` task: one attempt of an openEO batch job. It runs the job's process graph with the engine over
  * the resources pinned in its input, writes every `save_result` into `<attempt>.staging/` and publishes it with one
  * rename to `<attempt>/`, so a reader never sees part of a result; it logs to the attempt's job log as it goes.
+ * A split attempt's parts (core/processing/jobs/split.ts) share the staging directory, each writing its share of
+ * the one Zarr store; the last to finish publishes it and reports the attempt, the others report nothing.
  */
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { datasetCollections } from '../../core/processing/collections/datasets.ts';
@@ -13,20 +15,25 @@ import { isProcessingError, runProcessGraph } from '../../core/processing/index.
 import { extentOf } from '../../core/processing/jobs/extent.ts';
 import { jobLogWriter, LOG_LEVELS, type JobLogWriter, type LogLevel } from '../../core/processing/jobs/log.ts';
 import { pinnedResources } from '../../core/processing/jobs/pinned.ts';
-import { directorySink } from '../../core/processing/jobs/sink.ts';
+import { directorySink, sizeOf } from '../../core/processing/jobs/sink.ts';
+import { writeFileAtomic } from '../../core/files/durable.ts';
 import { formatOptions } from '../../core/processing/results/display.ts';
 import { storedWorkflows } from '../../core/processing/workflows.ts';
 import type { Usage } from '../../core/resources/processing-job/schema.ts';
 import { RunError } from '../../core/runs/errors.ts';
 import { jobLogPath, jobPath, jobRunPath, storeFile } from '../../core/stores/layout.ts';
 import { processingInputSchema, type ProcessingInput, type ProcessingResult } from './processing-input.ts';
-import { Cancelled, type Task, type TaskContext } from './protocol.ts';
+import { Cancelled, type Part, type Task, type TaskContext } from './protocol.ts';
 
-/** Earlier attempts' results and logs go: a job serves the results of its latest run only. */
-async function sweep(root: string, input: ProcessingInput): Promise<void> {
+/**
+ * Earlier attempts' results and logs go: a job serves the results of its latest run only. The parts of a split
+ * attempt share its staging directory, which none of them removes.
+ */
+async function sweep(root: string, input: ProcessingInput, part: Part | undefined): Promise<void> {
   const dir = storeFile(root, jobPath(input.namespace, input.job));
+  const shared = part ? [`${input.attempt}.staging`, `${input.attempt}.parts`] : [];
   for (const name of await readdir(dir).catch(() => [] as string[]))
-    if (name !== 'logs') await rm(join(dir, name), { recursive: true, force: true });
+    if (name !== 'logs' && !shared.includes(name)) await rm(join(dir, name), { recursive: true, force: true });
   const logs = join(dir, 'logs');
   for (const name of await readdir(logs).catch(() => [] as string[]))
     if (name !== `${input.attempt}.jsonl`) await rm(join(logs, name), { force: true });
@@ -41,19 +48,55 @@ function usageSince(started: number, cpu: NodeJS.CpuUsage): Usage {
   };
 }
 
-async function run(input: ProcessingInput, context: TaskContext, log: JobLogWriter): Promise<ProcessingResult> {
+/** What a part leaves beside the shared staging directory once it saved its share: its usage. */
+type PartMarker = Usage;
+
+/**
+ * Whether this part is the one that finishes a split attempt: it marks its share done, and the part that then
+ * finds every marker and creates the completion claim first finishes; the others end with nothing to report.
+ */
+async function finishesParts(markers: string, part: Part, usage: Usage): Promise<PartMarker[] | undefined> {
+  await writeFileAtomic(join(markers, String(part.index)), JSON.stringify(usage));
+  const done = (await readdir(markers)).filter((name) => /^\d+$/.test(name));
+  if (done.length < part.count) return undefined;
+  try {
+    await (await open(join(markers, 'completing'), 'wx')).close();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw err;
+  }
+  return Promise.all(done.map(async (name) => JSON.parse(await readFile(join(markers, name), 'utf8')) as PartMarker));
+}
+
+/** The usage of a split attempt: its longest part's duration, the parts' CPU time together, their largest memory. */
+const combinedUsage = (usages: Usage[]): Usage => ({
+  durationSeconds: Math.max(...usages.map((u) => u.durationSeconds)),
+  cpuSeconds: Math.round(usages.reduce((sum, u) => sum + u.cpuSeconds, 0) * 1000) / 1000,
+  peakMemoryMb: Math.max(...usages.map((u) => u.peakMemoryMb)),
+});
+
+async function run(input: ProcessingInput, context: TaskContext, log: JobLogWriter): Promise<ProcessingResult | null> {
   const started = performance.now();
   const cpu = process.cpuUsage();
   const root = input.storageRoot;
   const final = storeFile(root, jobRunPath(input.namespace, input.job, input.attempt));
   const staging = `${final}.staging`;
-  await sweep(root, input);
+  const { part } = context;
+  const label = part
+    ? `Part ${part.index + 1} of ${part.count} of attempt ${input.attempt}`
+    : `Attempt ${input.attempt}`;
+  await sweep(root, input, part);
   await mkdir(staging, { recursive: true });
   const cluster = pinnedResources(input.resources as KubeObject[]);
   const stores = { cluster, namespace: input.namespace, storageRoot: root };
   const graph = (input.process as { process_graph?: unknown }).process_graph;
-  const results = directorySink(staging, DEFAULT_LIMITS.maxCubeCells, formatOptions(graph, cluster, input.namespace));
-  await log.write({ level: 'info', message: `Attempt ${input.attempt} started.` });
+  const results = directorySink(
+    staging,
+    DEFAULT_LIMITS.maxCubeCells,
+    formatOptions(graph, cluster, input.namespace),
+    part,
+  );
+  await log.write({ level: 'info', message: `${label} started.` });
   context.progress(0, 1, 'running the process graph');
   try {
     const value = await runProcessGraph(graph, {
@@ -78,10 +121,24 @@ async function run(input: ProcessingInput, context: TaskContext, log: JobLogWrit
     context.throwIfCancelled();
     // A graph without save_result still has a result: its value, as JSON.
     if (results.saved.length === 0) await results.save(value, 'JSON', {}, context.signal);
+    let usage = usageSince(started, cpu);
+    if (part) {
+      const usages = await finishesParts(`${final}.parts`, part, usage);
+      await log.write({
+        level: 'info',
+        message: `${label} saved its share in ${usage.durationSeconds} s.`,
+        data: usage,
+      });
+      if (!usages) return null;
+      usage = combinedUsage(usages);
+      // The sizes are the store's now that every part wrote its share.
+      for (const saved of results.saved)
+        if (saved.file.directory) saved.file.size = await sizeOf(join(staging, saved.file.name));
+    }
     const files = results.saved.map((s) => s.file);
     for (const file of files) await log.write({ level: 'info', message: `Saved ${file.name} (${file.size} bytes).` });
     await rename(staging, final);
-    const usage = usageSince(started, cpu);
+    if (part) await rm(`${final}.parts`, { recursive: true, force: true });
     await log.write({ level: 'info', message: `Finished in ${usage.durationSeconds} s.`, data: usage });
     context.progress(1, 1, 'finished');
     return {
@@ -92,6 +149,7 @@ async function run(input: ProcessingInput, context: TaskContext, log: JobLogWrit
       usage,
     };
   } catch (err) {
+    // A part that fails fails the attempt, whose other parts are stopped: none of its files are served.
     await rm(staging, { recursive: true, force: true });
     if (context.signal.aborted) {
       await log.write({ level: 'info', message: 'Cancelled.' });

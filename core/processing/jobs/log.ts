@@ -1,6 +1,6 @@
 /**
  * A batch job's log as openEO serves it (`GET /jobs/{id}/logs`): one JSON line per entry in the attempt's log file
- * (`jobLogPath`), appended by its worker only. Entry ids are the line numbers, so `offset` (the id of the last entry
+ * (`jobLogPath`), appended by its worker (or the workers of its parts) only. Entry ids are the line numbers, so `offset` (the id of the last entry
  * a client has) is a position, and a reader that sees a line being written stops before it.
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
@@ -24,13 +24,15 @@ export interface JobLogWriter {
   write(entry: Omit<JobLogEntry, 'id' | 'time'>): Promise<void>;
 }
 
-/** Appends entries to `file` in order (one write at a time, so ids follow the lines). */
+/**
+ * Appends entries to `file` in order, one write at a time. The parts of a split attempt append to one file at once:
+ * each line is one append, so lines never interleave, and ids are given by position when the log is read.
+ */
 export function jobLogWriter(file: string, now: () => Date = () => new Date()): JobLogWriter {
-  let count = 0;
   let last: Promise<void> = mkdir(dirname(file), { recursive: true }).then(() => undefined);
   return {
     write(entry) {
-      const line = `${JSON.stringify({ id: String(++count), time: now().toISOString(), ...entry })}\n`;
+      const line = `${JSON.stringify({ time: now().toISOString(), ...entry })}\n`;
       last = last.then(() => appendFile(file, line));
       return last;
     },
@@ -58,7 +60,7 @@ export async function readJobLog(
   const entries = complete
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as JobLogEntry)
+    .map((line, i) => ({ ...(JSON.parse(line) as Omit<JobLogEntry, 'id'>), id: String(i + 1) }))
     .filter((entry) => Number(entry.id) > after && levels.has(entry.level));
   return limit === undefined
     ? { entries, more: false }

@@ -17,7 +17,7 @@ export const noReferences = (): GraphReferences => ({
   processes: new Set(),
 });
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Adds what `processGraph` (and its callbacks' graphs) refers to into `into`; `isPredefined` tells processes apart. */

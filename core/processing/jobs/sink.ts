@@ -7,6 +7,7 @@ import { extname, join } from 'node:path';
 import type { ResultFile } from '../../resources/processing-job/schema.ts';
 import { givenOptions, type OptionsResolver } from '../results/display.ts';
 import { OUTPUT_FORMATS, outputFormat } from '../results/outputs.ts';
+import type { WriterShare } from '../results/zarr.ts';
 import type { ResultSink } from '../services.ts';
 
 export interface SavedResult {
@@ -14,7 +15,8 @@ export interface SavedResult {
   value: unknown;
 }
 
-async function sizeOf(path: string): Promise<number> {
+/** Bytes of the files under a directory. */
+export async function sizeOf(path: string): Promise<number> {
   const entries = await readdir(path, { recursive: true, withFileTypes: true });
   const sizes = await Promise.all(
     entries.filter((e) => e.isFile()).map(async (e) => (await stat(join(e.parentPath, e.name))).size),
@@ -22,10 +24,15 @@ async function sizeOf(path: string): Promise<number> {
   return sizes.reduce((a, b) => a + b, 0);
 }
 
+/**
+ * With `share`, this sink is one of several writing `dir` at once (the parts of a split batch job): a directory
+ * format writes its share, any other format is written by the first part alone.
+ */
 export function directorySink(
   dir: string,
   maxCells: number,
   optionsFor: OptionsResolver = givenOptions,
+  share?: WriterShare,
 ): ResultSink & { readonly saved: SavedResult[] } {
   const saved: SavedResult[] = [];
   const nameFor = (fileName: string) => {
@@ -47,9 +54,11 @@ export function directorySink(
       const path = join(dir, fileName);
       let file: ResultFile;
       if (format.writeDirectory) {
-        await mkdir(path);
-        await format.writeDirectory(value, path, maxCells, signal, options);
+        await mkdir(path, { recursive: true });
+        await format.writeDirectory(value, path, maxCells, signal, options, share);
         file = { name: fileName, mediaType: format.mediaType, size: await sizeOf(path), directory: true };
+      } else if (share && share.index > 0) {
+        file = { name: fileName, mediaType: format.mediaType };
       } else {
         const body = await format.write(value, maxCells, signal, options);
         await writeFile(path, body);

@@ -8,7 +8,7 @@ import { cubeGeoTiff } from './gtiff.ts';
 import { resultJson } from './json.ts';
 import { cubePng } from './png.ts';
 import { cubeNetcdf } from './netcdf.ts';
-import { cubeZarr } from './zarr.ts';
+import { cubeZarr, type WriterShare } from './zarr.ts';
 import { vectorDhis2Json } from './dhis2-json.ts';
 import { vectorCsv, vectorGeoJson, vectorGeoParquet } from './vector.ts';
 
@@ -37,6 +37,8 @@ export interface OutputFormat {
     maxCells: number,
     signal?: AbortSignal,
     options?: Record<string, unknown>,
+    /** This writer's share when several write the directory at once (a split batch job). */
+    share?: WriterShare,
   ): Promise<void>;
 }
 
@@ -77,8 +79,8 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = [
         'Zarr is a directory of files: save it from a batch job (POST /jobs), whose results serve each file.',
       );
     },
-    writeDirectory: (value, dir, maxCells, signal) =>
-      cubeZarr(cubeOnly(value, 'Zarr', 'raster'), dir, maxCells, signal),
+    writeDirectory: (value, dir, maxCells, signal, _options, share) =>
+      cubeZarr(cubeOnly(value, 'Zarr', 'raster'), dir, maxCells, signal, undefined, share),
   },
   {
     name: 'PNG',

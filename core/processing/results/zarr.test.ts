@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
@@ -216,6 +216,38 @@ describe('Zarr results', () => {
     expect(refusal).toMatchObject({ code: 'FormatUnsuitable', message: /batch job/ });
     const utm = cubeOf([spatial('y', [10, 0]), spatial('x', [0, 10])], () => 1);
     await expect(cubeZarr(utm, dir, 1000)).rejects.toMatchObject({ code: 'FormatUnsuitable' });
+  });
+
+  it('writes the same store when parts write their blocks of time at once', async () => {
+    // A block budget of one cube chunk keeps the time chunks at the cube's 2 days: 3 along time for 3 parts.
+    const whole = join(dir, 'whole');
+    const shared = join(dir, 'shared');
+    await cubeZarr(cube(), whole, 1e6, undefined, 40);
+    const parts = [0, 1, 2].map(() => counted(cube()));
+    await Promise.all(parts.map(({ cube: c }, index) => cubeZarr(c, shared, 1e6, undefined, 40, { index, count: 3 })));
+    const files = async (root: string) => (await readdir(root, { recursive: true })).sort();
+    expect(await files(shared)).toEqual(await files(whole));
+    for (const name of await files(whole))
+      if (!name.endsWith('precip') && !name.endsWith('2m temp') && !name.endsWith('time'))
+        expect(await readFile(join(shared, name)).catch(() => 'directory')).toEqual(
+          await readFile(join(whole, name)).catch(() => 'directory'),
+        );
+    // Each part read only the cube chunks of its block of time.
+    expect(parts.map(({ reads }) => [...new Set([...reads.keys()].map((k) => k.split(',')[0]))])).toEqual([
+      ['0'],
+      ['1'],
+      ['2'],
+    ]);
+  });
+
+  it('leaves a store without time to the first part', async () => {
+    const oneDay = cubeOf([bands, y, x], (i) => i, { chunkShape: [1, 4, 5] });
+    const shared = join(dir, 'no-time');
+    const [first, second] = [counted(oneDay), counted(oneDay)];
+    await cubeZarr(first.cube, shared, 1e6, undefined, undefined, { index: 0, count: 2 });
+    await cubeZarr(second.cube, shared, 1e6, undefined, undefined, { index: 1, count: 2 });
+    expect(first.reads.size).toBeGreaterThan(0);
+    expect(second.reads.size).toBe(0);
   });
 
   it('stops at the next block once aborted', async () => {

@@ -9,6 +9,9 @@
  * multiples towards 2 MiB per chunk, so that each of the cube's chunks is read once and only one block of chunks
  * is in memory at a time. A cube whose chunks are too large for that (one chunk over a large grid) is read whole,
  * under `maxCells`, and written in chunks of the stores' shape (`chunkShape`).
+ *
+ * Several writers may write one store at once (the parts of a split batch job): each writes every metadata
+ * document, which all derive alike from the cube, and the chunks of its own block of time.
  */
 import { gridMappingAttributes, LATITUDE_ATTRIBUTES, LONGITUDE_ATTRIBUTES, WGS84_WKT } from '../../stores/cf.ts';
 import { directoryStore } from '../../stores/directory-store.ts';
@@ -65,15 +68,34 @@ function wholeCube(cube: DataCube, values: ChunkArray): DataCube {
   });
 }
 
+/** One of `count` writers that write one store at once: each writes the metadata and its block of chunks. */
+export interface WriterShare {
+  index: number;
+  count: number;
+}
+
+/**
+ * Whether a writer writes the chunk at `index`: the chunks along time are cut into `count` contiguous blocks, one
+ * per writer; a store without time is written by the first writer alone.
+ */
+function mine(share: WriterShare | undefined, index: number[], timeChunks: number | undefined): boolean {
+  if (!share) return true;
+  if (timeChunks === undefined) return share.index === 0;
+  const block = (i: number) => Math.floor((i * timeChunks) / share.count);
+  return index[0]! >= block(share.index) && index[0]! < block(share.index + 1);
+}
+
 export async function cubeZarr(
   cube: DataCube,
   dir: string,
   maxCells: number,
   signal?: AbortSignal,
   maxBlockCells = MAX_BLOCK_CELLS,
+  share?: WriterShare,
 ): Promise<void> {
   const layout = cfLayout(cube, 'Zarr');
   const plan = zarrPlan(cube, layout, maxBlockCells);
+  // Writers that share a store each write the same metadata, all of it, so that any of them may finish it.
   const source = plan.streamed ? cube : wholeCube(cube, await materialize(cube, maxCells, signal));
   const zarr = new ZarrV2GroupWriter(directoryStore(dir));
   await zarr.group({ Conventions: 'CF-1.8', source: 'Stratus openEO batch job' });
@@ -129,7 +151,9 @@ export async function cubeZarr(
     },
   }));
   for (const spec of specs) await zarr.array(spec);
-  for (const index of chunkIndices(chunkCounts(layout.shape, plan.chunks))) {
+  const counts = chunkCounts(layout.shape, plan.chunks);
+  for (const index of chunkIndices(counts)) {
+    if (!mine(share, index, layout.time ? counts[0] : undefined)) continue;
     const start = index.map((c, i) => c * plan.chunks[i]!);
     for (let from = 0; from < specs.length; from += plan.bandsPerRead) {
       signal?.throwIfAborted();

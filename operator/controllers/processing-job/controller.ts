@@ -2,6 +2,7 @@ import type { KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { collectReferences, noReferences } from '../../../core/processing/jobs/references.ts';
 import { builtInRegistry } from '../../../core/processing/registry.ts';
+import type { JobSplitOptions } from '../../../core/processing/jobs/split.ts';
 import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
@@ -69,9 +70,10 @@ const mayStart = (job: ProcessingJob, observed: { job: unknown }) =>
   !job.metadata.deletionTimestamp &&
   observed.job === undefined;
 
-export function processingJobController(instance: {
-  storageRoot: string;
-}): ControllerDefinition<ProcessingJob, ProcessingJobObserved> {
+export function processingJobController(
+  instance: { storageRoot: string },
+  split?: JobSplitOptions,
+): ControllerDefinition<ProcessingJob, ProcessingJobObserved> {
   return {
     name: 'processing-job',
     kind: processingJobKind,
@@ -83,6 +85,7 @@ export function processingJobController(instance: {
         cleanup: job.metadata.deletionTimestamp ? jobs?.get(cleanupName(job), job.metadata.namespace) : undefined,
         resources: mayStart(job, { job: state }) ? await referencedResources(job, cluster) : [],
         storageRoot: instance.storageRoot,
+        ...(split && { split }),
       };
     },
     plan: planProcessingJob,

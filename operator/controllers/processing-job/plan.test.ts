@@ -268,4 +268,31 @@ describe('ProcessingJob planner: every transition of the job statuses', () => {
       }),
     ]);
   });
+
+  it('splits the attempt of a long Zarr job into parts, and not a short one', () => {
+    const dataset = {
+      apiVersion: 'climate.stratus.dev/v1alpha1',
+      kind: 'Dataset',
+      metadata: { name: 'sample', namespace: 'default' },
+      spec: { periodType: 'daily' },
+      status: { extent: { temporal: { start: '2024-01-01', end: '2024-12-31' } } },
+    };
+    const process = (end: string) => ({
+      process_graph: {
+        load: {
+          process_id: 'load_collection',
+          arguments: { id: 'sample', spatial_extent: null, temporal_extent: ['2024-01-01', end] },
+        },
+        save: { process_id: 'save_result', arguments: { data: { from_node: 'load' }, format: 'Zarr' }, result: true },
+      },
+    });
+    const split = { periodsPerPart: 40, maxParts: 3, parallelism: 2 };
+    const start = (end: string) => {
+      const job = jobOf({ phase: 'queued', ...current }, { queuedAt: QUEUED, process: process(end) });
+      const { actions } = planProcessingJob(job, { ...observed(), resources: [dataset], split }, now);
+      return (actions.find((a) => a.kind === 'startJob') as Extract<Action, { kind: 'startJob' }>).job;
+    };
+    expect(start('2024-04-01').parts).toEqual({ count: 3, parallelism: 2 });
+    expect(start('2024-02-01').parts).toBeUndefined();
+  });
 });

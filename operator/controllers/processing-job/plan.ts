@@ -13,6 +13,7 @@ import { processingJobConditions } from '../../../core/resources/processing-job/
 import type { ProcessingJob, ProcessingJobStatus } from '../../../core/resources/processing-job/schema.ts';
 import type { ReasonOf } from '../../../core/resources/conditions.ts';
 import { jobPath } from '../../../core/stores/layout.ts';
+import { jobParts, type JobSplitOptions } from '../../../core/processing/jobs/split.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Action, Outcome, Plan } from '../../runtime/actions.ts';
 import { eventOf, readinessConditions, readinessOf } from '../../runtime/readiness.ts';
@@ -30,6 +31,8 @@ export interface ProcessingJobObserved {
   /** What the graph reads, when an attempt may start (references.ts). */
   resources: KubeObject[];
   storageRoot: string;
+  /** When attempts are split into parts (core/processing/jobs/split.ts); never when absent. */
+  split?: JobSplitOptions;
 }
 
 type Reason = ReasonOf<typeof processingJobConditions>;
@@ -57,7 +60,8 @@ function startAttempt(job: ProcessingJob, name: string, observed: ProcessingJobO
     process: job.spec.process,
     resources: observed.resources as ProcessingInput['resources'],
   };
-  return { kind: 'startJob', job: { name, task: 'processing', input } };
+  const parts = jobParts(job.spec.process, observed.resources, observed.split);
+  return { kind: 'startJob', job: { name, task: 'processing', input, ...(parts && { parts }) } };
 }
 
 /** The attempt's end as the run's status. */
