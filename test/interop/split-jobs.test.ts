@@ -1,11 +1,14 @@
 /**
  * A batch job split into parts on `make run`'s embedded mode: a Zarr job over more time steps than a part takes
  * runs as parts (child processes, as an Indexed Job's pods on Kubernetes) that write one store together, and
- * xarray reads it equal to the netCDF that `POST /result` computes from the same graph in one process.
+ * xarray reads it equal to the netCDF that `POST /result` computes from the same graph in one process. A part
+ * killed mid-run fails the attempt and leaves nothing published; the next run finishes.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
@@ -44,6 +47,8 @@ const graph = (format: string) => ({
 describe('a batch job split into parts (embedded)', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'stratus-split-jobs-'));
+    // Jobs whose process id starts with `held` wait in their workers until released (or killed).
+    process.env.STRATUS_WORKER_TASK_MODULES = resolve(import.meta.dirname, '../fixtures/worker/processing-tasks.ts');
     // 40 steps a part: the year's sample ingestion and the 91 days of the job both run as 3 parts.
     running = await startEmbedded(dataDir, {
       operator: {
@@ -57,27 +62,63 @@ describe('a batch job split into parts (embedded)', () => {
   }, 120_000);
 
   afterAll(async () => {
+    delete process.env.STRATUS_WORKER_TASK_MODULES;
+    delete process.env.STRATUS_TEST_HOLD_STEPS;
     await running?.stop();
     await rm(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  it('writes one Zarr store from its parts, equal to the synchronous result of the same graph', async () => {
+  it('writes one Zarr store from its parts, equal to the synchronous result, after a killed part published nothing', async () => {
     const created = await fetch(`${running.url}/jobs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ process: { process_graph: graph('Zarr') } }),
+      body: JSON.stringify({ process: { id: 'held_split', process_graph: graph('Zarr') } }),
     });
     expect(created.status).toBe(201);
     const id = created.headers.get('openeo-identifier')!;
-    expect((await fetch(`${running.url}/jobs/${id}/results`, { method: 'POST' })).status).toBe(202);
+    const phase = async () => (await running.cluster.get<ProcessingJob>(processingJobKind, id, 'default'))?.status;
+    const start = () => fetch(`${running.url}/jobs/${id}/results`, { method: 'POST' }).then((r) => r.status);
+
+    // Run 1: its three parts are held in their workers; one is killed.
+    expect(await start()).toBe(202);
+    const workers = await eventually(
+      async () => {
+        const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]);
+        const pids = stdout.split('\n').filter((l) => l.includes('operator/worker/main.ts'));
+        return pids.length === 3 ? pids.map((l) => Number(l.trim().split(/\s+/)[0])) : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    process.kill(workers[1]!, 'SIGKILL');
+    const failed = await eventually(
+      async () => {
+        const status = await phase();
+        return status?.phase === 'error' ? status : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    expect(failed.error?.type).toBe('WorkerCrashed');
+    expect((await fetch(`${running.url}/jobs/${id}/results`)).status).toBe(424);
+    const jobDir = join(dataDir, 'store', 'jobs', 'default', id);
+    expect(
+      (await readdir(jobDir).catch(() => [] as string[])).filter(
+        (f) => f !== 'logs' && !f.endsWith('.staging') && !f.endsWith('.parts'),
+      ),
+    ).toEqual([]);
+
+    // Run 2 goes through.
+    process.env.STRATUS_TEST_HOLD_STEPS = '0';
+    expect(await start()).toBe(202);
     const job = await eventually(
       async () => {
         const found = await running.cluster.get<ProcessingJob>(processingJobKind, id, 'default');
-        if (found?.status?.phase === 'error') throw new Error(JSON.stringify(found.status.error));
+        if (found?.status?.phase === 'error' && found.status.jobName !== failed.jobName)
+          throw new Error(JSON.stringify(found.status.error));
         return found?.status?.phase === 'finished' ? found : undefined;
       },
       { timeoutMs: 90_000, intervalMs: 200 },
     );
+    expect((await readdir(jobDir)).sort()).toEqual([job.status!.jobName!, 'logs']);
     const logs = (await (await fetch(`${running.url}/jobs/${id}/logs`)).json()) as {
       logs: { id: string; message: string }[];
     };
