@@ -14,6 +14,7 @@ describe('the condition catalogues of the kinds', () => {
       'FeatureCollection',
       'Schedule',
       'ProcessingJob',
+      'Delivery',
     ]);
   });
 

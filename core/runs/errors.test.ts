@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { documentedCodes } from '../../test/support/documented-codes.ts';
 import { RunError, runErrorCatalogue, runErrorCodeSchema, runErrorCodes } from './errors.ts';
 
-/** What the docs say of a code's retry, from who raises it: only the planner's failures end the run at once. */
+/** What the docs say of a code's retry, from who raises it: the planner's failures and definite outcomes end the run. */
 function retried(raisedBy: readonly string[]): string {
-  const attempt = raisedBy.filter((source) => source !== 'planner');
+  const attempt = raisedBy.filter((source) => source !== 'planner' && source !== 'outcome');
   if (attempt.length === raisedBy.length) return 'yes';
   return attempt.length === 0 ? 'no' : `when raised by the ${attempt.join(' or ')}`;
 }

@@ -2,10 +2,11 @@ import { z } from 'zod';
 
 /**
  * Who raises a run error, which decides whether the run retries: the planner fails the run at once (no new attempt
- * could cure it), while an attempt that fails (its worker, or its job runner for a worker that could not report)
- * is retried while attempts remain (`spec.maxAttempts`, backoff `min(240, 60*2^(n-1))` s), whatever its code.
+ * could cure it), and so does a task that ends with it as its definite outcome (`outcome`: a delivery the export
+ * cannot take); an attempt that fails (its worker, or its job runner for a worker that could not report) is retried
+ * while attempts remain (`spec.maxAttempts`, backoff `min(240, 60*2^(n-1))` s), whatever its code.
  */
-export type RunErrorSource = 'planner' | 'worker' | 'runner';
+export type RunErrorSource = 'planner' | 'worker' | 'runner' | 'outcome';
 
 /**
  * The one catalogue of run errors: every code a run records as `status.error.type` (the job record's
@@ -40,11 +41,11 @@ export const runErrorCatalogue = {
   InvalidFeatures: ['worker'],
   UnsupportedCrs: ['worker'],
   // Deliveries of exports, through the worker.
-  InvalidPayload: ['worker'],
-  MappingIncomplete: ['worker'],
-  TemporalAggregationRequired: ['worker'],
-  IncompletePeriods: ['worker'],
-  DeliveryIncomplete: ['worker'],
+  InvalidPayload: ['planner', 'outcome'],
+  MappingIncomplete: ['outcome'],
+  TemporalAggregationRequired: ['outcome'],
+  IncompletePeriods: ['outcome'],
+  DeliveryIncomplete: ['worker', 'outcome'],
   // The job runners, for a worker that could not report its end.
   WorkerCrashed: ['runner'],
   DeadlineExceeded: ['runner'],
