@@ -5,7 +5,7 @@
  * (502, 503, 429, no connection) lets a chunk be sent again; a chunk sent without a definite answer is `unknown`
  * and is read back from the target at the end, never re-sent. Values the delivery changed go to the changelog.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { appendChangelog, readChangelog, type ChangelogEntry } from '../../core/exports/changelog.ts';
 import {
@@ -408,4 +408,19 @@ export const delivery: Task = async (raw, context) => {
     if ((err as { auth?: boolean }).auth) throw new RunError('AuthenticationFailed', (err as Error).message);
     throw err;
   }
+};
+
+/**
+ * The `remove-delivery-files` task: a deleted delivery's checkpoint goes. A worker does it because the operator's
+ * pod mounts the store read-only; the export's changelog stays, as it is append-only.
+ */
+export const removeDeliveryFiles: Task = async (raw) => {
+  const parsed = deliveryInputSchema
+    .pick({ delivery: true, namespace: true, exportId: true, storageRoot: true })
+    .safeParse(raw);
+  if (!parsed.success)
+    throw new RunError('InvalidInput', `invalid remove-delivery-files input: ${parsed.error.message}`);
+  const { storageRoot, namespace, exportId, delivery } = parsed.data;
+  await rm(storeFile(storageRoot, deliveryCheckpointPath(namespace, exportId, delivery)), { force: true });
+  return null;
 };

@@ -1,5 +1,5 @@
 import { resolve, sep } from 'node:path';
-import { delivery } from './delivery.ts';
+import { delivery, removeDeliveryFiles } from './delivery.ts';
 import { featureRefresh } from './feature-refresh.ts';
 import { ingestion } from './ingestion.ts';
 import { processing, removeJobFiles } from './processing.ts';
@@ -13,6 +13,7 @@ export const tasks: Record<string, Task> = {
   processing,
   'remove-job-files': removeJobFiles,
   delivery,
+  'remove-delivery-files': removeDeliveryFiles,
 };
 
 /**

@@ -188,6 +188,7 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
           rules: { temporalAggregation: 'sum', incompletePeriods: 'drop' },
         }),
         'unmapped.yaml': exportManifest('unmapped', { mapping: { dataElements: { other: 'DEother0001' } } }),
+        'short.yaml': exportManifest('short', { target: { chunkSize: 100 }, deliveryHistoryLimit: 1 }),
         'program.yaml': JSON.stringify({
           apiVersion: API_VERSION,
           kind: 'Program',
@@ -550,6 +551,29 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
     // Each event's data values were written once per change: never twice by one delivery.
     for (const [key, writes] of server.writes) if (key.includes('|DEtests0001')) expect(writes).toBe(1);
     for (const [key, writes] of server.writes) if (key.includes('|DEcases0001')) expect(writes).toBe(3);
+  }, 60_000);
+
+  it('keeps the newest ended deliveries of an export, deleting older ones with their checkpoints', async () => {
+    const job = await finishedJob(payload('DEshort0001', (o, d) => o + d, ORG_UNITS.slice(0, 2)));
+    const first = await deliver('short', { job_id: job }, 'short-1');
+    const firstId = first.body.delivery_job_id as string;
+    await ended('short', firstId);
+    const checkpoint = join(dataDir, 'store', 'exports', 'default', 'short', 'deliveries', `${firstId}.json`);
+    expect((await readFile(checkpoint, 'utf8')).length).toBeGreaterThan(0);
+    const second = await deliver('short', { job_id: job }, 'short-2');
+    await ended('short', second.body.delivery_job_id as string);
+    // The second to end leaves room for one: the first goes, its checkpoint with it.
+    await eventually(
+      async () => ((await running.cluster.get(deliveryKind, firstId, 'default')) === undefined ? true : undefined),
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    expect((await fetch(`${running.url}/exports/short/jobs/${firstId}`)).status).toBe(404);
+    await expect(readFile(checkpoint)).rejects.toMatchObject({ code: 'ENOENT' });
+    // Its Idempotency-Key is free again; the second's still answers the kept delivery.
+    const again = await deliver('short', { job_id: job }, 'short-1');
+    expect(again.body.reused).toBe(false);
+    expect((await deliver('short', { job_id: job }, 'short-2')).body.reused).toBe(true);
+    await ended('short', again.body.delivery_job_id as string);
   }, 60_000);
 
   it('records no changelog entries while changelog.aggregate is off, and keeps those recorded', async () => {

@@ -23,5 +23,9 @@ export const deliveryConditions = {
   events: {
     Delivered: { type: 'Normal', description: 'A delivery ended with every chunk at the target.' },
     Failed: { type: 'Warning', description: 'A delivery failed.' },
+    FilesLeft: {
+      type: 'Warning',
+      description: "A deleted delivery's checkpoint could not be removed; the message says why.",
+    },
   },
 } as const satisfies ConditionCatalogue;

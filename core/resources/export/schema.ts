@@ -70,6 +70,15 @@ export const exportSpecSchema = z
       })
       .default({})
       .describe('How payload values map to the target.'),
+    deliveryHistoryLimit: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(50)
+      .describe(
+        'Ended deliveries kept, newest first; older ones are deleted with their checkpoints, and their Idempotency-Keys may be used again.',
+      ),
     rules: z
       .object({
         temporalAggregation: temporalAggregation

@@ -9,7 +9,7 @@ import type { RetryBackoff } from '../../../core/runs/backoff.ts';
 import { claimWriter, type HolderCheck } from '../../../core/runs/writer-claim.ts';
 import { deliveryCheckpointPath, storeFile } from '../../../core/stores/layout.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
-import { planDelivery, type DeliveryObserved } from './plan.ts';
+import { deliveryCleanupName, planDelivery, type DeliveryObserved } from './plan.ts';
 
 /** One target whatever the spelling of its URL: scheme and host are case-insensitive, a trailing slash is noise. */
 export const targetOf = (exported: Export) => {
@@ -41,6 +41,23 @@ async function ahead(delivery: Delivery, target: string, cluster: Cluster): Prom
         (order(d) < mine || (d.status?.attempt ?? 0) > 0),
     )
     .map((d) => d.metadata.name);
+}
+
+/**
+ * Ended deliveries of the export past its history limit, newest kept: by when they ended, then by name. Those
+ * being deleted already are left out.
+ */
+async function expiredOf(delivery: Delivery, exported: Export | undefined, cluster: Cluster): Promise<string[]> {
+  if (!exported || !finished(delivery)) return [];
+  const { items } = await cluster.list<Delivery>(deliveryKind, { namespace: delivery.metadata.namespace });
+  const ended = items
+    .filter((d) => d.spec.exportId === delivery.spec.exportId && finished(d) && !d.metadata.deletionTimestamp)
+    .sort(
+      (a, b) =>
+        (b.status?.finishedAt ?? '').localeCompare(a.status?.finishedAt ?? '') ||
+        b.metadata.name.localeCompare(a.metadata.name),
+    );
+  return ended.slice(exported.spec.deliveryHistoryLimit).map((d) => d.metadata.name);
 }
 
 const deliveryHolder: HolderCheck = async (cluster, holder, namespace) => {
@@ -80,8 +97,11 @@ export function deliveryController(instance: {
       ]);
       const waiting = !finished(delivery) && (delivery.status?.attempt ?? 0) === 0 && exported !== undefined;
       const programName = exported?.spec.target.program;
+      const deleting = delivery.metadata.deletionTimestamp !== undefined;
       return {
         job: name ? jobs?.get(name, namespace) : undefined,
+        cleanup: deleting ? jobs?.get(deliveryCleanupName(delivery), namespace) : undefined,
+        expired: deleting ? [] : await expiredOf(delivery, exported, cluster),
         export: exported,
         program: programName ? await cluster.get<Program>(programKind, programName, namespace) : undefined,
         source,

@@ -6,15 +6,19 @@ import type { ProcessingJob } from '../../../core/resources/processing-job/schem
 import { programSpecSchema, type Program } from '../../../core/resources/program/schema.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Action } from '../../runtime/actions.ts';
-import { planDelivery, type DeliveryObserved } from './plan.ts';
+import { CHECKPOINT_FINALIZER, planDelivery, type DeliveryObserved } from './plan.ts';
 
 const now = new Date('2026-11-25T10:00:00Z');
 
-function delivery(status: Delivery['status'] = undefined, spec: Record<string, unknown> = {}): Delivery {
+function delivery(
+  status: Delivery['status'] = undefined,
+  spec: Record<string, unknown> = {},
+  metadata: Record<string, unknown> = {},
+): Delivery {
   return {
     apiVersion: 'climate.stratus.dev/v1alpha1',
     kind: 'Delivery',
-    metadata: { name: 'd1', namespace: 'ns' },
+    metadata: { name: 'd1', namespace: 'ns', finalizers: [CHECKPOINT_FINALIZER], ...metadata },
     spec: deliverySpecSchema.parse({ exportId: 'e1', jobId: 'j1', contentHash: 'h', ...spec }),
     ...(status && { status }),
   } as Delivery;
@@ -285,5 +289,36 @@ describe('planDelivery', () => {
 
   it('leaves an ended delivery alone', () => {
     expect(planDelivery(delivery({ phase: 'successful' }), observed(), now).actions).toEqual([]);
+  });
+
+  it('holds a delivery with a finalizer until a worker removed its checkpoint', () => {
+    const fresh = planDelivery(delivery(undefined, {}, { finalizers: [] }), observed(), now);
+    expect(fresh.actions[0]).toEqual({ kind: 'addFinalizer', name: CHECKPOINT_FINALIZER });
+    const deleting = (status: Delivery['status']) => delivery(status, {}, { deletionTimestamp: now.toISOString() });
+    const running = deleting({ phase: 'running', attempt: 1, jobName: 'd1-a1' });
+    expect(planDelivery(running, observed({ job: state('running') }), now).actions).toContainEqual({
+      kind: 'cancelJob',
+      name: 'd1-a1',
+    });
+    const ended = deleting({ phase: 'successful', attempt: 1, jobName: 'd1-a1' });
+    const gc = startOf(planDelivery(ended, observed(), now).actions)!;
+    expect(gc.job).toMatchObject({
+      name: 'd1-gc',
+      task: 'remove-delivery-files',
+      input: { delivery: 'd1', exportId: 'e1', namespace: 'ns', storageRoot: '/store' },
+    });
+    const removed = planDelivery(ended, observed({ cleanup: state('succeeded', { name: 'd1-gc' }) }), now);
+    expect(removed.actions).toEqual([{ kind: 'removeFinalizer', name: CHECKPOINT_FINALIZER }]);
+    const left = planDelivery(ended, observed({ cleanup: state('failed', { name: 'd1-gc' }) }), now);
+    expect(left.actions).toContainEqual(expect.objectContaining({ kind: 'event', reason: 'FilesLeft' }));
+    expect(left.actions).toContainEqual({ kind: 'removeFinalizer', name: CHECKPOINT_FINALIZER });
+  });
+
+  it('deletes the ended deliveries of its export past the history limit', () => {
+    const { actions } = planDelivery(delivery({ phase: 'failed' }), observed({ expired: ['d0', 'd00'] }), now);
+    expect(actions).toEqual([
+      { kind: 'delete', ref: expect.objectContaining({ kind: 'Delivery' }), name: 'd0', namespace: 'ns' },
+      { kind: 'delete', ref: expect.objectContaining({ kind: 'Delivery' }), name: 'd00', namespace: 'ns' },
+    ]);
   });
 });

@@ -5,14 +5,15 @@
  *   running --the worker ended early--> retrying --backoff--> running (resumes from the checkpoint)
  *
  * Deliveries to one target run one at a time, oldest first. Each attempt (`<delivery>-a<n>`) resumes the
- * checkpoint the earlier ones left; the status mirrors the checkpoint's chunks and report.
+ * checkpoint the earlier ones left; the status mirrors the checkpoint's chunks and report. An ended delivery past
+ * its export's history limit is deleted; a deleted one keeps its resource until a worker removed its checkpoint.
  */
 import type { Checkpoint } from '../../../core/exports/checkpoint.ts';
 import { chunkStatuses, reportOf } from '../../../core/exports/checkpoint.ts';
 import { PAYLOAD_FILE } from '../../../core/exports/payload.ts';
 import type { ReasonOf } from '../../../core/resources/conditions.ts';
 import { deliveryConditions } from '../../../core/resources/delivery/conditions.ts';
-import type { Delivery, DeliveryStatus } from '../../../core/resources/delivery/schema.ts';
+import { deliveryKind, type Delivery, type DeliveryStatus } from '../../../core/resources/delivery/schema.ts';
 import type { Export } from '../../../core/resources/export/schema.ts';
 import type { ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
 import type { Program } from '../../../core/resources/program/schema.ts';
@@ -24,8 +25,15 @@ import { eventOf, readinessConditions, readinessOf } from '../../runtime/readine
 import { CREDENTIALS_ENV, TOKEN_ENV } from '../../worker/ingestion-input.ts';
 import { deliveryResultSchema, type DeliveryInput } from '../../worker/delivery-input.ts';
 
+/** Holds a deleted delivery until its checkpoint is removed. */
+export const CHECKPOINT_FINALIZER = 'climate.stratus.dev/delivery-checkpoint';
+
 export interface DeliveryObserved {
   job: JobState | undefined;
+  /** The worker that removes a deleted delivery's checkpoint (`deliveryCleanupName`). */
+  cleanup?: JobState | undefined;
+  /** Ended deliveries of the export older than its newest `deliveryHistoryLimit` (observed for an ended one). */
+  expired?: string[];
   export: Export | undefined;
   /** The Program a tracker target names, when it has one. */
   program: Program | undefined;
@@ -46,7 +54,7 @@ interface Decision {
   reason?: Reason;
   message?: string;
   actions?: Action[];
-  event?: 'Delivered' | 'Failed';
+  event?: 'Delivered' | 'Failed' | 'FilesLeft';
   outcome: Outcome;
 }
 
@@ -54,6 +62,44 @@ const done = (reason: string): Outcome => ({ kind: 'done', reason });
 const WAIT_MS = 1_000;
 
 export const deliveryAttemptName = (delivery: Delivery, attempt: number) => `${delivery.metadata.name}-a${attempt}`;
+export const deliveryCleanupName = (delivery: Delivery) => `${delivery.metadata.name}-gc`;
+
+/**
+ * A deleted delivery: its running attempt is cancelled, then a worker removes its checkpoint (the operator's pod
+ * mounts the store read-only), then the finalizer goes. A checkpoint that cannot be removed does not hold it.
+ */
+function deleted(delivery: Delivery, observed: DeliveryObserved): Decision {
+  const status = delivery.status ?? {};
+  if (observed.job?.phase === 'running')
+    return {
+      actions: [{ kind: 'cancelJob', name: status.jobName! }],
+      outcome: { kind: 'requeueAfter', ms: 1_000, reason: 'cancelling the attempt of a deleted delivery' },
+    };
+  const { cleanup } = observed;
+  if (!cleanup) {
+    const input = {
+      delivery: delivery.metadata.name,
+      namespace: delivery.metadata.namespace ?? 'default',
+      exportId: delivery.spec.exportId,
+      storageRoot: observed.storageRoot,
+    };
+    return {
+      actions: [
+        { kind: 'startJob', job: { name: deliveryCleanupName(delivery), task: 'remove-delivery-files', input } },
+      ],
+      outcome: done('removing the checkpoint'),
+    };
+  }
+  if (cleanup.phase === 'running') return { outcome: done('removing the checkpoint') };
+  const finalizer: Action = { kind: 'removeFinalizer', name: CHECKPOINT_FINALIZER };
+  if (cleanup.phase === 'succeeded') return { actions: [finalizer], outcome: done('deleted') };
+  return {
+    actions: [finalizer],
+    event: 'FilesLeft',
+    message: `The checkpoint of delivery ${delivery.metadata.name} stays in the store: ${cleanup.error?.message ?? cleanup.phase}.`,
+    outcome: done('deleted, checkpoint left'),
+  };
+}
 
 function failed(type: string, message: string, at: string): Decision {
   return {
@@ -146,7 +192,20 @@ function decide(delivery: Delivery, observed: DeliveryObserved, now: Date): Deci
   const at = now.toISOString();
   const status = delivery.status ?? {};
   const phase = status.phase;
-  if (phase === 'successful' || phase === 'failed') return { outcome: done(`delivery ${phase}`) };
+  if (delivery.metadata.deletionTimestamp) return deleted(delivery, observed);
+  if (phase === 'successful' || phase === 'failed') {
+    // The newest to end trims the export's history: those past the limit go, with their checkpoints.
+    const expired = observed.expired ?? [];
+    return {
+      actions: expired.map((name): Action => ({
+        kind: 'delete',
+        ref: deliveryKind,
+        name,
+        namespace: delivery.metadata.namespace,
+      })),
+      outcome: done(expired.length > 0 ? `deleting ${expired.length} past the history limit` : `delivery ${phase}`),
+    };
+  }
   const state = observed.job;
   if (!state && (status.attempt ?? 0) === 0) {
     const why = unstartable(delivery, observed);
@@ -279,5 +338,10 @@ export function planDelivery(delivery: Delivery, observed: DeliveryObserved, now
       ]
     : [];
   const event = decision.event ? [eventOf(deliveryConditions, decision.event, decision.message ?? '')] : [];
-  return { actions: [...write, ...(decision.actions ?? []), ...event], outcome: decision.outcome };
+  const finalizer: Action[] =
+    delivery.metadata.deletionTimestamp ||
+    (delivery.metadata.finalizers as string[] | undefined)?.includes(CHECKPOINT_FINALIZER)
+      ? []
+      : [{ kind: 'addFinalizer', name: CHECKPOINT_FINALIZER }];
+  return { actions: [...finalizer, ...write, ...(decision.actions ?? []), ...event], outcome: decision.outcome };
 }
