@@ -234,8 +234,8 @@ const authRefused = (answer: Answer) =>
 /** The data values of the events that exist among `uids`, by event uid and data element. */
 export async function readEvents(target: Dhis2Target, uids: string[]): Promise<Map<string, Map<string, string>>> {
   const found = new Map<string, Map<string, string>>();
-  for (let i = 0; i < uids.length; i += READ_ORG_UNITS) {
-    const batch = uids.slice(i, i + READ_ORG_UNITS);
+  for (let i = 0; i < uids.length; i += READ_BATCH) {
+    const batch = uids.slice(i, i + READ_BATCH);
     const query = new URLSearchParams({
       events: batch.join(','),
       fields: 'event,dataValues[dataElement,value]',
@@ -257,7 +257,7 @@ export async function readEvents(target: Dhis2Target, uids: string[]): Promise<M
 }
 
 /** How many org units (or events) one read names, to keep its URL short. */
-const READ_ORG_UNITS = 50;
+const READ_BATCH = 50;
 
 /** The target's values for every combination of the data elements, periods and org units given. */
 export async function readValues(
@@ -265,11 +265,11 @@ export async function readValues(
   scope: { dataElements: string[]; periods: string[]; orgUnits: string[] },
 ): Promise<DataValue[]> {
   const found: DataValue[] = [];
-  for (let i = 0; i < scope.orgUnits.length; i += READ_ORG_UNITS) {
+  for (let i = 0; i < scope.orgUnits.length; i += READ_BATCH) {
     const query = new URLSearchParams();
     for (const de of scope.dataElements) query.append('dataElement', de);
     for (const pe of scope.periods) query.append('period', pe);
-    for (const ou of scope.orgUnits.slice(i, i + READ_ORG_UNITS)) query.append('orgUnit', ou);
+    for (const ou of scope.orgUnits.slice(i, i + READ_BATCH)) query.append('orgUnit', ou);
     const answer = await call(target, 'GET', `api/dataValueSets?${query}`);
     if (answer.status === 401 || answer.status === 403) throw authRefused(answer);
     if (answer.status !== 200 || !isRecord(answer.body))

@@ -278,10 +278,13 @@ async function run(input: DeliveryInput, context: TaskContext): Promise<Delivery
   }
   await save();
   const recording = input.changelog && !input.dryRun;
-  // A worker killed between recording a chunk's entries and checkpointing them must not record them twice.
-  const alreadyLogged = recording
-    ? new Set((await readChangelog(changelogFile)).filter((e) => e.delivery === input.delivery).map((e) => e.chunk))
-    : new Set<number>();
+  // A worker killed between recording a chunk's entries and checkpointing them must not record them twice: only
+  // then, when a chunk has an outcome but is not marked logged, is the changelog read.
+  const unsure = checkpoint.chunks.some((c) => !c.logged && (c.outcome === 'imported' || c.readBack));
+  const alreadyLogged =
+    recording && unsure
+      ? new Set((await readChangelog(changelogFile)).filter((e) => e.delivery === input.delivery).map((e) => e.chunk))
+      : new Set<number>();
   const record = async (chunk: CheckpointChunk, applied: (value: DataValue, index: number) => boolean) => {
     if (!recording || chunk.logged) return;
     if (!alreadyLogged.has(chunk.index)) {

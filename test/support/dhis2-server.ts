@@ -197,6 +197,27 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
   const json = (res: ServerResponse, status: number, payload: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json;charset=UTF-8' }).end(JSON.stringify(payload));
 
+  /**
+   * Imports through the fault queued for this request: answers or drops it before importing, or imports and then
+   * drops it or holds the answer. Undefined when the request was answered or dropped here.
+   */
+  async function withFault<T>(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: ImportRequest,
+    apply: () => T,
+  ): Promise<T | undefined> {
+    imports.push(request);
+    const fault = queued.shift() ?? every?.(imports.length);
+    if (fault === 'status-503') return void json(res, 503, webMessage(503, 'Service temporarily unavailable'));
+    if (fault === 'drop-before-apply') return void req.socket.destroy();
+    const result = apply();
+    request.applied = true;
+    if (fault === 'drop-after-apply') return void req.socket.destroy();
+    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, handle.slowMs));
+    return result;
+  }
+
   async function postDataValueSets(req: IncomingMessage, res: ServerResponse, url: URL) {
     const text = await body(req);
     let list: Dhis2Value[];
@@ -211,14 +232,8 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
     const async = url.searchParams.get('async') === 'true';
     const strategy = url.searchParams.get('importStrategy') ?? 'CREATE_AND_UPDATE';
     const request: ImportRequest = { dryRun, async, strategy, values: list, applied: false };
-    imports.push(request);
-    const fault = queued.shift() ?? every?.(imports.length);
-    if (fault === 'status-503') return json(res, 503, webMessage(503, 'Service temporarily unavailable'));
-    if (fault === 'drop-before-apply') return req.socket.destroy();
-    const summary = importValues(list, dryRun, strategy, async);
-    request.applied = true;
-    if (fault === 'drop-after-apply') return req.socket.destroy();
-    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, handle.slowMs));
+    const summary = await withFault(req, res, request, () => importValues(list, dryRun, strategy, async));
+    if (!summary) return;
     if (async) {
       const id = randomUUID().replace(/-/g, '').slice(0, 11);
       tasks.set(id, { polls: options.taskPolls ?? 2, summary, created: new Date().toISOString() });
@@ -351,14 +366,8 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
       events: list,
       applied: false,
     };
-    imports.push(request);
-    const fault = queued.shift() ?? every?.(imports.length);
-    if (fault === 'status-503') return json(res, 503, webMessage(503, 'Service temporarily unavailable'));
-    if (fault === 'drop-before-apply') return req.socket.destroy();
-    const report = importEvents(list, dryRun);
-    request.applied = true;
-    if (fault === 'drop-after-apply') return req.socket.destroy();
-    if (fault === 'slow') await new Promise((resolve) => setTimeout(resolve, handle.slowMs));
+    const report = await withFault(req, res, request, () => importEvents(list, dryRun));
+    if (!report) return;
     if (async) {
       const id = randomUUID().replace(/-/g, '').slice(0, 11);
       trackerJobs.set(id, { polls: options.taskPolls ?? 2, report });

@@ -5,7 +5,12 @@ import { isApiError } from '../../../core/cluster/errors.ts';
 import { readChangelog } from '../../../core/exports/changelog.ts';
 import { PAYLOAD_FILE } from '../../../core/exports/payload.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
-import { deliveryKind, deliverySpecSchema, type Delivery } from '../../../core/resources/delivery/schema.ts';
+import {
+  deliveryKind,
+  deliverySpecSchema,
+  exportLabels,
+  type Delivery,
+} from '../../../core/resources/delivery/schema.ts';
 import { exportKind, type Export } from '../../../core/resources/export/schema.ts';
 import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
 import { changelogPath, storeFile } from '../../../core/stores/layout.ts';
@@ -23,9 +28,6 @@ import {
 
 const tags = ['Exports'];
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/** Labels that find an export's deliveries. */
-export const EXPORT_LABEL = 'climate.stratus.dev/export';
 
 /**
  * The Delivery a request names: with an Idempotency-Key, one derived from the export and the key, so that
@@ -138,7 +140,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
         const created = await cluster.create<Delivery>(deliveryKind, {
           apiVersion: API_VERSION,
           kind: deliveryKind.kind,
-          metadata: { name, namespace, labels: { [EXPORT_LABEL]: exportId } },
+          metadata: { name, namespace, labels: exportLabels(exportId) },
           spec: deliverySpecSchema.parse({
             exportId,
             jobId,

@@ -46,10 +46,10 @@ function stepsOf(node: Record<string, unknown>, datasets: Map<string, Dataset>):
   const extent = dataset?.status?.extent?.temporal;
   if (!type || !extent?.start || !extent.end) return 0;
   const [from, to] = Array.isArray(args.temporal_extent) ? args.temporal_extent : [];
-  const candidates = (a: string, b: string | undefined, later: boolean) =>
-    b === undefined ? a : later ? (a > b ? a : b) : a < b ? a : b;
-  const start = candidates(extent.start, periodOf(type, from, false), true);
-  const end = candidates(extent.end, periodOf(type, to, true), false);
+  // Native periods of one type sort as text.
+  const [first, last] = [periodOf(type, from, false), periodOf(type, to, true)];
+  const start = first !== undefined && first > extent.start ? first : extent.start;
+  const end = last !== undefined && last < extent.end ? last : extent.end;
   if (end < start) return 0;
   try {
     return periodRange(type, start, end).length;

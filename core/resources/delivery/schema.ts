@@ -118,3 +118,10 @@ export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
 export type DeliveryChunk = z.infer<typeof deliveryChunkSchema>;
 export type DeliveryReport = z.infer<typeof deliveryReportSchema>;
 export type ImportCount = z.infer<typeof importCountSchema>;
+
+/** The label that finds an export's deliveries (its history is trimmed by it). */
+export const EXPORT_LABEL = 'climate.stratus.dev/export';
+
+/** The labels of a delivery of `exportId`: none for an export name longer than a label value may be (63). */
+export const exportLabels = (exportId: string): Record<string, string> =>
+  exportId.length <= 63 ? { [EXPORT_LABEL]: exportId } : {};

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { readCheckpoint } from '../../../core/exports/checkpoint.ts';
-import { deliveryKind, type Delivery } from '../../../core/resources/delivery/schema.ts';
+import { deliveryKind, EXPORT_LABEL, type Delivery } from '../../../core/resources/delivery/schema.ts';
 import { exportKind, type Export } from '../../../core/resources/export/schema.ts';
 import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
 import { programKind, type Program } from '../../../core/resources/program/schema.ts';
@@ -45,11 +45,15 @@ async function ahead(delivery: Delivery, target: string, cluster: Cluster): Prom
 
 /**
  * Ended deliveries of the export past its history limit, newest kept: by when they ended, then by name. Those
- * being deleted already are left out.
+ * being deleted already are left out, and so are deliveries applied without the export label.
  */
 async function expiredOf(delivery: Delivery, exported: Export | undefined, cluster: Cluster): Promise<string[]> {
   if (!exported || !finished(delivery)) return [];
-  const { items } = await cluster.list<Delivery>(deliveryKind, { namespace: delivery.metadata.namespace });
+  // The export's deliveries by their label (the API sets it), not the namespace's every delivery on every resync.
+  const { items } = await cluster.list<Delivery>(deliveryKind, {
+    namespace: delivery.metadata.namespace,
+    labelSelector: `${EXPORT_LABEL}=${delivery.spec.exportId}`,
+  });
   const ended = items
     .filter((d) => d.spec.exportId === delivery.spec.exportId && finished(d) && !d.metadata.deletionTimestamp)
     .sort(

@@ -21,6 +21,7 @@ import { changeLogEnabled } from '../../../core/tracker/metadata.ts';
 import { DEFAULT_BACKOFF, retryDelaySeconds, type RetryBackoff } from '../../../core/runs/backoff.ts';
 import type { JobSpec, JobState } from '../../jobs/runner.ts';
 import type { Action, Outcome, Plan } from '../../runtime/actions.ts';
+import { removeFilesThenRelease } from '../../runtime/files-removal.ts';
 import { eventOf, readinessConditions, readinessOf } from '../../runtime/readiness.ts';
 import { CREDENTIALS_ENV, TOKEN_ENV } from '../../worker/ingestion-input.ts';
 import { deliveryResultSchema, type DeliveryInput } from '../../worker/delivery-input.ts';
@@ -64,41 +65,22 @@ const WAIT_MS = 1_000;
 export const deliveryAttemptName = (delivery: Delivery, attempt: number) => `${delivery.metadata.name}-a${attempt}`;
 export const deliveryCleanupName = (delivery: Delivery) => `${delivery.metadata.name}-gc`;
 
-/**
- * A deleted delivery: its running attempt is cancelled, then a worker removes its checkpoint (the operator's pod
- * mounts the store read-only), then the finalizer goes. A checkpoint that cannot be removed does not hold it.
- */
+/** A deleted delivery: its attempt stops, a worker removes its checkpoint, then the finalizer goes. */
 function deleted(delivery: Delivery, observed: DeliveryObserved): Decision {
-  const status = delivery.status ?? {};
-  if (observed.job?.phase === 'running')
-    return {
-      actions: [{ kind: 'cancelJob', name: status.jobName! }],
-      outcome: { kind: 'requeueAfter', ms: 1_000, reason: 'cancelling the attempt of a deleted delivery' },
-    };
-  const { cleanup } = observed;
-  if (!cleanup) {
-    const input = {
-      delivery: delivery.metadata.name,
-      namespace: delivery.metadata.namespace ?? 'default',
-      exportId: delivery.spec.exportId,
-      storageRoot: observed.storageRoot,
-    };
-    return {
-      actions: [
-        { kind: 'startJob', job: { name: deliveryCleanupName(delivery), task: 'remove-delivery-files', input } },
-      ],
-      outcome: done('removing the checkpoint'),
-    };
-  }
-  if (cleanup.phase === 'running') return { outcome: done('removing the checkpoint') };
-  const finalizer: Action = { kind: 'removeFinalizer', name: CHECKPOINT_FINALIZER };
-  if (cleanup.phase === 'succeeded') return { actions: [finalizer], outcome: done('deleted') };
-  return {
-    actions: [finalizer],
-    event: 'FilesLeft',
-    message: `The checkpoint of delivery ${delivery.metadata.name} stays in the store: ${cleanup.error?.message ?? cleanup.phase}.`,
-    outcome: done('deleted, checkpoint left'),
+  const input = {
+    delivery: delivery.metadata.name,
+    namespace: delivery.metadata.namespace ?? 'default',
+    exportId: delivery.spec.exportId,
+    storageRoot: observed.storageRoot,
   };
+  const { filesLeft, ...decision } = removeFilesThenRelease({
+    running: observed.job?.phase === 'running' ? delivery.status!.jobName! : undefined,
+    cleanup: observed.cleanup,
+    job: { name: deliveryCleanupName(delivery), task: 'remove-delivery-files', input },
+    finalizer: CHECKPOINT_FINALIZER,
+    left: (why) => `The checkpoint of delivery ${delivery.metadata.name} stays in the store: ${why}.`,
+  });
+  return filesLeft ? { ...decision, event: 'FilesLeft', message: filesLeft } : decision;
 }
 
 function failed(type: string, message: string, at: string): Decision {

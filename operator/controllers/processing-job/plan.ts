@@ -16,6 +16,7 @@ import { jobPath } from '../../../core/stores/layout.ts';
 import { jobParts, type JobSplitOptions } from '../../../core/processing/jobs/split.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Action, Outcome, Plan } from '../../runtime/actions.ts';
+import { removeFilesThenRelease } from '../../runtime/files-removal.ts';
 import { eventOf, readinessConditions, readinessOf } from '../../runtime/readiness.ts';
 import { processingResultSchema, type ProcessingInput } from '../../worker/processing-input.ts';
 import { retryDelaySeconds } from '../../../core/runs/backoff.ts';
@@ -111,34 +112,19 @@ function ended(state: JobState, status: ProcessingJobStatus, at: string): Decisi
   };
 }
 
-/**
- * A deleted job: its running attempt is cancelled, then a worker removes its directory (the operator's pod mounts
- * the store read-only), then the finalizer goes. Files a worker could not remove do not hold the job forever.
- */
+/** A deleted job: its attempt stops, a worker removes its directory, then the finalizer goes. */
 function deleted(job: ProcessingJob, observed: ProcessingJobObserved): Decision {
   const namespace = job.metadata.namespace ?? 'default';
-  if (observed.job?.phase === 'running')
-    return {
-      actions: [{ kind: 'cancelJob', name: job.status!.jobName! }],
-      outcome: { kind: 'requeueAfter', ms: 1_000, reason: 'cancelling the attempt of a deleted job' },
-    };
-  const { cleanup } = observed;
-  if (!cleanup) {
-    const input = { job: job.metadata.name, namespace, storageRoot: observed.storageRoot };
-    return {
-      actions: [{ kind: 'startJob', job: { name: cleanupName(job), task: 'remove-job-files', input } }],
-      outcome: done('removing the files'),
-    };
-  }
-  if (cleanup.phase === 'running') return { outcome: done('removing the files') };
-  const finalizer: Action = { kind: 'removeFinalizer', name: RESULTS_FINALIZER };
-  if (cleanup.phase === 'succeeded') return { actions: [finalizer], outcome: done('deleted') };
-  return {
-    actions: [finalizer],
-    event: 'FilesLeft',
-    message: `The files of job ${job.metadata.name} stay at ${jobPath(namespace, job.metadata.name)} under the store: ${cleanup.error?.message ?? cleanup.phase}.`,
-    outcome: done('deleted, files left'),
-  };
+  const input = { job: job.metadata.name, namespace, storageRoot: observed.storageRoot };
+  const { filesLeft, ...decision } = removeFilesThenRelease({
+    running: observed.job?.phase === 'running' ? job.status!.jobName! : undefined,
+    cleanup: observed.cleanup,
+    job: { name: cleanupName(job), task: 'remove-job-files', input },
+    finalizer: RESULTS_FINALIZER,
+    left: (why) =>
+      `The files of job ${job.metadata.name} stay at ${jobPath(namespace, job.metadata.name)} under the store: ${why}.`,
+  });
+  return filesLeft ? { ...decision, event: 'FilesLeft', message: filesLeft } : decision;
 }
 
 function decide(job: ProcessingJob, observed: ProcessingJobObserved, now: Date): Decision {
