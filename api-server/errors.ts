@@ -93,12 +93,13 @@ export const errorCatalogue = {
     status: 401,
     envelope: 'native',
     description:
-      'Credentials were sent but are wrong (HTTP basic); the response carries a `WWW-Authenticate` challenge.',
+      'Credentials were sent but are wrong (HTTP basic), or none were sent to a route that needs a signed-in user; the response carries a `WWW-Authenticate` challenge.',
   },
   Forbidden: {
     status: 403,
     envelope: 'native',
-    description: 'The request is refused whoever sends it: a form without its CSRF token, for example.',
+    description:
+      'The request is refused: the signed-in user lacks the authority the route needs, or a form came without its CSRF token.',
   },
   invalid_request: {
     status: 400,

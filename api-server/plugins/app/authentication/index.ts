@@ -12,6 +12,7 @@ import { readSystemSettings, type SystemSettings } from '../../../../core/auth/s
 import { activeUser, UserDirectory, type MappingClaim } from '../../../../core/auth/users/directory.ts';
 import type { User } from '../../../../core/resources/user/schema.ts';
 import { HttpError } from '../../../errors.ts';
+import { basicChallenge, REALM } from './authority.ts';
 import { ANONYMOUS, callerOf, type Caller } from './caller.ts';
 import { isSecureRequest, readCookie, SESSION_COOKIE } from './cookies.ts';
 
@@ -39,14 +40,6 @@ declare module 'fastify' {
     /** false: the route reads credentials itself (the OAuth2 endpoints, where Basic authenticates a client). */
     authentication?: boolean;
   }
-}
-
-export const REALM = 'Stratus';
-
-function basicChallenge(message: string): HttpError {
-  return new HttpError('Unauthorized', message, [], {
-    headers: { 'www-authenticate': `Basic realm="${REALM}", charset="UTF-8"` },
-  });
 }
 
 /** RFC 6750 §3: the challenge that goes with a refused bearer token, naming the error. */
