@@ -136,6 +136,17 @@ export const errorCatalogue = {
     envelope: 'oauth2',
     description: 'The bearer token lacks a scope the endpoint needs (`openid` for userinfo).',
   },
+  invalid_redirect_uri: {
+    status: 400,
+    envelope: 'oauth2',
+    description: 'RFC 7591: a redirect URI of a registration is malformed or not on the device enrolment allow-list.',
+  },
+  invalid_client_metadata: {
+    status: 400,
+    envelope: 'oauth2',
+    description:
+      'RFC 7591: the registration metadata is refused (no inline `jwks`, a `jwks_uri`, another authentication method or grant type, a private or weak key).',
+  },
   E4000: {
     status: 409,
     envelope: 'web-message',

@@ -7,6 +7,7 @@ export const ENDPOINT_PATHS = {
   introspection: '/oauth2/introspect',
   userinfo: '/oauth2/userinfo',
   discovery: '/.well-known/openid-configuration',
+  registration: '/connect/register',
 } as const;
 
 export type EndpointName = keyof typeof ENDPOINT_PATHS;

@@ -31,6 +31,15 @@ describe('redirect URIs', () => {
     expect(redirectUriRefusal(uri, ['stratus://oauth'])).toBe(refusal);
   });
 
+  it.each([
+    ['a deep link matching a glob', 'stratus://oauth/phone-1', undefined],
+    ['https off the allow-list', 'https://app.example.org/cb', 'not-on-allowlist'],
+    ['a custom scheme off the allow-list', 'evil://oauth/phone-1', 'not-on-allowlist'],
+    ['a fragment', 'stratus://oauth/phone#x', 'fragment'],
+  ])('holds a dynamically registered client to the allow-list globs, %s: %s', (_name, uri, refusal) => {
+    expect(redirectUriRefusal(uri, ['stratus://oauth/*'], 'dynamic')).toBe(refusal);
+  });
+
   it('matches enrolment deep links against the allow-list globs', () => {
     expect(matchesAllowlist('stratus://oauth', ['stratus://oauth'])).toBe(true);
     expect(matchesAllowlist('stratus://oauth/device-1', ['stratus://oauth/*'])).toBe(true);

@@ -4,7 +4,7 @@
  * authorization endpoint cannot be turned into an open redirector.
  */
 
-export type RedirectUriRefusal = 'not-absolute' | 'fragment' | 'custom-scheme-not-allowed';
+export type RedirectUriRefusal = 'not-absolute' | 'fragment' | 'custom-scheme-not-allowed' | 'not-on-allowlist';
 
 function schemeOf(uri: string): string | undefined {
   return /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)?.[1]?.toLowerCase();
@@ -15,16 +15,31 @@ export function isRegisteredRedirectUri(requested: string, registered: readonly 
   return registered.includes(requested);
 }
 
-/**
- * Whether a redirect URI may be registered (or used): absolute, without a fragment (RFC 6749 §3.1.2); `http`
- * and `https` always, a custom scheme only when the very URI is on the allow-list
- * (`deviceEnrollmentRedirectAllowlist`). Answers why not, or undefined when it may.
- */
-export function redirectUriRefusal(uri: string, allowlist: readonly string[]): RedirectUriRefusal | undefined {
+/** Why a URI cannot be any redirect URI: relative (or a scheme without a host), or with a fragment (RFC 6749 §3.1.2). */
+export function malformedRedirectUri(uri: string): 'not-absolute' | 'fragment' | undefined {
   const scheme = schemeOf(uri);
   if (!scheme || !URL.canParse(uri)) return 'not-absolute';
   if (uri.includes('#')) return 'fragment';
-  if (scheme === 'http' || scheme === 'https') return new URL(uri).host === '' ? 'not-absolute' : undefined;
+  if ((scheme === 'http' || scheme === 'https') && new URL(uri).host === '') return 'not-absolute';
+  return undefined;
+}
+
+/**
+ * Whether a redirect URI may be registered (or used): well-formed; `http` and `https` always, a custom scheme
+ * only when the very URI is on the allow-list (`deviceEnrollmentRedirectAllowlist`). A client that registered
+ * itself (`dynamic`) is held to the allow-list's globs instead, for every URI, as it was at its registration.
+ * Answers why not, or undefined when it may.
+ */
+export function redirectUriRefusal(
+  uri: string,
+  allowlist: readonly string[],
+  registration: 'managed' | 'dynamic' = 'managed',
+): RedirectUriRefusal | undefined {
+  const malformed = malformedRedirectUri(uri);
+  if (malformed) return malformed;
+  if (registration === 'dynamic') return matchesAllowlist(uri, allowlist) ? undefined : 'not-on-allowlist';
+  const scheme = schemeOf(uri);
+  if (scheme === 'http' || scheme === 'https') return undefined;
   return allowlist.includes(uri) ? undefined : 'custom-scheme-not-allowed';
 }
 

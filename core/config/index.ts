@@ -91,6 +91,7 @@ const valueSchemas: Record<string, z.ZodType> = {
   'server.timeout.keep_alive': positiveSeconds,
   'oauth2.server.enabled': onOff,
   'oauth2.server.jwt.keystore.generate-if-missing': onOff,
+  'oauth2.server.dcr.refresh-token-ttl': positiveSeconds,
   'oidc.oauth2.login.enabled': onOff,
   'oidc.jwt.token.authentication.enabled': onOff,
   'oidc.logout.redirect_url': url,
@@ -133,6 +134,8 @@ export interface InstanceConfig {
       keyPassword: string | null;
       generateIfMissing: boolean;
     };
+    /** Refresh-token lifetime of clients registered from then on through dynamic client registration. */
+    dcrRefreshTokenTtlSeconds: number;
   };
   oidc: {
     loginEnabled: boolean;
@@ -265,6 +268,7 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
         keyPassword: text_('oauth2.server.jwt.keystore.key-password'),
         generateIfMissing: get('oauth2.server.jwt.keystore.generate-if-missing', true),
       },
+      dcrRefreshTokenTtlSeconds: get('oauth2.server.dcr.refresh-token-ttl', 30 * 24 * 3600),
     },
     oidc: {
       loginEnabled: get('oidc.oauth2.login.enabled', false),

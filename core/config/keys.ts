@@ -21,6 +21,7 @@ export const exactKeys = [
   'oauth2.server.jwt.keystore.password',
   'oauth2.server.jwt.keystore.key-password',
   'oauth2.server.jwt.keystore.generate-if-missing',
+  'oauth2.server.dcr.refresh-token-ttl',
   'oidc.oauth2.login.enabled',
   'oidc.jwt.token.authentication.enabled',
   'oidc.logout.redirect_url',

@@ -18,6 +18,7 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     userinfo_endpoint: endpointUrl(issuer, 'userinfo'),
     revocation_endpoint: endpointUrl(issuer, 'revocation'),
     introspection_endpoint: endpointUrl(issuer, 'introspection'),
+    registration_endpoint: endpointUrl(issuer, 'registration'),
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

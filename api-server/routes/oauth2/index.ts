@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { acceptForms } from '../../plugins/app/authentication/forms.ts';
 import { authorizeRoutes } from './authorize.ts';
 import { discoveryRoutes } from './discovery.ts';
+import { registrationRoutes } from './registration.ts';
 import { tokenRoutes } from './token.ts';
 import { userinfoRoutes } from './userinfo.ts';
 
@@ -17,4 +18,5 @@ export const oauth2Routes: FastifyPluginAsyncZod = async (app) => {
   await app.register(authorizeRoutes(auth));
   await app.register(tokenRoutes(auth));
   await app.register(userinfoRoutes(auth));
+  await app.register(registrationRoutes(auth));
 };

@@ -90,3 +90,18 @@ export const discoverySchema = z
 export const userinfoSchema = z
   .record(z.string(), z.string())
   .meta({ id: 'UserInfo', description: 'OIDC Core §5.3: sub and the claims the scopes release.' });
+
+export const clientRegistrationSchema = z
+  .object({
+    client_id: z.string(),
+    client_id_issued_at: z.number().int(),
+    client_name: z.string().optional(),
+    redirect_uris: z.array(z.string()),
+    grant_types: z.array(z.string()),
+    response_types: z.array(z.literal('code')),
+    token_endpoint_auth_method: z.literal('private_key_jwt'),
+    token_endpoint_auth_signing_alg: z.string().optional(),
+    scope: z.string().describe('Always `openid profile username`.'),
+    jwks: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }),
+  })
+  .meta({ id: 'ClientRegistrationResponse', description: 'RFC 7591 §3.2.1 client information response.' });

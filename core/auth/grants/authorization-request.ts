@@ -1,4 +1,4 @@
-import type { OAuth2Client } from '../../resources/oauth2-client/schema.ts';
+import { DYNAMIC_REGISTRATION, REGISTRATION_LABEL, type OAuth2Client } from '../../resources/oauth2-client/schema.ts';
 import type { ClientDirectory } from '../clients/directory.ts';
 import type { AuthorizeErrorCode } from '../errors.ts';
 import { isValidS256Challenge } from '../pkce.ts';
@@ -37,6 +37,11 @@ export type AuthorizationRequestCheck =
       description: string;
     };
 
+const registrationOf = (client: OAuth2Client) =>
+  (client.metadata.labels as Record<string, string> | undefined)?.[REGISTRATION_LABEL] === DYNAMIC_REGISTRATION
+    ? 'dynamic'
+    : 'managed';
+
 /** Request parameters as they arrived: a parameter given twice is an array, which RFC 6749 §3.1 forbids. */
 export type RawParameters = Record<string, string | string[] | undefined>;
 
@@ -57,7 +62,7 @@ export async function checkAuthorizationRequest(
   if (!redirectUri) return { ok: false, redirect: false, description: 'The request has no redirect_uri.' };
   if (!isRegisteredRedirectUri(redirectUri, client.spec.redirectUris))
     return { ok: false, redirect: false, description: 'The redirect_uri is not registered for this client.' };
-  if (redirectUriRefusal(redirectUri, redirectAllowlist))
+  if (redirectUriRefusal(redirectUri, redirectAllowlist, registrationOf(client)))
     return {
       ok: false,
       redirect: false,

@@ -8,6 +8,7 @@ export const SESSION_PREFIX = 's-';
 export const CLIENT_ASSERTION_PREFIX = 'a-';
 export const AUTHORIZATION_PREFIX = 'authz-';
 export const CONSENT_PREFIX = 'consent-';
+export const INITIAL_ACCESS_TOKEN_PREFIX = 'iat-';
 
 export function sessionName(cookieValue: string): string {
   return `${SESSION_PREFIX}${hexHash(cookieValue)}`;
@@ -20,4 +21,8 @@ export function clientAssertionName(clientId: string, jti: string): string {
 /** One consent record per client and user. */
 export function consentName(clientId: string, principalName: string): string {
   return `${CONSENT_PREFIX}${hexHash(`${clientId}\n${principalName}`).slice(0, 40)}`;
+}
+
+export function initialAccessTokenName(value: string): string {
+  return `${INITIAL_ACCESS_TOKEN_PREFIX}${hexHash(value)}`;
 }

@@ -8,8 +8,11 @@ import { SIGNING_ALG, type SigningKeys } from '../keys/signing-keys.ts';
  */
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
-/** Header `typ` of each token: RFC 9068 for access tokens; refresh tokens get their own so no token passes for another. */
-export const TOKEN_TYP = { access: 'at+jwt', id: 'JWT', refresh: 'rt+jwt' } as const;
+/**
+ * Header `typ` of each token: RFC 9068 for access tokens; refresh tokens and initial access tokens (device
+ * enrolment) get their own, so no token passes for another (an IAT is no API credential).
+ */
+export const TOKEN_TYP = { access: 'at+jwt', id: 'JWT', refresh: 'rt+jwt', initialAccess: 'iat+jwt' } as const;
 export type TokenKind = keyof typeof TOKEN_TYP;
 
 export class InvalidJwtError extends Error {

@@ -11,6 +11,15 @@ export const oauth2Scope = z.enum(['openid', 'profile', 'username', 'email'], {
   message: 'must be one of openid, profile, username, email',
 });
 
+/**
+ * Label of the clients a device registered itself (RFC 7591, value `dynamic`): their redirect URIs are checked
+ * against the enrolment allow-list's globs rather than verbatim (spec 2).
+ */
+export const REGISTRATION_LABEL = 'climate.stratus.dev/registration';
+export const DYNAMIC_REGISTRATION = 'dynamic';
+/** Annotation naming the user who enrolled the device of a dynamically registered client. */
+export const ENROLLED_BY_ANNOTATION = 'climate.stratus.dev/enrolled-by';
+
 export const oauth2ClientSpecSchema = z
   .object({
     clientId: z.string().min(1).describe('Client identifier, unique.'),

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { authenticateBearer } from '../../../../core/auth/bearer.ts';
 import { ClientDirectory } from '../../../../core/auth/clients/directory.ts';
+import { ensureRegistrarClient } from '../../../../core/auth/clients/registrar.ts';
 import type { AuthContext } from '../../../../core/auth/context.ts';
 import { OAuthError } from '../../../../core/auth/errors.ts';
 import { resolveSigningKeys } from '../../../../core/auth/keys/resolve.ts';
@@ -80,6 +81,7 @@ export const authenticationPlugin = fp(
     }
     const keys = await resolveSigningKeys(config.oauth2.keystore, cluster, namespace);
     app.log.info({ kid: keys.kid, source: keys.source }, 'authorization server signing key');
+    await ensureRegistrarClient(cluster, namespace);
     const platform = config.oidc.providers.find((p) => p.id === 'platform');
     const context: AuthContext = {
       cluster,
