@@ -9,8 +9,8 @@ describe('API server', () => {
   it('refuses every write on a read-only instance with 403, except POST /result', async () => {
     const { app } = await build('read_only = on');
     // Later areas add write routes; the guard must hold for routes registered after it.
-    app.post('/widgets', async () => ({ ok: true }));
-    app.delete('/widgets/:id', async () => ({ ok: true }));
+    app.post('/widgets', { config: { access: 'F_DATASET_MANAGE' } }, async () => ({ ok: true }));
+    app.delete('/widgets/:id', { config: { access: 'F_DATASET_MANAGE' } }, async () => ({ ok: true }));
     for (const [method, url] of [
       ['POST', '/widgets'],
       ['DELETE', '/widgets/x'],
@@ -33,7 +33,7 @@ describe('API server', () => {
 
   it('lets writes through on a read-write instance', async () => {
     const { app } = await build();
-    app.post('/widgets', async () => ({ ok: true }));
+    app.post('/widgets', { config: { access: 'F_DATASET_MANAGE' } }, async () => ({ ok: true }));
     expect((await app.inject({ method: 'POST', url: '/widgets' })).statusCode).toBe(200);
   });
 

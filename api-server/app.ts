@@ -7,6 +7,7 @@ import type { Cluster } from '../core/cluster/port.ts';
 import type { InstanceConfig } from '../core/config/index.ts';
 import { processDescriptions } from '../core/processing/index.ts';
 import { clientErrorHandler, serverFactory } from './http-server.ts';
+import { accessPlugin, anonymousReads } from './plugins/app/authentication/access.ts';
 import { authenticationPlugin } from './plugins/app/authentication/index.ts';
 import { contextPlugin, type VersionInfo } from './plugins/app/context.ts';
 import { endpointsPlugin } from './plugins/app/endpoints.ts';
@@ -105,6 +106,7 @@ export async function buildApp(options: BuildAppOptions) {
   // CORS before the read-only refusal, so that a refused cross-origin write still carries its CORS headers.
   await app.register(corsPlugin);
   await app.register(authenticationPlugin);
+  await app.register(accessPlugin);
   await app.register(readOnlyPlugin);
   await app.register(metricsPlugin);
   await app.register(openApiPlugin);
@@ -114,7 +116,8 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(zarrKeysPlugin);
   await app.register(runsPlugin);
   await app.register(cataloguePlugin);
-  if (options.zarrFastPath !== false) {
+  // The fast path answers before any hook runs: only where anyone may read.
+  if (options.zarrFastPath !== false && anonymousReads(options.config)) {
     await app.register(servedVersionsPlugin);
     await app.register(zarrFastPathPlugin);
     fastPath = app.zarrFastPath;

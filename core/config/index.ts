@@ -93,6 +93,7 @@ const valueSchemas: Record<string, z.ZodType> = {
   'oauth2.server.jwt.keystore.generate-if-missing': onOff,
   'oauth2.server.dcr.refresh-token-ttl': positiveSeconds,
   'oidc.oauth2.login.enabled': onOff,
+  'security.anonymous_read': onOff,
   'oidc.jwt.token.authentication.enabled': onOff,
   'oidc.logout.redirect_url': url,
   'linked_accounts.enabled': onOff,
@@ -136,6 +137,10 @@ export interface InstanceConfig {
     };
     /** Refresh-token lifetime of clients registered from then on through dynamic client registration. */
     dcrRefreshTokenTtlSeconds: number;
+  };
+  security: {
+    /** Once authentication is configured: whether reads stay open to anonymous callers. */
+    anonymousRead: boolean;
   };
   oidc: {
     loginEnabled: boolean;
@@ -270,6 +275,7 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
       },
       dcrRefreshTokenTtlSeconds: get('oauth2.server.dcr.refresh-token-ttl', 30 * 24 * 3600),
     },
+    security: { anonymousRead: get('security.anonymous_read', true) },
     oidc: {
       loginEnabled: get('oidc.oauth2.login.enabled', false),
       jwtTokenAuthenticationEnabled: get('oidc.jwt.token.authentication.enabled', false),
@@ -306,4 +312,12 @@ export async function loadInstanceConfig(path?: string): Promise<InstanceConfig>
     throw new ConfigError(`cannot read the instance configuration ${path}: ${err.code ?? err.message}`);
   });
   return parseInstanceConfig(text, path);
+}
+
+/**
+ * Whether any authentication is configured (DESIGN.md §5): then writes need a user with the route's authority.
+ * Without, the instance is open and anonymous (spec 1).
+ */
+export function authenticationConfigured(config: Pick<InstanceConfig, 'oauth2' | 'oidc'>): boolean {
+  return config.oauth2.serverEnabled || config.oidc.jwtTokenAuthenticationEnabled || config.oidc.loginEnabled;
 }

@@ -23,6 +23,7 @@ export const exactKeys = [
   'oauth2.server.jwt.keystore.generate-if-missing',
   'oauth2.server.dcr.refresh-token-ttl',
   'oidc.oauth2.login.enabled',
+  'security.anonymous_read',
   'oidc.jwt.token.authentication.enabled',
   'oidc.logout.redirect_url',
   'linked_accounts.enabled',

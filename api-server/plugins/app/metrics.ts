@@ -27,7 +27,7 @@ export const metricsPlugin = fp(
     app.addHook('onResponse', async (request, reply) => {
       observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     });
-    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    app.get('/metrics', { schema: { hide: true }, config: { access: 'public' } }, async (_request, reply) => {
       reply.type(registry.contentType);
       return registry.metrics();
     });

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { SECURITY_SCHEMES } from '../app/authentication/access.ts';
 
 /** Version of the interface description (spec 1), distinct from the application version. */
 export const API_DESCRIPTION_VERSION = '0.1.0';
@@ -19,14 +20,19 @@ export const openApiPlugin = fp(
         info: {
           title: 'Stratus climate data API',
           version: API_DESCRIPTION_VERSION,
-          description: 'Managed climate datasets, catalogue, processing, exports and identity of a Stratus instance.',
+          description:
+            'Managed climate datasets, catalogue, processing, exports and identity of a Stratus instance. ' +
+            '`x-stratus-access` says who may call an operation once authentication is configured: `public`, ' +
+            '`anonymous-read` (anyone reads unless `security.anonymous_read = off`), `signed-in`, or the authority ' +
+            'a user needs (docs/authorization.md); without authentication the instance is open.',
         },
+        components: { securitySchemes: SECURITY_SCHEMES },
       },
       transform: jsonSchemaTransform,
       transformObject: jsonSchemaTransformObject,
     });
     await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    app.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
   },
   { name: 'stratus-openapi' },
 );

@@ -66,6 +66,11 @@ export function dataSourcePage(instanceName: string, r: DataSourceRecord, readOn
                 link.href = response.headers.get('location');
                 link.textContent = 'Ingestion ' + answer.jobID + ' accepted';
                 out.replaceChildren(link);
+              } else if (response.status === 401 || response.status === 403) {
+                const link = document.createElement('a');
+                link.href = '/login?return_to=' + encodeURIComponent(location.pathname);
+                link.textContent = 'Sign in as a user who may ingest (F_DATASET_MANAGE)';
+                out.replaceChildren(link);
               } else {
                 out.textContent = 'Refused (' + response.status + '): ' + JSON.stringify(answer.detail);
               }

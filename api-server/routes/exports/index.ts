@@ -75,6 +75,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/exports/:export_id',
     {
+      config: { access: 'F_EXPORT_DELIVER' },
       schema: {
         summary: 'Deliver the saved payload of a finished job',
         description:

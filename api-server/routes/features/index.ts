@@ -105,6 +105,7 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/features/:collection_id/refresh',
     {
+      config: { access: 'F_DATASET_MANAGE' },
       schema: {
         summary: 'Fetch a feature collection from its template, creating or replacing it',
         description:

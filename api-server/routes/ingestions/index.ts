@@ -36,6 +36,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ingestions',
     {
+      config: { access: 'F_DATASET_MANAGE' },
       schema: {
         summary: 'Ingest a data source into its managed dataset',
         description:
@@ -138,6 +139,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/ingestions/jobs/:job_id',
     {
+      config: { access: 'F_DATASET_MANAGE' },
       schema: {
         summary: 'Request cooperative cancellation of a run',
         description:

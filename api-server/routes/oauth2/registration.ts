@@ -35,6 +35,8 @@ export function registrationRoutes(auth: AuthServices): FastifyPluginAsyncZod {
     app.get(
       ENROLMENT_PATH,
       {
+        // The handler sends a browser without a session to the login page first.
+        config: { access: 'public' },
         schema: {
           summary: 'Enrol a device: mint an Initial Access Token',
           description:

@@ -34,6 +34,7 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
   app.get(
     '/conformance',
     {
+      config: { access: 'public' },
       schema: {
         summary: 'Conformance classes',
         tags,
@@ -48,6 +49,7 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
   app.get(
     '/credentials/oidc',
     {
+      config: { access: 'public' },
       schema: {
         summary: 'OpenID Connect providers',
         description: 'Empty while the instance is anonymous (no authentication configured).',
@@ -85,6 +87,7 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
   app.get(
     '/me',
     {
+      config: { access: 'public' },
       schema: {
         summary: 'The account of the caller',
         description:

@@ -116,6 +116,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/jobs',
     {
+      config: { access: 'F_JOB_MANAGE' },
       schema: {
         summary: 'Create a batch job',
         description:
@@ -161,6 +162,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
   app.patch(
     '/jobs/:job_id',
     {
+      config: { access: 'F_JOB_MANAGE' },
       schema: {
         summary: 'Modify a batch job',
         description: 'Changes title, description, process, plan or budget; 400 `JobLocked` while queued or running.',
@@ -191,6 +193,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/jobs/:job_id',
     {
+      config: { access: 'F_JOB_MANAGE' },
       schema: {
         summary: 'Delete a batch job',
         description: 'Deletes the job and its results; 400 `JobLocked` while queued or running.',
@@ -215,6 +218,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/jobs/:job_id/results',
     {
+      config: { access: 'F_JOB_MANAGE' },
       schema: {
         summary: 'Start a batch job',
         description:
@@ -248,6 +252,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/jobs/:job_id/results',
     {
+      config: { access: 'F_JOB_MANAGE' },
       schema: {
         summary: 'Cancel a batch job',
         description:

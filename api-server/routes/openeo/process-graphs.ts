@@ -61,6 +61,7 @@ export const processGraphRoutes: FastifyPluginAsyncZod = async (app) => {
   app.put(
     '/process_graphs/:process_graph_id',
     {
+      config: { access: 'F_JOB_MANAGE' },
       schema: {
         summary: 'Store a user-defined process',
         description:
@@ -102,6 +103,7 @@ export const processGraphRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/process_graphs/:process_graph_id',
     {
+      config: { access: 'F_JOB_MANAGE' },
       schema: {
         summary: 'Delete a user-defined process',
         tags,

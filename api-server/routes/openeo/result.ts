@@ -47,6 +47,7 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/result',
     {
+      config: { access: 'F_JOB_MANAGE' },
       schema: {
         summary: 'Process and download data synchronously',
         description:

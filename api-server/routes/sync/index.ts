@@ -66,6 +66,7 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/sync/:dataset_id',
     {
+      config: { access: 'F_DATASET_MANAGE' },
       schema: {
         summary: 'Sync the dataset forward to the newest available period',
         description:

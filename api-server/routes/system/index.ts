@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { represent } from '../../negotiation.ts';
+import { requireReader } from '../../plugins/app/authentication/access.ts';
 import { errorDetailSchema, formatQuerySchema } from '../../schemas.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { CONFORMS_TO, OPENEO_API_VERSION } from '../../services/catalogue/conformance.ts';
@@ -42,6 +43,7 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/',
     {
+      config: { access: 'public' },
       schema: {
         summary: 'Landing page and openEO capabilities',
         tags: ['System'],
@@ -54,8 +56,10 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      if (request.query['list-type'] !== undefined)
+      if (request.query['list-type'] !== undefined) {
+        requireReader(request, config);
         return reply.type('application/xml').send(await listIcechunkObjects(app.stratus, request.query));
+      }
       return represent(
         request,
         reply,
@@ -78,6 +82,7 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   const wellKnown = {
+    config: { access: 'public' as const },
     schema: { summary: 'openEO API versions', tags: ['System'], response: { 200: wellKnownSchema } },
   };
   const versions = async (request: FastifyRequest) => ({
@@ -104,7 +109,10 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/health',
-    { schema: { summary: 'Health', tags: ['System'], response: { 200: healthStatusSchema } } },
+    {
+      config: { access: 'public' },
+      schema: { summary: 'Health', tags: ['System'], response: { 200: healthStatusSchema } },
+    },
     async (request) => {
       const now = Date.now();
       if (!probe || now - probe.at >= app.stratus.healthCacheMs) probe = { at: now, result: checkStore(request.log) };

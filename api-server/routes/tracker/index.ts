@@ -112,6 +112,7 @@ export const trackerRoutes: FastifyPluginAsyncZod = async (app) => {
       `${area.path}/:uid`,
       {
         onRequest: requireJsonPatch,
+        config: { access: 'ALL' },
         // The body is checked by parseChangeLogPatch, which answers 409 with every problem instead of a 422.
         attachValidation: true,
         schema: {

@@ -96,6 +96,8 @@ export function zarrFastPath(options: ZarrFastPathOptions): ZarrFastPath {
   return {
     claims(request) {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || request.headers.origin !== undefined) return;
+      // Credentials are checked by the authentication hook (a wrong one is 401 even where anyone may read).
+      if (request.headers.authorization !== undefined) return;
       if (options.closing()) return;
       const match = PLAIN_KEY.exec(request.url ?? '');
       if (!match || !resourceIdSchema.safeParse(match[1]).success) return;

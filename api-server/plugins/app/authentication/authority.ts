@@ -4,8 +4,27 @@ import type { Caller } from './caller.ts';
 
 export const REALM = 'Stratus';
 
-/** The authority of a superuser (DESIGN.md §5): every other authority with it. */
-export const SUPERUSER = 'ALL';
+/**
+ * The authorities a route may need (DESIGN.md §5), one list for the routes, the access check and the docs. A
+ * superuser (`ALL`) holds every one.
+ */
+export const AUTHORITIES = {
+  ALL: 'Superuser: every authority, and the routes only a superuser may call (system settings, the records of the authorization server, tracker metadata).',
+  F_OAUTH2_CLIENT_MANAGE: 'Create, change and delete OAuth2 clients (`/api/oAuth2Clients`).',
+  F_DATASET_MANAGE: 'Start ingestions and syncs, cancel them, refresh feature collections.',
+  F_JOB_MANAGE: 'openEO processing: synchronous `/result`, batch jobs, user-defined processes.',
+  F_EXPORT_DELIVER: 'Start deliveries of exports.',
+} as const;
+
+export type Authority = keyof typeof AUTHORITIES;
+
+export const SUPERUSER: Authority = 'ALL';
+
+/**
+ * Who may call a route once authentication is configured: anyone (`public`: the route reads credentials itself,
+ * or must answer before sign-in), any signed-in user, or a user with an authority.
+ */
+export type Access = 'public' | 'signed-in' | Authority;
 
 export function basicChallenge(message: string): HttpError {
   return new HttpError('Unauthorized', message, [], {
@@ -14,7 +33,7 @@ export function basicChallenge(message: string): HttpError {
 }
 
 /** Whether the caller holds `authority` (a superuser holds every one). */
-export function holds(caller: Caller, authority: string): boolean {
+export function holds(caller: Caller, authority: Authority): boolean {
   return caller.authenticated && (caller.authorities.includes(SUPERUSER) || caller.authorities.includes(authority));
 }
 
@@ -25,7 +44,7 @@ export function holds(caller: Caller, authority: string): boolean {
  */
 export function requireAuthority(
   request: FastifyRequest,
-  authority?: string,
+  authority?: Authority,
 ): Extract<Caller, { authenticated: true }> {
   const { caller } = request;
   if (!caller.authenticated) throw basicChallenge('This request needs an authenticated user.');

@@ -53,6 +53,20 @@ export function bearerError(err: OAuthError): HttpError {
   });
 }
 
+/**
+ * The internal provider's id in `/credentials/oidc`. openEO clients send `Bearer oidc/<provider id>/<token>`
+ * (openEO API, "Authentication"); other clients the token alone.
+ */
+export const INTERNAL_PROVIDER_ID = 'platform-internal';
+
+function openEoBearerToken(value: string): string {
+  if (!value.startsWith('oidc/')) return value;
+  const [, provider, token = ''] = /^oidc\/([^/]*)\/(.*)$/.exec(value) ?? [];
+  if (provider !== INTERNAL_PROVIDER_ID)
+    throw new OAuthError('invalid_token', `the token names an unknown OpenID Connect provider (${provider ?? ''})`);
+  return token;
+}
+
 /** RFC 7617: `user:password`, UTF-8, not form-encoded (unlike a client's credentials at the token endpoint). */
 function userCredentials(encoded: string): { username: string; password: string } | undefined {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return undefined;
@@ -124,7 +138,7 @@ export const authenticationPlugin = fp(
       const [scheme, value = ''] = header.trim().split(/\s+/, 2);
       if (scheme?.toLowerCase() === 'bearer') {
         try {
-          const bearer = await authenticateBearer(context, value);
+          const bearer = await authenticateBearer(context, openEoBearerToken(value));
           request.caller = callerOf(bearer.user, 'bearer', { clientId: bearer.clientId, scopes: bearer.scopes });
         } catch (err) {
           throw err instanceof OAuthError ? bearerError(err) : err;

@@ -1,0 +1,75 @@
+import type { FastifyRequest, FastifySchema } from 'fastify';
+import fp from 'fastify-plugin';
+import { authenticationConfigured, type InstanceConfig } from '../../../../core/config/index.ts';
+import { requireAuthority, type Access } from './authority.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route once authentication is configured; every write route says (DESIGN.md §5). */
+    access?: Access;
+  }
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The security schemes of the OpenAPI description (openapi.ts), any one of which authenticates a caller. */
+export const SECURITY_SCHEMES = {
+  basicAuth: { type: 'http', scheme: 'basic', description: 'A local user’s username and password.' },
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'An access token of this authorization server (openEO clients: `oidc/platform-internal/<token>`).',
+  },
+  sessionCookie: { type: 'apiKey', in: 'cookie', name: 'stratus_session', description: 'The login page’s session.' },
+} as const;
+const CREDENTIALS = Object.keys(SECURITY_SCHEMES).map((scheme) => ({ [scheme]: [] }));
+
+/** Whether anonymous callers may read (DESIGN.md §5): always without authentication, else per configuration. */
+export function anonymousReads(config: Pick<InstanceConfig, 'oauth2' | 'oidc' | 'security'>): boolean {
+  return !authenticationConfigured(config) || config.security.anonymousRead;
+}
+
+/** For a public route that also serves data (the root's Icechunk listing): the check every read gets. */
+export function requireReader(request: FastifyRequest, config: InstanceConfig): void {
+  if (!anonymousReads(config)) requireAuthority(request);
+}
+
+/**
+ * Who may do what (DESIGN.md §5). With no authentication configured the instance is open, as spec 1 says. Once it
+ * is, every write needs what its route names (`config.access`), and reads stay anonymous unless
+ * `security.anonymous_read = off`, which leaves only the routes marked `public` (discovery, sign-in) open.
+ * A write route that names nothing stops startup, so no write is ever open by omission.
+ */
+export const accessPlugin = fp(
+  async (app) => {
+    const { config } = app.stratus;
+    const routeMethods = (method: string | string[]) => (Array.isArray(method) ? method : [method]);
+    app.addHook('onRoute', (route) => {
+      const declared = route.config?.access ?? (route.config?.authentication === false ? 'public' : undefined);
+      const writes = routeMethods(route.method).some((m) => WRITES.has(m));
+      if (declared === undefined && writes)
+        throw new Error(`${String(route.method)} ${route.url} does not say who may call it (config.access)`);
+      const access = declared ?? 'anonymous-read';
+      // The OpenAPI description says it too: who may call, and how a caller authenticates.
+      const described: FastifySchema & Record<string, unknown> = { ...route.schema, 'x-stratus-access': access };
+      if (access !== 'public' && access !== 'anonymous-read') described.security = CREDENTIALS;
+      route.schema = described;
+    });
+    if (!authenticationConfigured(config)) return;
+    const anonymousRead = anonymousReads(config);
+    app.addHook('onRequest', async (request) => {
+      const options = request.routeOptions;
+      // No route: the 404 and 405 answers give nothing away.
+      if (options.url === undefined) return;
+      const access = options.config?.access ?? (options.config?.authentication === false ? 'public' : undefined);
+      if (access === 'public') return;
+      if (access === undefined || access === 'signed-in') {
+        if (WRITES.has(request.method) || !anonymousRead || access === 'signed-in') requireAuthority(request);
+        return;
+      }
+      requireAuthority(request, access);
+    });
+  },
+  { name: 'stratus-access', dependencies: ['stratus-context', 'stratus-authentication'] },
+);
