@@ -34,19 +34,19 @@ export const MAX_IAT_TTL_SECONDS = 3600;
 
 const MAX_GROUP_ID_LENGTH = 255;
 
-/** How a setting shows on the API: lists as comma-separated text (as spec 2 writes them), the TTL as a number. */
-export type SystemSettingValue = string | number;
+/** How the settings show on the API: lists as comma-separated text (as spec 2 writes them), the TTL as a number. */
+export type SystemSettingValues = { [K in SystemSettingKey]: SystemSettings[K] extends number ? number : string };
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-interface SettingRule<T> {
+interface SettingRule<T, Shown> {
   /** The value of the stored (or submitted) text, or what is wrong with it. */
   parse(text: string): Parsed<T>;
-  show(value: T): SystemSettingValue;
+  show(value: T): Shown;
 }
 
 /** Comma-separated entries, trimmed, empty ones dropped (so an empty text is an empty list). */
-function listRule(entryProblem: (entry: string) => string | undefined): SettingRule<string[]> {
+function listRule(entryProblem: (entry: string) => string | undefined): SettingRule<string[], string> {
   return {
     parse(text) {
       const entries = text
@@ -63,7 +63,7 @@ function listRule(entryProblem: (entry: string) => string | undefined): SettingR
   };
 }
 
-const rules: { [K in SystemSettingKey]: SettingRule<SystemSettings[K]> } = {
+const rules: { [K in SystemSettingKey]: SettingRule<SystemSettings[K], SystemSettingValues[K]> } = {
   deviceEnrollmentRedirectAllowlist: listRule(allowlistEntryProblem),
   deviceEnrollmentAllowedUserGroups: listRule((id) =>
     /[\s\p{Cc}]/u.test(id)
@@ -89,12 +89,8 @@ export function isSystemSettingKey(key: string): key is SystemSettingKey {
   return Object.hasOwn(rules, key);
 }
 
-function parsed<K extends SystemSettingKey>(key: K, text: string): Parsed<SystemSettings[K]> {
-  return (rules[key] as SettingRule<SystemSettings[K]>).parse(text);
-}
-
-function shown<K extends SystemSettingKey>(key: K, value: SystemSettings[K]): SystemSettingValue {
-  return (rules[key] as SettingRule<SystemSettings[K]>).show(value);
+function rule<K extends SystemSettingKey>(key: K): SettingRule<SystemSettings[K], SystemSettingValues[K]> {
+  return rules[key] as SettingRule<SystemSettings[K], SystemSettingValues[K]>;
 }
 
 /**
@@ -105,29 +101,31 @@ export function systemSettingsOf(data: Record<string, string> | undefined): Syst
   const settings = { ...DEFAULT_SYSTEM_SETTINGS };
   for (const key of SYSTEM_SETTING_KEYS) {
     const text = data?.[key];
-    const result = text === undefined ? undefined : parsed(key, text);
+    const result = text === undefined ? undefined : rule(key).parse(text);
     if (result?.ok) (settings as Record<SystemSettingKey, unknown>)[key] = result.value;
   }
   return settings;
 }
 
 /** The settings as the API shows them. */
-export function systemSettingValues(settings: SystemSettings): Record<SystemSettingKey, SystemSettingValue> {
-  return Object.fromEntries(SYSTEM_SETTING_KEYS.map((key) => [key, shown(key, settings[key])])) as Record<
-    SystemSettingKey,
-    SystemSettingValue
-  >;
+export function systemSettingValues(settings: SystemSettings): SystemSettingValues {
+  return Object.fromEntries(
+    SYSTEM_SETTING_KEYS.map((key) => [key, rule(key).show(settings[key])]),
+  ) as SystemSettingValues;
 }
 
 /**
  * A submitted value (text, or a number for the TTL) as it is to be stored: its canonical text, or what is wrong
  * with it.
  */
-export function storedText(key: SystemSettingKey, submitted: unknown): { ok: true; text: string } | Parsed<never> {
+export function storedText(
+  key: SystemSettingKey,
+  submitted: unknown,
+): { ok: true; text: string } | { ok: false; problem: string } {
   if (typeof submitted !== 'string' && typeof submitted !== 'number')
     return { ok: false, problem: 'must be a string (a number for a number of seconds)' };
-  const result = parsed(key, String(submitted));
-  return result.ok ? { ok: true, text: String(shown(key, result.value)) } : result;
+  const result = rule(key).parse(String(submitted));
+  return result.ok ? { ok: true, text: String(rule(key).show(result.value)) } : result;
 }
 
 type ConfigMap = KubeObject & { data?: Record<string, string> };
