@@ -19,6 +19,7 @@ import { readOnlyPlugin } from './plugins/app/read-only.ts';
 import { requestIdOptions, requestIdPlugin } from './plugins/app/request-id.ts';
 import { corsPlugin } from './plugins/external/cors.ts';
 import { openApiPlugin } from './plugins/external/openapi.ts';
+import { authAdminRoutes } from './routes/auth-admin/index.ts';
 import { dataSourceRoutes } from './routes/data-sources/index.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
 import { exportRoutes } from './routes/exports/index.ts';
@@ -125,6 +126,7 @@ export async function buildApp(options: BuildAppOptions) {
 
   await app.register(oauth2Routes);
   await app.register(loginRoutes);
+  await app.register(authAdminRoutes);
   await app.register(systemRoutes);
   await app.register(dataSourceRoutes);
   await app.register(datasetRoutes);

@@ -152,6 +152,12 @@ export const errorCatalogue = {
     envelope: 'web-message',
     description: 'An OAuth2 client failed validation (spec 2); `response.errorReports` lists each failure.',
   },
+  InvalidSystemSetting: {
+    status: 409,
+    envelope: 'web-message',
+    description:
+      'A system setting written through `/api/systemSettings` is unknown or its value breaks its rule; `response.errorReports` lists each problem, nothing is changed.',
+  },
   PatchRefused: {
     status: 409,
     envelope: 'web-message',

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isRegisteredRedirectUri, matchesAllowlist, redirectUriRefusal, redirectWith } from './redirect-uri.ts';
+import {
+  allowlistEntryProblem,
+  isRegisteredRedirectUri,
+  matchesAllowlist,
+  redirectUriRefusal,
+  redirectWith,
+} from './redirect-uri.ts';
 
 const registered = ['https://app.example.org/cb', 'http://127.0.0.1:8765/callback', 'stratus://oauth'];
 
@@ -45,6 +51,27 @@ describe('redirect URIs', () => {
     expect(matchesAllowlist('stratus://oauth/device-1', ['stratus://oauth/*'])).toBe(true);
     expect(matchesAllowlist('stratus://oauthx', ['stratus://oauth'])).toBe(false);
     expect(matchesAllowlist('stratusXoauth', ['stratus.oauth'])).toBe(false);
+  });
+
+  it.each([
+    ['a custom scheme', 'myapp://oauth', undefined],
+    ['a custom scheme with a glob path', 'myapp://oauth/*', undefined],
+    ['a reverse-domain scheme', 'org.example.app:/callback', undefined],
+    ['https with a glob path', 'https://app.example.org/enrol/*', undefined],
+    ['a glob scheme', '*://oauth', 'must start with a scheme without *, such as myapp:'],
+    ['a scheme with a glob inside', 'my*app://oauth', 'must start with a scheme without *, such as myapp:'],
+    ['no scheme', 'oauth/callback', 'must start with a scheme without *, such as myapp:'],
+    ['javascript:', 'javascript:*', 'must not use the javascript: scheme'],
+    ['data:', 'data:text/html,*', 'must not use the data: scheme'],
+    ['a fragment', 'myapp://oauth#x', 'must not have a fragment'],
+    ['whitespace', 'myapp://o auth', 'must not contain whitespace or control characters'],
+    ['a control character', 'myapp://oauth\u0000', 'must not contain whitespace or control characters'],
+    ['https with a glob host', 'https://*.example.org/cb', 'must name its host, without * (http and https)'],
+    ['https with only a glob', 'https://*', 'must name its host, without * (http and https)'],
+    ['http without a host', 'http:///cb', 'must name its host, without * (http and https)'],
+    ['not a URI', 'myapp://[x', 'is not a URI (with each * read as a character)'],
+  ])('judges the allow-list entry %s: %s', (_name, glob, problem) => {
+    expect(allowlistEntryProblem(glob)).toBe(problem);
   });
 
   it('appends response parameters and keeps the registered query', () => {

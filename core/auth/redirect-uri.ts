@@ -52,6 +52,28 @@ function globPattern(glob: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
+/** Schemes whose URIs run or read something in the browser rather than open an app: never an enrolment target. */
+const UNSAFE_SCHEMES = new Set(['javascript', 'data', 'vbscript', 'file', 'blob']);
+const MAX_GLOB_LENGTH = 2048;
+
+/**
+ * What is wrong with an entry of the allow-list, or undefined when it is a sane URI glob: a literal scheme (a `*`
+ * there would admit `javascript:`), no fragment, whitespace or control characters, a URI once each `*` stands
+ * for a character, and for `http(s)` a literal host (a `*` there would deliver initial access tokens to any site).
+ */
+export function allowlistEntryProblem(glob: string): string | undefined {
+  if (glob.length > MAX_GLOB_LENGTH) return `must be at most ${MAX_GLOB_LENGTH} characters`;
+  if (/[\s\p{Cc}]/u.test(glob)) return 'must not contain whitespace or control characters';
+  const scheme = schemeOf(glob);
+  if (!scheme) return 'must start with a scheme without *, such as myapp:';
+  if (UNSAFE_SCHEMES.has(scheme)) return `must not use the ${scheme}: scheme`;
+  if (glob.includes('#')) return 'must not have a fragment';
+  if (!URL.canParse(glob.replaceAll('*', 'x'))) return 'is not a URI (with each * read as a character)';
+  if ((scheme === 'http' || scheme === 'https') && !/^https?:\/\/[^/?*]+([/?]|$)/i.test(glob))
+    return 'must name its host, without * (http and https)';
+  return undefined;
+}
+
 /** Whether `uri` matches one of the allow-list's globs (device enrolment deep links). */
 export function matchesAllowlist(uri: string, allowlist: readonly string[]): boolean {
   return allowlist.some((glob) => globPattern(glob).test(uri));

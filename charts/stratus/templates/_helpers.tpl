@@ -135,6 +135,7 @@ capabilities:
   verbs: ["get", "create", "update"]
 - apiGroups: [""]
   resources: ["configmaps"]
-  # The system settings of the authorization server (core/auth/system-settings.ts).
-  verbs: ["get"]
+  # The system settings of the authorization server (core/auth/system-settings.ts), created on the first write
+  # through /api/systemSettings and then changed by compare-and-swap.
+  verbs: ["get", "create", "update"]
 {{- end -}}

@@ -18,6 +18,11 @@ export function clientAssertionName(clientId: string, jti: string): string {
   return `${CLIENT_ASSERTION_PREFIX}${hexHash(`${clientId}\n${jti}`)}`;
 }
 
+/** Whether `name` can be a consent record's name: anything else is never read. */
+export function isConsentName(name: string): boolean {
+  return new RegExp(`^${CONSENT_PREFIX}[0-9a-f]{40}$`).test(name);
+}
+
 /** One consent record per client and user. */
 export function consentName(clientId: string, principalName: string): string {
   return `${CONSENT_PREFIX}${hexHash(`${clientId}\n${principalName}`).slice(0, 40)}`;
