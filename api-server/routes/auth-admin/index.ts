@@ -1,19 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireAuthority, SUPERUSER } from '../../plugins/app/authentication/authority.ts';
 import { authorizationRecordRoutes } from './records.ts';
 import { systemSettingsRoutes } from './system-settings.ts';
 
 /**
  * Administration of the authorization server (spec 2): its system settings and its records. Present only when
  * `oauth2.server.enabled = on` (404 otherwise, like the oauth2 routes). Every route, reads included, is the
- * superuser's: the records say who uses which client, the settings decide who may enrol devices.
+ * superuser's (`config.access`, checked before the body is read): the records say who uses which client, the settings decide who may enrol devices.
  */
 export const authAdminRoutes: FastifyPluginAsyncZod = async (app) => {
   if (!app.auth) return;
-  // Before the body is read: an anonymous write is answered 401, not 422 or 409.
-  app.addHook('onRequest', async (request) => {
-    requireAuthority(request, SUPERUSER);
-  });
   await app.register(systemSettingsRoutes);
   await app.register(authorizationRecordRoutes);
 };

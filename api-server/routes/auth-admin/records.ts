@@ -1,3 +1,4 @@
+import { SUPERUSER } from '../../plugins/app/authentication/authority.ts';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
@@ -115,6 +116,7 @@ function recordArea<R extends KubeObject & { spec: { clientId: string; principal
   app.get(
     area.path,
     {
+      config: { access: SUPERUSER },
       schema: {
         summary: `List the ${area.noun}s (superuser only)`,
         description:
@@ -156,6 +158,7 @@ function recordArea<R extends KubeObject & { spec: { clientId: string; principal
   app.get(
     `${area.path}/:id`,
     {
+      config: { access: SUPERUSER },
       schema: {
         summary: `One ${area.noun} (superuser only)`,
         tags,

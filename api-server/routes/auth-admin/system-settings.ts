@@ -1,3 +1,4 @@
+import { SUPERUSER } from '../../plugins/app/authentication/authority.ts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -77,6 +78,7 @@ export const systemSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     PATH,
     {
+      config: { access: SUPERUSER },
       schema: {
         summary: 'The system settings (superuser only)',
         description: 'Every setting in force, defaults included. Needs the authority `ALL`.',
@@ -90,6 +92,7 @@ export const systemSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     `${PATH}/:key`,
     {
+      config: { access: SUPERUSER },
       schema: {
         summary: 'One system setting (superuser only)',
         description: 'The setting in force as a JSON object of one member, `{"<key>": <value>}`.',
@@ -107,6 +110,7 @@ export const systemSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     `${PATH}/:key`,
     {
+      config: { access: SUPERUSER },
       onRequest: requireTextBody,
       schema: {
         summary: 'Set one system setting (superuser only)',
@@ -147,6 +151,7 @@ export const systemSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     PATH,
     {
+      config: { access: SUPERUSER },
       schema: {
         summary: 'Set several system settings at once (superuser only)',
         description:
@@ -183,6 +188,7 @@ export const systemSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     `${PATH}/:key`,
     {
+      config: { access: SUPERUSER },
       schema: {
         summary: 'Reset one system setting to its default (superuser only)',
         tags,
