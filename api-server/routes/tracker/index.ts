@@ -7,15 +7,18 @@ import { trackedEntityTypeKind, type TrackedEntityType } from '../../../core/res
 import { applyChangeLogPatch, parseChangeLogPatch } from '../../../core/tracker/change-log-patch.ts';
 import { changeLogEnabled, findByUid, type TrackerMetadata } from '../../../core/tracker/metadata.ts';
 import { HttpError } from '../../errors.ts';
-import { commonErrorResponses, errorDetailSchema } from '../../schemas.ts';
+import {
+  commonErrorResponses,
+  errorDetailSchema,
+  objectReportMessageSchema,
+  webMessageErrorSchema,
+} from '../../schemas.ts';
 import {
   JSON_PATCH_MEDIA_TYPE,
   changeLogPatchSchema,
-  objectReportMessageSchema,
   programRecordSchema,
   trackedEntityTypeRecordSchema,
   uidParams,
-  webMessageErrorSchema,
 } from './schemas.ts';
 
 const tags = ['Tracker metadata'];

@@ -41,33 +41,3 @@ export const changeLogPatchSchema = z
     description:
       'JSON Patch (RFC 6902) of the tracker changelog switch: `replace`, `add` or `test` of `/enableChangeLog` with a boolean.',
   });
-
-const errorReport = z.object({
-  message: z.string(),
-  errorCode: z.string().describe('The catalogue code (docs/errors.md).'),
-  errorProperty: z.string().optional(),
-});
-
-export const webMessageErrorSchema = z
-  .object({
-    httpStatus: z.string(),
-    httpStatusCode: z.number().int(),
-    status: z.literal('ERROR'),
-    message: z.string(),
-    response: z.object({ errorReports: z.array(errorReport) }),
-  })
-  .meta({ id: 'WebMessageError', description: 'Error body in the DHIS2 WebMessage envelope.' });
-
-export const objectReportMessageSchema = z
-  .object({
-    httpStatus: z.literal('OK'),
-    httpStatusCode: z.literal(200),
-    status: z.literal('OK'),
-    response: z.object({
-      responseType: z.literal('ObjectReport'),
-      uid: z.string(),
-      klass: z.string().describe("DHIS2's class name of the object."),
-      errorReports: z.array(errorReport).describe('Always empty: a patch with a problem is refused whole.'),
-    }),
-  })
-  .meta({ id: 'ObjectReportMessage', description: 'The DHIS2 WebMessage of a successful metadata patch.' });
