@@ -208,12 +208,12 @@ export class ClientAdministration {
     const ref = client.spec.clientSecretRef!;
     const existing = await this.#cluster.get<KubeObject>(secretKind, ref.name, this.#namespace);
     if (existing) {
-      await this.#cluster.patch(
+      await this.#cluster.update<KubeObject>(
         secretKind,
-        ref.name,
-        { type: 'merge', body: { stringData: { [ref.key]: secret } } },
-        this.#namespace,
-        { fieldManager: FIELD_MANAGER },
+        { ...existing, stringData: { [ref.key]: secret } },
+        {
+          fieldManager: FIELD_MANAGER,
+        },
       );
       return;
     }
