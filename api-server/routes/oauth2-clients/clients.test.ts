@@ -250,6 +250,7 @@ describe('the client rules of spec 2, each a 409 E4000', () => {
     ['the reserved client id', { clientId: REGISTRAR_CLIENT_ID }, 'clientId'],
     ['an empty client id', { clientId: '' }, 'clientId'],
     ['a secret method without a secret', { clientSecret: undefined }, 'clientSecret'],
+    ['an empty secret', { clientSecret: '' }, 'clientSecret'],
     ['private_key_jwt without jwks', { clientAuthenticationMethods: 'private_key_jwt' }, 'jwks'],
     [
       'an unknown authentication method',
@@ -296,6 +297,39 @@ describe('the client rules of spec 2, each a 409 E4000', () => {
     const malformed = await call(app, 'POST', PATH, { raw: '{"clientId": ' });
     expect(malformed.status).toBe(400);
     expect((await call(app, 'POST', PATH, { body: [portal] })).status).toBe(409);
+  });
+});
+
+describe('hostile bodies', () => {
+  it('are answered 2xx, 400 or 409 E4000, never 5xx', async () => {
+    const app = await setup();
+    const uid = await create(app);
+    const values: unknown[] = [null, true, 0, 1e308, '', 'x'.repeat(70_000), [], {}, [1, 'a'], { __proto__: { a: 1 } }];
+    const members = [
+      'clientId',
+      'clientSecret',
+      'name',
+      'scopes',
+      'redirectUris',
+      'clientSettings',
+      'tokenSettings',
+      'jwks',
+    ];
+    const bodies: unknown[] = [
+      ...values,
+      ...members.flatMap((m) => values.map((v) => ({ ...portal, clientId: 'h', [m]: v }))),
+    ];
+    for (const body of bodies)
+      for (const [method, path] of [
+        ['POST', PATH],
+        ['PUT', `${PATH}/${uid}`],
+      ] as const) {
+        const answer = await call(app, method, path, { body });
+        expect([200, 201, 409], `${method} ${JSON.stringify(body).slice(0, 80)}`).toContain(answer.status);
+        if (answer.status === 409) expect(answer.body.response!.errorReports![0]!.errorCode).toBe('E4000');
+      }
+    for (const raw of ['{"clientId": ', 'null', '"text"', '[]'])
+      expect([400, 409]).toContain((await call(app, 'POST', PATH, { raw })).status);
   });
 });
 

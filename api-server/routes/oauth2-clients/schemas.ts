@@ -8,6 +8,7 @@ export const clientBodySchema = z
     clientId: z.string().describe('Unique; `system-dcr-registrar-client` is reserved.'),
     clientSecret: z
       .string()
+      .min(1, { message: 'the client secret must not be empty' })
       .optional()
       .describe(
         'Write-only: kept in a Secret, never returned. Needed by the client_secret_* methods; a PUT without it keeps the stored secret, a PUT with it invalidates the old one at once.',
