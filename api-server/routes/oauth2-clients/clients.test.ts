@@ -82,18 +82,6 @@ async function authenticates(app: AuthApp, clientId: string, secret: string): Pr
   return false;
 }
 
-async function addRegistrar(app: AuthApp) {
-  await app.addClient(
-    {
-      clientId: REGISTRAR_CLIENT_ID,
-      authorizationGrantTypes: ['client_credentials'],
-      redirectUris: [],
-      scopes: [],
-    },
-    'registrar secret',
-  );
-}
-
 describe('who may administer clients', () => {
   it('asks an anonymous caller to sign in, refuses a user without F_OAUTH2_CLIENT_MANAGE, and admits ALL', async () => {
     const app = await setup();
@@ -335,8 +323,8 @@ describe('hostile bodies', () => {
 
 describe('the internal registrar client', () => {
   it('is hidden from the list and from GET, and cannot be created, changed, renamed to or deleted', async () => {
+    // The API server made the registrar at startup.
     const app = await setup();
-    await addRegistrar(app);
     const uid = await create(app);
     expect((await call(app, 'GET', `${PATH}?fields=clientId`)).body.oAuth2Clients).toEqual([{ clientId: 'portal' }]);
     expect((await call(app, 'GET', `${PATH}/${REGISTRAR_CLIENT_ID}`)).status).toBe(404);

@@ -7,7 +7,7 @@ import { oauth2ClientKind, type OAuth2Client } from '../../resources/oauth2-clie
 import { secretKind } from '../../resources/secret.ts';
 import { readSystemSettings } from '../system-settings.ts';
 import { REGISTRAR_CLIENT_ID } from './registrar.ts';
-import { clientRuleFailures, type ClientDraft, type ClientRuleFailure } from './rules.ts';
+import { clientRuleFailures, registrationOf, type ClientDraft, type ClientRuleFailure } from './rules.ts';
 
 /**
  * The client administration of spec 2 (`/api/oAuth2Clients`) over OAuth2Client resources. A client is addressed by
@@ -93,7 +93,13 @@ export class ClientAdministration {
     const reserved = input.draft.clientId === REGISTRAR_CLIENT_ID;
     return clientRuleFailures(
       { ...input.draft, hasSecret },
-      { allowlist, rivals: reserved ? [] : rivals, registrar: false },
+      {
+        allowlist,
+        rivals: reserved ? [] : rivals,
+        registrar: false,
+        // A device's client stays held to the allow-list's globs when an administrator replaces it.
+        registration: self ? registrationOf(self) : 'managed',
+      },
     );
   }
 

@@ -1,4 +1,4 @@
-import { draftOf, needsAllowlist, rivalsOf } from '../../../core/auth/clients/rules.ts';
+import { draftOf, needsAllowlist, registrationOf, rivalsOf } from '../../../core/auth/clients/rules.ts';
 import { readSystemSettings } from '../../../core/auth/system-settings.ts';
 import { objectKey, type KubeObject } from '../../../core/cluster/objects.ts';
 import { oauth2ClientKind, type OAuth2Client } from '../../../core/resources/oauth2-client/schema.ts';
@@ -35,7 +35,7 @@ export function oauth2ClientController(): ControllerDefinition<Client, OAuth2Cli
     observe: async (client, cluster) => {
       const { namespace } = client.metadata;
       const { items } = await cluster.list<Client>(oauth2ClientKind, { namespace });
-      const allowlist = needsAllowlist(draftOf(client))
+      const allowlist = needsAllowlist(draftOf(client), registrationOf(client))
         ? (await readSystemSettings(cluster, namespace!)).deviceEnrollmentRedirectAllowlist
         : [];
       return { allowlist, rivals: rivalsOf(client, items) };

@@ -1,4 +1,4 @@
-import { clientRuleFailures, draftOf, isRegistrar } from '../../../core/auth/clients/rules.ts';
+import { clientRuleFailures, draftOf, isRegistrar, registrationOf } from '../../../core/auth/clients/rules.ts';
 import { ConditionType } from '../../../core/resources/conditions.ts';
 import { oauth2ClientConditions } from '../../../core/resources/oauth2-client/conditions.ts';
 import type { OAuth2Client } from '../../../core/resources/oauth2-client/schema.ts';
@@ -22,6 +22,7 @@ export function planOAuth2Client(client: OAuth2Client, observed: OAuth2ClientObs
     allowlist: observed.allowlist,
     rivals: observed.rivals,
     registrar: isRegistrar(client),
+    registration: registrationOf(client),
   });
   const valid = failures.length === 0;
   const previous = client.status?.conditions?.find((c) => c.type === ConditionType.Ready);
