@@ -27,6 +27,7 @@ import { featureRoutes } from './routes/features/index.ts';
 import { ingestionRoutes } from './routes/ingestions/index.ts';
 import { loginRoutes } from './routes/login/index.ts';
 import { oauth2Routes } from './routes/oauth2/index.ts';
+import { oauth2ClientRoutes } from './routes/oauth2-clients/index.ts';
 import { openeoRoutes } from './routes/openeo/index.ts';
 import { processingRoutes } from './routes/openeo/result.ts';
 import { loadProcessCatalogue, type ProcessCatalogueOptions } from './routes/openeo/process-catalogue.ts';
@@ -125,6 +126,7 @@ export async function buildApp(options: BuildAppOptions) {
   }
 
   await app.register(oauth2Routes);
+  await app.register(oauth2ClientRoutes);
   await app.register(loginRoutes);
   await app.register(authAdminRoutes);
   await app.register(systemRoutes);

@@ -110,7 +110,8 @@ export const errorCatalogue = {
   invalid_client: {
     status: 401,
     envelope: 'oauth2',
-    description: 'OAuth2: client authentication failed (unknown client, wrong secret, bad or replayed assertion).',
+    description:
+      'OAuth2: client authentication failed (unknown client, a client that breaks the client rules, wrong secret, bad or replayed assertion).',
   },
   invalid_grant: {
     status: 400,
@@ -121,7 +122,7 @@ export const errorCatalogue = {
   unauthorized_client: {
     status: 400,
     envelope: 'oauth2',
-    description: 'OAuth2: the client may not use this grant type (or its settings are invalid).',
+    description: 'OAuth2: the client may not use this grant type.',
   },
   unsupported_grant_type: { status: 400, envelope: 'oauth2', description: 'OAuth2: the grant type is not supported.' },
   invalid_scope: { status: 400, envelope: 'oauth2', description: 'OAuth2: a scope is unknown or not allowed.' },

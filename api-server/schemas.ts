@@ -42,9 +42,10 @@ export const resourceIdSchema = z
 const errorReport = z.object({
   message: z.string(),
   errorCode: z.string().describe('The catalogue code (docs/errors.md).'),
-  errorProperty: z.string().optional(),
+  errorProperty: z.string().optional().describe('The member of the object that failed.'),
 });
 
+/** The DHIS2 WebMessage envelope of the catalogue's `web-message` codes (DHIS2-style metadata APIs). */
 export const webMessageErrorSchema = z
   .object({
     httpStatus: z.string(),
@@ -55,19 +56,20 @@ export const webMessageErrorSchema = z
   })
   .meta({ id: 'WebMessageError', description: 'Error body in the DHIS2 WebMessage envelope.' });
 
+/** What a DHIS2-style metadata API answers to a successful write of one object. */
 export const objectReportMessageSchema = z
   .object({
-    httpStatus: z.literal('OK'),
-    httpStatusCode: z.literal(200),
+    httpStatus: z.enum(['OK', 'Created']),
+    httpStatusCode: z.union([z.literal(200), z.literal(201)]),
     status: z.literal('OK'),
     response: z.object({
       responseType: z.literal('ObjectReport'),
-      uid: z.string(),
+      uid: z.string().describe('The uid of the object written.'),
       klass: z.string().describe("DHIS2's class name of the object."),
-      errorReports: z.array(errorReport).describe('Always empty: a patch with a problem is refused whole.'),
+      errorReports: z.array(errorReport).describe('Always empty: a write with a problem is refused whole.'),
     }),
   })
-  .meta({ id: 'ObjectReportMessage', description: 'The DHIS2 WebMessage of a successful metadata patch.' });
+  .meta({ id: 'ObjectReportMessage', description: 'The DHIS2 WebMessage of a successful metadata write.' });
 
 /** Error responses every route may give. */
 export const commonErrorResponses = {

@@ -46,7 +46,7 @@ describe('embedded mode', () => {
       expect(metrics).toMatch(/controller_runtime_reconcile_total\{controller="dataset",result="success"\} [1-9]/);
       expect(metrics).toMatch(/process_cpu_seconds_total/);
       // Every example of a kind that has a controller becomes Ready offline; the kinds without one yet
-      // (ProcessingJob, Workflow, OAuth2Client, User) are stored as they are.
+      // are stored as they are.
       const definitions = controllerDefinitions({ instance: { storageRoot: dataDir, bbox: [0, 0, 1, 1] } });
       // A Delivery needs its target over the network: its example is in manifests/examples-reference.
       const reconciled = new Set(

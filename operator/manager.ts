@@ -6,6 +6,7 @@ import { deliveryController } from './controllers/delivery/controller.ts';
 import { datasetController } from './controllers/dataset/controller.ts';
 import { featureCollectionController } from './controllers/feature-collection/controller.ts';
 import { ingestionController } from './controllers/ingestion/controller.ts';
+import { oauth2ClientController } from './controllers/oauth2-client/controller.ts';
 import type { IngestionPlanOptions } from './controllers/ingestion/options.ts';
 import { processingJobController } from './controllers/processing-job/controller.ts';
 import { scheduleController } from './controllers/schedule/controller.ts';
@@ -72,6 +73,7 @@ export function controllerDefinitions(
     processingJobController(options.instance, options.ingestion?.split),
     deliveryController({ ...options.instance, ...(options.ingestion && { backoff: options.ingestion }) }),
     scheduleController({ readOnly: options.readOnly ?? false, leadership: options.leadership ?? soleProcess }),
+    oauth2ClientController(),
   ] as ControllerDefinition[];
 }
 

@@ -15,6 +15,7 @@ describe('the condition catalogues of the kinds', () => {
       'Schedule',
       'ProcessingJob',
       'Delivery',
+      'OAuth2Client',
     ]);
   });
 

@@ -241,7 +241,7 @@ describe('/api/systemSettings', () => {
       );
     const refused = await authorize();
     expect(refused.status).toBe(400);
-    expect(refused.body).toContain('not on the deep-link allow-list');
+    expect(refused.body).toContain('breaks the client rules');
     const current = (await call(app, 'GET', '/api/systemSettings/deviceEnrollmentRedirectAllowlist')).body;
     await call(
       app,

@@ -235,19 +235,16 @@ describe('redirect URIs', () => {
     });
   });
 
-  it('refuses a custom scheme that is not on the allow-list, and takes one that is', async () => {
-    const app = await setup({ redirectUris: ['evil://callback', 'stratus://oauth', 'myapp://cb'] });
+  it('refuses a client with a custom scheme off the allow-list, and takes it once the scheme is on', async () => {
+    const app = await setup({ redirectUris: ['stratus://oauth', 'myapp://cb'] });
     const browser = new Browser(app.url);
     await signIn(browser, 'ada', 'pw');
-    const refused = await browser.get(authorizationUrl({ redirect_uri: 'evil://callback' }));
+    // myapp://cb breaks the client rules: the client is unusable, with any of its redirect URIs.
+    const refused = await browser.get(authorizationUrl({ redirect_uri: 'stratus://oauth' }));
     expect(refused.status).toBe(400);
     expect(refused.location).toBeUndefined();
-    expect(refused.body).toContain('not on the deep-link allow-list');
-    // The default allow-list holds stratus://oauth.
-    const allowed = await browser.get(authorizationUrl({ redirect_uri: 'stratus://oauth' }));
-    expect(allowed.location).toMatch(/^stratus:\/\/oauth\?code=/);
+    expect(refused.body).toContain('breaks the client rules');
     // The allow-list is a system setting, read on every request.
-    expect((await browser.get(authorizationUrl({ redirect_uri: 'myapp://cb' }))).status).toBe(400);
     await app.cluster.create<KubeObject>(configMapKind, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -256,6 +253,9 @@ describe('redirect URIs', () => {
     });
     expect((await browser.get(authorizationUrl({ redirect_uri: 'myapp://cb' }))).location).toMatch(
       /^myapp:\/\/cb\?code=/,
+    );
+    expect((await browser.get(authorizationUrl({ redirect_uri: 'stratus://oauth' }))).location).toMatch(
+      /^stratus:\/\/oauth\?code=/,
     );
   });
 });

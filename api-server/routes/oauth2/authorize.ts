@@ -81,12 +81,7 @@ export function authorizeRoutes(auth: AuthServices): FastifyPluginAsyncZod {
         .redirect(redirectWith(request.redirectUri, { code, state: request.state, iss: context.issuer }), status);
     };
 
-    const check = async (params: RawParameters) =>
-      checkAuthorizationRequest(
-        params,
-        context.clients,
-        (await auth.systemSettings()).deviceEnrollmentRedirectAllowlist,
-      );
+    const check = (params: RawParameters) => checkAuthorizationRequest(params, context.clients);
 
     app.get(
       '/oauth2/authorize',

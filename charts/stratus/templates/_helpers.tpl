@@ -114,6 +114,11 @@ capabilities:
   resources: ["events"]
   # get: a repeated Event is counted in the existing one's series (operator/runtime/events.ts).
   verbs: ["get", "create", "patch"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  # The system settings, by which the OAuth2Client controller judges custom-scheme redirect URIs.
+  resourceNames: ["stratus-system-settings"]
+  verbs: ["get"]
 {{- end -}}
 
 {{/* What a worker may do where the operator watches: report into its run's status (operator/worker/status-report.ts). */}}
@@ -131,8 +136,9 @@ capabilities:
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
 - apiGroups: [""]
   resources: ["secrets"]
-  # The authorization server: users' password hashes, clients' secrets, the ephemeral signing key (created once).
-  verbs: ["get", "create", "update"]
+  # The authorization server: users' password hashes, clients' secrets (deleted with their client through
+  # /api/oAuth2Clients), the ephemeral signing key (created once).
+  verbs: ["get", "create", "update", "delete"]
 - apiGroups: [""]
   resources: ["configmaps"]
   # The system settings of the authorization server (core/auth/system-settings.ts), created on the first write

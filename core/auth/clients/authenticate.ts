@@ -152,8 +152,13 @@ export async function authenticateClient(
   if (!clientId) throw new ClientAuthenticationError('the client is not identified', basic);
   if (presented.clientId !== undefined && presented.clientId !== clientId)
     throw new OAuthError('invalid_request', 'client_id does not match the client that authenticated');
-  const client = await context.clients.find(clientId);
-  if (!client) throw new ClientAuthenticationError('unknown client', basic);
+  const lookup = await context.clients.lookup(clientId);
+  if (!lookup.found)
+    throw new ClientAuthenticationError(
+      lookup.why === 'unknown' ? 'unknown client' : 'the client breaks the client rules and cannot be used',
+      basic,
+    );
+  const { client } = lookup;
   if (!client.spec.clientAuthenticationMethods.includes(method))
     throw new ClientAuthenticationError(`the client is not registered for ${method}`, basic);
   if (method === 'client_secret_basic' || method === 'client_secret_post') {

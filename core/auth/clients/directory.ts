@@ -2,6 +2,8 @@ import type { KubeObject } from '../../cluster/objects.ts';
 import type { Cluster } from '../../cluster/port.ts';
 import { oauth2ClientKind, type OAuth2Client } from '../../resources/oauth2-client/schema.ts';
 import { secretKind, secretValue, type Secret } from '../../resources/secret.ts';
+import { readSystemSettings } from '../system-settings.ts';
+import { clientRuleFailures, draftOf, isRegistrar, needsAllowlist, registrationOf } from './rules.ts';
 
 /** A DNS-1123 subdomain: what a client id must be to double as the resource's name. */
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -10,8 +12,15 @@ const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
  * The one way the authorization server finds a registered client by its `clientId` (spec 2) and reads its secret.
  * Clients are OAuth2Client resources; the lookup first tries the resource named like the client id (how clients
  * created through the API are named), then any resource carrying that client id (clients applied by hand may be
- * named otherwise). Two resources claiming one client id make it unusable rather than ambiguous.
+ * named otherwise). Two resources claiming one client id make it unusable rather than ambiguous, and so does a
+ * client that breaks the client rules (`rules.ts`): the authorization server uses no client the client
+ * administration would refuse, whoever stored it.
  */
+export type ClientLookup =
+  | { found: true; client: OAuth2Client }
+  | { found: false; why: 'unknown' }
+  | { found: false; why: 'invalid'; problems: string[] };
+
 export class ClientDirectory {
   readonly #cluster: Cluster;
   readonly #namespace: string;
@@ -21,7 +30,29 @@ export class ClientDirectory {
     this.#namespace = namespace;
   }
 
+  /** The usable client of this id, if any. */
   async find(clientId: string): Promise<OAuth2Client | undefined> {
+    const lookup = await this.lookup(clientId);
+    return lookup.found ? lookup.client : undefined;
+  }
+
+  /** The client of this id, or why there is none to use. */
+  async lookup(clientId: string): Promise<ClientLookup> {
+    const client = await this.#claimant(clientId);
+    if (!client) return { found: false, why: 'unknown' };
+    const draft = draftOf(client);
+    // Only a custom-scheme redirect URI is judged by the allow-list: most clients cost no read of the settings.
+    const registration = registrationOf(client);
+    const allowlist = needsAllowlist(draft, registration)
+      ? (await readSystemSettings(this.#cluster, this.#namespace)).deviceEnrollmentRedirectAllowlist
+      : [];
+    const failures = clientRuleFailures(draft, { allowlist, rivals: [], registrar: isRegistrar(client), registration });
+    return failures.length === 0
+      ? { found: true, client }
+      : { found: false, why: 'invalid', problems: failures.map((f) => f.message) };
+  }
+
+  async #claimant(clientId: string): Promise<OAuth2Client | undefined> {
     if (clientId.length <= 253 && NAME.test(clientId)) {
       const named = await this.#cluster.get<OAuth2Client & KubeObject>(oauth2ClientKind, clientId, this.#namespace);
       if (named?.spec.clientId === clientId && !named.metadata.deletionTimestamp) return named;

@@ -44,7 +44,11 @@ function seconds(value: unknown): number | undefined {
 export type TokenSettingsResult = { ok: true; settings: TokenSettings } | { ok: false; problems: string[] };
 
 export function tokenSettingsOf(client: Pick<OAuth2Client, 'spec'>): TokenSettingsResult {
-  const raw = client.spec.tokenSettings ?? {};
+  return tokenSettingsFrom(client.spec.tokenSettings);
+}
+
+/** Reads token settings as stored (or as the client administration receives them); unknown keys are ignored. */
+export function tokenSettingsFrom(raw: Readonly<Record<string, unknown>> = {}): TokenSettingsResult {
   const settings = { ...DEFAULT_TOKEN_SETTINGS };
   const problems: string[] = [];
   for (const field of ['authorizationCodeTtlSeconds', 'accessTokenTtlSeconds', 'refreshTokenTtlSeconds'] as const) {

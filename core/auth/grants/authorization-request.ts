@@ -1,13 +1,15 @@
-import { DYNAMIC_REGISTRATION, REGISTRATION_LABEL, type OAuth2Client } from '../../resources/oauth2-client/schema.ts';
+import type { OAuth2Client } from '../../resources/oauth2-client/schema.ts';
 import type { ClientDirectory } from '../clients/directory.ts';
 import type { AuthorizeErrorCode } from '../errors.ts';
 import { isValidS256Challenge } from '../pkce.ts';
-import { isRegisteredRedirectUri, redirectUriRefusal } from '../redirect-uri.ts';
+import { isRegisteredRedirectUri } from '../redirect-uri.ts';
 
 /**
  * Checking an authorization request (RFC 6749 §4.1.1, RFC 7636, OIDC Core §3.1.2.1). Until the client and its
  * redirect URI are known good, a refusal is shown to the user and never redirected (no open redirect through an
- * unregistered URI); after that, refusals go to the client's redirect URI.
+ * unregistered URI); after that, refusals go to the client's redirect URI. The client directory gives only clients
+ * that keep the client rules, so every registered redirect URI is one that may be used (a custom scheme only on
+ * the allow-list).
  */
 export const SUPPORTED_SCOPES = ['openid', 'profile', 'username', 'email'] as const;
 const MAX_PARAMETER_LENGTH = 2048;
@@ -37,18 +39,12 @@ export type AuthorizationRequestCheck =
       description: string;
     };
 
-const registrationOf = (client: OAuth2Client) =>
-  (client.metadata.labels as Record<string, string> | undefined)?.[REGISTRATION_LABEL] === DYNAMIC_REGISTRATION
-    ? 'dynamic'
-    : 'managed';
-
 /** Request parameters as they arrived: a parameter given twice is an array, which RFC 6749 §3.1 forbids. */
 export type RawParameters = Record<string, string | string[] | undefined>;
 
 export async function checkAuthorizationRequest(
   params: RawParameters,
   clients: ClientDirectory,
-  redirectAllowlist: readonly string[],
 ): Promise<AuthorizationRequestCheck> {
   const single = (name: string): string | undefined => {
     const value = params[name];
@@ -56,18 +52,21 @@ export async function checkAuthorizationRequest(
   };
   const clientId = single('client_id');
   if (!clientId) return { ok: false, redirect: false, description: 'The request names no client (client_id).' };
-  const client = await clients.find(clientId);
-  if (!client) return { ok: false, redirect: false, description: 'The client is not registered.' };
+  const lookup = await clients.lookup(clientId);
+  if (!lookup.found)
+    return {
+      ok: false,
+      redirect: false,
+      description:
+        lookup.why === 'unknown'
+          ? 'The client is not registered.'
+          : 'The client’s registration breaks the client rules; an administrator must correct it.',
+    };
+  const { client } = lookup;
   const redirectUri = single('redirect_uri');
   if (!redirectUri) return { ok: false, redirect: false, description: 'The request has no redirect_uri.' };
   if (!isRegisteredRedirectUri(redirectUri, client.spec.redirectUris))
     return { ok: false, redirect: false, description: 'The redirect_uri is not registered for this client.' };
-  if (redirectUriRefusal(redirectUri, redirectAllowlist, registrationOf(client)))
-    return {
-      ok: false,
-      redirect: false,
-      description: 'The redirect_uri uses a scheme that is not on the deep-link allow-list.',
-    };
 
   const state = single('state');
   const refuse = (error: AuthorizeErrorCode, description: string): AuthorizationRequestCheck => ({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { freeForm, secretKeyRef, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { oauth2ClientConditions } from './conditions.ts';
 
 export const clientAuthenticationMethod = z.enum(
   ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'],
@@ -58,6 +59,7 @@ export const { kind: oauth2ClientKind, schema: oauth2ClientSchema } = defineKind
   spec: oauth2ClientSpecSchema,
   status: oauth2ClientStatusSchema,
   columns: [{ name: 'Client ID', type: 'string', jsonPath: '.spec.clientId' }],
+  conditions: oauth2ClientConditions,
 });
 
 export type OAuth2Client = z.infer<typeof oauth2ClientSchema>;

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+
+const list = (what: string) => z.string().describe(`Comma-separated ${what}.`);
+
+/** Spec 2's representation of a client: lists as comma-separated strings, settings as JSON strings. */
+export const clientBodySchema = z
+  .object({
+    clientId: z.string().describe('Unique; `system-dcr-registrar-client` is reserved.'),
+    clientSecret: z
+      .string()
+      .min(1, { message: 'the client secret must not be empty' })
+      .optional()
+      .describe(
+        'Write-only: kept in a Secret, never returned. Needed by the client_secret_* methods; a PUT without it keeps the stored secret, a PUT with it invalidates the old one at once.',
+      ),
+    name: z
+      .string()
+      .optional()
+      .describe('Display name; the client id when a POST has none, the stored name when a PUT has none.'),
+    clientAuthenticationMethods: list(
+      'client_secret_basic, client_secret_post, client_secret_jwt (accepted, not supported at the token endpoint), private_key_jwt, none',
+    ).optional(),
+    authorizationGrantTypes: list('authorization_code, refresh_token').optional(),
+    redirectUris: list('redirect URIs: http(s), or a custom scheme on deviceEnrollmentRedirectAllowlist').optional(),
+    scopes: list('openid, profile, username, email').optional(),
+    clientSettings: z
+      .string()
+      .optional()
+      .describe(
+        'JSON object with the booleans settings.client.require-proof-key (must be true) and settings.client.require-authorization-consent; both true when omitted.',
+      ),
+    tokenSettings: z
+      .string()
+      .optional()
+      .describe(
+        'JSON object of Spring Authorization Server token settings (settings.token.*); see docs/authorization.md.',
+      ),
+    jwks: z.string().optional().describe('JSON JWK Set of the public keys of a private_key_jwt client (Stratus).'),
+  })
+  .loose()
+  // No component id: the loose object's input and output descriptions differ, and one id cannot name both.
+  .describe('An OAuth2 client as written; members it does not know (id, created, ...) are ignored.');
+
+export const clientRecordSchema = z
+  .object({
+    id: z.string().describe('The uid.'),
+    name: z.string(),
+    displayName: z.string(),
+    clientId: z.string(),
+    clientAuthenticationMethods: z.string(),
+    authorizationGrantTypes: z.string(),
+    redirectUris: z.string(),
+    scopes: z.string(),
+    clientSettings: z.string().describe('JSON.'),
+    tokenSettings: z.string().describe('JSON; absent when the client has none.'),
+    jwks: z.string().describe('JSON; absent when the client has none.'),
+    created: z.string(),
+    lastUpdated: z.string(),
+  })
+  .partial()
+  .meta({
+    id: 'OAuth2Client',
+    description: 'An OAuth2 client, with the members that `fields` selects; the secret is never returned.',
+  });
+
+export const clientListSchema = z
+  .object({
+    pager: z
+      .object({
+        page: z.number().int(),
+        pageCount: z.number().int(),
+        total: z.number().int(),
+        pageSize: z.number().int(),
+      })
+      .optional()
+      .describe('Absent with paging=false.'),
+    oAuth2Clients: z.array(clientRecordSchema),
+  })
+  .meta({ id: 'OAuth2ClientList', description: 'A page of OAuth2 clients, DHIS2-style.' });
+
+const fields = z
+  .string()
+  .max(2000)
+  .optional()
+  .describe('Comma-separated members to return; `*` for all. Unknown members are ignored.');
+
+export const listQuerySchema = z.object({
+  fields: fields.describe('Comma-separated members to return; `*` for all; `id,displayName` when absent.'),
+  page: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(10_000).default(50),
+  paging: z.enum(['true', 'false']).default('true').describe('false: every client, without a pager.'),
+});
+
+export const singleQuerySchema = z.object({
+  fields: fields.describe('Comma-separated members to return; all when absent.'),
+});
+
+export const uidParamsSchema = z.object({
+  uid: z.string().max(253).describe('The uid of the client (or, for one applied without a uid, its resource name).'),
+});
