@@ -1,5 +1,6 @@
 /** `make bench`: runs every benchmark once and prints the figures with their ratio to the peer. */
 import { benchApi } from './api.ts';
+import { authTokenOptions, authTokenReport, benchAuthToken } from './auth-token.ts';
 import { benchFeatures } from './features.ts';
 import { benchRasters } from './rasters.ts';
 import { benchSplitIngestion } from './split-ingestion.ts';
@@ -110,6 +111,9 @@ console.log(
 console.log(
   `| peak RSS of the process (MB) | ${round(stored.peakRssMegabytes)} | ${round(stored.peerPeakRssMegabytes)} | - |`,
 );
+
+const auth = await benchAuthToken(authTokenOptions(process.env));
+console.log(`\n${authTokenReport(auth).join('\n')}`);
 
 // The Icechunk/wasm pitfall of DESIGN.md §4 aside, open handles must not keep a benchmark alive.
 process.exit(0);

@@ -1,0 +1,356 @@
+/**
+ * Issue 17's token endpoint figures: Stratus's `/oauth2/token` against node-oidc-provider configured the same way
+ * (bench/auth-peer.ts), and what bearer validation adds to a small GET. Each server runs in a process of its own
+ * and every load comes from yet another process (bench/auth-load.ts, autocannon's command), as issue 22 asks.
+ *
+ * Stratus is `stratus embedded` itself (the operator included, over its file store, with its default logging),
+ * given the client, its secret and the user as manifests. Both sides sign RS256 with an RSA-2048 key, issue JWT
+ * access tokens, require S256 PKCE, issue a refresh token with every code and rotate it on every refresh, and
+ * authenticate the client with client_secret_basic. The codes are made before the clock starts, by driving each
+ * authorization endpoint over HTTP (bench/auth-codes.ts); each run makes fresh ones.
+ *
+ * Run alone: `node bench/auth-token.ts`; `make bench` runs it as a section. Knobs: BENCH_AUTH_RUNS (3),
+ * BENCH_AUTH_CODES (codes per side and run, 300), BENCH_AUTH_CONCURRENCY (8: connections, and refresh chains),
+ * BENCH_AUTH_REFRESHES (refreshes per chain, 40), BENCH_AUTH_SECONDS (each autocannon load, 5), BENCH_AUTH_CPU_PROF
+ * (a directory: both servers write a CPU profile there).
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import { hashPassword } from '../core/auth/password.ts';
+import { API_VERSION } from '../core/resources/kind.ts';
+import { freePort } from '../scripts/free-port.ts';
+import { prepareCodes, type CodeRequest } from './auth-codes.ts';
+import type { LoadJob, LoadResult } from './auth-load.ts';
+
+const run = promisify(execFile);
+const REPOSITORY = resolve(import.meta.dirname, '..');
+const CLIENT_ID = 'bench';
+const USERNAME = 'bench';
+const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
+
+export interface AuthTokenOptions {
+  runs: number;
+  codes: number;
+  concurrency: number;
+  refreshesPerChain: number;
+  bearerSeconds: number;
+}
+
+export function authTokenOptions(env: NodeJS.ProcessEnv): AuthTokenOptions {
+  return {
+    runs: Number(env.BENCH_AUTH_RUNS ?? 3),
+    codes: Number(env.BENCH_AUTH_CODES ?? 300),
+    concurrency: Number(env.BENCH_AUTH_CONCURRENCY ?? 8),
+    refreshesPerChain: Number(env.BENCH_AUTH_REFRESHES ?? 40),
+    bearerSeconds: Number(env.BENCH_AUTH_SECONDS ?? 5),
+  };
+}
+
+/** One side's figures: its rate and latencies as the load generator saw them, and its server's CPU per operation. */
+interface Side {
+  perSecond: number;
+  p50Ms: number;
+  p95Ms: number;
+  cpuMsPerOp: number;
+}
+
+export interface AuthTokenRun {
+  code: { stratus: Side; peer: Side };
+  refresh: { stratus: Side; peer: Side };
+  bearer: { anonymous: Side; bearer: Side };
+}
+
+export interface AuthTokenFigures {
+  options: AuthTokenOptions;
+  runs: AuthTokenRun[];
+}
+
+interface Server {
+  url: string;
+  /** CPU seconds the server's process has used so far (user and system, every thread). */
+  cpuSeconds(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Linux's clock ticks per second (`getconf CLK_TCK`), the unit of /proc/PID/stat's times. */
+const CLOCK_TICKS = 100;
+
+async function cpuSecondsOf(pid: number): Promise<number> {
+  // The fields after the command (which may hold spaces, so it is skipped up to its closing parenthesis).
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+async function startProcess(args: string[], env: NodeJS.ProcessEnv, url: string, probe: string): Promise<Server> {
+  // BENCH_AUTH_CPU_PROF=DIR: each server writes a CPU profile there when it stops.
+  const profile = process.env.BENCH_AUTH_CPU_PROF
+    ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_AUTH_CPU_PROF]
+    : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, ...args], {
+    cwd: REPOSITORY,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  for (let i = 0; ; i++) {
+    const up = await fetch(`${url}${probe}`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (child.exitCode !== null || i > 300) {
+      child.kill('SIGKILL');
+      throw new Error(`${args.join(' ')} did not start:\n${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    cpuSeconds: () => cpuSecondsOf(child.pid!),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** `stratus embedded` with the authorization server on, over a fresh data directory holding the client and user. */
+async function startStratus(work: string, secret: string, password: string): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const manifests = join(work, 'manifests');
+  await mkdir(manifests, { recursive: true });
+  const secretOf = (name: string, key: string, value: string) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: 'default' },
+    stringData: { [key]: value },
+  });
+  const objects = [
+    secretOf('bench-client-secret', 'secret', secret),
+    {
+      apiVersion: API_VERSION,
+      kind: 'OAuth2Client',
+      metadata: { name: CLIENT_ID, namespace: 'default' },
+      spec: {
+        clientId: CLIENT_ID,
+        clientAuthenticationMethods: ['client_secret_basic'],
+        clientSecretRef: { name: 'bench-client-secret', key: 'secret' },
+        authorizationGrantTypes: ['authorization_code', 'refresh_token'],
+        redirectUris: [REDIRECT_URI],
+        scopes: ['openid', 'profile'],
+        clientSettings: { requireProofKey: true, requireAuthorizationConsent: true },
+        tokenSettings: { 'settings.token.reuse-refresh-tokens': false },
+      },
+    },
+    secretOf('bench-user-password', 'hash', await hashPassword(password)),
+    {
+      apiVersion: API_VERSION,
+      kind: 'User',
+      metadata: { name: USERNAME, namespace: 'default' },
+      spec: {
+        username: USERNAME,
+        externalAuthOnly: false,
+        disabled: false,
+        groups: [],
+        authorities: [],
+        passwordSecretRef: { name: 'bench-user-password', key: 'hash' },
+      },
+    },
+  ];
+  await writeFile(join(manifests, 'bench.yaml'), objects.map((o) => stringify(o)).join('---\n'));
+  const config = join(work, 'stratus.properties');
+  await writeFile(config, `instance.name = Bench\noauth2.server.enabled = on\nserver.base.url = ${url}\n`);
+  const args = ['cmd/stratus.ts', 'embedded', '--data-dir', join(work, 'data'), '--manifests', manifests];
+  return startProcess(
+    [...args, '--config', config, '--port', String(port)],
+    { ...process.env, STRATUS_HOME: join(work, 'data') },
+    url,
+    '/health',
+  );
+}
+
+async function startPeer(secret: string): Promise<Server> {
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    BENCH_CLIENT_ID: CLIENT_ID,
+    BENCH_CLIENT_SECRET: secret,
+    BENCH_REDIRECT_URI: REDIRECT_URI,
+    BENCH_USERNAME: USERNAME,
+  };
+  const url = `http://127.0.0.1:${port}`;
+  return startProcess(['bench/auth-peer.ts'], env, url, '/.well-known/openid-configuration');
+}
+
+/** Runs one load in a process of its own. */
+async function load(work: string, job: LoadJob): Promise<LoadResult> {
+  const file = join(work, `job-${randomBytes(4).toString('hex')}.json`);
+  await writeFile(file, JSON.stringify(job));
+  const { stdout } = await run(process.execPath, [join(REPOSITORY, 'bench/auth-load.ts'), file], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  await rm(file);
+  return JSON.parse(stdout) as LoadResult;
+}
+
+/** autocannon's command on one URL (16 connections), in a process of its own. */
+async function autocannon(server: Server, path: string, seconds: number, headers: string[] = []): Promise<Side> {
+  const bin = join(REPOSITORY, 'node_modules/autocannon/autocannon.js');
+  const args = [bin, '-j', '-c', '16', '-d', String(seconds), ...headers.flatMap((h) => ['-H', h]), server.url + path];
+  const cpu = await server.cpuSeconds();
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 });
+  const used = (await server.cpuSeconds()) - cpu;
+  const result = JSON.parse(stdout) as {
+    non2xx: number;
+    requests: { average: number; total: number };
+    latency: Record<string, number>;
+  };
+  if (result.non2xx > 0) throw new Error(`${path}: ${result.non2xx} answers that were not 2xx`);
+  return {
+    perSecond: result.requests.average,
+    p50Ms: result.latency.p50!,
+    p95Ms: result.latency.p97_5!,
+    cpuMsPerOp: (used * 1000) / result.requests.total,
+  };
+}
+
+/** A load against `server`, with the CPU its process used meanwhile. */
+async function measure(server: Server, work: string, job: LoadJob): Promise<{ result: LoadResult; side: Side }> {
+  const cpu = await server.cpuSeconds();
+  const result = await load(work, job);
+  const used = (await server.cpuSeconds()) - cpu;
+  const { perSecond, p50Ms, p95Ms, count } = result;
+  return { result, side: { perSecond, p50Ms, p95Ms, cpuMsPerOp: (used * 1000) / count } };
+}
+
+export async function benchAuthToken(options: AuthTokenOptions): Promise<AuthTokenFigures> {
+  const work = await mkdtemp(join(tmpdir(), 'stratus-bench-auth-'));
+  const secret = randomBytes(24).toString('base64url');
+  const password = randomBytes(12).toString('base64url');
+  const servers: Server[] = [];
+  try {
+    const stratus = await startStratus(work, secret, password);
+    servers.push(stratus);
+    const peer = await startPeer(secret);
+    servers.push(peer);
+    const authorization = `Basic ${Buffer.from(`${CLIENT_ID}:${secret}`).toString('base64')}`;
+    const sides = {
+      stratus: {
+        server: stratus,
+        url: stratus.url,
+        authorize: '/oauth2/authorize',
+        token: '/oauth2/token',
+        scope: 'openid profile',
+      },
+      peer: { server: peer, url: peer.url, authorize: '/auth', token: '/token', scope: 'openid profile api' },
+    };
+    const runs: AuthTokenRun[] = [];
+    for (let r = 0; r < options.runs; r++) {
+      // Who goes first alternates, so that neither side always meets a warmer or a colder machine.
+      const order = r % 2 === 0 ? (['stratus', 'peer'] as const) : (['peer', 'stratus'] as const);
+      const code = {} as AuthTokenRun['code'];
+      const refresh = {} as AuthTokenRun['refresh'];
+      let accessToken = '';
+      for (const name of order) {
+        const s = sides[name];
+        const request: CodeRequest = {
+          base: s.url,
+          path: s.authorize,
+          clientId: CLIENT_ID,
+          redirectUri: REDIRECT_URI,
+          scope: s.scope,
+          username: USERNAME,
+          password,
+        };
+        const codes = await prepareCodes(request, options.codes);
+        const common = { base: s.url, path: s.token, authorization, concurrency: options.concurrency };
+        const exchanged = await measure(s.server, work, { ...common, kind: 'code', redirectUri: REDIRECT_URI, codes });
+        code[name] = exchanged.side;
+        const refreshed = await measure(s.server, work, {
+          ...common,
+          kind: 'refresh',
+          refreshTokens: exchanged.result.refreshTokens,
+          perChain: options.refreshesPerChain,
+        });
+        refresh[name] = refreshed.side;
+        if (name === 'stratus') accessToken = refreshed.result.accessToken;
+      }
+      const bearerHeader = [`authorization=Bearer ${accessToken}`];
+      const bearer = {} as AuthTokenRun['bearer'];
+      for (const kind of r % 2 === 0 ? (['anonymous', 'bearer'] as const) : (['bearer', 'anonymous'] as const))
+        bearer[kind] = await autocannon(
+          stratus,
+          '/collections',
+          options.bearerSeconds,
+          kind === 'bearer' ? bearerHeader : [],
+        );
+      runs.push({ code, refresh, bearer });
+    }
+    return { options, runs };
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** The figures as Markdown tables: every run, then the median and range of each ratio. */
+export function authTokenReport(figures: AuthTokenFigures): string[] {
+  const { options, runs } = figures;
+  const cell = (s: Side) =>
+    `${Math.round(s.perSecond).toLocaleString('en-US')} (${s.p50Ms.toFixed(1)} / ${s.p95Ms.toFixed(1)}; ${s.cpuMsPerOp.toFixed(2)})`;
+  const summary = (values: number[], format: (n: number) => string) =>
+    `${format(median(values))} (${format(Math.min(...values))} to ${format(Math.max(...values))})`;
+  const times = (n: number) => `${n.toFixed(2)}x`;
+  const percent = (n: number) => `${(n * 100).toFixed(1)} %`;
+  // Throughput ratios are Stratus over the peer; CPU ratios the peer's CPU per operation over Stratus's (> 1: cheaper).
+  const ratios = (pick: (r: AuthTokenRun) => { stratus: Side; peer: Side }) => ({
+    rate: runs.map((r) => pick(r).stratus.perSecond / pick(r).peer.perSecond),
+    cpu: runs.map((r) => pick(r).peer.cpuMsPerOp / pick(r).stratus.cpuMsPerOp),
+  });
+  const code = ratios((r) => r.code);
+  const refresh = ratios((r) => r.refresh);
+  // What bearer validation adds to a request: the anonymous rate over the bearer rate less one, and the CPU likewise.
+  const added = {
+    rate: runs.map((r) => r.bearer.anonymous.perSecond / r.bearer.bearer.perSecond - 1),
+    cpu: runs.map((r) => r.bearer.bearer.cpuMsPerOp / r.bearer.anonymous.cpuMsPerOp - 1),
+  };
+  return [
+    `Token endpoint, ${options.codes} code exchanges over ${options.concurrency} connections, then ${options.concurrency} refresh chains of ${options.refreshesPerChain} rotations: ops/s (p50 / p95 ms; server CPU ms per op)`,
+    '| run | code: Stratus | code: node-oidc-provider | ratio (CPU) | refresh: Stratus | refresh: node-oidc-provider | ratio (CPU) |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...runs.map(
+      (r, i) =>
+        `| ${i + 1} | ${cell(r.code.stratus)} | ${cell(r.code.peer)} | ${times(code.rate[i]!)} (${times(code.cpu[i]!)}) | ${cell(r.refresh.stratus)} | ${cell(r.refresh.peer)} | ${times(refresh.rate[i]!)} (${times(refresh.cpu[i]!)}) |`,
+    ),
+    `Median (range): code exchange ${summary(code.rate, times)}, by CPU ${summary(code.cpu, times)}; refresh ${summary(refresh.rate, times)}, by CPU ${summary(refresh.cpu, times)}`,
+    '',
+    `Bearer validation, GET /collections on Stratus, autocannon 16 connections ${options.bearerSeconds} s each: req/s (p50 / p97.5 ms; server CPU ms per request)`,
+    '| run | anonymous | bearer access token | added: by rate (by CPU) |',
+    '| --- | --- | --- | --- |',
+    ...runs.map(
+      (r, i) =>
+        `| ${i + 1} | ${cell(r.bearer.anonymous)} | ${cell(r.bearer.bearer)} | ${percent(added.rate[i]!)} (${percent(added.cpu[i]!)}) |`,
+    ),
+    `Median (range) of the added cost: by rate ${summary(added.rate, percent)}, by CPU ${summary(added.cpu, percent)}`,
+  ];
+}
+
+if (import.meta.main) {
+  const figures = await benchAuthToken(authTokenOptions(process.env));
+  console.log(authTokenReport(figures).join('\n'));
+}
