@@ -84,6 +84,48 @@ export function writeFileAtomic(path: string, data: Uint8Array | string, mode?: 
   return replaceWith(path, (temporary) => writeFlushed(temporary, data, mode));
 }
 
+export interface FileChange {
+  path: string;
+  /** The new content; absent: the file is removed. */
+  data?: Uint8Array | string;
+  mode?: number;
+}
+
+/**
+ * Group commit: applies several changes with one flush per file and one per directory, where changing them one by
+ * one would flush every directory once per file. Every new content goes to a temporary file beside its target, all
+ * written and flushed at once; then, in the given order, each is renamed over its target or the target removed;
+ * then each directory is flushed once. A crash leaves every file whole, old or new. On failure, temporary files not
+ * yet renamed are removed.
+ */
+export async function applyFileChanges(changes: readonly FileChange[]): Promise<void> {
+  const temporaries = new Map<FileChange, string>();
+  try {
+    await Promise.all(
+      changes.map(async (change) => {
+        if (change.data === undefined) return;
+        const dir = dirname(change.path);
+        const temporary = join(dir, `.${basename(change.path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+        temporaries.set(change, temporary);
+        await mkdir(dir, { recursive: true });
+        await writeFlushed(temporary, change.data, change.mode);
+      }),
+    );
+    for (const change of changes) {
+      const temporary = temporaries.get(change);
+      if (temporary === undefined) await rm(change.path, { force: true });
+      else {
+        await rename(temporary, change.path);
+        temporaries.delete(change);
+      }
+    }
+  } catch (err) {
+    await Promise.all([...temporaries.values()].map((temporary) => rm(temporary, { force: true })));
+    throw err;
+  }
+  await Promise.all([...new Set(changes.map((change) => dirname(change.path)))].map(syncDirectory));
+}
+
 /** Removes a file and makes the removal durable. */
 export async function removeFileDurably(path: string): Promise<void> {
   await rm(path, { force: true });

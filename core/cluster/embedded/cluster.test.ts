@@ -94,6 +94,52 @@ describe('embedded cluster', () => {
     await cluster.close();
   });
 
+  it('makes concurrent writes durable before they settle, visible to readers only then, and watched in order', async () => {
+    const cluster = await openEmbeddedCluster({ dataDir });
+    const watch = cluster.watch(kind, { namespace: 'default', resourceVersion: '0' })[Symbol.asyncIterator]();
+    const onDisk = async (name: string) =>
+      (await readdir(join(dataDir, 'resources/test.stratus.dev/v1/things/default'))).includes(`${name}.json`);
+    const names = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    const created = await Promise.all(
+      names.map(async (name) => {
+        const object = await cluster.create(kind, thing(name));
+        // Settled: on disk and readable.
+        expect(await onDisk(name)).toBe(true);
+        expect(await cluster.get(kind, name, 'default')).toEqual(object);
+        return object;
+      }),
+    );
+    const versions = created.map((o) => Number(o.metadata.resourceVersion));
+    expect(new Set(versions).size).toBe(40);
+    const seen: number[] = [];
+    for (let i = 0; i < 40; i++) seen.push(Number((await watch.next()).value.object.metadata.resourceVersion));
+    expect(seen).toEqual([...versions].sort((a, b) => a - b));
+    // Compare-and-swap still holds between writes that go to disk together.
+    const base = created[0]!;
+    const races = await Promise.allSettled([2, 3, 4].map((size) => cluster.update(kind, { ...base, spec: { size } })));
+    expect(races.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(races.filter((r) => r.status === 'rejected' && isApiError(r.reason, 'Conflict'))).toHaveLength(2);
+    await cluster.close();
+    const reopened = await openEmbeddedCluster({ dataDir });
+    expect((await reopened.list(kind)).items).toHaveLength(40);
+    await reopened.close();
+  });
+
+  it('stops writing after a failed disk write, and keeps what was durable before', async () => {
+    const cluster = await openEmbeddedCluster({ dataDir });
+    await cluster.create(kind, thing('kept'));
+    // A file where the namespace's directory must go: the next object of another namespace cannot be written.
+    await writeFile(join(dataDir, 'resources/test.stratus.dev/v1/things/elsewhere'), 'not a directory');
+    const failed = cluster.create(kind, { ...thing('lost'), metadata: { name: 'lost', namespace: 'elsewhere' } });
+    await expect(failed).rejects.toMatchObject({ reason: 'InternalError' });
+    await expect(cluster.create(kind, thing('after'))).rejects.toMatchObject({ reason: 'InternalError' });
+    expect((await cluster.list(kind)).items.map((o) => o.metadata.name)).toEqual(['kept']);
+    await cluster.close();
+    const reopened = await openEmbeddedCluster({ dataDir });
+    expect((await reopened.list(kind)).items.map((o) => o.metadata.name)).toEqual(['kept']);
+    await reopened.close();
+  });
+
   it('rejects names that would escape the data directory', async () => {
     const cluster = await openEmbeddedCluster({ dataDir });
     for (const name of ['..', '../x', 'a/../../b', '.hidden']) {

@@ -1,4 +1,4 @@
-// One class of about 420 lines on purpose: every verb of the port shares the per-kind state, the write queue and the
+// One class of about 450 lines on purpose: every verb of the port shares the per-kind state, the write queue and the
 // watch history, and splitting the verbs apart would expose that state; names, watch filtering and files are apart.
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.ts';
@@ -17,7 +17,8 @@ import type {
 } from '../port.ts';
 import { isSecretKind, normalizeSecret } from './secrets.ts';
 import { WatchQueue } from '../watch-queue.ts';
-import { kindKey, ResourceFiles } from './files.ts';
+import { kindKey, ResourceFiles, type StagedChange } from './files.ts';
+import { GroupCommit } from './group-commit.ts';
 import { checkName, namespaceOf } from './names.ts';
 import { eventFor, matchesFilter, type HistoryEntry, type WatchFilter } from './watch-events.ts';
 
@@ -34,7 +35,12 @@ export interface EmbeddedCluster extends Cluster {
 
 interface KindState {
   ref: KindRef;
+  /** What writers decide on: every accepted write, durable or still in the group commit under way. */
+  latest: Map<string, KubeObject>;
+  /** What readers and watchers see: durable writes only. */
   objects: Map<string, KubeObject>;
+  /** Objects with a write accepted but not yet durable, and when it will be: a read of one waits for it. */
+  pending: Map<string, Promise<void>>;
   /** The stored JSON of each object: reads parse it, which is cheaper than deep-cloning the object. */
   texts: Map<string, string>;
   history: HistoryEntry[];
@@ -70,8 +76,18 @@ export class FileCluster implements EmbeddedCluster {
   readonly #kinds = new Map<string, KindState>();
   /** Kinds whose KindRef is on disk; reads alone create in-memory state that must not count. */
   readonly #persistedKinds = new Set<string>();
+  /** The last resourceVersion given to a write, and the last one made durable and visible. */
   #resourceVersion = 0;
+  #committedVersion = 0;
   #writes: Promise<unknown> = Promise.resolve();
+  /** The durability promises of the writes of the serialized step that runs now. */
+  #tickets: Promise<void>[] | undefined;
+  readonly #commits = new GroupCommit<{ change: StagedChange; state: KindState; type: WatchEventType }>({
+    write: (group) => this.#files.commit(group.map((g) => g.change)),
+    publish: ({ change, state, type }) => this.#publishCommitted(state, type, change),
+    describeFailure: (err) =>
+      new ApiError('InternalError', `the embedded store could not write to disk: ${String(err)}`),
+  });
   #closed = false;
 
   private constructor(options: EmbeddedClusterOptions) {
@@ -95,11 +111,13 @@ export class FileCluster implements EmbeddedCluster {
     for (const state of this.#kinds.values()) {
       for (const object of await this.#files.objects(state.ref)) {
         const key = objectKeyOf(object.metadata.namespace, object.metadata.name);
+        state.latest.set(key, object);
         state.objects.set(key, object);
         state.texts.set(key, JSON.stringify(object));
         this.#resourceVersion = Math.max(this.#resourceVersion, Number(object.metadata.resourceVersion));
       }
     }
+    this.#committedVersion = this.#resourceVersion;
     // History lives in memory: after a restart nothing before now can be replayed.
     for (const state of this.#kinds.values()) state.expiredBelow = this.#resourceVersion;
   }
@@ -110,10 +128,12 @@ export class FileCluster implements EmbeddedCluster {
     if (!state) {
       state = {
         ref,
+        latest: new Map(),
         objects: new Map(),
+        pending: new Map(),
         texts: new Map(),
         history: [],
-        expiredBelow: this.#resourceVersion,
+        expiredBelow: this.#committedVersion,
         watchers: new Set(),
       };
       this.#kinds.set(key, state);
@@ -132,12 +152,34 @@ export class FileCluster implements EmbeddedCluster {
     return state;
   }
 
-  /** Writes are serialized: compare-and-swap on resourceVersion is then a plain comparison. */
+  /**
+   * Writes are decided one at a time, against every write accepted before (compare-and-swap on resourceVersion is
+   * then a plain comparison), and made durable in groups: a step ends once its changes are staged, so the steps that
+   * queue while one group is flushed go to disk together in the next (group commit). A caller's promise settles when
+   * its changes are durable and visible to readers; a step that changed nothing waits for the writes staged before
+   * it, so what it answered is never newer than what readers see.
+   */
   #serialize<T>(work: () => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new ApiError('InternalError', 'the embedded cluster is closed'));
-    const result = this.#writes.then(work);
-    this.#writes = result.catch(() => undefined);
-    return result;
+    if (this.#commits.failure) return Promise.reject(this.#commits.failure);
+    const step = this.#writes.then(async () => {
+      if (this.#commits.failure) throw this.#commits.failure;
+      const tickets: Promise<void>[] = [];
+      this.#tickets = tickets;
+      try {
+        const value = await work();
+        const pending = this.#commits.pending();
+        if (tickets.length === 0 && pending) tickets.push(pending);
+        return { value, tickets };
+      } finally {
+        this.#tickets = undefined;
+      }
+    });
+    this.#writes = step.catch(() => undefined);
+    return step.then(async ({ value, tickets }) => {
+      await Promise.all(tickets);
+      return value;
+    });
   }
 
   /** Now, to the second, as the API server writes timestamps. */
@@ -148,29 +190,44 @@ export class FileCluster implements EmbeddedCluster {
   }
 
   #stored(ref: KindRef, name: string, namespace: string | undefined): KubeObject {
-    const object = this.#state(ref).objects.get(objectKeyOf(namespace, name));
+    const object = this.#state(ref).latest.get(objectKeyOf(namespace, name));
     if (!object) throw new ApiError('NotFound', `${ref.plural} "${name}" not found`);
     return object;
   }
 
+  /** Accepts a change: writers see it at once, readers once its group commit is durable. */
   async #persist(state: KindState, type: WatchEventType, object: KubeObject): Promise<KubeObject> {
     const rv = ++this.#resourceVersion;
     object.metadata.resourceVersion = String(rv);
-    const { namespace, name } = object.metadata;
-    const previous = state.objects.get(objectKeyOf(namespace, name));
-    const relabelled = previous && !sameJson(previous.metadata.labels, object.metadata.labels) ? previous : undefined;
-    if (type === 'DELETED') {
-      await this.#files.removeObject(state.ref, object, rv);
-      state.objects.delete(objectKeyOf(namespace, name));
-      state.texts.delete(objectKeyOf(namespace, name));
-    } else {
-      const text = JSON.stringify(object);
-      await this.#files.writeObject(state.ref, object, text);
-      state.objects.set(objectKeyOf(namespace, name), object);
-      state.texts.set(objectKeyOf(namespace, name), text);
-    }
-    this.#publish(state, { rv, event: { type, object }, ...(relabelled ? { relabelled } : {}) });
+    const key = objectKeyOf(object.metadata.namespace, object.metadata.name);
+    if (type === 'DELETED') state.latest.delete(key);
+    else state.latest.set(key, object);
+    const change: StagedChange = { ref: state.ref, object, rv };
+    if (type !== 'DELETED') change.text = JSON.stringify(object);
+    const durable = this.#commits.stage({ change, state, type });
+    state.pending.set(key, durable);
+    const settled = () => {
+      if (state.pending.get(key) === durable) state.pending.delete(key);
+    };
+    durable.then(settled, settled);
+    if (this.#tickets) this.#tickets.push(durable);
     return structuredClone(object);
+  }
+
+  /** A durable change becomes what readers see, and its event goes to the history and the watchers. */
+  #publishCommitted(state: KindState, type: WatchEventType, { object, text, rv }: StagedChange): void {
+    const key = objectKeyOf(object.metadata.namespace, object.metadata.name);
+    const previous = state.objects.get(key);
+    const relabelled = previous && !sameJson(previous.metadata.labels, object.metadata.labels) ? previous : undefined;
+    if (text === undefined) {
+      state.objects.delete(key);
+      state.texts.delete(key);
+    } else {
+      state.objects.set(key, object);
+      state.texts.set(key, text);
+    }
+    this.#committedVersion = rv;
+    this.#publish(state, { rv, event: { type, object }, ...(relabelled ? { relabelled } : {}) });
   }
 
   #publish(state: KindState, entry: HistoryEntry): void {
@@ -182,8 +239,17 @@ export class FileCluster implements EmbeddedCluster {
     }
   }
 
+  /**
+   * Reads are linearizable, as the API server's reads from etcd are: a read waits for the writes of what it reads
+   * that were accepted before it (at most one group commit), so a writer that lost a compare-and-swap reads the
+   * winner's version, not the one it lost on. A failed write makes the read fail too.
+   */
   async get<T extends KubeObject>(ref: KindRef, name: string, namespace?: string): Promise<T | undefined> {
-    const text = this.#state(ref).texts.get(objectKeyOf(namespaceOf(ref, namespace), name));
+    const state = this.#state(ref);
+    const key = objectKeyOf(namespaceOf(ref, namespace), name);
+    const pending = state.pending.get(key);
+    if (pending) await pending;
+    const text = state.texts.get(key);
     return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 
@@ -191,12 +257,13 @@ export class FileCluster implements EmbeddedCluster {
     const selector = parseLabelSelector(options.labelSelector);
     const namespace = ref.namespaced && options.namespace ? options.namespace : undefined;
     const state = this.#state(ref);
+    if (state.pending.size > 0) await Promise.all(state.pending.values());
     const items = [...state.objects.entries()]
       .filter(([, o]) => matchesFilter(o, { namespace, selector }))
       .map(([key]) => key)
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((key) => JSON.parse(state.texts.get(key)!) as T);
-    return { items, resourceVersion: String(this.#resourceVersion) };
+    return { items, resourceVersion: String(this.#committedVersion) };
   }
 
   create<T extends KubeObject>(ref: KindRef, input: T): Promise<T> {
@@ -211,7 +278,7 @@ export class FileCluster implements EmbeddedCluster {
     let name = meta.name;
     if (!name && meta.generateName) name = `${meta.generateName}${randomUUID().replace(/-/g, '').slice(0, 5)}`;
     checkName(ref, name);
-    if (state.objects.has(objectKeyOf(namespace, name))) {
+    if (state.latest.has(objectKeyOf(namespace, name))) {
       throw new ApiError('AlreadyExists', `${ref.plural} "${name}" already exists`);
     }
     const metadata: ObjectMeta = {
@@ -296,7 +363,7 @@ export class FileCluster implements EmbeddedCluster {
   apply<T extends KubeObject>(ref: KindRef, input: T): Promise<T> {
     return this.#serialize(async () => {
       const namespace = namespaceOf(ref, input.metadata?.namespace);
-      const stored = this.#state(ref).objects.get(objectKeyOf(namespace, input.metadata?.name));
+      const stored = this.#state(ref).latest.get(objectKeyOf(namespace, input.metadata?.name));
       if (!stored) return (await this.#create(ref, input)) as T;
       const { resourceVersion: _rv, ...metadata } = input.metadata;
       const merged = mergePatch(stored, { ...structuredClone(input), metadata }) as KubeObject;
@@ -368,7 +435,7 @@ export class FileCluster implements EmbeddedCluster {
 
   async #collectDependents(uid: string, policy: DeleteOptions['propagationPolicy']): Promise<void> {
     for (const state of this.#kinds.values()) {
-      for (const dependent of [...state.objects.values()]) {
+      for (const dependent of [...state.latest.values()]) {
         const refs = dependent.metadata.ownerReferences ?? [];
         if (!refs.some((r) => r.uid === uid)) continue;
         const { name, namespace } = dependent.metadata;
@@ -380,7 +447,7 @@ export class FileCluster implements EmbeddedCluster {
         } else if ((dependent.metadata.finalizers ?? []).length > 0) {
           if (dependent.metadata.deletionTimestamp) continue;
           await this.#markDeleting(state, dependent);
-        } else if (state.objects.has(objectKeyOf(namespace, name))) {
+        } else if (state.latest.has(objectKeyOf(namespace, name))) {
           await this.#persist(state, 'DELETED', structuredClone(dependent));
           await this.#collectDependents(dependent.metadata.uid!, policy);
         }
@@ -422,6 +489,7 @@ export class FileCluster implements EmbeddedCluster {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#writes;
+    await this.#commits.pending()?.catch(() => undefined);
     for (const state of this.#kinds.values()) for (const w of state.watchers) w.queue.close();
   }
 }

@@ -1,6 +1,6 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isTempName, removeFileDurably, writeFileAtomic } from '../../files/durable.ts';
+import { applyFileChanges, isTempName, writeFileAtomic, type FileChange } from '../../files/durable.ts';
 import type { KindRef, KubeObject } from '../objects.ts';
 import { isSecretKind } from './secrets.ts';
 
@@ -18,6 +18,14 @@ async function loadJsonFiles(root: string): Promise<{ path: string; value: unkno
     else if (entry.name.endsWith('.json')) files.push({ path, value: JSON.parse(await readFile(path, 'utf8')) });
   }
   return files;
+}
+
+/** One change of an object, staged for the next group commit: its new text, or none for a deletion. */
+export interface StagedChange {
+  ref: KindRef;
+  object: KubeObject;
+  text?: string;
+  rv: number;
 }
 
 export const kindKey = (ref: KindRef) => `${ref.apiVersion}/${ref.plural}`;
@@ -62,17 +70,32 @@ export class ResourceFiles {
     return (await loadJsonFiles(this.#kindDir(ref))).map(({ value }) => value as KubeObject);
   }
 
-  async writeObject(ref: KindRef, object: KubeObject, text: string): Promise<void> {
-    // Secrets are readable by this process's user only, as etcd's data is by the API server's.
-    await writeFileAtomic(this.#objectPath(ref, object.metadata), text, isSecretKind(ref) ? 0o600 : undefined);
-  }
-
-  /** Removes an object deleted at `resourceVersion`, which the counter keeps once the newest object is gone. */
-  async removeObject(ref: KindRef, object: KubeObject, resourceVersion: number): Promise<void> {
-    await writeFileAtomic(
-      join(this.#dir, 'state', 'counter.json'),
-      JSON.stringify({ resourceVersion: String(resourceVersion) }),
-    );
-    await removeFileDurably(this.#objectPath(ref, object.metadata));
+  /**
+   * Writes a batch of object changes as one group commit (`applyFileChanges`): the last change of an object decides
+   * its file; a batch with deletions first records the newest deletion's resourceVersion, which the counter keeps
+   * once the newest object is gone.
+   */
+  async commit(batch: readonly StagedChange[]): Promise<void> {
+    const changes = new Map<string, FileChange>();
+    let deletedAt = 0;
+    for (const change of batch) {
+      const path = this.#objectPath(change.ref, change.object.metadata);
+      changes.delete(path);
+      if (change.text === undefined) {
+        changes.set(path, { path });
+        deletedAt = Math.max(deletedAt, change.rv);
+        // Secrets are readable by this process's user only, as etcd's data is by the API server's.
+      } else changes.set(path, { path, data: change.text, ...(isSecretKind(change.ref) && { mode: 0o600 }) });
+    }
+    const counter: FileChange[] =
+      deletedAt > 0
+        ? [
+            {
+              path: join(this.#dir, 'state', 'counter.json'),
+              data: JSON.stringify({ resourceVersion: String(deletedAt) }),
+            },
+          ]
+        : [];
+    await applyFileChanges([...counter, ...changes.values()]);
   }
 }
