@@ -12,7 +12,10 @@ import { benchZonalFromStore } from './zonal-store.ts';
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 const round = (n: number) => Math.round(n).toLocaleString('en-US');
 
-const store = await benchStore(Number(process.env.BENCH_STORE_COUNT ?? 10_000));
+const store = await benchStore(
+  Number(process.env.BENCH_STORE_COUNT ?? 10_000),
+  Number(process.env.BENCH_STORE_WRITERS ?? 16),
+);
 console.log(`\nEmbedded store, ${store.count.toLocaleString('en-US')} resources`);
 console.log('| operation | Stratus (ops/s) | peer: temp+fsync+rename (ops/s) | ratio |');
 console.log('| --- | --- | --- | --- |');
@@ -21,6 +24,9 @@ console.log(
 );
 console.log(
   `| update (merge patch) | ${round(store.updatePerSecond)} | ${round(store.peerAtomicWritesPerSecond)} | ${ratio(store.updatePerSecond, store.peerAtomicWritesPerSecond)} |`,
+);
+console.log(
+  `| create, ${store.writers} concurrent writers (peer: as many) | ${round(store.concurrentCreatePerSecond)} | ${round(store.peerConcurrentWritesPerSecond)} | ${ratio(store.concurrentCreatePerSecond, store.peerConcurrentWritesPerSecond)} |`,
 );
 console.log(`| watch replay (events/s) | ${round(store.watchEventsPerSecond)} | - | - |`);
 

@@ -23,6 +23,10 @@ export interface StoreFigures {
   /** events per second when a watch replays the retained history of the updates */
   watchEventsPerSecond: number;
   peerAtomicWritesPerSecond: number;
+  /** Creates from `writers` concurrent writers, and the peer's writes with as many. */
+  writers: number;
+  concurrentCreatePerSecond: number;
+  peerConcurrentWritesPerSecond: number;
 }
 
 function sample(i: number, generation: number): KubeObject {
@@ -40,10 +44,25 @@ async function perSecond(count: number, work: (i: number) => Promise<unknown>): 
   return count / ((performance.now() - started) / 1000);
 }
 
+/** `count` pieces of work from `writers` concurrent loops, each awaiting its own one after another. */
+async function concurrentPerSecond(
+  count: number,
+  writers: number,
+  work: (i: number) => Promise<unknown>,
+): Promise<number> {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: writers }, async (_, writer) => {
+      for (let i = writer; i < count; i += writers) await work(i);
+    }),
+  );
+  return count / ((performance.now() - started) / 1000);
+}
+
 /** The peer: the least a store must do per write to survive a crash, with no bookkeeping at all. */
-async function peerAtomicWrites(dir: string, count: number): Promise<number> {
+async function peerAtomicWrites(dir: string, count: number, writers = 1): Promise<number> {
   await mkdir(dir, { recursive: true });
-  return perSecond(count, async (i) => {
+  return concurrentPerSecond(count, writers, async (i) => {
     const path = join(dir, `sample-${i}.json`);
     const handle = await open(`${path}.tmp`, 'w');
     await handle.writeFile(JSON.stringify(sample(i, 1)));
@@ -53,7 +72,7 @@ async function peerAtomicWrites(dir: string, count: number): Promise<number> {
   });
 }
 
-export async function benchStore(count = 10_000): Promise<StoreFigures> {
+export async function benchStore(count = 10_000, writers = 16): Promise<StoreFigures> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-store-'));
   try {
     const cluster = await openEmbeddedCluster({ dataDir: join(root, 'cluster'), historyLimit: count * 3 });
@@ -74,8 +93,25 @@ export async function benchStore(count = 10_000): Promise<StoreFigures> {
     controller.abort();
     await cluster.close();
 
+    // Many writers at once (controllers, API requests): where one flush can carry several writes.
+    const concurrent = await openEmbeddedCluster({ dataDir: join(root, 'concurrent') });
+    const concurrentCreatePerSecond = await concurrentPerSecond(count, writers, (i) =>
+      concurrent.create(benchKind, sample(i, 1)),
+    );
+    await concurrent.close();
+
     const peerAtomicWritesPerSecond = await peerAtomicWrites(join(root, 'peer'), count);
-    return { count, createPerSecond, updatePerSecond, watchEventsPerSecond, peerAtomicWritesPerSecond };
+    const peerConcurrentWritesPerSecond = await peerAtomicWrites(join(root, 'peer-concurrent'), count, writers);
+    return {
+      count,
+      createPerSecond,
+      updatePerSecond,
+      watchEventsPerSecond,
+      peerAtomicWritesPerSecond,
+      writers,
+      concurrentCreatePerSecond,
+      peerConcurrentWritesPerSecond,
+    };
   } finally {
     await rm(root, { recursive: true, force: true });
   }

@@ -19,7 +19,7 @@ describe('make run as an authorization server', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'stratus-make-run-auth-'));
-    running = await startEmbedded(dataDir);
+    running = await startEmbedded(dataDir, { authentication: true });
   }, 120_000);
   afterAll(async () => {
     await running?.stop();

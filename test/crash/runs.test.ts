@@ -32,6 +32,8 @@ interface Server {
   exited: Promise<void>;
 }
 
+let adminAuthorization = '';
+
 /** `node cmd/stratus.ts embedded` on `dataDir`, as `make run` starts it, with the example resources. */
 async function startServer(dataDir: string): Promise<Server> {
   const child = spawn(
@@ -48,6 +50,9 @@ async function startServer(dataDir: string): Promise<Server> {
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const url = await eventually(async () => /landing page +(\S+)\/\n/.exec(out)?.[1], { timeoutMs: 60_000 });
+  // make run signs users in: the first start prints the first admin's password, once; writes are the admin's.
+  const password = /first admin +admin \/ (\S+)/.exec(out)?.[1];
+  if (password) adminAuthorization = `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`;
   return { url, child, exited };
 }
 
@@ -108,7 +113,7 @@ interface JobRecord {
 async function post(url: string, path: string, body: unknown): Promise<string> {
   const response = await fetch(`${url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', prefer: 'respond-async' },
+    headers: { 'content-type': 'application/json', prefer: 'respond-async', authorization: adminAuthorization },
     body: JSON.stringify(body),
   });
   expect(response.status, await response.clone().text()).toBe(202);
@@ -289,7 +294,11 @@ describe(`crash suite (seed ${SEED}; replay with STRATUS_CRASH_SEED=${SEED})`, (
             // The crash failed the attempt and the next one waits out its backoff; a person would rather cancel the
             // run and start it again than wait, and that must work too.
             expect(record.error?.type).toBe('WorkerCrashed');
-            expect((await fetch(`${server.url}/ingestions/jobs/${id}`, { method: 'DELETE' })).status).toBe(202);
+            const cancel = await fetch(`${server.url}/ingestions/jobs/${id}`, {
+              method: 'DELETE',
+              headers: { authorization: adminAuthorization },
+            });
+            expect(cancel.status).toBe(202);
             await eventually(async () => (await job(server.url, id)).status === 'cancelled' || undefined, {
               timeoutMs: 20_000,
               intervalMs: 100,

@@ -14,6 +14,12 @@ export interface EmbeddedTestOptions {
   operator?: Pick<OperatorOptions, 'ingestion'>;
   /** Instance configuration keys set over `config/stratus.properties`. */
   config?: Record<string, string>;
+  /**
+   * `make run` signs users in (its authorization server is on), so every write needs the first admin. Tests of
+   * the data features run the open instance of spec 1 instead unless they ask for this; sign-in on `make run`
+   * itself is tested by test/auth and cmd/embedded.test.ts.
+   */
+  authentication?: boolean;
 }
 
 /**
@@ -48,7 +54,13 @@ export function sampleDatasetManifest(options: {
  */
 export async function startEmbedded(
   dataDir: string,
-  { examples = true, manifests = {}, operator, config: settings = {} }: EmbeddedTestOptions = {},
+  {
+    examples = true,
+    manifests = {},
+    operator,
+    config: settings = {},
+    authentication = false,
+  }: EmbeddedTestOptions = {},
 ): Promise<RunningEmbedded> {
   const extra = join(dataDir, 'test-manifests');
   await mkdir(extra, { recursive: true });
@@ -58,7 +70,9 @@ export async function startEmbedded(
   const port = await freePort();
   const config = join(dataDir, 'stratus.properties');
   const text = await readFile(join(root, 'config/stratus.properties'), 'utf8');
-  const lines = Object.entries(settings).map(([key, value]) => `${key} = ${value}\n`);
+  const lines = Object.entries({ ...(!authentication && { 'oauth2.server.enabled': 'off' }), ...settings }).map(
+    ([key, value]) => `${key} = ${value}\n`,
+  );
   await writeFile(
     config,
     text.replace(/^server\.base\.url = .*$/m, `server.base.url = http://127.0.0.1:${port}`) + `\n${lines.join('')}`,

@@ -113,6 +113,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
           reused,
         });
       };
+      /** The delivery made earlier with this key; 409 when it was made for another request. */
       const existing = async () => {
         const found = await cluster.get<Delivery>(deliveryKind, name, namespace);
         if (!found) return undefined;
@@ -121,11 +122,11 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
             'Conflict',
             `Idempotency-Key ${key} was used for another request to export ${exportId} (job ${found.spec.jobId}, dry_run ${found.spec.dryRun}).`,
           );
-        return answer(found, true);
+        return found;
       };
       if (key !== undefined) {
         const repeat = await existing();
-        if (repeat) return repeat;
+        if (repeat) return answer(repeat, true);
       }
       const source = await cluster.get<ProcessingJob>(processingJobKind, jobId, namespace);
       if (!source) throw new HttpError('NotFound', `Job ${jobId} not found`);
@@ -149,6 +150,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
             contentHash,
             ...(key !== undefined && { idempotencyKey: key }),
             ...(caller.authenticated && { requestedBy: caller.username }),
+            requestedAt: new Date().toISOString(),
           }),
         });
         return answer(created, false);
@@ -156,7 +158,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
         // A concurrent request with the same key created it first.
         if (key === undefined || !isApiError(err, 'AlreadyExists')) throw err;
         const repeat = await existing();
-        if (repeat) return repeat;
+        if (repeat) return answer(repeat, true);
         throw err;
       }
     },

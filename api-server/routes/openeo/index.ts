@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
+import { basicChallenge } from '../../plugins/app/authentication/authority.ts';
 import { authenticationErrorSchema, describeCaller } from '../../plugins/app/authentication/me.ts';
 import { represent } from '../../negotiation.ts';
 import { publicBaseUrl } from '../../public-url.ts';
@@ -59,6 +60,39 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
     },
     async () => ({ providers: [] }),
   );
+
+  if (app.auth) {
+    const { sessions, context } = app.auth;
+    app.get(
+      '/credentials/basic',
+      {
+        // The authentication hook has checked the Basic credentials; the route only insists on them.
+        config: { access: 'public' },
+        schema: {
+          summary: 'HTTP basic authentication (openEO)',
+          description:
+            'With a local user’s HTTP basic credentials, answers an access token that openEO clients then send as ' +
+            '`Authorization: Bearer basic//<token>`. The token is a sign-in session (12 hours, stored as a hash).',
+          tags,
+          response: {
+            200: z.object({ access_token: z.string() }).meta({ id: 'BasicAccessToken' }),
+            401: authenticationErrorSchema,
+          },
+        },
+      },
+      async (request, reply) => {
+        if (
+          !request.caller.authenticated ||
+          request.caller.via !== 'basic' ||
+          request.headers.authorization?.toLowerCase().startsWith('bearer')
+        )
+          throw basicChallenge('HTTP basic credentials are required.');
+        const { cookie } = await sessions.start(request.caller.username, context.now());
+        reply.header('cache-control', 'no-store');
+        return { access_token: cookie };
+      },
+    );
+  }
 
   app.get(
     '/file_formats',

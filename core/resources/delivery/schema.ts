@@ -14,6 +14,11 @@ export const deliverySpecSchema = z
     idempotencyKey: z.string().max(255).optional().describe('Idempotency-Key of the request that created it.'),
     contentHash: z.string().describe('SHA-256 of the request content, to tell a reuse from a conflict.'),
     requestedBy: z.string().optional().describe('Who asked for it (the changelog records it); absent: anonymous.'),
+    requestedAt: dateTime
+      .optional()
+      .describe(
+        'When it was asked for, to the millisecond: deliveries to one target run in this order (creationTimestamp has whole seconds).',
+      ),
     maxAttempts: z
       .number()
       .int()

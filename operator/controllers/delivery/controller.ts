@@ -19,8 +19,12 @@ export const targetOf = (exported: Export) => {
 
 const finished = (d: Delivery) => d.status?.phase === 'successful' || d.status?.phase === 'failed';
 
-/** Deliveries run oldest first; the name breaks ties of one second. */
-const order = (d: Delivery) => `${d.metadata.creationTimestamp ?? ''}|${d.metadata.name}`;
+/** When a delivery was asked for: to the millisecond when the API made it, else its creation's whole second. */
+const requestedAt = (d: Delivery) => Date.parse(String(d.spec.requestedAt ?? d.metadata.creationTimestamp ?? '')) || 0;
+
+/** Deliveries run oldest first; the name breaks ties. */
+const olderThan = (a: Delivery, b: Delivery) =>
+  requestedAt(a) < requestedAt(b) || (requestedAt(a) === requestedAt(b) && a.metadata.name < b.metadata.name);
 
 /** Unfinished deliveries to the same target that were created before `delivery`, or started already. */
 async function ahead(delivery: Delivery, target: string, cluster: Cluster): Promise<string[]> {
@@ -30,7 +34,6 @@ async function ahead(delivery: Delivery, target: string, cluster: Cluster): Prom
     cluster.list<Export>(exportKind, { namespace }),
   ]);
   const targets = new Map(exports.items.map((e) => [e.metadata.name, targetOf(e)]));
-  const mine = order(delivery);
   return deliveries.items
     .filter(
       (d) =>
@@ -38,7 +41,7 @@ async function ahead(delivery: Delivery, target: string, cluster: Cluster): Prom
         !finished(d) &&
         !d.metadata.deletionTimestamp &&
         targets.get(d.spec.exportId) === target &&
-        (order(d) < mine || (d.status?.attempt ?? 0) > 0),
+        (olderThan(d, delivery) || (d.status?.attempt ?? 0) > 0),
     )
     .map((d) => d.metadata.name);
 }

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { OpenEO } from '@openeo/js-client';
 import { describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../../../core/auth/pkce.ts';
 import { authorize, Browser, postForm, startAuthApp, type AuthApp } from '../../../../test/support/auth-app.ts';
@@ -137,6 +138,26 @@ describe('reads', () => {
       expect((await fetch(`${closed.url}${path}`)).status, path).toBe(200);
     const signedIn = await fetch(`${closed.url}/collections`, { headers: { authorization: basic('nobody', 'pw') } });
     expect(signedIn.status).toBe(200);
+  });
+});
+
+describe("openEO's basic authentication (@openeo/js-client)", () => {
+  it('signs in at /credentials/basic and writes with Bearer basic//<token>; anonymous writes are refused', async () => {
+    const app = await usersApp();
+    const graph = { sum: { process_id: 'add', arguments: { x: 1, y: 2 }, result: true } };
+    const anonymous = await OpenEO.connect(app.url);
+    await expect(anonymous.setUserProcess('three', { process_graph: graph })).rejects.toMatchObject({ status: 401 });
+    const connection = await OpenEO.connect(app.url);
+    await connection.authenticateBasic('f_job_manage', 'pw');
+    expect(await connection.describeAccount()).toMatchObject({ user_id: 'f_job_manage' });
+    const stored = await connection.setUserProcess('three', { process_graph: graph });
+    expect(stored.id).toBe('three');
+    const lacking = await OpenEO.connect(app.url);
+    await lacking.authenticateBasic('nobody', 'pw');
+    await expect(lacking.setUserProcess('four', { process_graph: graph })).rejects.toMatchObject({ status: 403 });
+    await expect(OpenEO.connect(app.url).then((c) => c.authenticateBasic('nobody', 'wrong'))).rejects.toThrow();
+    const forged = await fetch(`${app.url}/me`, { headers: { authorization: 'Bearer basic//' + 'x'.repeat(43) } });
+    expect(forged.status).toBe(401);
   });
 });
 

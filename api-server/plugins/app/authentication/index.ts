@@ -58,6 +58,8 @@ export function bearerError(err: OAuthError): HttpError {
  * (openEO API, "Authentication"); other clients the token alone.
  */
 export const INTERNAL_PROVIDER_ID = 'platform-internal';
+/** openEO clients that signed in at `/credentials/basic` send `Bearer basic//<token>`. */
+export const OPENEO_BASIC_PREFIX = 'basic//';
 
 function openEoBearerToken(value: string): string {
   if (!value.startsWith('oidc/')) return value;
@@ -136,6 +138,15 @@ export const authenticationPlugin = fp(
         return;
       }
       const [scheme, value = ''] = header.trim().split(/\s+/, 2);
+      if (scheme?.toLowerCase() === 'bearer' && value.startsWith(OPENEO_BASIC_PREFIX)) {
+        // openEO's token from /credentials/basic: a session, found by its hash like the login page's.
+        const now = context.now();
+        const session = await sessions.find(value.slice(OPENEO_BASIC_PREFIX.length), now);
+        const user = session && (await activeUser(context.users, session.spec.principalName, now)).user;
+        if (!user) throw bearerError(new OAuthError('invalid_token', 'the openEO basic token is unknown or expired'));
+        request.caller = callerOf(user, 'basic');
+        return;
+      }
       if (scheme?.toLowerCase() === 'bearer') {
         try {
           const bearer = await authenticateBearer(context, openEoBearerToken(value));
