@@ -91,39 +91,54 @@ export interface FileChange {
   mode?: number;
 }
 
+/** A change whose content is flushed to a temporary file beside its target, not yet in place. */
+export interface PreparedChange {
+  path: string;
+  temporary?: string;
+}
+
 /**
- * Group commit: applies several changes with one flush per file and one per directory, where changing them one by
- * one would flush every directory once per file. Every new content goes to a temporary file beside its target, all
- * written and flushed at once; then, in the given order, each is renamed over its target or the target removed;
- * then each directory is flushed once. A crash leaves every file whole, old or new. On failure, temporary files not
- * yet renamed are removed.
+ * The first half of a group commit: the new content written to a temporary file beside its target and flushed.
+ * Changes are prepared concurrently; `finishFileChanges` puts a run of prepared ones in place with one flush per
+ * directory, where replacing files one by one flushes every directory once per file.
  */
-export async function applyFileChanges(changes: readonly FileChange[]): Promise<void> {
-  const temporaries = new Map<FileChange, string>();
+export async function prepareFileChange(change: FileChange): Promise<PreparedChange> {
+  if (change.data === undefined) return { path: change.path };
+  const dir = dirname(change.path);
+  const temporary = join(dir, `.${basename(change.path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  await mkdir(dir, { recursive: true });
   try {
-    await Promise.all(
-      changes.map(async (change) => {
-        if (change.data === undefined) return;
-        const dir = dirname(change.path);
-        const temporary = join(dir, `.${basename(change.path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
-        temporaries.set(change, temporary);
-        await mkdir(dir, { recursive: true });
-        await writeFlushed(temporary, change.data, change.mode);
-      }),
-    );
+    await writeFlushed(temporary, change.data, change.mode);
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw err;
+  }
+  return { path: change.path, temporary };
+}
+
+/**
+ * The second half: in the given order, each temporary file renamed over its target or the target removed, then
+ * each directory flushed once. A crash leaves every file whole, old or new. On failure, temporary files not yet
+ * renamed are removed.
+ */
+export async function finishFileChanges(changes: readonly PreparedChange[]): Promise<void> {
+  let done = 0;
+  try {
     for (const change of changes) {
-      const temporary = temporaries.get(change);
-      if (temporary === undefined) await rm(change.path, { force: true });
-      else {
-        await rename(temporary, change.path);
-        temporaries.delete(change);
-      }
+      if (change.temporary === undefined) await rm(change.path, { force: true });
+      else await rename(change.temporary, change.path);
+      done++;
     }
   } catch (err) {
-    await Promise.all([...temporaries.values()].map((temporary) => rm(temporary, { force: true })));
+    await discardPrepared(changes.slice(done));
     throw err;
   }
   await Promise.all([...new Set(changes.map((change) => dirname(change.path)))].map(syncDirectory));
+}
+
+/** Removes the temporary files of prepared changes that will not be finished. */
+export async function discardPrepared(changes: readonly PreparedChange[]): Promise<void> {
+  await Promise.all(changes.map((c) => (c.temporary ? rm(c.temporary, { force: true }) : undefined)));
 }
 
 /** Removes a file and makes the removal durable. */

@@ -17,6 +17,7 @@ import type {
 } from '../port.ts';
 import { isSecretKind, normalizeSecret } from './secrets.ts';
 import { WatchQueue } from '../watch-queue.ts';
+import type { PreparedChange } from '../../files/durable.ts';
 import { kindKey, ResourceFiles, type StagedChange } from './files.ts';
 import { GroupCommit } from './group-commit.ts';
 import { checkName, namespaceOf } from './names.ts';
@@ -47,6 +48,13 @@ interface KindState {
   /** Highest resourceVersion no longer replayable: watches from below it get 410. */
   expiredBelow: number;
   watchers: Set<WatchFilter & { queue: WatchQueue }>;
+}
+
+/** A change waiting for the group commit, with what publishing it needs. */
+interface Staged {
+  change: StagedChange;
+  state: KindState;
+  type: WatchEventType;
 }
 
 function objectKeyOf(namespace: string | undefined, name: string): string {
@@ -82,8 +90,10 @@ export class FileCluster implements EmbeddedCluster {
   #writes: Promise<unknown> = Promise.resolve();
   /** The durability promises of the writes of the serialized step that runs now. */
   #tickets: Promise<void>[] | undefined;
-  readonly #commits = new GroupCommit<{ change: StagedChange; state: KindState; type: WatchEventType }>({
-    write: (group) => this.#files.commit(group.map((g) => g.change)),
+  readonly #commits = new GroupCommit<Staged, PreparedChange[]>({
+    prepare: ({ change }) => this.#files.prepare(change),
+    finish: (run) => this.#files.finish(run),
+    discard: (prepared) => this.#files.discard(prepared),
     publish: ({ change, state, type }) => this.#publishCommitted(state, type, change),
     describeFailure: (err) =>
       new ApiError('InternalError', `the embedded store could not write to disk: ${String(err)}`),

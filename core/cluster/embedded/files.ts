@@ -1,6 +1,13 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { applyFileChanges, isTempName, writeFileAtomic, type FileChange } from '../../files/durable.ts';
+import {
+  discardPrepared,
+  finishFileChanges,
+  isTempName,
+  prepareFileChange,
+  writeFileAtomic,
+  type PreparedChange,
+} from '../../files/durable.ts';
 import type { KindRef, KubeObject } from '../objects.ts';
 import { isSecretKind } from './secrets.ts';
 
@@ -71,31 +78,27 @@ export class ResourceFiles {
   }
 
   /**
-   * Writes a batch of object changes as one group commit (`applyFileChanges`): the last change of an object decides
-   * its file; a batch with deletions first records the newest deletion's resourceVersion, which the counter keeps
-   * once the newest object is gone.
+   * The first half of writing a change (a group commit's prepare): the object's new text flushed beside its file,
+   * or, for a deletion, the resourceVersion it happened at flushed beside the counter, which keeps it once the
+   * newest object is gone. Secrets are readable by this process's user only, as etcd's data is by the API server's.
    */
-  async commit(batch: readonly StagedChange[]): Promise<void> {
-    const changes = new Map<string, FileChange>();
-    let deletedAt = 0;
-    for (const change of batch) {
-      const path = this.#objectPath(change.ref, change.object.metadata);
-      changes.delete(path);
-      if (change.text === undefined) {
-        changes.set(path, { path });
-        deletedAt = Math.max(deletedAt, change.rv);
-        // Secrets are readable by this process's user only, as etcd's data is by the API server's.
-      } else changes.set(path, { path, data: change.text, ...(isSecretKind(change.ref) && { mode: 0o600 }) });
-    }
-    const counter: FileChange[] =
-      deletedAt > 0
-        ? [
-            {
-              path: join(this.#dir, 'state', 'counter.json'),
-              data: JSON.stringify({ resourceVersion: String(deletedAt) }),
-            },
-          ]
-        : [];
-    await applyFileChanges([...counter, ...changes.values()]);
+  async prepare(change: StagedChange): Promise<PreparedChange[]> {
+    const path = this.#objectPath(change.ref, change.object.metadata);
+    if (change.text !== undefined)
+      return [await prepareFileChange({ path, data: change.text, ...(isSecretKind(change.ref) && { mode: 0o600 }) })];
+    const counter = join(this.#dir, 'state', 'counter.json');
+    return [
+      await prepareFileChange({ path: counter, data: JSON.stringify({ resourceVersion: String(change.rv) }) }),
+      { path },
+    ];
+  }
+
+  /** The second half, for a run of prepared changes in order: in place, each directory flushed once. */
+  finish(run: readonly PreparedChange[][]): Promise<void> {
+    return finishFileChanges(run.flat());
+  }
+
+  discard(prepared: readonly PreparedChange[][]): Promise<void> {
+    return discardPrepared(prepared.flat());
   }
 }

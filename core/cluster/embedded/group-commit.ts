@@ -1,27 +1,48 @@
 /**
- * Group commit: changes accepted one at a time are written to disk together. The first change staged starts a
- * write; the changes staged while it runs go together into the next, so under load one flush carries many
- * changes and an idle store still writes each change at once. Each stage's promise settles when its group is
- * durable and published. A failed write fails its group and everything staged after it, and every later stage
- * (fail-stop, as etcd stops on a failed fsync): those changes were decided on writes that never landed.
+ * Pipelined group commit: changes accepted one at a time are prepared at once (each its content flushed beside its
+ * file, concurrently, as independent writers would) and finished in runs: the longest run of prepared changes at
+ * the head of the queue is put in place together, with one flush per directory, while the changes behind it keep
+ * preparing. Changes are finished and published in the order they were staged, and each stage's promise settles
+ * when its change is durable and published. A failed write fails every change not yet finished, and every later
+ * stage (fail-stop, as etcd stops on a failed fsync): those changes were decided on writes that never landed.
  */
-export class GroupCommit<T> {
-  readonly #write: (group: readonly T[]) => Promise<void>;
-  readonly #publish: (item: T) => void;
-  readonly #describe: (err: unknown) => Error;
-  #staged: T[] = [];
-  #next: { promise: Promise<void>; resolve(): void; reject(err: unknown): void } | undefined;
-  #running: Promise<void> | undefined;
+const MAX_PREPARING = 64;
+
+interface Entry<T, P> {
+  item: T;
+  prepared?: P;
+  ready: boolean;
+  settled: boolean;
+  resolve(): void;
+  reject(err: unknown): void;
+  promise: Promise<void>;
+}
+
+export interface GroupCommitSteps<T, P> {
+  /** Writes and flushes an item's content beside its target; runs concurrently for many items. */
+  prepare(item: T): Promise<P>;
+  /** Puts a run of prepared items in place, in order, durably. */
+  finish(run: readonly P[]): Promise<void>;
+  /** Drops prepared items that will not be finished. */
+  discard(prepared: readonly P[]): Promise<void>;
+  /** Makes a finished item visible (called in stage order). */
+  publish(item: T): void;
+  describeFailure(err: unknown): Error;
+}
+
+export class GroupCommit<T, P> {
+  readonly #steps: GroupCommitSteps<T, P>;
+  /** Staged and not finished, in stage order. */
+  #queue: Entry<T, P>[] = [];
+  /** Staged but not yet preparing, beyond MAX_PREPARING. */
+  #waiting: Entry<T, P>[] = [];
+  #preparing = 0;
+  /** Whether runs are being finished (one loop at a time keeps them in order). */
+  #active = false;
   #failure: Error | undefined;
 
-  constructor(options: {
-    write: (group: readonly T[]) => Promise<void>;
-    publish: (item: T) => void;
-    describeFailure: (err: unknown) => Error;
-  }) {
-    this.#write = options.write;
-    this.#publish = options.publish;
-    this.#describe = options.describeFailure;
+  constructor(steps: GroupCommitSteps<T, P>) {
+    this.#steps = steps;
   }
 
   /** Why writes stopped, once one failed. */
@@ -31,53 +52,82 @@ export class GroupCommit<T> {
 
   stage(item: T): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
-    this.#staged.push(item);
-    this.#next ??= deferred();
-    this.#running ??= this.#run();
-    return this.#next.promise;
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const promise = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // Callers await it; a failure nobody waits for must not be an unhandled rejection.
+    promise.catch(() => undefined);
+    const entry: Entry<T, P> = { item, ready: false, settled: false, resolve, reject, promise };
+    this.#queue.push(entry);
+    if (this.#preparing < MAX_PREPARING) void this.#prepare(entry);
+    else this.#waiting.push(entry);
+    return promise;
   }
 
   /** Settles when every change staged so far is durable; undefined when none is pending. */
   pending(): Promise<void> | undefined {
-    return this.#next?.promise ?? this.#running;
+    // Entries leave the queue only once finished, and settle in order: the last one settles after all.
+    return this.#queue.at(-1)?.promise;
   }
 
-  async #run(): Promise<void> {
+  async #prepare(entry: Entry<T, P>): Promise<void> {
+    this.#preparing++;
     try {
-      while (this.#staged.length > 0) {
-        // Let the steps already queued stage their changes into this group.
-        await new Promise((resolve) => setImmediate(resolve));
-        const group = this.#staged;
-        const settled = this.#next!;
-        this.#staged = [];
-        this.#next = undefined;
-        try {
-          await this.#write(group);
-        } catch (err) {
-          this.#failure = this.#describe(err);
-          settled.reject(this.#failure);
-          (this.#next as typeof settled | undefined)?.reject(this.#failure);
-          this.#next = undefined;
-          this.#staged = [];
-          return;
-        }
-        for (const item of group) this.#publish(item);
-        settled.resolve();
-      }
+      entry.prepared = await this.#steps.prepare(entry.item);
+      entry.ready = true;
+    } catch (err) {
+      await this.#fail(err);
+      return;
     } finally {
-      this.#running = undefined;
+      this.#preparing--;
+    }
+    if (this.#failure) {
+      await this.#steps.discard([entry.prepared]).catch(() => undefined);
+      return;
+    }
+    const next = this.#waiting.shift();
+    if (next) void this.#prepare(next);
+    if (!this.#active) {
+      this.#active = true;
+      void this.#finishRuns();
     }
   }
-}
 
-function deferred() {
-  let resolve!: () => void;
-  let reject!: (err: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Callers await it; a failure nobody waits for must not be an unhandled rejection.
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
+  async #finishRuns(): Promise<void> {
+    try {
+      while (!this.#failure) {
+        let length = 0;
+        while (length < this.#queue.length && this.#queue[length]!.ready) length++;
+        if (length === 0) return;
+        const run = this.#queue.slice(0, length);
+        try {
+          await this.#steps.finish(run.map((e) => e.prepared!));
+        } catch (err) {
+          await this.#fail(err);
+          return;
+        }
+        this.#queue.splice(0, length);
+        for (const entry of run) this.#steps.publish(entry.item);
+        for (const entry of run) {
+          entry.settled = true;
+          entry.resolve();
+        }
+      }
+    } finally {
+      this.#active = false;
+    }
+  }
+
+  async #fail(err: unknown): Promise<void> {
+    if (this.#failure) return;
+    this.#failure = this.#steps.describeFailure(err);
+    const unfinished = this.#queue.filter((e) => !e.settled);
+    this.#queue = [];
+    this.#waiting = [];
+    for (const entry of unfinished) entry.reject(this.#failure);
+    await this.#steps.discard(unfinished.filter((e) => e.ready).map((e) => e.prepared!)).catch(() => undefined);
+  }
 }
