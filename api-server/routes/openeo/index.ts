@@ -2,7 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
+import { openEoDefaultClients } from '../../../core/auth/openeo/providers.ts';
 import { basicChallenge } from '../../plugins/app/authentication/authority.ts';
+import { INTERNAL_PROVIDER_ID } from '../../plugins/app/authentication/index.ts';
 import { authenticationErrorSchema, describeCaller } from '../../plugins/app/authentication/me.ts';
 import { represent } from '../../negotiation.ts';
 import { publicBaseUrl } from '../../public-url.ts';
@@ -53,12 +55,31 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
       config: { access: 'public' },
       schema: {
         summary: 'OpenID Connect providers',
-        description: 'Empty while the instance is anonymous (no authentication configured).',
+        description:
+          'With the authorization server on, the internal provider `platform-internal` (issuer `server.base.url`) ' +
+          'and, as its default clients, the public clients labelled `climate.stratus.dev/openeo-default-client: ' +
+          '"true"`; empty while the instance is anonymous.',
         tags,
         response: { 200: freeForm('OidcProviders', 'OpenID Connect providers for openEO clients.') },
       },
     },
-    async () => ({ providers: [] }),
+    async () => {
+      if (!app.auth) return { providers: [] };
+      const { context } = app.auth;
+      const defaultClients = await openEoDefaultClients(context.cluster, context.namespace, context.clients);
+      return {
+        providers: [
+          {
+            id: INTERNAL_PROVIDER_ID,
+            issuer: context.issuer,
+            title: config.instance.name,
+            description: 'Sign in with your account on this instance.',
+            scopes: ['openid', 'profile', 'username'],
+            ...(defaultClients.length > 0 && { default_clients: defaultClients }),
+          },
+        ],
+      };
+    },
   );
 
   if (app.auth) {

@@ -10,6 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../../../core/auth/pkce.ts';
 import { authorize, Browser, postForm, startAuthApp, type AuthApp } from '../../../../test/support/auth-app.ts';
 import { build } from '../../../test/build.ts';
+import type { KubeObject } from '../../../../core/cluster/objects.ts';
+import { API_VERSION } from '../../../../core/resources/kind.ts';
+import { oauth2ClientKind, type OAuth2Client } from '../../../../core/resources/oauth2-client/schema.ts';
+import { NAMESPACE } from '../../../../test/support/auth-context.ts';
 import { AUTHORITIES } from './authority.ts';
 
 const root = join(import.meta.dirname, '../../../..');
@@ -158,6 +162,66 @@ describe("openEO's basic authentication (@openeo/js-client)", () => {
     await expect(OpenEO.connect(app.url).then((c) => c.authenticateBasic('nobody', 'wrong'))).rejects.toThrow();
     const forged = await fetch(`${app.url}/me`, { headers: { authorization: 'Bearer basic//' + 'x'.repeat(43) } });
     expect(forged.status).toBe(401);
+  });
+});
+
+describe('/credentials/oidc', () => {
+  it('lists the internal provider, discoverable at its issuer, with the labelled public clients as default clients', async () => {
+    const app = await usersApp();
+    const client = (
+      clientId: string,
+      labelled: boolean,
+      methods: OAuth2Client['spec']['clientAuthenticationMethods'],
+    ) =>
+      app.cluster.create<OAuth2Client & KubeObject>(oauth2ClientKind, {
+        apiVersion: API_VERSION,
+        kind: 'OAuth2Client',
+        metadata: {
+          name: clientId,
+          namespace: NAMESPACE,
+          ...(labelled && { labels: { 'climate.stratus.dev/openeo-default-client': 'true' } }),
+        },
+        spec: {
+          clientId,
+          clientAuthenticationMethods: methods,
+          authorizationGrantTypes: ['authorization_code', 'refresh_token'],
+          redirectUris: ['https://editor.example.org/'],
+          scopes: ['openid'],
+          clientSettings: { requireProofKey: true, requireAuthorizationConsent: true },
+        },
+      });
+    await client('editor', true, ['none']);
+    await client('confidential', true, ['client_secret_basic']);
+    await client('unlabelled', false, ['none']);
+    const body = (await (await fetch(`${app.url}/credentials/oidc`)).json()) as { providers: { issuer: string }[] };
+    expect(body).toEqual({
+      providers: [
+        {
+          id: 'platform-internal',
+          issuer: app.url,
+          title: 'Auth test',
+          description: expect.any(String),
+          scopes: ['openid', 'profile', 'username'],
+          default_clients: [
+            {
+              id: 'editor',
+              grant_types: ['authorization_code+pkce', 'refresh_token'],
+              redirect_urls: ['https://editor.example.org/'],
+            },
+          ],
+        },
+      ],
+    });
+    // The issuer is discoverable as openEO requires (its discovery document at issuer + /.well-known/...).
+    const discovery = (await (await fetch(`${body.providers[0]!.issuer}/.well-known/openid-configuration`)).json()) as {
+      issuer: string;
+    };
+    expect(discovery.issuer).toBe(app.url);
+  });
+
+  it('is empty on an instance without authentication', async () => {
+    const { app } = await build();
+    expect((await app.inject({ url: '/credentials/oidc' })).json()).toEqual({ providers: [] });
   });
 });
 
