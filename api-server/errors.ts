@@ -46,7 +46,7 @@ export const errorCatalogue = {
   ReadOnly: {
     status: 403,
     envelope: 'read-only',
-    description: 'The instance is read-only: every write is refused except `POST /result`.',
+    description: 'The instance is read-only: every write is refused except `POST /result` and signing in.',
   },
   RefreshFailed: {
     status: 502,

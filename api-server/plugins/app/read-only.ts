@@ -12,6 +12,9 @@ export const readOnlyPlugin = fp(
       if (!app.stratus.config.readOnly || !WRITES.has(request.method)) return;
       const path = request.url.split('?')[0];
       if (ALLOWED_WRITES.has(`${request.method} ${path}`)) return;
+      // Signing in is no change of the data: the OAuth2 endpoints and the login page (routes that read their
+      // own credentials) work on a read-only instance too.
+      if (request.routeOptions.config?.authentication === false) return;
       throw new HttpError('ReadOnly', `This instance is read-only: ${request.method} ${path} is refused.`);
     });
   },

@@ -150,6 +150,23 @@ describe('signing keys', () => {
   });
 });
 
+describe('a read-only instance', () => {
+  it('signs users in and issues tokens, and still refuses the writes of data', async () => {
+    const app = await startAuthApp({ config: 'read_only = on' });
+    await app.addUser('ada', 'pw', { authorities: ['ALL'] });
+    await app.addClient({ clientId: 'cli', clientAuthenticationMethods: ['none'], redirectUris: [REDIRECT_URI] });
+    const tokens = await tokensFrom(app);
+    expect(tokens.status).toBe(200);
+    const write = await fetch(`${app.url}/ingestions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.body.access_token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(write.status).toBe(403);
+    expect(await write.json()).toMatchObject({ code: 'PermissionsInsufficient' });
+  });
+});
+
 describe('two instances over one store', () => {
   it('sign with the same ephemeral key, and each accepts, refreshes and revokes what the other issued', async () => {
     const cluster = await openTestCluster();
