@@ -64,8 +64,8 @@ describe('POST /result limits and refusals', () => {
     const cube = oneDay.json();
     expect(cube.type).toBe('DataCube');
     expect(cube.dimensions.map((d: { name: string }) => d.name)).toEqual(['bands', 'y', 'x']);
-    // The published store holds zeros.
-    expect((cube.data as number[][][]).flat(2).every((v) => v === 0)).toBe(true);
+    // The published store holds each period's index: 2024-01-02 is the second.
+    expect((cube.data as number[][][]).flat(2).every((v) => v === 1)).toBe(true);
     // A GeoTIFF is one image: three time steps are not.
     const badFormat = await post(built.app, savedAs('GTiff'));
     expect(badFormat.statusCode).toBe(400);
