@@ -4,6 +4,7 @@ import { authTokenOptions, authTokenReport, benchAuthToken } from './auth-token.
 import { benchFeatures } from './features.ts';
 import { benchRasters } from './rasters.ts';
 import { benchSplitIngestion } from './split-ingestion.ts';
+import { benchTiles } from './tiles.ts';
 import { benchStore } from './store.ts';
 import { benchZarrServing } from './zarr-serving.ts';
 import { benchZonalStats } from './zonal-stats.ts';
@@ -117,6 +118,24 @@ console.log(
 console.log(
   `| peak RSS of the process (MB) | ${round(stored.peakRssMegabytes)} | ${round(stored.peerPeakRssMegabytes)} | - |`,
 );
+
+const tiles = await benchTiles(
+  Number(process.env.BENCH_TILE_PERIODS ?? 8),
+  Number(process.env.BENCH_TILES_PER_ZOOM ?? 16),
+);
+console.log(
+  `\nMap tiles, ${tiles.tiles} tiles of zooms ${tiles.zooms.join(' to ')} over a 2000 x 1500 daily grid, one request at a time (ms per tile)`,
+);
+console.log('| Stratus | p50 | p95 | peer: GDAL 3.6 | p50 | p95 | ratio p50, p95 |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const [name, ours, peerName, peer] of [
+  ['first view', tiles.firstView, 'gdalwarp + gdaldem per tile', tiles.cli],
+  ['first view', tiles.firstView, 'library, store opened per tile', tiles.library],
+  ['second view', tiles.secondView, 'library, datasets kept open', tiles.keptOpen],
+] as const)
+  console.log(
+    `| ${name} | ${ours.p50.toFixed(1)} | ${ours.p95.toFixed(1)} | ${peerName} | ${peer.p50.toFixed(1)} | ${peer.p95.toFixed(1)} | ${ratio(peer.p50, ours.p50)}, ${ratio(peer.p95, ours.p95)} |`,
+  );
 
 const auth = await benchAuthToken(authTokenOptions(process.env));
 console.log(`\n${authTokenReport(auth).join('\n')}`);
