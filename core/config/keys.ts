@@ -147,15 +147,15 @@ export function closestKey(key: string): string {
  */
 export const notBuiltKeys: { matches: (key: string) => boolean; feature: string }[] = [
   {
-    // The providers themselves (`oidc.provider.*`) are read by core/auth/federation/providers.ts.
+    // The providers (`oidc.provider.*`) and their bearer tokens are built: core/auth/federation/.
     matches: (key) => key === 'oidc.oauth2.login.enabled' || key === 'oidc.logout.redirect_url',
     feature: 'sign-in through external identity providers (issue 18)',
   },
   {
-    matches: (key) => key === 'oidc.jwt.token.authentication.enabled',
-    feature: 'bearer tokens of external identity providers (issue 18)',
+    // linked_accounts.enabled is read by the user mapping (core/auth/federation/mapping.ts); switching is not built.
+    matches: (key) => key.startsWith('linked_accounts.') && key !== 'linked_accounts.enabled',
+    feature: 'switching between linked accounts (issue 18)',
   },
-  { matches: (key) => key.startsWith('linked_accounts.'), feature: 'linked accounts (issue 18)' },
 ];
 
 /** The feature a key configures when this version does not have it yet, else undefined. */
