@@ -40,6 +40,8 @@ declare module 'fastify' {
     auth: AuthServices | undefined;
     /** The identity providers of the configuration (core/auth/federation/providers.ts), judged once at startup. */
     identityProviders: ProviderRegistry;
+    /** Their signing keys, fetched on first use: one cache for the bearer filter and the login flow. */
+    identityProviderKeys: ProviderKeySets;
   }
   interface FastifyRequest {
     /** Who sent the request; anonymous unless credentials were accepted. */
@@ -97,11 +99,13 @@ export const authenticationPlugin = fp(
     app.decorateRequest('caller', null as never);
     const providers = resolveProviders(config, app.log);
     app.decorate('identityProviders', providers);
+    const providerKeys = new ProviderKeySets();
+    app.decorate('identityProviderKeys', providerKeys);
     // The internal provider exists when the authorization server is on (with its issuer, server.base.url).
     const internal = providers.internal;
     const users = new UserDirectory(cluster, namespace);
     const external = config.oidc.jwtTokenAuthenticationEnabled
-      ? { keys: new ProviderKeySets(), users, linkedAccounts: config.linkedAccounts.enabled }
+      ? { keys: providerKeys, users, linkedAccounts: config.linkedAccounts.enabled }
       : undefined;
     if (!internal && !external) {
       app.decorate('auth', undefined);
