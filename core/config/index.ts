@@ -107,6 +107,10 @@ const valueSchemas: Record<string, z.ZodType> = {
   'changelog.aggregate': onOff,
 };
 
+/**
+ * The raw keys of one `oidc.provider.<id>.*` block; core/auth/federation/providers.ts judges them (a provider with
+ * a bad value is left out with a log line rather than stopping startup, as spec 2 says).
+ */
 export interface OidcProviderConfig {
   id: string;
   [key: string]: string;
@@ -215,11 +219,6 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
       providers.set(id, record);
     }
     if (key.startsWith(LEVEL_PREFIX)) levels[key.slice(LEVEL_PREFIX.length)] = value as LogLevel;
-  }
-  for (const provider of providers.values()) {
-    if (provider.mapping_claim !== undefined && !['email', 'username'].includes(provider.mapping_claim)) {
-      errors.push(`${source}: oidc.provider.${provider.id}.mapping_claim: must be email or username`);
-    }
   }
 
   const baseUrl = text_('server.base.url');

@@ -59,10 +59,23 @@ export const genericProviderKeys = [
   'end_session_endpoint',
   'scopes',
   'display_alias',
+  'login_image',
+  'login_image_padding',
   'enable_logout',
   'enable_pkce',
+  'authorization_grant_type',
   'client_authentication_method',
+  'keystore_path',
+  'keystore_password',
+  'key_alias',
+  'key_password',
+  'jwk_set_url',
+  'extra_request_parameters',
+  'user_info_response_type',
+  'user_info_jws_algorithm',
 ] as const;
+/** The internal provider's overrides (spec 2, "Internal provider"). */
+export const platformKeys = ['client_id', 'client_secret', 'mapping_claim', 'server_url'] as const;
 
 export interface KeyPattern {
   pattern: RegExp;
@@ -78,7 +91,13 @@ export const keyPatterns: KeyPattern[] = [
     template: 'oidc.provider.idpb.<n>.<key>',
   },
   {
-    pattern: new RegExp(`^oidc\\.provider\\.(?!idpa\\.|idpb\\.)[a-z0-9_-]+\\.(${genericProviderKeys.join('|')})$`),
+    pattern: new RegExp(`^oidc\\.provider\\.platform\\.(${platformKeys.join('|')})$`),
+    template: 'oidc.provider.platform.<key>',
+  },
+  {
+    pattern: new RegExp(
+      `^oidc\\.provider\\.(?!idpa\\.|idpb\\.|platform\\.)[a-z0-9_-]+\\.(${genericProviderKeys.join('|')})$`,
+    ),
     template: 'oidc.provider.<id>.<key>',
   },
 ];
@@ -114,7 +133,9 @@ export function closestKey(key: string): string {
   if (provider) {
     candidates.push(...idpaKeys.map((k) => `oidc.provider.idpa.${k}`));
     candidates.push(...idpbKeys.map((k) => `oidc.provider.idpb.${provider[2] ?? '0'}.${k}`));
-    candidates.push(...genericProviderKeys.map((k) => `oidc.provider.${provider[1]}.${k}`));
+    candidates.push(...platformKeys.map((k) => `oidc.provider.platform.${k}`));
+    if (provider[1] !== 'platform')
+      candidates.push(...genericProviderKeys.map((k) => `oidc.provider.${provider[1]}.${k}`));
   }
   if (key.startsWith('logging.')) candidates.push(`logging.level.${key.split('.').slice(2).join('.') || 'root'}`);
   return closestOf(key, candidates);
@@ -126,9 +147,13 @@ export function closestKey(key: string): string {
  */
 export const notBuiltKeys: { matches: (key: string) => boolean; feature: string }[] = [
   {
-    // `oidc.provider.platform.mapping_claim` configures the authorization server's own tokens, which exist.
-    matches: (key) => key.startsWith('oidc.') && key !== 'oidc.provider.platform.mapping_claim',
+    // The providers themselves (`oidc.provider.*`) are read by core/auth/federation/providers.ts.
+    matches: (key) => key === 'oidc.oauth2.login.enabled' || key === 'oidc.logout.redirect_url',
     feature: 'sign-in through external identity providers (issue 18)',
+  },
+  {
+    matches: (key) => key === 'oidc.jwt.token.authentication.enabled',
+    feature: 'bearer tokens of external identity providers (issue 18)',
   },
   { matches: (key) => key.startsWith('linked_accounts.'), feature: 'linked accounts (issue 18)' },
 ];

@@ -5,12 +5,13 @@ import { ClientDirectory } from '../../../../core/auth/clients/directory.ts';
 import { ensureRegistrarClient } from '../../../../core/auth/clients/registrar.ts';
 import type { AuthContext } from '../../../../core/auth/context.ts';
 import { OAuthError } from '../../../../core/auth/errors.ts';
+import { resolveProviders, type ProviderRegistry } from '../../../../core/auth/federation/providers.ts';
 import { resolveSigningKeys } from '../../../../core/auth/keys/resolve.ts';
 import { AuthorizationRecords } from '../../../../core/auth/records/authorizations.ts';
 import { Consents } from '../../../../core/auth/records/consents.ts';
 import { Sessions, type SessionRecord } from '../../../../core/auth/records/sessions.ts';
 import { readSystemSettings, type SystemSettings } from '../../../../core/auth/system-settings.ts';
-import { activeUser, UserDirectory, type MappingClaim } from '../../../../core/auth/users/directory.ts';
+import { activeUser, UserDirectory } from '../../../../core/auth/users/directory.ts';
 import type { User } from '../../../../core/resources/user/schema.ts';
 import { HttpError } from '../../../errors.ts';
 import { basicChallenge, REALM } from './authority.ts';
@@ -32,6 +33,8 @@ export interface AuthServices {
 declare module 'fastify' {
   interface FastifyInstance {
     auth: AuthServices | undefined;
+    /** The identity providers of the configuration (core/auth/federation/providers.ts), judged once at startup. */
+    identityProviders: ProviderRegistry;
   }
   interface FastifyRequest {
     /** Who sent the request; anonymous unless credentials were accepted. */
@@ -88,7 +91,11 @@ export const authenticationPlugin = fp(
     const { cluster, config, namespace } = app.stratus;
     // Set by the onRequest hook below on every request; null only until it runs.
     app.decorateRequest('caller', null as never);
-    if (!config.oauth2.serverEnabled || !config.server.baseUrl) {
+    const providers = resolveProviders(config, app.log);
+    app.decorate('identityProviders', providers);
+    // The internal provider exists when the authorization server is on (with its issuer, server.base.url).
+    const internal = providers.internal;
+    if (!internal) {
       app.decorate('auth', undefined);
       app.addHook('onRequest', async (request) => {
         request.caller = ANONYMOUS;
@@ -98,16 +105,15 @@ export const authenticationPlugin = fp(
     const keys = await resolveSigningKeys(config.oauth2.keystore, cluster, namespace);
     app.log.info({ kid: keys.kid, source: keys.source }, 'authorization server signing key');
     await ensureRegistrarClient(cluster, namespace);
-    const platform = config.oidc.providers.find((p) => p.id === 'platform');
     const context: AuthContext = {
       cluster,
       namespace,
-      issuer: config.server.baseUrl,
+      issuer: internal.issuer,
       keys,
       clients: new ClientDirectory(cluster, namespace),
       users: new UserDirectory(cluster, namespace),
       authorizations: new AuthorizationRecords(cluster, namespace),
-      mappingClaim: (platform?.mapping_claim as MappingClaim | undefined) ?? 'username',
+      mappingClaim: internal.mappingClaim,
       now: () => new Date(),
     };
     const sessions = new Sessions(cluster, namespace);
