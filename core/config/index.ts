@@ -97,6 +97,7 @@ const valueSchemas: Record<string, z.ZodType> = {
   'oidc.jwt.token.authentication.enabled': onOff,
   'oidc.logout.redirect_url': url,
   'linked_accounts.enabled': onOff,
+  'linked_accounts.logout_url': url,
   'linked_accounts.relogin_url': url,
   'logging.file.max_size': size,
   'logging.file.max_archives': nonNegativeInt,
@@ -152,7 +153,7 @@ export interface InstanceConfig {
     logoutRedirectUrl: string | null;
     providers: OidcProviderConfig[];
   };
-  linkedAccounts: { enabled: boolean; reloginUrl: string | null };
+  linkedAccounts: { enabled: boolean; logoutUrl: string | null; reloginUrl: string | null };
   logging: {
     maxSizeBytes: number;
     /** The size at which a log file rolls: the smaller of max_size and the 50 MB cap. */
@@ -283,6 +284,7 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
     },
     linkedAccounts: {
       enabled: get('linked_accounts.enabled', false),
+      logoutUrl: text_('linked_accounts.logout_url'),
       reloginUrl: text_('linked_accounts.relogin_url'),
     },
     logging: {

@@ -27,6 +27,7 @@ export const exactKeys = [
   'oidc.jwt.token.authentication.enabled',
   'oidc.logout.redirect_url',
   'linked_accounts.enabled',
+  'linked_accounts.logout_url',
   'linked_accounts.relogin_url',
   'logging.file.max_size',
   'logging.file.max_archives',
@@ -147,15 +148,9 @@ export function closestKey(key: string): string {
  */
 export const notBuiltKeys: { matches: (key: string) => boolean; feature: string }[] = [
   {
-    // The providers themselves (`oidc.provider.*`) are read by core/auth/federation/providers.ts.
-    matches: (key) => key === 'oidc.oauth2.login.enabled' || key === 'oidc.logout.redirect_url',
-    feature: 'sign-in through external identity providers (issue 18)',
-  },
-  {
     matches: (key) => key === 'oidc.jwt.token.authentication.enabled',
     feature: 'bearer tokens of external identity providers (issue 18)',
   },
-  { matches: (key) => key.startsWith('linked_accounts.'), feature: 'linked accounts (issue 18)' },
 ];
 
 /** The feature a key configures when this version does not have it yet, else undefined. */

@@ -4,6 +4,7 @@ import { authenticateBearer } from '../../../../core/auth/bearer.ts';
 import { ClientDirectory } from '../../../../core/auth/clients/directory.ts';
 import { ensureRegistrarClient } from '../../../../core/auth/clients/registrar.ts';
 import type { AuthContext } from '../../../../core/auth/context.ts';
+import { ProviderKeySets } from '../../../../core/auth/federation/provider-keys.ts';
 import { OAuthError } from '../../../../core/auth/errors.ts';
 import { resolveProviders, type ProviderRegistry } from '../../../../core/auth/federation/providers.ts';
 import { resolveSigningKeys } from '../../../../core/auth/keys/resolve.ts';
@@ -23,6 +24,8 @@ export interface AuthServices {
   context: AuthContext;
   sessions: Sessions;
   consents: Consents;
+  /** The external providers' signing keys, fetched on first use; shared by every use of a provider. */
+  providerKeys: ProviderKeySets;
   systemSettings(): Promise<SystemSettings>;
   /** The signed-in session of a browser request and its user, when both are valid. */
   session(request: FastifyRequest): Promise<{ cookie: string; session: SessionRecord; user: User } | undefined>;
@@ -122,6 +125,7 @@ export const authenticationPlugin = fp(
       context,
       sessions,
       consents: new Consents(cluster, namespace),
+      providerKeys: new ProviderKeySets(),
       systemSettings: () => readSystemSettings(cluster, namespace),
       secure,
       session: async (request) => {
