@@ -4,7 +4,8 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, exportJWK, SignJWT
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { signingKeys } from '../../keys/signing-keys.ts';
 import type { ExternalProvider } from '../providers.ts';
-import { fetchUserInfo, tokenRequest, verifyIdToken, type ExchangeSettings } from './exchange.ts';
+import { freePort } from '../../../../scripts/free-port.ts';
+import { exchangeCode, fetchUserInfo, tokenRequest, verifyIdToken, type ExchangeSettings } from './exchange.ts';
 
 const ISSUER = 'https://idp.example.org';
 const NOW = new Date('2026-01-01T00:00:00Z');
@@ -95,6 +96,25 @@ describe('the token request', () => {
     expect(claims).toMatchObject({ iss: 'stratus client', sub: 'stratus client', aud: `${ISSUER}/token` });
     expect(claims.exp! - claims.iat!).toBe(60);
     expect(claims.jti).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+});
+
+describe('the code exchange', () => {
+  it('blames the provider when its token endpoint cannot be reached or refuses the code', async () => {
+    const grant = { code: 'c', redirectUri: 'https://s/cb' };
+    const closed = `http://127.0.0.1:${await freePort()}/token`;
+    await expect(exchangeCode(settings({ tokenUri: closed }), undefined, grant, NOW)).rejects.toMatchObject({
+      reason: 'provider',
+    });
+    const server = createServer((_req, res) =>
+      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"invalid_grant"}'),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const refusing = `http://127.0.0.1:${(server.address() as { port: number }).port}/token`;
+    await expect(exchangeCode(settings({ tokenUri: refusing }), undefined, grant, NOW)).rejects.toThrow(
+      /refused the code: invalid_grant/,
+    );
   });
 });
 

@@ -104,11 +104,21 @@ export async function tokenRequest(
   return { headers, body };
 }
 
-async function call(url: string, init: RequestInit, what: string): Promise<Response> {
+/** One call to the provider, its body read whole: any network failure is the provider's. */
+async function call(url: string, init: RequestInit, what: string): Promise<{ response: Response; body: string }> {
   try {
-    return await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    return { response, body: await response.text() };
   } catch (err) {
     throw new FederatedLoginError('provider', `${what} at ${url} failed: ${(err as Error).message}`);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 
@@ -120,8 +130,12 @@ export async function exchangeCode(
   now: Date,
 ): Promise<{ idToken: string; accessToken: string }> {
   const { headers, body } = await tokenRequest(settings, clientKeys, grant, now);
-  const response = await call(settings.tokenUri, { method: 'POST', headers, body }, 'the token request');
-  const answer = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+  const { response, body: text } = await call(
+    settings.tokenUri,
+    { method: 'POST', headers, body },
+    'the token request',
+  );
+  const answer = parseJson(text) as Record<string, unknown> | undefined;
   if (!response.ok) {
     const error = typeof answer?.error === 'string' ? answer.error : `HTTP ${response.status}`;
     throw new FederatedLoginError('provider', `the token endpoint refused the code: ${error}`);
@@ -186,7 +200,7 @@ export async function fetchUserInfo(
   now: Date,
 ): Promise<Record<string, unknown>> {
   const jwt = settings.userInfoResponseType === 'jwt';
-  const response = await call(
+  const { response, body } = await call(
     settings.userInfoUri,
     {
       headers: { authorization: `Bearer ${accessToken}`, accept: jwt ? 'application/jwt' : 'application/json' },
@@ -199,7 +213,7 @@ export async function fetchUserInfo(
     const type = response.headers.get('content-type') ?? '';
     if (!/^application\/jwt\b/i.test(type))
       throw new FederatedLoginError('token', `userinfo answered ${type || 'no content type'}, not application/jwt`);
-    const token = (await response.text()).trim();
+    const token = body.trim();
     try {
       ({ payload: claims } = await jwtVerify(token, keySet, {
         algorithms: [settings.userInfoJwsAlgorithm],
@@ -214,10 +228,10 @@ export async function fetchUserInfo(
     if (aud !== undefined && !(Array.isArray(aud) ? aud : [aud]).includes(settings.clientId))
       throw new FederatedLoginError('token', "the userinfo JWT's aud claim is not this client");
   } else {
-    const body = (await response.json().catch(() => undefined)) as unknown;
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
+    const json = parseJson(body);
+    if (typeof json !== 'object' || json === null || Array.isArray(json))
       throw new FederatedLoginError('token', 'userinfo answered no JSON object');
-    claims = body as Record<string, unknown>;
+    claims = json as Record<string, unknown>;
   }
   if (claims.sub !== sub) throw new FederatedLoginError('token', "userinfo's sub is not the ID token's");
   return claims;
