@@ -58,16 +58,6 @@ describe('instance configuration', () => {
     expect(config.warnings).toEqual([]);
   });
 
-  it.each([['oidc.jwt.token.authentication.enabled = on', 'bearer tokens of external identity providers (issue 18)']])(
-    'stops startup on %j, a setting of a feature not built yet',
-    (line, feature) => {
-      const key = line.split(' =')[0];
-      expect(() => parseInstanceConfig(`instance.name = x\n${line}`, 'f')).toThrow(
-        `f:2: ${key} configures ${feature}, which this version of Stratus does not have yet; remove the key`,
-      );
-    },
-  );
-
   it.each([
     ['instance.bbx = 1,2,3,4', 'instance.bbox'],
     ['read_onyl = on', 'read_only'],

@@ -146,12 +146,7 @@ export function closestKey(key: string): string {
  * Keys of features this version does not have yet, with the feature and the issue that brings it: setting one stops
  * startup, so that an operator never believes a setting works that nothing reads. The issue removes its entry.
  */
-export const notBuiltKeys: { matches: (key: string) => boolean; feature: string }[] = [
-  {
-    matches: (key) => key === 'oidc.jwt.token.authentication.enabled',
-    feature: 'bearer tokens of external identity providers (issue 18)',
-  },
-];
+export const notBuiltKeys: { matches: (key: string) => boolean; feature: string }[] = [];
 
 /** The feature a key configures when this version does not have it yet, else undefined. */
 export function notBuiltFeature(key: string): string | undefined {

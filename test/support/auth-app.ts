@@ -44,6 +44,8 @@ export async function startAuthApp(
     cluster?: EmbeddedCluster;
     /** The issuer when it is not this instance's own URL (replicas behind one public URL). */
     baseUrl?: string;
+    /** false: without the authorization server (external providers' bearer tokens only). */
+    authorizationServer?: boolean;
   } = {},
 ): Promise<AuthApp> {
   const cluster = options.cluster ?? (await openTestCluster());
@@ -62,7 +64,7 @@ export async function startAuthApp(
     config: parseInstanceConfig(
       [
         `instance.name = Auth test`,
-        `oauth2.server.enabled = on`,
+        `oauth2.server.enabled = ${options.authorizationServer === false ? 'off' : 'on'}`,
         `server.base.url = ${baseUrl}`,
         typeof options.config === 'function' ? options.config(url) : (options.config ?? ''),
       ].join('\n'),
