@@ -58,6 +58,12 @@ describe('instance configuration', () => {
     expect(config.warnings).toEqual([]);
   });
 
+  it('stops startup on a login through external providers without the authorization server', () => {
+    expect(() => parseInstanceConfig('oidc.oauth2.login.enabled = on', 'f')).toThrow(
+      'f: oidc.oauth2.login.enabled = on requires oauth2.server.enabled = on (the login page)',
+    );
+  });
+
   it.each([
     ['instance.bbx = 1,2,3,4', 'instance.bbox'],
     ['read_onyl = on', 'read_only'],

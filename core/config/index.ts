@@ -227,6 +227,10 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
   if (serverEnabled && !baseUrl) {
     errors.push(`${source}: oauth2.server.enabled = on requires server.base.url (the issuer URI) to be set`);
   }
+  if (get('oidc.oauth2.login.enabled', false) && !serverEnabled) {
+    // The login page, its sessions and the key that signs the sign-in state belong to the authorization server.
+    errors.push(`${source}: oidc.oauth2.login.enabled = on requires oauth2.server.enabled = on (the login page)`);
+  }
   if (text_('oauth2.server.jwt.keystore.path') && !text_('oauth2.server.jwt.keystore.alias')) {
     errors.push(`${source}: oauth2.server.jwt.keystore.path is set: oauth2.server.jwt.keystore.alias is required`);
   }

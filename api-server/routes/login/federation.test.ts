@@ -140,6 +140,13 @@ describe('sign-in through an external provider', () => {
     expect(basic.searchParams.get('state')).not.toBe(basic.searchParams.get('nonce'));
   });
 
+  it('describes its routes in the OpenAPI description', async () => {
+    const { app } = await setup();
+    const { paths } = (await (await fetch(`${app.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    for (const path of ['/oauth2/authorization/{key}', '/oauth2/code/{key}', '/api/publicKeys/{client_id}/jwks.json'])
+      expect(paths[path], path).toMatchObject({ get: { 'x-stratus-access': 'public' } });
+  });
+
   it('publishes the private_key_jwt key by client id, and nothing for other client ids', async () => {
     const { app } = await setup();
     const jwks = (await (await fetch(`${app.url}/api/publicKeys/rp-jwt/jwks.json`)).json()) as {

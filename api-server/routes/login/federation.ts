@@ -177,20 +177,20 @@ export const federationRoutes: FastifyPluginAsyncZod<{ relyingParty: RelyingPart
   );
 
   app.get(
-    '/api/publicKeys/:clientId/jwks.json',
+    '/api/publicKeys/:client_id/jwks.json',
     {
       schema: {
         tags: ['OAuth2'],
         summary: 'The public key of the client assertions sent to an external identity provider',
         description:
           'For an external provider with `client_authentication_method = private_key_jwt`, found by its `client_id`: the public half of the key of its keystore (`oidc.provider.<id>.keystore_*`). Its client assertions name this URL (`jwk_set_url`) in their `jku` header. 404 for any other client id.',
-        params: z.object({ clientId: z.string().max(255) }),
+        params: z.object({ client_id: z.string().max(255) }),
         response: { 200: jwksSchema },
       },
       config: { authentication: false },
     },
     async (request) => {
-      const keys = relyingParty.assertionKeys(request.params.clientId);
+      const keys = relyingParty.assertionKeys(request.params.client_id);
       if (!keys)
         throw new HttpError(
           'NotFound',
