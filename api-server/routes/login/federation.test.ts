@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sessionKind } from '../../../core/resources/session/schema.ts';
 import { userKind, type User } from '../../../core/resources/user/schema.ts';
+import { sessionCsrfToken } from '../../plugins/app/authentication/csrf.ts';
 import { Browser, formFields, startAuthApp, type AuthApp } from '../../../test/support/auth-app.ts';
 import { keystoreDir, opensslPkcs12 } from '../../../test/support/keystores.ts';
 import { createOidcPeer, signInThroughPeer, type OidcPeer } from '../../../test/support/oidc-peer.ts';
@@ -291,6 +292,24 @@ describe('linked accounts', () => {
     expect((await browser.post('/login/linked-accounts', { ...form, csrf: 'x'.repeat(43) })).status).toBe(403);
     const switched = await browser.post('/login/linked-accounts', form);
     expect(switched.location).toBe('https://idp.example.org/bye');
+  });
+
+  it('shows a password session no linked account, and sends a browser without a session to the login page', async () => {
+    const setup_ = await setup('linked_accounts.enabled = on');
+    await setup_.app.addUser('root', 'pw', { openId: 'ada@example.org' });
+    const browser = new Browser(setup_.app.url);
+    const anonymous = await browser.get('/login/linked-accounts');
+    expect(anonymous.location).toBe('/login?return_to=%2Flogin%2Flinked-accounts');
+    await browser.post('/login', {
+      ...formFields((await browser.get('/login')).body),
+      username: 'root',
+      password: 'pw',
+    });
+    const page = await browser.get('/login/linked-accounts');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('No other account.');
+    const csrf = sessionCsrfToken(browser.cookies.get('stratus_session')!);
+    expect((await browser.post('/login/linked-accounts', { csrf, username: 'ada' })).status).toBe(400);
   });
 
   it('refuses an identity with several accounts when linked accounts are off', async () => {

@@ -203,18 +203,25 @@ export const federationRoutes: FastifyPluginAsyncZod<{ relyingParty: RelyingPart
   if (!config.linkedAccounts.enabled) return;
 
   /** The signed-in user's identity and the other accounts it may sign in as (flagged for external sign-in). */
+  /**
+   * The signed-in user's other accounts: those of the same identity (`openId`) flagged for external sign-in and
+   * usable now. Only a session started through a provider has any; a password session has none.
+   */
   const linkedAccounts = async (request: FastifyRequest) => {
     const signedIn = await auth.session(request);
-    const openId = signedIn?.user.spec.openId;
-    const provider = signedIn?.session.spec.provider;
-    if (!signedIn || !openId || !provider) return undefined;
+    if (!signedIn) return undefined;
+    const openId = signedIn.user.spec.openId;
+    const provider = signedIn.session.spec.provider;
     const now = auth.context.now();
-    const others = (await auth.context.users.withOpenId(openId)).filter(
-      (u) =>
-        u.spec.externalAuthOnly &&
-        u.spec.username !== signedIn.user.spec.username &&
-        accountRefusal(u, now) === undefined,
-    );
+    const others =
+      openId && provider
+        ? (await auth.context.users.withOpenId(openId)).filter(
+            (u) =>
+              u.spec.externalAuthOnly &&
+              u.spec.username !== signedIn.user.spec.username &&
+              accountRefusal(u, now) === undefined,
+          )
+        : [];
     return { signedIn, provider, others };
   };
 
@@ -252,7 +259,8 @@ export const federationRoutes: FastifyPluginAsyncZod<{ relyingParty: RelyingPart
       { username: linked.signedIn.user.spec.username, to: target.spec.username },
       'switching to a linked account',
     );
-    const relogin = config.linkedAccounts.reloginUrl ?? `${prefix}/oauth2/authorization/${linked.provider}`;
+    // A target exists only for a session that came from a provider.
+    const relogin = config.linkedAccounts.reloginUrl ?? `${prefix}/oauth2/authorization/${linked.provider!}`;
     return reply.redirect(config.linkedAccounts.logoutUrl ?? relogin, 303);
   });
 };
