@@ -143,6 +143,9 @@ describe('instance configuration', () => {
     expect(isKnownKey('logging.level.operator.jobs')).toBe(true);
     expect(isKnownKey('oidc.provider.idpb.12.enable_logout')).toBe(true);
     expect(isKnownKey('oidc.provider.idpa.tenant')).toBe(false);
+    // Spec 2: a generic id is any alphanumeric string, capitals included.
+    expect(isKnownKey('oidc.provider.KeyCloak2.user_info_jws_algorithm')).toBe(true);
+    expect(isKnownKey('oidc.provider.platform.issuer_uri')).toBe(false);
     expect(closestKey('instance.nme')).toBe('instance.name');
   });
 });

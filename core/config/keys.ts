@@ -97,7 +97,7 @@ export const keyPatterns: KeyPattern[] = [
   },
   {
     pattern: new RegExp(
-      `^oidc\\.provider\\.(?!idpa\\.|idpb\\.|platform\\.)[a-z0-9_-]+\\.(${genericProviderKeys.join('|')})$`,
+      `^oidc\\.provider\\.(?!idpa\\.|idpb\\.|platform\\.)[A-Za-z0-9_-]+\\.(${genericProviderKeys.join('|')})$`,
     ),
     template: 'oidc.provider.<id>.<key>',
   },

@@ -38,7 +38,7 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
   const relyingParty = await RelyingParty.create(app.identityProviders, {
     loginEnabled: config.oidc.loginEnabled,
     linkedAccounts: config.linkedAccounts.enabled,
-    keySets: auth.providerKeys,
+    keySets: app.identityProviderKeys,
     users: auth.context.users,
     cluster: auth.context.cluster,
     log: app.log,

@@ -25,11 +25,6 @@ export interface OpenEoRoutesOptions {
   processes: Map<string, ProcessDescription>;
 }
 
-/**
- * openEO discovery for an anonymous backend: conformance, credentials, file formats, service types, the account,
- * collections (openEO and STAC at once) and the process catalogue. The capabilities document is the root
- * (routes/system). Errors of these routes use openEO's body and codes.
- */
 /** openEO's entry of the internal provider: this server, with the default clients an administrator marked. */
 async function internalProvider(context: AuthContext, title: string) {
   const defaultClients = await openEoDefaultClients(context.cluster, context.namespace, context.clients);
@@ -43,6 +38,11 @@ async function internalProvider(context: AuthContext, title: string) {
   };
 }
 
+/**
+ * openEO discovery for an anonymous backend: conformance, credentials, file formats, service types, the account,
+ * collections (openEO and STAC at once) and the process catalogue. The capabilities document is the root
+ * (routes/system). Errors of these routes use openEO's body and codes.
+ */
 export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (app, { processes }) => {
   const { config } = app.stratus;
   const kinds = app.collectionKinds;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { authenticateBearer, type BearerCaller } from '../bearer.ts';
 import type { AuthContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
-import { CLOCK_TOLERANCE_SECONDS } from '../tokens/jwt.ts';
+import { CLOCK_TOLERANCE_SECONDS, timely } from '../tokens/jwt.ts';
 import type { UserDirectory } from '../users/directory.ts';
 import { mapIdentity } from './mapping.ts';
 import { ProviderKeysUnavailable, type ProviderKeySets } from './provider-keys.ts';
@@ -86,6 +86,40 @@ function refusal(err: unknown, provider: ExternalProvider): OAuthError {
   throw err;
 }
 
+/**
+ * External tokens whose signature, issuer and audience were checked, by provider key set and token: a client sends
+ * the same token for minutes, and its RSA or EC verification need not be repeated; its time claims and its user
+ * are checked on every use. The price: a key the provider withdraws stops the tokens it signed only once they
+ * leave this cache (5,000 tokens) or expire, as for this server's own tokens (core/auth/tokens/jwt.ts).
+ */
+const VERIFIED_MAX = 5_000;
+const verified = new WeakMap<ProviderKeySets, Map<string, JWTPayload>>();
+
+async function verifiedClaims(
+  keys: ProviderKeySets,
+  provider: ExternalProvider,
+  token: string,
+  now: Date,
+): Promise<JWTPayload> {
+  let cache = verified.get(keys);
+  if (!cache) verified.set(keys, (cache = new Map()));
+  const id = `${provider.key}\n${token}`;
+  const known = cache.get(id);
+  if (known && timely(known, now)) return known;
+  const { payload } = await jwtVerify(token, keys.of(provider).resolve, {
+    algorithms: [...USER_INFO_JWS_ALGORITHMS],
+    issuer: provider.issuers,
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    currentDate: now,
+    requiredClaims: ['exp'],
+  });
+  if (!audiencesOf(payload).includes(provider.clientId))
+    throw new OAuthError('invalid_token', `the token's audience is not the client of ${provider.key}`);
+  if (cache.size >= VERIFIED_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(id, payload);
+  return payload;
+}
+
 async function authenticateExternal(
   sources: BearerSources,
   candidates: ExternalProvider[],
@@ -98,14 +132,9 @@ async function authenticateExternal(
   const now = sources.now();
   let claims: JWTPayload;
   try {
-    ({ payload: claims } = await jwtVerify(token, external.keys.of(provider).resolve, {
-      algorithms: [...USER_INFO_JWS_ALGORITHMS],
-      issuer: provider.issuers,
-      clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      currentDate: now,
-      requiredClaims: ['exp'],
-    }));
+    claims = await verifiedClaims(external.keys, provider, token, now);
   } catch (err) {
+    if (err instanceof OAuthError) throw err;
     if (err instanceof ProviderKeysUnavailable)
       sources.log.warn(
         { provider: provider.key, err },
@@ -113,8 +142,6 @@ async function authenticateExternal(
       );
     throw refusal(err, provider);
   }
-  if (!audiencesOf(claims).includes(provider.clientId))
-    throw new OAuthError('invalid_token', `the token's audience is not the client of ${provider.key}`);
   const mapping = await mapIdentity(external.users, provider.mappingClaim, claims, {
     linkedAccounts: external.linkedAccounts,
     now,

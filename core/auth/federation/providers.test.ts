@@ -169,6 +169,7 @@ describe('identity provider registry', () => {
     ],
     [['oidc.provider.idpc.client_id = c'], 'idpc', 'the id idpc is reserved'],
     [['oidc.provider.my-idp.client_id = c'], 'my-idp', 'must be alphanumeric'],
+    [['oidc.provider.my_idp.client_id = c'], 'my_idp', 'must be alphanumeric'],
     [['oidc.provider.idpb.0.client_id = c', 'oidc.provider.idpb.0.client_secret = s'], 'idpb.0', 'tenant is required'],
     [['oidc.provider.idpb.0.tenant = a/b'], 'idpb.0', 'tenant = a/b must be a tenant id'],
   ])('rejects the provider of %j with a log line and still loads the others', (lines, id, why) => {

@@ -55,7 +55,8 @@ export function signJwt(keys: SigningKeys, kind: TokenKind, claims: JWTPayload):
 const VERIFIED_MAX = 5_000;
 const verified = new WeakMap<SigningKeys, Map<string, JWTPayload>>();
 
-function timely(payload: JWTPayload, now: Date): boolean {
+/** Whether a verified token's `exp` (required) and `nbf` hold at `now`, with the leeway. */
+export function timely(payload: JWTPayload, now: Date): boolean {
   const at = now.getTime() / 1000;
   return (
     payload.exp !== undefined &&

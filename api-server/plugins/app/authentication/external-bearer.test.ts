@@ -1,6 +1,10 @@
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { recordSignIn } from '../../../../core/auth/federation/mapping.ts';
+import type { KubeObject } from '../../../../core/cluster/objects.ts';
+import { userKind, type User } from '../../../../core/resources/user/schema.ts';
 import { startAuthApp, type AuthApp } from '../../../../test/support/auth-app.ts';
+import { NAMESPACE } from '../../../../test/support/auth-context.ts';
 import { startExternalIdp, type ExternalIdp } from '../../../../test/support/external-idp.ts';
 
 /**
@@ -17,11 +21,12 @@ const ACCOUNTS = {
   nobody: { email: 'nobody@example.org' },
 };
 
-async function setup(options: { authorizationServer?: boolean } = {}) {
+async function setup(options: { authorizationServer?: boolean; config?: string } = {}) {
   const idp = await startExternalIdp(ACCOUNTS);
   const app = await startAuthApp({
-    ...options,
+    authorizationServer: options.authorizationServer,
     config: [
+      options.config ?? '',
       'oidc.jwt.token.authentication.enabled = on',
       idp.providerConfig('idp', { display_alias: 'Climate ID', scopes: 'openid,email,api' }),
       // The same issuer with another client, whose mapping claim spec 2 does not support.
@@ -165,6 +170,36 @@ describe('bearer tokens of an external identity provider', () => {
     const after = await idp.accessToken('ada');
     expect(JSON.parse(Buffer.from(after.split('.')[0]!, 'base64url').toString())).toMatchObject({ kid: idp.kid() });
     expect(await (await call(app, after)).json()).toMatchObject({ user_id: 'ada' });
+  });
+
+  it('starts with a broken provider left out and logged, the others working', async () => {
+    const { idp, app } = await setup({
+      config: [
+        'oidc.provider.broken.client_id = c',
+        'oidc.provider.broken.client_secret = s',
+        'oidc.provider.broken.user_info_response_type = xml',
+      ].join('\n'),
+    });
+    expect(app.logLines()).toContainEqual(
+      expect.objectContaining({
+        level: 50,
+        provider: 'broken',
+        msg: expect.stringMatching(/^identity provider broken rejected \(keys oidc\.provider\.broken\.\*\): .*xml/),
+      }),
+    );
+    await expectRefused(app, `oidc/broken/${await idp.accessToken('ada')}`, /unknown OpenID Connect provider/);
+    expect((await call(app, await idp.accessToken('ada'))).status).toBe(200);
+  });
+
+  it('with linked accounts, maps the identity to the account that signed in most recently', async () => {
+    const { idp, app } = await setup({ config: 'linked_accounts.enabled = on' });
+    await app.addUser('ada-admin', undefined, { openId: 'ada@example.org', externalAuthOnly: true });
+    const token = await idp.accessToken('ada');
+    const user = async (name: string) => (await app.cluster.get<User & KubeObject>(userKind, name, NAMESPACE))!;
+    await recordSignIn(app.cluster, await user('ada-admin'), new Date());
+    expect(await (await call(app, token)).json()).toMatchObject({ user_id: 'ada-admin' });
+    await recordSignIn(app.cluster, await user('ada'), new Date(Date.now() + 1000));
+    expect(await (await call(app, token)).json()).toMatchObject({ user_id: 'ada' });
   });
 
   it('lists the external providers in /credentials/oidc beside the internal one', async () => {

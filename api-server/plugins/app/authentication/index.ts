@@ -28,8 +28,6 @@ export interface AuthServices {
   context: AuthContext;
   sessions: Sessions;
   consents: Consents;
-  /** The external providers' signing keys, fetched on first use; the bearer check and the login flow share them. */
-  providerKeys: ProviderKeySets;
   systemSettings(): Promise<SystemSettings>;
   /** The signed-in session of a browser request and its user, when both are valid. */
   session(request: FastifyRequest): Promise<{ cookie: string; session: SessionRecord; user: User } | undefined>;
@@ -42,6 +40,8 @@ declare module 'fastify' {
     auth: AuthServices | undefined;
     /** The identity providers of the configuration (core/auth/federation/providers.ts), judged once at startup. */
     identityProviders: ProviderRegistry;
+    /** Their signing keys, fetched on first use: one cache for the bearer filter and the login flow. */
+    identityProviderKeys: ProviderKeySets;
   }
   interface FastifyRequest {
     /** Who sent the request; anonymous unless credentials were accepted. */
@@ -99,10 +99,11 @@ export const authenticationPlugin = fp(
     app.decorateRequest('caller', null as never);
     const providers = resolveProviders(config, app.log);
     app.decorate('identityProviders', providers);
+    const providerKeys = new ProviderKeySets();
+    app.decorate('identityProviderKeys', providerKeys);
     // The internal provider exists when the authorization server is on (with its issuer, server.base.url).
     const internal = providers.internal;
     const users = new UserDirectory(cluster, namespace);
-    const providerKeys = new ProviderKeySets();
     const external = config.oidc.jwtTokenAuthenticationEnabled
       ? { keys: providerKeys, users, linkedAccounts: config.linkedAccounts.enabled }
       : undefined;
@@ -113,7 +114,7 @@ export const authenticationPlugin = fp(
       });
       return;
     }
-    const services = internal ? await authorizationServer(app, internal, users, providerKeys) : undefined;
+    const services = internal ? await authorizationServer(app, internal, users) : undefined;
     app.decorate('auth', services);
     const bearer: BearerSources = {
       providers,
@@ -168,7 +169,6 @@ async function authorizationServer(
   app: FastifyInstance,
   internal: InternalProvider,
   users: UserDirectory,
-  providerKeys: ProviderKeySets,
 ): Promise<AuthServices> {
   const { cluster, config, namespace } = app.stratus;
   const keys = await resolveSigningKeys(config.oauth2.keystore, cluster, namespace);
@@ -191,7 +191,6 @@ async function authorizationServer(
     context,
     sessions,
     consents: new Consents(cluster, namespace),
-    providerKeys,
     systemSettings: () => readSystemSettings(cluster, namespace),
     secure,
     session: async (request) => {
