@@ -49,7 +49,7 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
     relyingParty.providers().map((p) => ({
       href: `${prefix}/oauth2/authorization/${encodeURIComponent(p.key)}?return_to=${encodeURIComponent(returnTo)}`,
       label: p.displayAlias,
-      image: p.loginImage && isRelativePath(p.loginImage) ? p.loginImage : undefined,
+      image: p.loginImage,
       imagePadding: p.loginImagePadding,
     }));
 
@@ -164,8 +164,3 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
     return reply.redirect(providerLogout ?? `${prefix}/login`, 303);
   });
 };
-
-/** `login_image` is a path on this instance: one with a scheme or a host (`//host`) is not shown. */
-function isRelativePath(path: string): boolean {
-  return /^[A-Za-z0-9._~\-/]+$/.test(path) && !path.startsWith('//');
-}

@@ -49,6 +49,8 @@ export interface ProviderButton {
   imagePadding?: string;
 }
 
+/** `login_image` is a path on this instance: one with a scheme or a host (`//host`) is not shown. */
+const LOCAL_PATH = /^(?!\/\/)[A-Za-z0-9._~\-/]+$/;
 /** CSS padding values only (lengths and `auto`): the setting lands in a style attribute. */
 const PADDING = /^(?:\s*(?:0|auto|\d+(?:\.\d+)?(?:px|em|rem|%|pt))){1,4}\s*$/;
 
@@ -59,7 +61,7 @@ function providerButtons(providers: ProviderButton[]): SafeHtml | string {
       (p) =>
         html`<a href="${p.href}"
           >${
-            p.image
+            p.image && LOCAL_PATH.test(p.image)
               ? html`<img
                   src="${p.image}"
                   alt=""
