@@ -23,8 +23,9 @@ const CSRF_TTL_SECONDS = 3600;
 const hidden = { hide: true };
 
 /**
- * The login page (username and password), its session cookie, and logout (DESIGN.md §5). Present when the
- * authorization server is on. Forms are CSRF-protected; responses are never cached.
+ * The login page (username and password, and a button per external provider), its session cookie, and logout
+ * (DESIGN.md §5). Present when the authorization server is on. Forms are CSRF-protected; responses are never
+ * cached.
  */
 export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
   const auth = app.auth;
