@@ -58,14 +58,9 @@ describe('instance configuration', () => {
     expect(config.warnings).toEqual([]);
   });
 
-  it.each([
-    ['oidc.oauth2.login.enabled = on', 'sign-in through external identity providers (issue 18)'],
-    ['oidc.logout.redirect_url = https://x.example.org/', 'sign-in through external identity providers (issue 18)'],
-    ['linked_accounts.relogin_url = https://x.example.org/', 'switching between linked accounts (issue 18)'],
-  ])('stops startup on %j, a setting of a feature not built yet', (line, feature) => {
-    const key = line.split(' =')[0];
-    expect(() => parseInstanceConfig(`instance.name = x\n${line}`, 'f')).toThrow(
-      `f:2: ${key} configures ${feature}, which this version of Stratus does not have yet; remove the key`,
+  it('stops startup on a login through external providers without the authorization server', () => {
+    expect(() => parseInstanceConfig('oidc.oauth2.login.enabled = on', 'f')).toThrow(
+      'f: oidc.oauth2.login.enabled = on requires oauth2.server.enabled = on (the login page)',
     );
   });
 

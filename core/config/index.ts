@@ -97,6 +97,7 @@ const valueSchemas: Record<string, z.ZodType> = {
   'oidc.jwt.token.authentication.enabled': onOff,
   'oidc.logout.redirect_url': url,
   'linked_accounts.enabled': onOff,
+  'linked_accounts.logout_url': url,
   'linked_accounts.relogin_url': url,
   'logging.file.max_size': size,
   'logging.file.max_archives': nonNegativeInt,
@@ -152,7 +153,7 @@ export interface InstanceConfig {
     logoutRedirectUrl: string | null;
     providers: OidcProviderConfig[];
   };
-  linkedAccounts: { enabled: boolean; reloginUrl: string | null };
+  linkedAccounts: { enabled: boolean; logoutUrl: string | null; reloginUrl: string | null };
   logging: {
     maxSizeBytes: number;
     /** The size at which a log file rolls: the smaller of max_size and the 50 MB cap. */
@@ -226,6 +227,10 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
   if (serverEnabled && !baseUrl) {
     errors.push(`${source}: oauth2.server.enabled = on requires server.base.url (the issuer URI) to be set`);
   }
+  if (get('oidc.oauth2.login.enabled', false) && !serverEnabled) {
+    // The login page, its sessions and the key that signs the sign-in state belong to the authorization server.
+    errors.push(`${source}: oidc.oauth2.login.enabled = on requires oauth2.server.enabled = on (the login page)`);
+  }
   if (text_('oauth2.server.jwt.keystore.path') && !text_('oauth2.server.jwt.keystore.alias')) {
     errors.push(`${source}: oauth2.server.jwt.keystore.path is set: oauth2.server.jwt.keystore.alias is required`);
   }
@@ -283,6 +288,7 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
     },
     linkedAccounts: {
       enabled: get('linked_accounts.enabled', false),
+      logoutUrl: text_('linked_accounts.logout_url'),
       reloginUrl: text_('linked_accounts.relogin_url'),
     },
     logging: {

@@ -27,6 +27,7 @@ export const exactKeys = [
   'oidc.jwt.token.authentication.enabled',
   'oidc.logout.redirect_url',
   'linked_accounts.enabled',
+  'linked_accounts.logout_url',
   'linked_accounts.relogin_url',
   'logging.file.max_size',
   'logging.file.max_archives',
@@ -145,18 +146,7 @@ export function closestKey(key: string): string {
  * Keys of features this version does not have yet, with the feature and the issue that brings it: setting one stops
  * startup, so that an operator never believes a setting works that nothing reads. The issue removes its entry.
  */
-export const notBuiltKeys: { matches: (key: string) => boolean; feature: string }[] = [
-  {
-    // The providers (`oidc.provider.*`) and their bearer tokens are built: core/auth/federation/.
-    matches: (key) => key === 'oidc.oauth2.login.enabled' || key === 'oidc.logout.redirect_url',
-    feature: 'sign-in through external identity providers (issue 18)',
-  },
-  {
-    // linked_accounts.enabled is read by the user mapping (core/auth/federation/mapping.ts); switching is not built.
-    matches: (key) => key.startsWith('linked_accounts.') && key !== 'linked_accounts.enabled',
-    feature: 'switching between linked accounts (issue 18)',
-  },
-];
+export const notBuiltKeys: { matches: (key: string) => boolean; feature: string }[] = [];
 
 /** The feature a key configures when this version does not have it yet, else undefined. */
 export function notBuiltFeature(key: string): string | undefined {

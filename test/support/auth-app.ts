@@ -39,7 +39,8 @@ export async function openTestCluster(): Promise<EmbeddedCluster> {
 
 export async function startAuthApp(
   options: {
-    config?: string;
+    /** More configuration lines; a function of the instance's URL when they must name it. */
+    config?: string | ((url: string) => string);
     cluster?: EmbeddedCluster;
     /** The issuer when it is not this instance's own URL (replicas behind one public URL). */
     baseUrl?: string;
@@ -65,7 +66,7 @@ export async function startAuthApp(
         `instance.name = Auth test`,
         `oauth2.server.enabled = ${options.authorizationServer === false ? 'off' : 'on'}`,
         `server.base.url = ${baseUrl}`,
-        options.config ?? '',
+        typeof options.config === 'function' ? options.config(url) : (options.config ?? ''),
       ].join('\n'),
       'test',
     ),
@@ -107,6 +108,8 @@ export interface Response {
   headers: Headers;
   body: string;
   location?: string;
+  /** The URL asked for, against which a relative Location or form action resolves. */
+  url: string;
 }
 
 const entities: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
@@ -162,6 +165,7 @@ export class Browser {
       headers: response.headers,
       body: await response.text(),
       location: response.headers.get('location') ?? undefined,
+      url: response.url,
     };
   }
 

@@ -10,9 +10,17 @@ export const CLOCK_TOLERANCE_SECONDS = 30;
 
 /**
  * Header `typ` of each token: RFC 9068 for access tokens; refresh tokens and initial access tokens (device
- * enrolment) get their own, so no token passes for another (an IAT is no API credential).
+ * enrolment) and the state of an external sign-in get their own, so no token passes for another (an IAT is no API
+ * credential).
  */
-export const TOKEN_TYP = { access: 'at+jwt', id: 'JWT', refresh: 'rt+jwt', initialAccess: 'iat+jwt' } as const;
+export const TOKEN_TYP = {
+  access: 'at+jwt',
+  id: 'JWT',
+  refresh: 'rt+jwt',
+  initialAccess: 'iat+jwt',
+  // The browser's half of a sign-in through an external provider (core/auth/federation/login/state.ts).
+  loginState: 'login-state+jwt',
+} as const;
 export type TokenKind = keyof typeof TOKEN_TYP;
 
 export class InvalidJwtError extends Error {
