@@ -61,7 +61,12 @@ export const dataSourceRoutes: FastifyPluginAsyncZod = async (app) => {
         },
         datasets: datasets.map((d) => ({ dataset_id: d.metadata.name, href: `/datasets/${d.metadata.name}` })),
       };
-      return represent(request, reply, record, () => dataSourcePage(config.instance.name, record, config.readOnly));
+      const thumbnails = datasets
+        .filter((d) => d.status?.thumbnail !== undefined)
+        .map((d) => ({ datasetId: d.metadata.name, href: `/datasets/${d.metadata.name}/thumbnail.png` }));
+      return represent(request, reply, record, () =>
+        dataSourcePage(config.instance.name, record, config.readOnly, thumbnails),
+      );
     },
   );
 };
