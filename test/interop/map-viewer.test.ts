@@ -211,4 +211,46 @@ describe('the map viewer in headless Chromium', () => {
     expect([...hosts]).toEqual([new URL(running.url).host]);
     await context.close();
   }, 60_000);
+
+  it('shows thumbnails inline at 256 pixels and an ingestion’s progress live, without a reload', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const requests: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+
+    // The sample grid is 66 × 62 cells: its thumbnail is scaled up to 256 pixels on the longer side.
+    for (const path of ['/datasets/sample', '/data-sources/sample']) {
+      await page.goto(`${running.url}${path}`);
+      const size = await page
+        .locator('img.thumbnail')
+        .first()
+        .evaluate((img) => [(img as unknown as { naturalWidth: number }).naturalWidth]);
+      expect(size, path).toEqual([256]);
+    }
+
+    // An ingestion started from the coarse sample's page: the page follows its job record to the end.
+    await page.goto(`${running.url}/data-sources/sample-coarse`);
+    await page.evaluate('window.stillTheSamePage = true');
+    await page.fill('input[name=start]', '2024-02-01');
+    await page.fill('input[name=end]', '2024-02-10');
+    await page.click('form[data-run] button[type=submit]');
+    const bar = page.locator('.run-progress progress');
+    await expect.poll(() => bar.getAttribute('data-status'), { timeout: 30_000, interval: 100 }).toBe('successful');
+    expect(await bar.getAttribute('value')).toBe('100');
+    const job = (await page.locator('.run-progress a').getAttribute('href'))!;
+    expect(job).toMatch(/^\/ingestions\/jobs\//);
+    expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
+    expect(requests).toContain(`POST ${running.url}/ingestions`);
+    expect(requests.filter((r) => r === `GET ${running.url}${job}`).length).toBeGreaterThanOrEqual(1);
+    expect(((await (await fetch(`${running.url}${job}`)).json()) as { status: string }).status).toBe('successful');
+
+    expect(problems).toEqual([]);
+    expect(new Set(requests.map((r) => new URL(r.split(' ')[1]!).host))).toEqual(new Set([new URL(running.url).host]));
+    await context.close();
+  }, 45_000);
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseInstanceConfig } from '../../../core/config/index.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
+import { startAuthApp } from '../../../test/support/auth-app.ts';
 import { build } from '../../test/build.ts';
 import { publishedDataset } from '../../test/published-dataset.ts';
 import { assetUrl } from '../../views/assets.ts';
@@ -50,6 +51,23 @@ describe('GET /map', () => {
     expect(() => parseInstanceConfig(`${CONFIG}\nmap.basemap.url = https://tile.example.org/tiles.png`, 'f')).toThrow(
       /map\.basemap\.url.*\{z\}, \{x\} and \{y\}/,
     );
+  });
+});
+
+describe('the map viewer with authentication on', () => {
+  it('opens anonymously with its assets, and its series needs a user (POST /result is F_JOB_MANAGE)', async () => {
+    const app = await startAuthApp();
+    const page = await fetch(`${app.url}/map`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    expect((await fetch(`${app.url}${assetUrl('map.js')}`)).status).toBe(200);
+    const series = await fetch(`${app.url}/result`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ process: { process_graph: {} } }),
+    });
+    // map.js shows a link to sign in for this answer.
+    expect(series.status).toBe(401);
   });
 });
 
