@@ -1,6 +1,6 @@
 /**
  * The map viewer in headless Chromium (Debian's, through playwright-core) over an embedded instance with the sample
- * data: `/map` with the sample dataset, the time slider moved, the sample districts and one clicked. Screenshots
+ * data: `/map` with the sample dataset, the time slider moved, the sample districts and one clicked, then a place. Screenshots
  * of the map, the legend and the plot are compared pixel by pixel (decoded by a second, offline page), the plotted
  * series equals the means xarray and shapely compute from the served store, the page logs no error, and no request
  * leaves the local server.
@@ -205,6 +205,26 @@ describe('the map viewer in headless Chromium', () => {
     expect(expected.means.filter((m) => m !== null).length).toBe(366);
     expect(labels.map((l) => l.slice(0, 10))).toEqual(expected.t);
     expected.means.forEach((mean, i) => expect(values[i], labels[i]).toBeCloseTo(mean!, 4));
+
+    // Off the boundaries, a click plots the place: the series of the grid cell that holds it.
+    await page.selectOption('#map-collection', '');
+    await page.locator('#map').click();
+    await expect
+      .poll(() => page.locator('#map-series svg').getAttribute('data-feature'), { timeout: 30_000 })
+      .toMatch(/^-?[\d.]+,-?[\d.]+$/);
+    const [lat, lon] = (await page.locator('#map-series svg').getAttribute('data-feature'))!.split(',');
+    const place = JSON.parse((await page.locator('#map-series svg').getAttribute('data-values'))!) as number[];
+    const cell = await python<(number | null)[]>(
+      [
+        'import json, sys, numpy, xarray',
+        'v = xarray.open_zarr(sys.argv[1], consolidated=True)["value"]',
+        'series = v.sel(lat=float(sys.argv[2]), lon=float(sys.argv[3]), method="nearest").values',
+        'print(json.dumps([None if numpy.isnan(x) else float(x) for x in series]))',
+      ].join('\n'),
+      [join(dataDir, 'store', currentVersionOf(dataset)!.path), lat!, lon!],
+    );
+    expect(place).toHaveLength(366);
+    cell.forEach((value, i) => expect(place[i], labels[i]).toBeCloseTo(value!, 4));
 
     expect(problems).toEqual([]);
     const hosts = new Set(requests.map((url) => new URL(url).host));

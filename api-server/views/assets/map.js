@@ -1,7 +1,7 @@
 /*
  * The map viewer (views/map.ts; docs/map.md): Leaflet (from npm, served by this server) shows a dataset's tiles
  * with a period slider and a legend, a feature collection's boundaries from its GeoJSON, and, for the boundary
- * clicked, the dataset's mean over it for every period, computed by `POST /result` and drawn as an SVG plot.
+ * clicked (or the place, off the boundaries), the dataset's mean over it for every period, computed by `POST /result` and drawn as an SVG plot.
  * State for tests and assistive tools is in data attributes of #map-viewer: `data-tiles` (loading, ready),
  * `data-period`, `data-boundaries` (the feature count), `data-series` (loading, ready, refused, failed); the plot's
  * `<svg>` carries its `data-labels` and `data-values` (JSON).
@@ -110,7 +110,10 @@ function start(root) {
       style: () => BOUNDARY,
       onEachFeature: (feature, layer) => {
         layer.bindTooltip(String(feature.properties.name ?? feature.id ?? ''));
-        layer.on('click', () => {
+        layer.on('click', (event) => {
+          // The boundary's series, not the place's under it.
+          L.DomEvent.stop(event);
+          state.place?.remove();
           state.boundaries.setStyle(BOUNDARY);
           layer.setStyle(SELECTED).bringToFront();
           plot(feature);
@@ -158,6 +161,20 @@ function start(root) {
     series.replaceChildren(title, drawSeries(labels, values, { dataset, feature: String(feature.id ?? '') }));
     root.dataset.series = 'ready';
   }
+
+  // A click off the boundaries plots the place: the grid cell that holds the point (aggregate_spatial of a Point).
+  map.on('click', ({ latlng }) => {
+    state.boundaries?.setStyle(BOUNDARY);
+    state.place?.remove();
+    state.place = L.circleMarker(latlng, { ...SELECTED, radius: 6 }).addTo(map);
+    const [lat, lon] = [latlng.lat.toFixed(5), latlng.lng.toFixed(5)];
+    plot({
+      type: 'Feature',
+      id: `${lat},${lon}`,
+      geometry: { type: 'Point', coordinates: [Number(lon), Number(lat)] },
+      properties: { name: `${lat}, ${lon}` },
+    });
+  });
 
   const report = (error) => {
     series.replaceChildren(paragraph(`Failed: ${error.message}`));
