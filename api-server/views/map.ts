@@ -75,7 +75,9 @@ export function mapViewer(choices: MapChoices): SafeHtml {
     </div>
     <div id="map" class="map"></div>
     <div id="map-series" class="series" aria-live="polite">
-      <p class="muted">Choose a dataset and boundaries, then click a boundary to plot its mean over time.</p>
+      <p class="muted">
+        Choose a dataset, then click a place or a boundary to plot the dataset's values there over time.
+      </p>
     </div>
   </section>`;
 }
