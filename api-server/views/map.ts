@@ -19,6 +19,8 @@ export interface MapChoices {
   /** Where the map opens: the instance's extent. */
   bbox: [number, number, number, number];
   basemap: InstanceConfig['map']['basemap'];
+  /** Whether the caller may compute series (`POST /result`); otherwise a click offers to sign in. */
+  series: boolean;
 }
 
 /** Nine evenly spaced colours of each colour map, the stops of the legend's gradient (`colormap.ts` decides them). */
@@ -36,13 +38,14 @@ const option = (value: string, label: string, selected: string | undefined) =>
  * and a legend, a feature collection's boundaries, and the series of the boundary clicked, plotted below.
  */
 export function mapViewer(choices: MapChoices): SafeHtml {
-  const { datasets, collections, selectedDataset, selectedCollection, bbox, basemap } = choices;
+  const { datasets, collections, selectedDataset, selectedCollection, bbox, basemap, series } = choices;
   return html`<section
     id="map-viewer"
     data-colormaps="${COLORMAP_STOPS}"
     data-bbox="${bbox.join(',')}"
     data-basemap-url="${basemap?.url ?? ''}"
     data-basemap-attribution="${basemap?.attribution ?? ''}"
+    data-series-allowed="${series}"
   >
     <div class="map-controls">
       <label

@@ -15,3 +15,19 @@ export function runForm(action: string, label: string, fields: SafeHtml | string
     </form>
     <div class="run-progress" role="status" aria-live="polite"></div>`;
 }
+
+/** What a page offers for starting runs: the form, a link to sign in first, or nothing on a read-only instance. */
+export type RunAccess = 'allowed' | 'sign-in' | 'read-only';
+
+/**
+ * The form when the caller may start the run; else why not. Asked before posting, because a 401 carries a Basic
+ * challenge, on which a browser opens its own credentials dialog.
+ */
+export function runStarter(access: RunAccess, path: string, form: () => SafeHtml): SafeHtml {
+  if (access === 'read-only') return html`<p>This instance is read-only.</p>`;
+  if (access === 'sign-in')
+    return html`<p>
+      <a href="/login?return_to=${encodeURIComponent(path)}">Sign in as a user who may start runs (F_DATASET_MANAGE)</a>
+    </p>`;
+  return form();
+}

@@ -1,5 +1,5 @@
 import { html, mono, page, summary, table } from '../../views/html.ts';
-import { RUN_ASSETS, runForm } from '../../views/runs.ts';
+import { RUN_ASSETS, runForm, runStarter, type RunAccess } from '../../views/runs.ts';
 import type { DataSourceRecord } from './record.ts';
 
 export function dataSourceListPage(instanceName: string, records: DataSourceRecord[]): string {
@@ -34,24 +34,26 @@ export function dataSourceListPage(instanceName: string, records: DataSourceReco
 export function dataSourcePage(
   instanceName: string,
   r: DataSourceRecord,
-  readOnly: boolean,
+  runs: RunAccess,
   thumbnails: { datasetId: string; href: string }[],
 ): string {
-  const startable = r.ingestable && !readOnly;
-  const form = !startable
-    ? html`<p>${readOnly ? 'This instance is read-only.' : 'This instance has no provider for this source.'}</p>`
-    : r.itemType === 'feature'
-      ? // A feature collection template is fetched by a refresh, which has no periods to ask for.
-        runForm(`/features/${r.dataset_id}/refresh`, 'Refresh the feature collection')
-      : runForm(
-          '/ingestions',
-          'Ingest',
-          html`<input type="hidden" name="dataset_id" value="${r.dataset_id}" />
-            <label>Start <input name="start" required placeholder="${r.period_type ?? ''} period" /></label>
-            <label>End <input name="end" placeholder="last complete period" /></label>
-            <label><input type="checkbox" name="overwrite" /> Overwrite</label>
-            <label><input type="checkbox" name="publish" checked /> Publish</label>`,
-        );
+  const startable = r.ingestable && runs === 'allowed';
+  const form = !r.ingestable
+    ? html`<p>This instance has no provider for this source.</p>`
+    : runStarter(runs, `/data-sources/${r.dataset_id}`, () =>
+        r.itemType === 'feature'
+          ? // A feature collection template is fetched by a refresh, which has no periods to ask for.
+            runForm(`/features/${r.dataset_id}/refresh`, 'Refresh the feature collection')
+          : runForm(
+              '/ingestions',
+              'Ingest',
+              html`<input type="hidden" name="dataset_id" value="${r.dataset_id}" />
+                <label>Start <input name="start" required placeholder="${r.period_type ?? ''} period" /></label>
+                <label>End <input name="end" placeholder="last complete period" /></label>
+                <label><input type="checkbox" name="overwrite" /> Overwrite</label>
+                <label><input type="checkbox" name="publish" checked /> Publish</label>`,
+            ),
+      );
   return page(
     r.dataset_name,
     instanceName,

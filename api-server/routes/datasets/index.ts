@@ -8,6 +8,7 @@ import { datasetRecord } from '../../records/dataset.ts';
 import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { mapChoices } from '../../services/map/choices.ts';
+import { runAccess } from '../../services/runs/access.ts';
 import { datasetDetailRecord } from './detail.ts';
 import { datasetListPage, datasetPage } from './pages.ts';
 import { tileRoutes } from './tiles.ts';
@@ -59,12 +60,12 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const record = datasetDetailRecord(await datasetOf(request.params.dataset_id), config.instance.bbox);
       if (negotiate(request.headers.accept, request.query.f) === 'json') return record;
-      const choices = await mapChoices(cluster, namespace, config);
+      const choices = await mapChoices(cluster, namespace, config, request.caller);
       return represent(
         request,
         reply,
         record,
-        () => datasetPage(config.instance.name, record, choices, config.readOnly),
+        () => datasetPage(config.instance.name, record, choices, runAccess(config, request.caller)),
         choices.basemap ? [choices.basemap.origin] : [],
       );
     },

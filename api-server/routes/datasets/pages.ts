@@ -1,6 +1,6 @@
 import { html, mono, page, pageAssets, summary, table } from '../../views/html.ts';
 import { MAP_ASSETS, mapViewer, type MapChoices } from '../../views/map.ts';
-import { RUN_ASSETS, runForm } from '../../views/runs.ts';
+import { RUN_ASSETS, runForm, runStarter, type RunAccess } from '../../views/runs.ts';
 import type { DatasetRecord } from '../../records/dataset.ts';
 import type { DatasetDetailRecord } from './detail.ts';
 
@@ -37,17 +37,17 @@ export function datasetPage(
   instanceName: string,
   r: DatasetDetailRecord,
   choices: MapChoices,
-  readOnly: boolean,
+  runs: RunAccess,
 ): string {
   const thumbnail = r.links.find((l) => l.rel === 'preview');
   const tiled = choices.datasets.some((d) => d.id === r.dataset_id);
-  const sync = readOnly
-    ? html`<p>This instance is read-only.</p>`
-    : runForm(
-        `/sync/${r.dataset_id}`,
-        'Sync to the newest period',
-        html`<label><input type="checkbox" name="publish" checked /> Publish</label>`,
-      );
+  const sync = runStarter(runs, `/datasets/${r.dataset_id}`, () =>
+    runForm(
+      `/sync/${r.dataset_id}`,
+      'Sync to the newest period',
+      html`<label><input type="checkbox" name="publish" checked /> Publish</label>`,
+    ),
+  );
   const versions = r.versions.map((v) => [html`${v.created_at}`, html`${v.format}`, mono(covered(v.coverage))]);
   return page(
     r.dataset_name,
@@ -85,6 +85,6 @@ export function datasetPage(
       <h2>Versions</h2>
       ${versions.length === 0 ? html`<p>Not materialized yet.</p>` : table(['Created', 'Format', 'Covered'], versions)}
       <p class="muted">Also as <a href="/datasets/${r.dataset_id}?f=json">JSON</a>.</p>`,
-    pageAssets(tiled ? MAP_ASSETS : {}, readOnly ? {} : RUN_ASSETS),
+    pageAssets(tiled ? MAP_ASSETS : {}, runs === 'allowed' ? RUN_ASSETS : {}),
   );
 }

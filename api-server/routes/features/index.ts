@@ -86,7 +86,7 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
       const record = featureCollectionRecord(collection);
       // Only a published collection's boundaries are served (data.geojson), so only then is there a map.
       const page = isPublished(collection) && negotiate(request.headers.accept, request.query.f) === 'html';
-      const choices = page ? await mapChoices(cluster, namespace, app.stratus.config) : undefined;
+      const choices = page ? await mapChoices(cluster, namespace, app.stratus.config, request.caller) : undefined;
       return represent(
         request,
         reply,

@@ -27,7 +27,7 @@ export const mapRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const choices = await mapChoices(cluster, namespace, config);
+      const choices = await mapChoices(cluster, namespace, config, request.caller);
       const { dataset, collection } = request.query;
       const page = mapPage(config.instance.name, {
         ...choices,

@@ -35,6 +35,8 @@ describe('GET /map', () => {
     expect(page.body).not.toMatch(/<script(?![^>]*\ssrc=)/);
     expect(page.body).not.toMatch(/<style|\sstyle=/);
     expect(page.body).toContain('data-basemap-url=""');
+    // An open instance: anyone may compute series.
+    expect(page.body).toContain('data-series-allowed="true"');
   });
 
   it('shows a configured basemap, whose origin the policy lets images come from', async () => {
@@ -55,11 +57,22 @@ describe('GET /map', () => {
 });
 
 describe('the map viewer with authentication on', () => {
-  it('opens anonymously with its assets, and its series needs a user (POST /result is F_JOB_MANAGE)', async () => {
+  it('opens anonymously with its assets, and its series needs a user with F_JOB_MANAGE (POST /result)', async () => {
     const app = await startAuthApp();
+    await app.addUser('analyst', 'pw', { authorities: ['F_JOB_MANAGE'] });
+    await app.addUser('reader', 'pw');
     const page = await fetch(`${app.url}/map`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    // map.js offers to sign in instead of posting: a 401 would make the browser ask for Basic credentials.
+    expect(await page.text()).toContain('data-series-allowed="false"');
+    const as = (user: string) => ({ authorization: `Basic ${Buffer.from(`${user}:pw`).toString('base64')}` });
+    expect(await (await fetch(`${app.url}/map`, { headers: as('reader') })).text()).toContain(
+      'data-series-allowed="false"',
+    );
+    expect(await (await fetch(`${app.url}/map`, { headers: as('analyst') })).text()).toContain(
+      'data-series-allowed="true"',
+    );
     expect((await fetch(`${app.url}${assetUrl('map.js')}`)).status).toBe(200);
     const series = await fetch(`${app.url}/result`, {
       method: 'POST',

@@ -1,7 +1,9 @@
-import type { InstanceConfig } from '../../../core/config/index.ts';
+import { authenticationConfigured, type InstanceConfig } from '../../../core/config/index.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
+import { holds } from '../../plugins/app/authentication/authority.ts';
+import type { Caller } from '../../plugins/app/authentication/caller.ts';
 import { isPublished, isStored } from '../../records/feature-collection.ts';
 import type { MapChoices } from '../../views/map.ts';
 
@@ -10,13 +12,15 @@ const TILED_FORMATS = new Set(['zarr', 'icechunk']);
 
 /**
  * What the map viewer offers, on the map page, a dataset's page and a feature collection's page: the datasets
- * with a served tiled version, the published feature collections (their GeoJSON is served), by name.
+ * with a served tiled version, the published feature collections (their GeoJSON is served), by name, and whether
+ * the caller may compute series (`POST /result`).
  */
 export async function mapChoices(
   cluster: Cluster,
   namespace: string,
   config: InstanceConfig,
-): Promise<Pick<MapChoices, 'datasets' | 'collections' | 'bbox' | 'basemap'>> {
+  caller: Caller,
+): Promise<Pick<MapChoices, 'datasets' | 'collections' | 'bbox' | 'basemap' | 'series'>> {
   const [datasets, collections] = await Promise.all([
     cluster.list<Dataset>(datasetKind, { namespace }),
     cluster.list<FeatureCollection>(featureCollectionKind, { namespace }),
@@ -33,5 +37,7 @@ export async function mapChoices(
       .sort(byName),
     bbox: config.instance.bbox,
     basemap: config.map.basemap,
+    // Asked before the click: a 401 from POST /result would make the browser ask for Basic credentials itself.
+    series: !authenticationConfigured(config) || holds(caller, 'F_JOB_MANAGE'),
   };
 }

@@ -133,6 +133,7 @@ function start(root) {
       return;
     }
     const dataset = state.dataset;
+    if (root.dataset.seriesAllowed !== 'true') return offerSignIn();
     root.dataset.series = 'loading';
     series.replaceChildren(paragraph(`Computing the mean over ${name} …`));
     const response = await fetch('/result', {
@@ -142,14 +143,7 @@ function start(root) {
     });
     // Another click or dataset came first: its answer is the one to show.
     if (state.feature !== feature || state.dataset !== dataset) return;
-    if (response.status === 401 || response.status === 403) {
-      root.dataset.series = 'refused';
-      const signIn = document.createElement('a');
-      signIn.href = '/login?return_to=' + encodeURIComponent(location.pathname + location.search);
-      signIn.textContent = 'Sign in to compute series (POST /result needs F_JOB_MANAGE)';
-      series.replaceChildren(signIn);
-      return;
-    }
+    if (response.status === 401 || response.status === 403) return offerSignIn();
     const answer = await response.json();
     if (!response.ok) {
       root.dataset.series = 'failed';
@@ -175,6 +169,14 @@ function start(root) {
       properties: { name: `${lat}, ${lon}` },
     });
   });
+
+  function offerSignIn() {
+    root.dataset.series = 'refused';
+    const signIn = document.createElement('a');
+    signIn.href = '/login?return_to=' + encodeURIComponent(location.pathname + location.search);
+    signIn.textContent = 'Sign in as a user who may compute series (POST /result needs F_JOB_MANAGE)';
+    series.replaceChildren(signIn);
+  }
 
   const report = (error) => {
     series.replaceChildren(paragraph(`Failed: ${error.message}`));
