@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
@@ -221,6 +221,15 @@ describe('GET /features/{id}/data.geojson', () => {
     expect(hidden.statusCode).toBe(404);
     expect(hidden.json()).toEqual({ detail: 'Feature collection districts is not published' });
     expect((await built.app.inject({ url: '/features/nope/data.geojson' })).statusCode).toBe(404);
+  });
+
+  it('answers 404, not 500, when the stored file is gone', async () => {
+    const built = await build();
+    await storeCollection(built);
+    await rm(join(built.storageRoot, stored.path));
+    const response = await built.app.inject({ url: '/features/districts/data.geojson' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ detail: 'Feature collection districts has no stored file' });
   });
 });
 

@@ -170,10 +170,16 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
       if (request.headers['if-none-match'] === etag) return reply.code(304).send(null);
       let document = geojson.get(path);
       if (!document) {
-        document = features.get(id).then((read) => {
-          if (!read) throw new HttpError('NotFound', `Feature collection ${id} has no stored file`);
-          return JSON.stringify({ type: 'FeatureCollection', features: read.features.map(asGeoJson) });
-        });
+        const missing = () => new HttpError('NotFound', `Feature collection ${id} has no stored file`);
+        document = features.get(id).then(
+          (read) => {
+            if (!read) throw missing();
+            return JSON.stringify({ type: 'FeatureCollection', features: read.features.map(asGeoJson) });
+          },
+          (err: NodeJS.ErrnoException) => {
+            throw err.code === 'ENOENT' ? missing() : err;
+          },
+        );
         // A failed read is not kept: the next request tries again.
         document.then(
           (text) => geojson.set(path, document!, Buffer.byteLength(text)),
