@@ -36,6 +36,11 @@ const size = z.string().transform((v, ctx) => {
 
 const url = z.string().refine((v) => /^https?:\/\/[^\s/]+/.test(v), { message: 'must be an absolute http(s) URL' });
 
+/** A basemap's XYZ URL template: absolute http(s), with `{z}`, `{x}` and `{y}` (and `{s}` for subdomains). */
+const tileTemplate = url.refine((v) => ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), {
+  message: 'must be a tile URL template with {z}, {x} and {y}',
+});
+
 const bbox = z.string().transform((v, ctx) => {
   const parts = v.split(',').map((p) => Number(p.trim()));
   if (parts.length !== 4 || parts.some((n) => !Number.isFinite(n))) {
@@ -106,6 +111,7 @@ const valueSchemas: Record<string, z.ZodType> = {
   'processing.sync.max_read_cells': positiveInt,
   'processing.sync.max_output_size': size,
   'changelog.aggregate': onOff,
+  'map.basemap.url': tileTemplate,
 };
 
 /**
@@ -168,6 +174,8 @@ export interface InstanceConfig {
    */
   processing: { sync: { timeoutMs: number; maxCells: number; maxReadCells: number; maxOutputBytes: number } };
   changelog: { aggregate: boolean };
+  /** The map viewer's optional basemap, fetched by browsers from its own server (none by default). */
+  map: { basemap: { url: string; attribution: string; origin: string } | null };
   /** Warnings to log at startup: unknown keys with the closest valid key, a missing server.base.url. */
   warnings: string[];
 }
@@ -306,8 +314,16 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
       },
     },
     changelog: { aggregate: get('changelog.aggregate', true) },
+    map: { basemap: basemapOf(text_('map.basemap.url'), text_('map.basemap.attribution')) },
     warnings,
   };
+}
+
+/** The origin the pages' policy lets images come from: `{s}` subdomains become a wildcard. */
+function basemapOf(template: string | null, attribution: string | null): InstanceConfig['map']['basemap'] {
+  if (!template) return null;
+  const origin = /^https?:\/\/[^/]+/.exec(template)![0].replace('{s}', '*');
+  return { url: template, attribution: attribution ?? '', origin };
 }
 
 /** Reads the file at `path`; with no path, the defaults. */

@@ -36,6 +36,8 @@ export const exactKeys = [
   'processing.sync.max_read_cells',
   'processing.sync.max_output_size',
   'changelog.aggregate',
+  'map.basemap.url',
+  'map.basemap.attribution',
 ] as const;
 
 export const idpaKeys = ['client_id', 'client_secret', 'mapping_claim', 'redirect_url'] as const;
