@@ -8,6 +8,7 @@
 import type { MaybeEmptyFeature } from '../values/geojson.ts';
 import { VALUE_KIND, type ValueKind } from '../values/kinds.ts';
 import type { Dimension } from './dimension.ts';
+import type { EncodedChunk } from './encoded-chunk.ts';
 
 export type CubeDtype = 'float32' | 'float64';
 export type CellType = 'number' | 'boolean';
@@ -36,6 +37,11 @@ export interface CubeSource {
    * (in memory, in a cache) may lend them. The reader must not change or keep the array.
    */
   lendChunk?(index: readonly number[], signal?: AbortSignal): Promise<ChunkArray>;
+  /**
+   * The chunk as stored, not yet decoded, for readers that decode it on a worker thread (`encoded-chunk.ts`):
+   * a source over a store; counts against the run's read budget as `readChunk` does.
+   */
+  encodedChunk?(index: readonly number[], signal?: AbortSignal): Promise<EncodedChunk>;
 }
 
 export class DataCube {
@@ -75,6 +81,9 @@ export function isCube(value: unknown): value is DataCube {
   return value instanceof DataCube;
 }
 
-export function newChunk(dtype: CubeDtype, length: number): ChunkArray {
-  return dtype === 'float32' ? new Float32Array(length) : new Float64Array(length);
+/** A chunk of zeros; `shared`: in a SharedArrayBuffer, which worker threads read without a copy. */
+export function newChunk(dtype: CubeDtype, length: number, shared = false): ChunkArray {
+  if (!shared) return dtype === 'float32' ? new Float32Array(length) : new Float64Array(length);
+  const buffer = new SharedArrayBuffer(length * (dtype === 'float32' ? 4 : 8));
+  return dtype === 'float32' ? new Float32Array(buffer) : new Float64Array(buffer);
 }

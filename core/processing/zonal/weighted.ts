@@ -22,76 +22,152 @@ export interface PixelRuns {
   cell: Int32Array;
 }
 
-export interface WeightedReducer {
-  init(cells: number): WeightedState;
-  /**
-   * Adds the values of runs `from` to `to` (excluded) of one plane (at `offset` in the chunk) to result cells
-   * `runs.cell[r] + target`, each value with its run's weight.
-   */
-  accumulate(
-    state: WeightedState,
-    chunk: ArrayLike<number>,
-    runs: PixelRuns,
-    offset: number,
-    target: number,
-    from: number,
-    to: number,
-  ): void;
-  finish(state: WeightedState, out: Float64Array, from: number): void;
+/**
+ * What the loop over one run of one plane of a chunk finds, per plane `b` and run `r` at index `b * runs + r`:
+ * the part of the work that reads the chunk, which a worker thread does (`chunk-task.ts`), apart from adding it
+ * into the result cells, which the caller does in chunk order, so that results do not depend on which thread
+ * read which chunk.
+ */
+export interface RunPartials {
+  /** The sum of the run's values (mean, sum), or their extreme (min, max); 0 for count. */
+  value: Float64Array;
+  /** Values counted: not NaN (mean, sum, min, max), or valid (count). */
+  count: Float64Array;
+  /** 1 where the run holds a NaN. */
+  missing: Uint8Array;
+  /** Valid (finite) values, when asked: the valid counts of `aggregate_spatial`'s `target_dimension`. */
+  finite: Float64Array | undefined;
 }
 
-export function weightedReducer(kind: WeightedKind, ignoreNodata: boolean): WeightedReducer {
-  return {
-    init: (cells) => ({
-      acc: new Float64Array(cells).fill(kind === 'min' ? Infinity : kind === 'max' ? -Infinity : 0),
-      weight: new Float64Array(cells),
-      nodata: new Uint8Array(cells),
-    }),
-    accumulate: (state, chunk, runs, offset, target, from, to) => {
-      const { acc, weight, nodata } = state;
-      const { base, length, cell } = runs;
-      const weights = runs.weight;
-      // One loop per kind, so that each stays tight; a run adds to one result cell.
-      for (let r = from; r < to; r++) {
-        const c = cell[r]! + target;
-        const w = weights[r]!;
+/** Runs accumulated together over all planes of a chunk: the runs stay in cache while each plane is read. */
+const BLOCK = 256;
+
+/** The partials of `runs` in every plane of `chunk` (plane `b` at `offsets[b]`), for a reducer of `kind`. */
+export function runPartials(
+  kind: WeightedKind,
+  chunk: ArrayLike<number>,
+  runs: PixelRuns,
+  offsets: Int32Array,
+  finite: boolean,
+): RunPartials {
+  const R = runs.base.length;
+  const planes = offsets.length;
+  const { base, length } = runs;
+  const value = new Float64Array(R * planes);
+  const count = new Float64Array(R * planes);
+  const missing = new Uint8Array(R * planes);
+  const valid = finite ? new Float64Array(R * planes) : undefined;
+  for (let r0 = 0; r0 < R; r0 += BLOCK) {
+    const r1 = Math.min(R, r0 + BLOCK);
+    for (let b = 0; b < planes; b++) {
+      const offset = offsets[b]!;
+      // One loop per kind, so that each stays tight.
+      for (let r = r0; r < r1; r++) {
         const start = base[r]! + offset;
         const end = start + length[r]!;
+        const at = b * R + r;
         let sum = 0;
         let n = 0;
-        let missing = false;
+        let nan = false;
         if (kind === 'mean' || kind === 'sum') {
           for (let k = start; k < end; k++) {
             const v = chunk[k]!;
-            if (v !== v) missing = true;
+            if (v !== v) nan = true;
             else {
               sum += v;
               n++;
             }
           }
-          acc[c]! += w * sum;
         } else if (kind === 'count') {
           for (let k = start; k < end; k++) {
             const v = chunk[k]!;
-            if (v !== v) missing = true;
+            if (v !== v) nan = true;
             // count counts valid values: finite numbers (is_valid).
             else if (v - v === 0) n++;
           }
         } else {
-          let extreme = acc[c]!;
+          let extreme = kind === 'min' ? Infinity : -Infinity;
           for (let k = start; k < end; k++) {
             const v = chunk[k]!;
-            if (v !== v) missing = true;
+            if (v !== v) nan = true;
             else {
               n++;
               if (kind === 'max' ? v > extreme : v < extreme) extreme = v;
             }
           }
-          acc[c] = extreme;
+          sum = extreme;
         }
-        weight[c]! += w * n;
-        if (missing) nodata[c] = 1;
+        value[at] = sum;
+        count[at] = n;
+        if (nan) missing[at] = 1;
+        if (valid) {
+          let f = 0;
+          for (let k = start; k < end; k++) if (chunk[k]! - chunk[k]! === 0) f++;
+          valid[at] = f;
+        }
       }
+    }
+  }
+  return { value, count, missing, finite: valid };
+}
+
+/**
+ * Adds the valid counts of `partials` (computed with `finite`) into `totals` and `valid`: every pixel of a run
+ * adds its weight to the total, every valid one to the valid count, one addition per pixel.
+ */
+export function applyCounts(
+  totals: Float64Array,
+  valid: Float64Array,
+  partials: RunPartials,
+  runs: PixelRuns,
+  targets: Int32Array,
+): void {
+  const R = runs.base.length;
+  const finite = partials.finite!;
+  for (let b = 0; b < targets.length; b++)
+    for (let r = 0; r < R; r++) {
+      const at = runs.cell[r]! + targets[b]!;
+      const w = runs.weight[r]!;
+      for (let k = 0, n = runs.length[r]!; k < n; k++) totals[at]! += w;
+      for (let k = 0, n = finite[b * R + r]!; k < n; k++) valid[at]! += w;
+    }
+}
+
+export interface WeightedReducer {
+  readonly kind: WeightedKind;
+  init(cells: number): WeightedState;
+  /**
+   * Adds the partials of a chunk's runs (plane `b` to result cells `runs.cell[r] + targets[b]`), each with its
+   * run's weight.
+   */
+  apply(state: WeightedState, partials: RunPartials, runs: PixelRuns, targets: Int32Array): void;
+  finish(state: WeightedState, out: Float64Array, from: number): void;
+}
+
+export function weightedReducer(kind: WeightedKind, ignoreNodata: boolean): WeightedReducer {
+  return {
+    kind,
+    init: (cells) => ({
+      acc: new Float64Array(cells).fill(kind === 'min' ? Infinity : kind === 'max' ? -Infinity : 0),
+      weight: new Float64Array(cells),
+      nodata: new Uint8Array(cells),
+    }),
+    apply: (state, partials, runs, targets) => {
+      const { acc, weight, nodata } = state;
+      const { cell } = runs;
+      const weights = runs.weight;
+      const R = runs.base.length;
+      for (let b = 0; b < targets.length; b++)
+        for (let r = 0; r < R; r++) {
+          const at = b * R + r;
+          const c = cell[r]! + targets[b]!;
+          const w = weights[r]!;
+          const v = partials.value[at]!;
+          if (kind === 'mean' || kind === 'sum') acc[c]! += w * v;
+          else if (kind === 'max' ? v > acc[c]! : kind === 'min' && v < acc[c]!) acc[c] = v;
+          weight[c]! += w * partials.count[at]!;
+          if (partials.missing[at]) nodata[c] = 1;
+        }
     },
     finish: (state, out, from) => {
       for (let i = 0; i < out.length; i++) {
