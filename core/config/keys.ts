@@ -34,6 +34,7 @@ export const exactKeys = [
   'processing.sync.max_cells',
   'processing.sync.max_read_cells',
   'processing.sync.max_output_size',
+  'processing.worker_threads',
   'changelog.aggregate',
 ] as const;
 

@@ -236,6 +236,13 @@ export function processPool(): WorkerPool {
   return (shared ??= new WorkerPool());
 }
 
+/** Closes the process's pool (`close`); the next `processPool()` starts a new one. */
+export async function closeProcessPool(): Promise<void> {
+  const pool = shared;
+  shared = undefined;
+  await pool?.close();
+}
+
 /** Sets the size of the process's pool; a pool of another size in use is closed once its tasks finish. */
 export function configureProcessPool(size: number): WorkerPool {
   if (shared?.size === size) return shared;

@@ -80,7 +80,9 @@ export async function decodeChunkValues(
 ): Promise<ChunkValues> {
   const { dataType, cells, bigEndian, compressor } = decoding;
   const type = TYPED[dataType as keyof typeof TYPED];
-  const bytes = await decodeChunk(compressor, stored, cells * type.BYTES_PER_ELEMENT);
+  const bytes = await decodeChunk(compressor, stored, cells * type.BYTES_PER_ELEMENT).catch((err: unknown) => {
+    throw new ZarrFormatError(`chunk ${key} does not decode: ${err instanceof Error ? err.message : String(err)}`);
+  });
   if (bytes.byteLength !== cells * type.BYTES_PER_ELEMENT)
     throw new ZarrFormatError(`chunk ${key} holds ${bytes.byteLength} bytes, not ${cells} ${dataType} values`);
   // A buffer of its own: stored bytes may be shared (a cache), and decoded ones a view into a larger (pooled)
