@@ -129,12 +129,31 @@ export class WorkerPool {
 
   /**
    * Starts every worker now and has each load the modules of `tasks`, so that the first tasks do not wait for a
-   * thread to boot (Node strips the types of every module a worker loads). Nothing to do with size 0.
+   * thread to boot (Node strips the types of every module a worker loads). Resolves once every worker has loaded
+   * them; nothing to do with size 0.
    */
-  warm(...tasks: Pick<TaskRef<never, unknown>, 'module'>[]): void {
+  async warm(...tasks: Pick<TaskRef<never, unknown>, 'module'>[]): Promise<void> {
     if (this.closing) return;
     while (this.slots.length < this.size) this.spawn();
-    for (const slot of this.slots) slot.worker.postMessage({ preload: tasks.map((t) => t.module) });
+    await Promise.all(
+      this.slots.map(
+        ({ worker }) =>
+          new Promise<void>((done) => {
+            const id = this.nextId++;
+            const loaded = (answer: { id: number }) => {
+              if (answer.id !== id) return;
+              worker.off('message', loaded);
+              worker.off('exit', stopped);
+              done();
+            };
+            // A worker that stops while loading is replaced by the next task; warming is only ahead of time.
+            const stopped = () => done();
+            worker.on('message', loaded);
+            worker.once('exit', stopped);
+            worker.postMessage({ id, preload: tasks.map((t) => t.module) });
+          }),
+      ),
+    );
   }
 
   /**

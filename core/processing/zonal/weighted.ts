@@ -156,18 +156,21 @@ export function weightedReducer(kind: WeightedKind, ignoreNodata: boolean): Weig
       const { acc, weight, nodata } = state;
       const { cell } = runs;
       const weights = runs.weight;
+      const { value, count, missing } = partials;
       const R = runs.base.length;
-      for (let b = 0; b < targets.length; b++)
-        for (let r = 0; r < R; r++) {
-          const at = b * R + r;
-          const c = cell[r]! + targets[b]!;
+      const sums = kind === 'mean' || kind === 'sum';
+      for (let b = 0; b < targets.length; b++) {
+        const target = targets[b]!;
+        for (let r = 0, at = b * R; r < R; r++, at++) {
+          const c = cell[r]! + target;
           const w = weights[r]!;
-          const v = partials.value[at]!;
-          if (kind === 'mean' || kind === 'sum') acc[c]! += w * v;
+          const v = value[at]!;
+          if (sums) acc[c]! += w * v;
           else if (kind === 'max' ? v > acc[c]! : kind === 'min' && v < acc[c]!) acc[c] = v;
-          weight[c]! += w * partials.count[at]!;
-          if (partials.missing[at]) nodata[c] = 1;
+          weight[c]! += w * count[at]!;
+          if (missing[at]) nodata[c] = 1;
         }
+      }
     },
     finish: (state, out, from) => {
       for (let i = 0; i < out.length; i++) {

@@ -77,7 +77,7 @@ async function aggregateSpatial(
     plan: reducerPlan(reducer as Callback, cube.metadata.cellType, context, processContext),
   };
   // The pool's workers boot while this thread computes the table.
-  if (simple) processPool().warm(ZONAL_CHUNK);
+  if (simple) void processPool().warm(ZONAL_CHUNK);
   const table = zonalTable(features, crs, grid, mode);
   const result = await zonalAggregate(cube, table, zonal, {
     counts: target !== null,
