@@ -148,7 +148,6 @@ export async function benchZonalFromStore(
 
 if (import.meta.main) {
   const [store, polygonsPath, threads] = process.argv.slice(2);
-  process.stdout.write(JSON.stringify(await measure(store!, polygonsPath!, Number(threads))));
-  // The store's handles must not keep the measuring process alive.
-  process.exit(0);
+  // The store's handles must not keep the measuring process alive; exit once stdout (a pipe) has it all.
+  process.stdout.write(JSON.stringify(await measure(store!, polygonsPath!, Number(threads))), () => process.exit(0));
 }

@@ -7,8 +7,8 @@ import { timeUnit } from '../../stores/committed-cube.ts';
 import type { ReadableStore } from '../../stores/store.ts';
 import { readZarrGroup, ZarrFormatError, type ZarrArray } from '../../stores/zarr/metadata.ts';
 import { chunkDecoding, readVector } from '../../stores/zarr/read.ts';
-import { DataCube, type CubeDtype, type CubeSource } from '../cube/cube.ts';
-import { decodeInPool, type EncodedChunk } from '../cube/encoded-chunk.ts';
+import { DataCube, type CubeDtype, type CubeSource, type EncodedChunk } from '../cube/cube.ts';
+import { decodeInPool } from '../cube/encoded-chunk.ts';
 import type { Dimension } from '../cube/dimension.ts';
 import type { ReadBudget } from './read-budget.ts';
 

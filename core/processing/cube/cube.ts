@@ -8,7 +8,7 @@
 import type { MaybeEmptyFeature } from '../values/geojson.ts';
 import { VALUE_KIND, type ValueKind } from '../values/kinds.ts';
 import type { Dimension } from './dimension.ts';
-import type { EncodedChunk } from './encoded-chunk.ts';
+import type { ChunkDecoding } from '../../stores/zarr/read.ts';
 
 export type CubeDtype = 'float32' | 'float64';
 export type CellType = 'number' | 'boolean';
@@ -42,6 +42,21 @@ export interface CubeSource {
    * a source over a store; counts against the run's read budget as `readChunk` does.
    */
   encodedChunk?(index: readonly number[], signal?: AbortSignal): Promise<EncodedChunk>;
+}
+
+/** A chunk as a store holds it, and what turns it into the cube's chunk, as plain data (`encoded-chunk.ts`). */
+export interface EncodedChunk {
+  /** The stored chunk's key, for messages. */
+  key: string;
+  /** Undefined when the store holds no such chunk: nodata everywhere. */
+  bytes: Uint8Array | undefined;
+  decoding: ChunkDecoding;
+  dtype: CubeDtype;
+  /** Shape of the stored chunk (whole) and of the cube's chunk (clipped at the cube's edge), [t, y, x]. */
+  stored: readonly [number, number, number];
+  clipped: readonly [number, number, number];
+  /** The stored fill value when it is a number other than NaN: it becomes NaN. */
+  nodata: number | undefined;
 }
 
 export class DataCube {

@@ -1,28 +1,14 @@
 /**
  * A chunk as a store holds it, with everything that turns it into the cube's chunk (decode, clip at the cube's
  * edge, nodata to NaN), as plain data: a worker thread of the process's pool (`core/workers/pool.ts`) decodes it,
- * so that inflating and decoding chunks uses every core and never the main thread. The stored bytes cross to the
- * worker by copy (they may belong to a store's cache, and are a small part of the decoded size); the decoded
- * chunk comes back by transfer.
+ * so that inflating and decoding chunks uses every core and never the main thread. The stored bytes go to the
+ * worker as a copy of exactly their range, transferred (a store's bytes may be a view into a larger buffer or
+ * belong to its cache; they are a small part of the decoded size); the decoded chunk comes back by transfer.
  */
 import { ZarrFormatError } from '../../stores/zarr/metadata.ts';
-import { decodeChunkValues, type ChunkDecoding } from '../../stores/zarr/read.ts';
+import { decodeChunkValues } from '../../stores/zarr/read.ts';
 import { processPool, taskRef, WorkerTaskError, type TaskOutput } from '../../workers/pool.ts';
-import type { ChunkArray, CubeDtype } from './cube.ts';
-
-export interface EncodedChunk {
-  /** The stored chunk's key, for messages. */
-  key: string;
-  /** Undefined when the store holds no such chunk: nodata everywhere. */
-  bytes: Uint8Array | undefined;
-  decoding: ChunkDecoding;
-  dtype: CubeDtype;
-  /** Shape of the stored chunk (whole) and of the cube's chunk (clipped at the cube's edge), [t, y, x]. */
-  stored: readonly [number, number, number];
-  clipped: readonly [number, number, number];
-  /** The stored fill value when it is a number other than NaN: it becomes NaN. */
-  nodata: number | undefined;
-}
+import type { ChunkArray, EncodedChunk } from './cube.ts';
 
 /** The cube's chunk of an encoded one: C order over (t, y, x) of the clipped shape, nodata NaN. */
 export async function decodeEncodedChunk(chunk: EncodedChunk): Promise<ChunkArray> {
@@ -44,6 +30,9 @@ export async function decodeEncodedChunk(chunk: EncodedChunk): Promise<ChunkArra
       clippedValues.set(values.subarray(from, from + lx) as ArrayLike<number>, (t * ly + y) * lx);
     }
   if (nodata !== undefined) for (let i = 0; i < cells; i++) if (clippedValues[i] === nodata) clippedValues[i] = NaN;
+  // The decoded chunk is this function's own (decodeChunkValues): its memory goes back now, not at the next
+  // collection.
+  (values.buffer as ArrayBuffer).transfer(0);
   return clippedValues;
 }
 
@@ -65,10 +54,18 @@ export function asEngineError(err: unknown): unknown {
   return err;
 }
 
+/** `chunk` with bytes of its own, and the buffer to transfer to a worker. */
+export function forTransfer(chunk: EncodedChunk): { chunk: EncodedChunk; transfer: ArrayBuffer[] } {
+  if (!chunk.bytes) return { chunk, transfer: [] };
+  const bytes = new Uint8Array(chunk.bytes);
+  return { chunk: { ...chunk, bytes }, transfer: [bytes.buffer] };
+}
+
 /** Decodes `chunk` on the process's pool. */
-export async function decodeInPool(chunk: EncodedChunk, signal?: AbortSignal): Promise<ChunkArray> {
+export async function decodeInPool(encoded: EncodedChunk, signal?: AbortSignal): Promise<ChunkArray> {
+  const { chunk, transfer } = forTransfer(encoded);
   try {
-    return await processPool().run(DECODE, chunk, signal ? { signal } : {});
+    return await processPool().run(DECODE, chunk, { transfer, ...(signal ? { signal } : {}) });
   } catch (err) {
     throw asEngineError(err);
   }

@@ -9,7 +9,7 @@ import type { DataCube } from '../cube/cube.ts';
 import { advance, chunkCounts, chunkIndices, chunkRegion, product, stridesOf } from '../cube/grid.ts';
 import type { ReducerPlan } from '../kernels/reducer-plan.ts';
 import { processPool } from '../../workers/pool.ts';
-import { asEngineError } from '../cube/encoded-chunk.ts';
+import { asEngineError, forTransfer } from '../cube/encoded-chunk.ts';
 import { ZONAL_CHUNK, type ZonalChunkInput } from './chunk-task.ts';
 import type { ZonalTable } from './table.ts';
 import { applyCounts, runPartials, type PixelRuns, type RunPartials, type WeightedReducer } from './weighted.ts';
@@ -148,8 +148,8 @@ function chunkLayout(
 }
 
 /**
- * The chunk for a task of the pool, without a copy: as stored (decoded by the worker), lent from shared memory,
- * or read and transferred.
+ * The chunk for a task of the pool: as stored (its bytes, decoded by the worker), or else without a copy, lent
+ * from shared memory or read and transferred.
  */
 async function taskChunk(
   cube: DataCube,
@@ -157,7 +157,10 @@ async function taskChunk(
   signal: AbortSignal | undefined,
 ): Promise<{ chunk: ZonalChunkInput['chunk']; transfer: ArrayBuffer[] }> {
   const source = cube.source;
-  if (source.encodedChunk) return { chunk: { encoded: await source.encodedChunk(index, signal) }, transfer: [] };
+  if (source.encodedChunk) {
+    const { chunk, transfer } = forTransfer(await source.encodedChunk(index, signal));
+    return { chunk: { encoded: chunk }, transfer };
+  }
   const lent = await source.lendChunk?.(index, signal);
   if (lent?.buffer instanceof SharedArrayBuffer) return { chunk: { values: lent }, transfer: [] };
   const values = await source.readChunk(index, signal);

@@ -5,8 +5,8 @@
  * transfer, and the caller adds them into the results in chunk order.
  */
 import { taskRef, type TaskOutput } from '../../workers/pool.ts';
-import type { ChunkArray } from '../cube/cube.ts';
-import { decodeEncodedChunk, type EncodedChunk } from '../cube/encoded-chunk.ts';
+import type { ChunkArray, EncodedChunk } from '../cube/cube.ts';
+import { decodeEncodedChunk } from '../cube/encoded-chunk.ts';
 import { runPartials, type PixelRuns, type RunPartials, type WeightedKind } from './weighted.ts';
 
 export interface ZonalChunkInput {
@@ -23,6 +23,9 @@ export async function zonalChunkTask(input: ZonalChunkInput): Promise<TaskOutput
   const { chunk, runs, offsets, kind, finite } = input;
   const values = 'encoded' in chunk ? await decodeEncodedChunk(chunk.encoded) : chunk.values;
   const partials = runPartials(kind, values, runs, offsets, finite);
+  // A chunk this task decoded is its own: its memory goes back now, not at the worker's next collection, which
+  // a busy machine can put off until most of a store's chunks are held.
+  if ('encoded' in chunk) (values.buffer as ArrayBuffer).transfer(0);
   const { value, count, missing } = partials;
   const transfer = [value.buffer, count.buffer, missing.buffer, ...(partials.finite ? [partials.finite.buffer] : [])];
   return { value: partials, transfer: transfer as ArrayBuffer[] };
