@@ -43,6 +43,15 @@ export interface ZonalStoreFigures {
   maxDifference: number;
 }
 
+/**
+ * The high-water mark of this process's own memory (`VmHWM`): `maxRSS` keeps that of the parent it was forked from
+ * (Linux carries it across exec), which the bench's parent holding the in-memory cube would inflate.
+ */
+async function peakRssMegabytes(): Promise<number> {
+  const status = await readFile('/proc/self/status', 'utf8');
+  return Number(/^VmHWM:\s+(\d+)/m.exec(status)![1]) / 1024;
+}
+
 /** The Stratus side, in this process: open the store lazily, aggregate with `threads` workers, and report. */
 async function measure(store: string, polygonsPath: string, threads: number) {
   // Started before the clock, as a server's workers are, like the peer's imports.
@@ -55,7 +64,7 @@ async function measure(store: string, polygonsPath: string, threads: number) {
   return {
     seconds: (performance.now() - start) / 1000,
     cpuSeconds: (used.user + used.system) / 1e6,
-    peakRssMegabytes: process.resourceUsage().maxRSS / 1024,
+    peakRssMegabytes: await peakRssMegabytes(),
     means: Array.from(values),
   };
 }
