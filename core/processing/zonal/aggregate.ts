@@ -2,7 +2,8 @@
  * Zonal statistics over a raster cube: one pass over the cube's chunks, reading only the chunks whose pixels
  * some geometry covers, feeding each covered pixel's values (all time steps, bands, ... in the chunk) to the
  * geometry's reducer state. The sparse table (`table.ts`) says which pixels; it is indexed by spatial chunk once,
- * so every chunk finds its entries directly. Results: one value per geometry and per cell of the other
+ * so every chunk finds its entries directly. The weighted reducers read chunks on the process's worker threads,
+ * several at once; reducer plans read them here. Results: one value per geometry and per cell of the other
  * dimensions, plus the total and valid pixel counts when asked.
  */
 import type { DataCube } from '../cube/cube.ts';

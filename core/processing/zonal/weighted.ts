@@ -2,8 +2,9 @@
  * The reducers zonal statistics run without the interpreter or a reducer plan: mean, sum, count, min and max,
  * each cell weighted (the fraction of it inside the geometry for `weighting: "coverage"`, 1 for pixel centres):
  * the weighted mean Σwv/Σw, the weighted sum Σwv, the count Σw of valid values, and min and max over the cells
- * with any weight. NaN is nodata, skipped unless `ignore_nodata` is false. They accumulate a whole plane of a
- * chunk (one time step, band, ...) for every pixel of every geometry in one loop over contiguous memory.
+ * with any weight. NaN is nodata, skipped unless `ignore_nodata` is false. A chunk is read in two steps: its
+ * runs of pixels, plane by plane (one time step, band, ...), in one loop over contiguous memory (`runPartials`,
+ * on a worker thread), then their partials added into the result cells in chunk order (`apply`).
  */
 export const WEIGHTED_REDUCERS = ['mean', 'sum', 'count', 'min', 'max'] as const;
 export type WeightedKind = (typeof WEIGHTED_REDUCERS)[number];
