@@ -7,8 +7,7 @@ import { benchSplitIngestion } from './split-ingestion.ts';
 import { benchTiles } from './tiles.ts';
 import { benchStore } from './store.ts';
 import { benchZarrServing } from './zarr-serving.ts';
-import { benchZonalStats } from './zonal-stats.ts';
-import { benchZonalFromStore } from './zonal-store.ts';
+import { zonalSections } from './zonal.ts';
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 const round = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -79,45 +78,7 @@ console.log(
   `| read every feature (GeoParquet with hyparquet / FlatGeobuf with OGR) | ${round(features.read.stratusPerSecond)} | ${round(features.read.peerPerSecond)} | ${ratio(features.read.stratusPerSecond, features.read.peerPerSecond)} |`,
 );
 
-/** Time steps, height, width and polygons of both zonal sections. */
-const zonalSize = [
-  Number(process.env.BENCH_ZONAL_STEPS ?? 36),
-  Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
-  Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
-  Number(process.env.BENCH_ZONAL_POLYGONS ?? 150),
-] as const;
-const zonal = await benchZonalStats(...zonalSize);
-console.log(
-  `\nZonal means, in memory: ${zonal.steps} × ${zonal.height} × ${zonal.width} float32 over ${zonal.polygons} polygons (peak RSS ${round(zonal.peakRssMegabytes)} MB, largest difference from the peer ${zonal.maxDifference.toExponential(1)})`,
-);
-console.log(
-  '| measurement | Stratus (s, CPU s) | peer: numpy masking per polygon and time step (s, CPU s) | ratio (wall, CPU) |',
-);
-console.log('| --- | --- | --- | --- |');
-for (const [name, wall, cpu] of [
-  ['pixel centre (aggregate_spatial, mean)', zonal.centreSeconds, zonal.centreCpuSeconds],
-  [
-    'coverage fractions (weighting "coverage") vs the peer\'s pixel centre',
-    zonal.coverageSeconds,
-    zonal.coverageCpuSeconds,
-  ],
-] as const)
-  console.log(
-    `| ${name} | ${wall.toFixed(2)}, ${cpu.toFixed(2)} | ${zonal.peerSeconds.toFixed(2)}, ${zonal.peerCpuSeconds.toFixed(2)} | ${ratio(zonal.peerSeconds, wall)}, ${ratio(zonal.peerCpuSeconds, cpu)} |`,
-  );
-
-const stored = await benchZonalFromStore(...zonalSize);
-console.log(
-  `\nZonal means from a compressed Zarr v2 store (${stored.storeMegabytes.toFixed(0)} MB on disk), same cube and polygons (largest difference from the peer ${stored.maxDifference.toExponential(1)})`,
-);
-console.log('| measurement | Stratus | peer: xarray + zarr-python + numpy | ratio |');
-console.log('| --- | --- | --- | --- |');
-console.log(
-  `| read, decode, mask, reduce (s, CPU s) | ${stored.seconds.toFixed(2)}, ${stored.cpuSeconds.toFixed(2)} | ${stored.peerSeconds.toFixed(2)}, ${stored.peerCpuSeconds.toFixed(2)} | ${ratio(stored.peerSeconds, stored.seconds)}, ${ratio(stored.peerCpuSeconds, stored.cpuSeconds)} |`,
-);
-console.log(
-  `| peak RSS of the process (MB) | ${round(stored.peakRssMegabytes)} | ${round(stored.peerPeakRssMegabytes)} | - |`,
-);
+await zonalSections();
 
 const tiles = await benchTiles(
   Number(process.env.BENCH_TILE_PERIODS ?? 8),

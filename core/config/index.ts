@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { isLogModule, LOG_LEVELS, LOG_MODULES, type LogLevel } from '../logging/modules.ts';
 import { closestKey, closestOf, isKnownKey, notBuiltFeature } from './keys.ts';
@@ -110,6 +111,7 @@ const valueSchemas: Record<string, z.ZodType> = {
   'processing.sync.max_cells': positiveInt,
   'processing.sync.max_read_cells': positiveInt,
   'processing.sync.max_output_size': size,
+  'processing.worker_threads': nonNegativeInt,
   'changelog.aggregate': onOff,
   'map.basemap.url': tileTemplate,
 };
@@ -172,7 +174,11 @@ export interface InstanceConfig {
    * Limits of a synchronous openEO run (`POST /result`): its wall time, the cells it may hold or return at once,
    * the cells it may read from the stores, and the size of its answer.
    */
-  processing: { sync: { timeoutMs: number; maxCells: number; maxReadCells: number; maxOutputBytes: number } };
+  processing: {
+    sync: { timeoutMs: number; maxCells: number; maxReadCells: number; maxOutputBytes: number };
+    /** Worker threads of the engine's CPU-heavy work (core/workers/pool.ts); 0 runs it on the main thread. */
+    workerThreads: number;
+  };
   changelog: { aggregate: boolean };
   /** The map viewer's optional basemap, fetched by browsers from its own server (none by default). */
   map: { basemap: { url: string; attribution: string; origin: string } | null };
@@ -312,6 +318,7 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
         maxReadCells: get('processing.sync.max_read_cells', 1_000_000_000),
         maxOutputBytes: get('processing.sync.max_output_size', 100 * MB),
       },
+      workerThreads: get('processing.worker_threads', availableParallelism()),
     },
     changelog: { aggregate: get('changelog.aggregate', true) },
     map: { basemap: basemapOf(text_('map.basemap.url'), text_('map.basemap.attribution')) },

@@ -35,6 +35,7 @@ export const exactKeys = [
   'processing.sync.max_cells',
   'processing.sync.max_read_cells',
   'processing.sync.max_output_size',
+  'processing.worker_threads',
   'changelog.aggregate',
   'map.basemap.url',
   'map.basemap.attribution',
