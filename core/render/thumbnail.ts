@@ -1,4 +1,4 @@
-import { colorAt } from './colormap.ts';
+import { colorRamp } from './colormap.ts';
 import { encodePng } from './png.ts';
 
 export interface ThumbnailStyle {
@@ -30,12 +30,13 @@ export function renderThumbnail(
   const [w, h] = [Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale))];
   const rgba = new Uint8Array(w * h * 4);
   const span = hi - lo || 1;
+  const paint = colorRamp(style.colormap);
   for (let y = 0; y < h; y++) {
     const sy = Math.min(height - 1, Math.floor((y * height) / h));
     for (let x = 0; x < w; x++) {
       const v = values[sy * width + Math.min(width - 1, Math.floor((x * width) / w))]!;
       if (!valid(v)) continue;
-      rgba.set([...colorAt(style.colormap, (v - lo) / span), 255], (y * w + x) * 4);
+      paint((v - lo) / span, rgba, (y * w + x) * 4);
     }
   }
   return encodePng(w, h, rgba);
