@@ -75,6 +75,7 @@ export async function runEmbedded(
     runLogger: logging.forRun,
     instance: { storageRoot, bbox: config.instance.bbox, changelog: config.changelog },
     readOnly: config.readOnly,
+    expireEvents: true,
     jobs: new ChildProcessRunner({
       // The workers write this process's files, as this process does.
       logging: logging.settings,

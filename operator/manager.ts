@@ -11,6 +11,7 @@ import type { IngestionPlanOptions } from './controllers/ingestion/options.ts';
 import { processingJobController } from './controllers/processing-job/controller.ts';
 import { scheduleController } from './controllers/schedule/controller.ts';
 import { startRecordCollector } from './collectors/auth-records.ts';
+import { startEventCollector } from './collectors/events.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { objectKey } from '../core/cluster/objects.ts';
 import {
@@ -49,6 +50,11 @@ export interface OperatorOptions {
   now?: () => Date;
   /** This process in the Events it records; `embedded` by default. */
   reportingInstance?: string;
+  /**
+   * Remove Events an hour after they were last seen (embedded mode: a Kubernetes API server expires them itself,
+   * `--event-ttl`).
+   */
+  expireEvents?: boolean;
 }
 
 export interface RunningOperator {
@@ -97,19 +103,23 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     owner?.queue.add(objectKey({ metadata: { name: job.owner.name, namespace: job.owner.namespace } }));
   });
   for (const controller of controllers) controller.start();
-  const collector = startRecordCollector({
+  const collectorOptions = {
     cluster: options.cluster,
     logger: options.logger,
     leadership: options.leadership ?? soleProcess,
     registry: options.registry,
     namespaces: options.namespaces,
     now: options.now,
-  });
+  };
+  const collectors = [
+    startRecordCollector(collectorOptions),
+    ...(options.expireEvents ? [startEventCollector(collectorOptions)] : []),
+  ];
   return {
     controllers,
     synced: () => Promise.all(controllers.map((c) => c.synced())).then(() => undefined),
     stop: async () => {
-      await collector.stop();
+      await Promise.all(collectors.map((c) => c.stop()));
       await Promise.all(controllers.map((c) => c.stop()));
       await options.jobs.stop();
     },

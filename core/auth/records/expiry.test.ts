@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../cluster/objects.ts';
-import { COLLECTED_KINDS, COLLECTION_GRACE_MS, planCollection } from './expiry.ts';
+import { planCollection } from '../../cluster/expiry.ts';
+import { COLLECTED_KINDS, COLLECTION_GRACE_MS } from './expiry.ts';
 
 const now = new Date('2026-01-15T12:00:00Z');
 const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();

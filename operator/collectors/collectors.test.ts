@@ -7,12 +7,15 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { COLLECTION_GRACE_MS } from '../../core/auth/records/expiry.ts';
 import { Sessions } from '../../core/auth/records/sessions.ts';
 import { useClientAssertion } from '../../core/auth/records/client-assertions.ts';
+import { eventKind } from '../../core/cluster/builtin-kinds.ts';
 import { openEmbeddedCluster } from '../../core/cluster/embedded/index.ts';
+import { microTime, type KubeObject } from '../../core/cluster/objects.ts';
 import { API_VERSION } from '../../core/resources/kind.ts';
 import { oauth2AuthorizationKind } from '../../core/resources/oauth2-authorization/schema.ts';
 import { oauth2ClientAssertionKind } from '../../core/resources/oauth2-client-assertion/schema.ts';
 import { sessionKind } from '../../core/resources/session/schema.ts';
 import { startRecordCollector } from './auth-records.ts';
+import { EVENT_TTL_MS, startEventCollector } from './events.ts';
 
 async function store() {
   const dir = await mkdtemp(join(tmpdir(), 'stratus-collector-'));
@@ -105,5 +108,40 @@ describe('collector of expired authorization records', () => {
     onTestFinished(() => collector.stop());
     expect(await collector.sweep()).toEqual([]);
     expect((await cluster.list(sessionKind)).items).toHaveLength(1);
+  });
+});
+
+describe('collector of expired events (embedded mode)', () => {
+  it('removes the Events last seen more than an hour ago, and keeps the others', async () => {
+    const cluster = await store();
+    const now = new Date();
+    const at = (ms: number) => microTime(new Date(now.getTime() - ms));
+    const event = (name: string, eventTime: string, lastObservedTime?: string) =>
+      cluster.create<KubeObject>(eventKind, {
+        apiVersion: eventKind.apiVersion,
+        kind: eventKind.kind,
+        metadata: { name, namespace: 'default' },
+        eventTime,
+        ...(lastObservedTime && { series: { count: 2, lastObservedTime } }),
+        reason: 'Test',
+        note: name,
+        type: 'Normal',
+      });
+    await event('old', at(EVENT_TTL_MS + 60_000));
+    await event('recent', at(60_000));
+    await event('repeated-lately', at(EVENT_TTL_MS * 3), at(60_000));
+    const registry = new Registry();
+    const collector = startEventCollector({
+      cluster,
+      logger: pino({ level: 'silent' }),
+      leadership: { isLeader: () => true },
+      registry,
+      firstSweepDelayMs: 3_600_000,
+    });
+    onTestFinished(() => collector.stop());
+    expect((await collector.sweep()).map((r) => r.name)).toEqual(['old']);
+    const left = (await cluster.list(eventKind, { namespace: 'default' })).items.map((e) => e.metadata.name).sort();
+    expect(left).toEqual(['recent', 'repeated-lately']);
+    expect(await registry.metrics()).toMatch(/stratus_events_collected_total\{kind="Event"\} 1/);
   });
 });
