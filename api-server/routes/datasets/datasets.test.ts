@@ -29,7 +29,7 @@ const coverage = (start: string, end: string) => ({
 describe('dataset routes', () => {
   it('lists datasets as DatasetRecords, unmaterialized ones with the instance extent', async () => {
     const { app, cluster } = await build();
-    expect((await app.inject({ url: '/datasets' })).json()).toEqual({ kind: 'DatasetList', items: [] });
+    expect((await app.inject({ url: '/datasets' })).json()).toEqual({ kind: 'DatasetList', items: [], links: [] });
     await cluster.create(datasetKind, dataset('chirps-daily'));
     const body = (await app.inject({ url: '/datasets' })).json();
     expect(body.items).toHaveLength(1);

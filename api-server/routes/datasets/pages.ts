@@ -1,11 +1,15 @@
-import { html, mono, page, summary, table } from '../../views/html.ts';
+import { html, mono, page, pager, summary, table } from '../../views/html.ts';
 import type { DatasetRecord } from '../../records/dataset.ts';
 import type { DatasetDetailRecord } from './detail.ts';
 
 const covered = (coverage: DatasetRecord['extent']) =>
   `${coverage.temporal.start ?? '—'} … ${coverage.temporal.end ?? '—'}`;
 
-export function datasetListPage(instanceName: string, records: DatasetRecord[]): string {
+export function datasetListPage(
+  instanceName: string,
+  records: DatasetRecord[],
+  links: { href: string; rel: string }[],
+): string {
   const rows = records.map((r) => [
     html`<a href="/datasets/${r.dataset_id}">${r.dataset_name}</a>`,
     mono(r.dataset_id),
@@ -23,6 +27,7 @@ export function datasetListPage(instanceName: string, records: DatasetRecord[]):
           ? html`<p>No managed dataset yet. Ingest one from a data source.</p>`
           : table(['Name', 'Id', 'Type', 'Period', 'Covered', 'Publication'], rows)
       }
+      ${pager(links)}
       <p class="muted">Also as <a href="/datasets?f=json">JSON</a>.</p>`,
   );
 }
