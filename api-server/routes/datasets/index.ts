@@ -5,8 +5,8 @@ import { NETCDF_FILE, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { negotiate, represent, sendHtml } from '../../negotiation.ts';
 import { byName, HTML_PAGE_LIMIT, pageQuerySchema, paginate } from '../../pagination.ts';
-import { datasetRecord, type DatasetRecord } from '../../records/dataset.ts';
-import { compiledSerializer } from '../../serialization.ts';
+import { datasetRecord, datasetRecordSchema } from '../../records/dataset.ts';
+import { itemJson, sendJsonList } from '../../serialization.ts';
 import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { datasetDetailRecord } from './detail.ts';
@@ -26,18 +26,12 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
   };
 
   const datasets = app.resourceCaches.of<Dataset>(datasetKind);
-  // The cache replaces an object on each change, so a record computed once per object stays right.
-  const records = new WeakMap<Dataset, DatasetRecord>();
-  const recordOf = (dataset: Dataset) => {
-    let record = records.get(dataset);
-    if (!record) records.set(dataset, (record = datasetRecord(dataset, config.instance.bbox)));
-    return record;
-  };
+  const recordOf = (dataset: Dataset) => datasetRecord(dataset, config.instance.bbox);
+  const recordJson = itemJson(datasetRecordSchema, recordOf);
 
   app.get(
     '/datasets',
     {
-      serializerCompiler: compiledSerializer,
       schema: {
         summary: 'List managed datasets',
         description:
@@ -56,9 +50,10 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
         invalid: 'BadRequest',
         representation,
       });
-      const items = page.items.map(recordOf);
-      if (representation === 'html') return sendHtml(reply, datasetListPage(config.instance.name, items, page.links));
-      return { kind: 'DatasetList', items, links: page.links };
+      if (representation === 'html')
+        return sendHtml(reply, datasetListPage(config.instance.name, page.items.map(recordOf), page.links));
+      // A DatasetListResponse, written from each record's bytes (`itemJson`).
+      return sendJsonList(reply, { kind: 'DatasetList' }, 'items', page.items.map(recordJson), { links: page.links });
     },
   );
 
