@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openEmbeddedCluster } from '../../../core/cluster/embedded/index.ts';
+import { ApiError } from '../../../core/cluster/errors.ts';
 import type { KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
 import { parseInstanceConfig } from '../../../core/config/index.ts';
@@ -103,5 +104,18 @@ describe('list routes read informer caches', () => {
     const before = lists;
     for (let i = 0; i < 5; i++) await app.inject({ url: '/datasets?limit=1' });
     expect(lists).toBe(before);
+  });
+
+  it('answer 503 from a store that cannot list, instead of waiting for the first list without end', async () => {
+    const { cluster, dataDir } = await slowWatchCluster();
+    const down = new Proxy(cluster, {
+      get(target, property) {
+        if (property === 'list') return () => Promise.reject(new ApiError('InternalError', 'etcd is down'));
+        return Reflect.get(target, property);
+      },
+    });
+    const app = await appOver(down, dataDir);
+    const response = await app.inject({ url: '/datasets' });
+    expect([response.statusCode, response.json()]).toEqual([503, { detail: 'The resource store is unavailable.' }]);
   });
 });

@@ -23,9 +23,9 @@ type Expectation = { resourceVersion: number } | { deleted: string };
  *
  * Reads see this process's writes: the writes made through `ResourceCaches.cluster` leave an expectation (the
  * written resourceVersion, or for a deletion without finalizers the name that must go), and a list waits until the
- * watch has delivered them; past `catchUpMs` it reads the cluster instead. Resource versions are compared as
- * numbers, which both adapters issue (the embedded store's counter, etcd's revision). Other writers' changes appear
- * as the watch delivers them, as on any informer.
+ * watch has delivered them; past `catchUpMs` it reads the cluster instead, as it does while the first list is not
+ * in. Resource versions are compared as numbers, which both adapters issue (the embedded store's counter, etcd's
+ * revision). Other writers' changes appear as the watch delivers them, as on any informer.
  */
 export class ResourceCache<T extends KubeObject> {
   readonly #options: ResourceCacheOptions;
@@ -103,8 +103,8 @@ export class ResourceCache<T extends KubeObject> {
 
   /** Every object in `order` (by name unless told), as of at least this process's last write of the kind. */
   async list(order: PageOrder<T> = byName): Promise<readonly T[]> {
-    await this.start();
-    if (!this.#caughtUp() && !(await this.#catchUp())) {
+    if (!(await this.#synced()) || (!this.#caughtUp() && !(await this.#catchUp()))) {
+      // The store's own answer, or its error (503 when it is unavailable), rather than a wait without end.
       const { items } = await this.#options.cluster.list<T>(this.#options.kind, { namespace: this.#options.namespace });
       return sortForPaging(items, order);
     }
@@ -116,6 +116,19 @@ export class ResourceCache<T extends KubeObject> {
   /** The object of this name as the cache holds it (read after `list`, which waits for this process's writes). */
   peek(name: string): T | undefined {
     return this.#objects.get(name);
+  }
+
+  /** Starts the informer; false when its first list is not in within `catchUpMs` (the store is slow or down). */
+  async #synced(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>(
+      (resolve) => (timer = setTimeout(resolve, this.#options.catchUpMs ?? 2_000, false)),
+    );
+    try {
+      return await Promise.race([this.start().then(() => true), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Waits for the watch to deliver the expected writes; false when it did not within `catchUpMs`. */
