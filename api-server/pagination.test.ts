@@ -157,6 +157,13 @@ describe.each(routes)('pagination of GET $path', (route) => {
     expect(ids(await get(built, `${route.path}?limit=`))).toHaveLength(1);
   });
 
+  it('is documented in the OpenAPI description: limit, token and the 400', async () => {
+    const built = await build();
+    const get = (await built.app.inject({ url: '/openapi.json' })).json().paths[route.path].get;
+    expect(get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['limit', 'token']));
+    expect(Object.keys(get.responses)).toContain('400');
+  });
+
   it('links absolute URLs under the proxy that forwards the request', async () => {
     const built = await build();
     for (const name of ['item-a', 'item-b']) await add(built, route, name);

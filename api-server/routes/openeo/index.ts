@@ -180,7 +180,11 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
         tags,
         querystring: formatQuerySchema.extend(pageQuerySchema.shape),
         produces: ['application/json', 'text/html'],
-        response: { 200: freeForm('Collections', 'openEO and STAC API collection list.'), ...commonErrorResponses },
+        response: {
+          200: freeForm('Collections', 'openEO and STAC API collection list.'),
+          400: openeoErrorSchema,
+          ...commonErrorResponses,
+        },
       },
     },
     async (request, reply) => {
