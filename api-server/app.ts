@@ -19,6 +19,7 @@ import { readOnlyPlugin } from './plugins/app/read-only.ts';
 import { requestIdOptions, requestIdPlugin } from './plugins/app/request-id.ts';
 import { corsPlugin } from './plugins/external/cors.ts';
 import { openApiPlugin } from './plugins/external/openapi.ts';
+import { assetRoutes } from './routes/assets/index.ts';
 import { authAdminRoutes } from './routes/auth-admin/index.ts';
 import { dataSourceRoutes } from './routes/data-sources/index.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
@@ -26,6 +27,7 @@ import { exportRoutes } from './routes/exports/index.ts';
 import { featureRoutes } from './routes/features/index.ts';
 import { ingestionRoutes } from './routes/ingestions/index.ts';
 import { loginRoutes } from './routes/login/index.ts';
+import { mapRoutes } from './routes/map/index.ts';
 import { oauth2Routes } from './routes/oauth2/index.ts';
 import { oauth2ClientRoutes } from './routes/oauth2-clients/index.ts';
 import { openeoRoutes } from './routes/openeo/index.ts';
@@ -148,5 +150,7 @@ export async function buildApp(options: BuildAppOptions) {
   });
   await app.register(processingRoutes);
   await app.register(trackerRoutes);
+  await app.register(mapRoutes);
+  await app.register(assetRoutes);
   return app;
 }

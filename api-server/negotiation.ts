@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pagePolicy } from './views/html.ts';
 
 /** Which representation an HTML-capable endpoint answers with (spec 1, content negotiation). */
 export type Representation = 'json' | 'html';
@@ -58,13 +59,20 @@ export function sendHtml(reply: FastifyReply, page: string): FastifyReply {
 
 /**
  * The answer of a route that has both representations: the page `render` gives when the client asks for HTML,
- * else the JSON. Such routes say so with `produces` (see `plugins/app/html-pages.ts`, which adds `Vary: Accept`).
+ * else the JSON, the page with its Content-Security-Policy (`imageOrigins`: where else its images may come from, a
+ * configured basemap). Such routes say so with `produces` (see `plugins/app/html-pages.ts`, which adds `Vary: Accept`).
  */
 export function represent<T>(
   request: Pick<FastifyRequest<{ Querystring: { f?: 'html' | 'json' } }>, 'headers' | 'query'>,
   reply: FastifyReply,
   json: T,
   render: () => string,
+  imageOrigins: string[] = [],
 ): T | FastifyReply {
-  return negotiate(request.headers.accept, request.query.f) === 'html' ? sendHtml(reply, render()) : json;
+  return negotiate(request.headers.accept, request.query.f) === 'html' ? sendPage(reply, render(), imageOrigins) : json;
+}
+
+/** Sends a page of `views/` with its Content-Security-Policy (`views/html.ts` `pagePolicy`). */
+export function sendPage(reply: FastifyReply, page: string, imageOrigins: string[] = []): FastifyReply {
+  return sendHtml(reply.header('content-security-policy', pagePolicy(imageOrigins)), page);
 }

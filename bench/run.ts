@@ -4,10 +4,10 @@ import { authTokenOptions, authTokenReport, benchAuthToken } from './auth-token.
 import { benchFeatures } from './features.ts';
 import { benchRasters } from './rasters.ts';
 import { benchSplitIngestion } from './split-ingestion.ts';
+import { benchTiles } from './tiles.ts';
 import { benchStore } from './store.ts';
 import { benchZarrServing } from './zarr-serving.ts';
-import { benchZonalStats } from './zonal-stats.ts';
-import { benchZonalFromStore } from './zonal-store.ts';
+import { zonalSections } from './zonal.ts';
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 const round = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -71,45 +71,25 @@ console.log(
   `| read every feature (GeoParquet with hyparquet / FlatGeobuf with OGR) | ${round(features.read.stratusPerSecond)} | ${round(features.read.peerPerSecond)} | ${ratio(features.read.stratusPerSecond, features.read.peerPerSecond)} |`,
 );
 
-/** Time steps, height, width and polygons of both zonal sections. */
-const zonalSize = [
-  Number(process.env.BENCH_ZONAL_STEPS ?? 36),
-  Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
-  Number(process.env.BENCH_ZONAL_SIZE ?? 1000),
-  Number(process.env.BENCH_ZONAL_POLYGONS ?? 150),
-] as const;
-const zonal = await benchZonalStats(...zonalSize);
-console.log(
-  `\nZonal means, in memory: ${zonal.steps} × ${zonal.height} × ${zonal.width} float32 over ${zonal.polygons} polygons (peak RSS ${round(zonal.peakRssMegabytes)} MB, largest difference from the peer ${zonal.maxDifference.toExponential(1)})`,
+await zonalSections();
+
+const tiles = await benchTiles(
+  Number(process.env.BENCH_TILE_PERIODS ?? 8),
+  Number(process.env.BENCH_TILES_PER_ZOOM ?? 16),
 );
 console.log(
-  '| measurement | Stratus (s, CPU s) | peer: numpy masking per polygon and time step (s, CPU s) | ratio (wall, CPU) |',
+  `\nMap tiles, ${tiles.tiles} tiles of zooms ${tiles.zooms.join(' to ')} over a 2000 x 1500 daily grid, one request at a time (ms per tile)`,
 );
-console.log('| --- | --- | --- | --- |');
-for (const [name, wall, cpu] of [
-  ['pixel centre (aggregate_spatial, mean)', zonal.centreSeconds, zonal.centreCpuSeconds],
-  [
-    'coverage fractions (weighting "coverage") vs the peer\'s pixel centre',
-    zonal.coverageSeconds,
-    zonal.coverageCpuSeconds,
-  ],
+console.log('| Stratus | p50 | p95 | peer: GDAL 3.6 | p50 | p95 | ratio p50, p95 |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
+for (const [name, ours, peerName, peer] of [
+  ['first view', tiles.firstView, 'gdalwarp + gdaldem per tile', tiles.cli],
+  ['first view', tiles.firstView, 'library, store opened per tile', tiles.library],
+  ['second view', tiles.secondView, 'library, datasets kept open', tiles.keptOpen],
 ] as const)
   console.log(
-    `| ${name} | ${wall.toFixed(2)}, ${cpu.toFixed(2)} | ${zonal.peerSeconds.toFixed(2)}, ${zonal.peerCpuSeconds.toFixed(2)} | ${ratio(zonal.peerSeconds, wall)}, ${ratio(zonal.peerCpuSeconds, cpu)} |`,
+    `| ${name} | ${ours.p50.toFixed(1)} | ${ours.p95.toFixed(1)} | ${peerName} | ${peer.p50.toFixed(1)} | ${peer.p95.toFixed(1)} | ${ratio(peer.p50, ours.p50)}, ${ratio(peer.p95, ours.p95)} |`,
   );
-
-const stored = await benchZonalFromStore(...zonalSize);
-console.log(
-  `\nZonal means from a compressed Zarr v2 store (${stored.storeMegabytes.toFixed(0)} MB on disk), same cube and polygons (largest difference from the peer ${stored.maxDifference.toExponential(1)})`,
-);
-console.log('| measurement | Stratus | peer: xarray + zarr-python + numpy | ratio |');
-console.log('| --- | --- | --- | --- |');
-console.log(
-  `| read, decode, mask, reduce (s, CPU s) | ${stored.seconds.toFixed(2)}, ${stored.cpuSeconds.toFixed(2)} | ${stored.peerSeconds.toFixed(2)}, ${stored.peerCpuSeconds.toFixed(2)} | ${ratio(stored.peerSeconds, stored.seconds)}, ${ratio(stored.peerCpuSeconds, stored.cpuSeconds)} |`,
-);
-console.log(
-  `| peak RSS of the process (MB) | ${round(stored.peakRssMegabytes)} | ${round(stored.peerPeakRssMegabytes)} | - |`,
-);
 
 const auth = await benchAuthToken(authTokenOptions(process.env));
 console.log(`\n${authTokenReport(auth).join('\n')}`);

@@ -5,15 +5,19 @@
  * - Stratus with `weighting: "coverage"` (exact cell fractions), compared with the peer's pixel-centre figure
  *   (goal ≥ 1×).
  * Both sides include turning the polygons into pixels. The cube is written to a raw file for the peer once.
+ * Stratus runs with a worker thread per core (`threads`, the default of `processing.worker_threads`), and its
+ * pixel-centre figure with one worker thread too (first), like for like with the single-threaded peer.
  * Reports seconds, the ratios, the largest difference of the centre means from the peer's, and the peak RSS.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataCube } from '../core/processing/cube/cube.ts';
 import { memoryCube } from '../core/processing/cube/memory.ts';
 import { materialize } from '../core/processing/cube/read.ts';
 import { runProcessGraph } from '../core/processing/engine.ts';
+import { ZONAL_CHUNK } from '../core/processing/zonal/chunk-task.ts';
+import { configureProcessPool } from '../core/workers/pool.ts';
 import { python } from '../test/support/python.ts';
 
 const PEER = join(import.meta.dirname, 'zonal-peer.py');
@@ -26,8 +30,13 @@ export interface ZonalFigures {
   height: number;
   width: number;
   polygons: number;
+  /** Worker threads of the best-effort runs. */
+  threads: number;
   centreSeconds: number;
   coverageSeconds: number;
+  /** Pixel centre with one worker thread. */
+  singleCentreSeconds: number;
+  singleCentreCpuSeconds: number;
   peerSeconds: number;
   /** CPU seconds (user + system) of the same three runs: steadier than wall clock on a shared machine. */
   centreCpuSeconds: number;
@@ -120,7 +129,13 @@ export async function zonalMeans(data: DataCube, geometries: unknown, weighting:
   return { seconds: (performance.now() - start) / 1000, cpuSeconds: (used.user + used.system) / 1e6, values };
 }
 
-export async function benchZonalStats(steps = 36, height = 1000, width = 1000, count = 150): Promise<ZonalFigures> {
+export async function benchZonalStats(
+  steps = 36,
+  height = 1000,
+  width = 1000,
+  count = 150,
+  threads = availableParallelism(),
+): Promise<ZonalFigures> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-zonal-'));
   try {
     const { cube: data, data: values } = cube(steps, height, width);
@@ -128,8 +143,15 @@ export async function benchZonalStats(steps = 36, height = 1000, width = 1000, c
     const raw = join(root, 'cube.f32');
     await writeFile(raw, values);
     await writeFile(join(root, 'polygons.geojson'), JSON.stringify(geometries));
+    // Workers started before the clock, as a server's are, like the peer's imports. One worker first: the first
+    // run of the process also compiles the engine's code, which counts against the like-for-like row.
+    await configureProcessPool(1).warm(ZONAL_CHUNK);
+    const single = await zonalMeans(data, geometries, 'centre');
+    await configureProcessPool(threads).warm(ZONAL_CHUNK);
     const centre = await zonalMeans(data, geometries, 'centre');
     const coverage = await zonalMeans(data, geometries, 'coverage');
+    if (single.values.some((m, i) => !Object.is(m, centre.values[i])))
+      throw new Error('one worker thread and many gave different means');
     const peer = await python<{ mask_seconds: number; reduce_seconds: number; cpu_seconds: number; means: number[][] }>(
       await readFile(PEER, 'utf8'),
       [
@@ -153,8 +175,11 @@ export async function benchZonalStats(steps = 36, height = 1000, width = 1000, c
       height,
       width,
       polygons: count,
+      threads,
       centreSeconds: centre.seconds,
       coverageSeconds: coverage.seconds,
+      singleCentreSeconds: single.seconds,
+      singleCentreCpuSeconds: single.cpuSeconds,
       peerSeconds: peer.mask_seconds + peer.reduce_seconds,
       centreCpuSeconds: centre.cpuSeconds,
       coverageCpuSeconds: coverage.cpuSeconds,

@@ -1,17 +1,21 @@
 /**
  * Zonal means read from a compressed Zarr store on disk, against xarray + zarr-python + numpy reading the same
  * store (`zonal-peer.py` given a `*.zarr` path): the store variant of `zonal-stats.ts`. Stratus runs in a child
- * process of its own (`node bench/zonal-store.ts <store> <polygons>`), so that its peak RSS is the run's alone.
+ * process of its own (`node bench/zonal-store.ts <store> <polygons> <worker threads>`), so that its peak RSS is
+ * the run's alone: once with a worker thread per core (`threads`, the default of `processing.worker_threads`),
+ * and once with one worker thread, like for like with the single-threaded peer.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openStoredCube } from '../core/processing/collections/stored-cube.ts';
 import { periodRange } from '../core/periods/index.ts';
 import { directoryStore } from '../core/stores/directory-store.ts';
 import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
+import { ZONAL_CHUNK } from '../core/processing/zonal/chunk-task.ts';
+import { configureProcessPool } from '../core/workers/pool.ts';
 import { python } from '../test/support/python.ts';
 import { GRID, polygons, syntheticValues, zonalMeans } from './zonal-stats.ts';
 
@@ -24,17 +28,34 @@ export interface ZonalStoreFigures {
   width: number;
   polygons: number;
   storeMegabytes: number;
+  /** Worker threads of the best-effort run. */
+  threads: number;
   seconds: number;
   cpuSeconds: number;
   peakRssMegabytes: number;
+  /** The same with one worker thread. */
+  singleSeconds: number;
+  singleCpuSeconds: number;
+  singlePeakRssMegabytes: number;
   peerSeconds: number;
   peerCpuSeconds: number;
   peerPeakRssMegabytes: number;
   maxDifference: number;
 }
 
-/** The Stratus side, in this process: open the store lazily, aggregate, and report. */
-async function measure(store: string, polygonsPath: string) {
+/**
+ * The high-water mark of this process's own memory (`VmHWM`): `maxRSS` keeps that of the parent it was forked from
+ * (Linux carries it across exec), which the bench's parent holding the in-memory cube would inflate.
+ */
+async function peakRssMegabytes(): Promise<number> {
+  const status = await readFile('/proc/self/status', 'utf8');
+  return Number(/^VmHWM:\s+(\d+)/m.exec(status)![1]) / 1024;
+}
+
+/** The Stratus side, in this process: open the store lazily, aggregate with `threads` workers, and report. */
+async function measure(store: string, polygonsPath: string, threads: number) {
+  // Started before the clock, as a server's workers are, like the peer's imports.
+  await configureProcessPool(threads).warm(ZONAL_CHUNK);
   const geometries = JSON.parse(await readFile(polygonsPath, 'utf8'));
   const start = performance.now();
   const cpu = process.cpuUsage();
@@ -43,7 +64,7 @@ async function measure(store: string, polygonsPath: string) {
   return {
     seconds: (performance.now() - start) / 1000,
     cpuSeconds: (used.user + used.system) / 1e6,
-    peakRssMegabytes: process.resourceUsage().maxRSS / 1024,
+    peakRssMegabytes: await peakRssMegabytes(),
     means: Array.from(values),
   };
 }
@@ -53,6 +74,7 @@ export async function benchZonalFromStore(
   height = 1000,
   width = 1000,
   count = 150,
+  threads = availableParallelism(),
 ): Promise<ZonalStoreFigures> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-zonal-store-'));
   try {
@@ -75,10 +97,14 @@ export async function benchZonalFromStore(
     const polygonsPath = join(root, 'polygons.geojson');
     await writeFile(polygonsPath, JSON.stringify(polygons(count, height, width)));
 
-    const { stdout } = await run(process.execPath, [import.meta.filename, store, polygonsPath], {
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    const stratus = JSON.parse(stdout) as Awaited<ReturnType<typeof measure>>;
+    const stratusWith = async (workers: number) => {
+      const { stdout } = await run(process.execPath, [import.meta.filename, store, polygonsPath, String(workers)], {
+        maxBuffer: 256 * 1024 * 1024,
+      });
+      return JSON.parse(stdout) as Awaited<ReturnType<typeof measure>>;
+    };
+    const stratus = await stratusWith(threads);
+    const single = await stratusWith(1);
     const peer = await python<{
       read_seconds: number;
       mask_seconds: number;
@@ -104,15 +130,21 @@ export async function benchZonalFromStore(
     peer.means.forEach((series, g) =>
       series.forEach((m, t) => (maxDifference = Math.max(maxDifference, Math.abs(m - stratus.means[g * steps + t]!)))),
     );
+    if (single.means.some((m, i) => !Object.is(m, stratus.means[i])))
+      throw new Error('one worker thread and many gave different means');
     return {
       steps,
       height,
       width,
       polygons: count,
       storeMegabytes: Number(du.split('\t')[0]) / 1024,
+      threads,
       seconds: stratus.seconds,
       cpuSeconds: stratus.cpuSeconds,
       peakRssMegabytes: stratus.peakRssMegabytes,
+      singleSeconds: single.seconds,
+      singleCpuSeconds: single.cpuSeconds,
+      singlePeakRssMegabytes: single.peakRssMegabytes,
       peerSeconds: peer.read_seconds + peer.mask_seconds + peer.reduce_seconds,
       peerCpuSeconds: peer.cpu_seconds,
       peerPeakRssMegabytes: peer.peak_rss_megabytes,
@@ -124,8 +156,7 @@ export async function benchZonalFromStore(
 }
 
 if (import.meta.main) {
-  const [store, polygonsPath] = process.argv.slice(2);
-  process.stdout.write(JSON.stringify(await measure(store!, polygonsPath!)));
-  // The store's handles must not keep the measuring process alive.
-  process.exit(0);
+  const [store, polygonsPath, threads] = process.argv.slice(2);
+  // The store's handles must not keep the measuring process alive; exit once stdout (a pipe) has it all.
+  process.stdout.write(JSON.stringify(await measure(store!, polygonsPath!, Number(threads))), () => process.exit(0));
 }

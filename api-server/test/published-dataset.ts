@@ -9,7 +9,7 @@ import type { Built } from './build.ts';
 
 const BBOX: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
 
-/** A published daily dataset with a real three-day Zarr v2 store at 0.5 degrees, and optionally a thumbnail. */
+/** A published daily dataset with a real three-day Zarr v2 store at 0.5 degrees (period i holds i everywhere), and optionally a thumbnail. */
 export async function publishedDataset(
   built: Built,
   name: string,
@@ -27,7 +27,9 @@ export async function publishedDataset(
     grid,
     attributes: {},
   });
-  for (let i = 0; i < periods.length; i++) await writer.append(new Float32Array(grid.lat.length * grid.lon.length));
+  // Each period holds its index in every cell, so that periods can be told apart.
+  for (let i = 0; i < periods.length; i++)
+    await writer.append(new Float32Array(grid.lat.length * grid.lon.length).fill(i));
   const coverage = await writer.finish();
   if (options.thumbnail) {
     await mkdir(join(storageRoot, `datasets/${name}/thumbnails`), { recursive: true });

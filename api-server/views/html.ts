@@ -1,4 +1,5 @@
 /** Minimal server-rendered HTML: every interpolated value goes through `escapeHtml`. */
+import { assetUrl } from './assets.ts';
 
 const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -30,22 +31,47 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
   return new SafeHtml(out);
 }
 
-const style = `
-  :root { color-scheme: light dark; --accent: #1f6feb; }
-  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; }
-  header { background: #0b3d5c; color: #fff; padding: 1rem 2rem; }
-  header a { color: #fff; text-decoration: none; font-weight: 600; }
-  nav a { color: #cfe3f3; margin-left: 1.25rem; }
-  main { max-width: 64rem; margin: 2rem auto; padding: 0 1.5rem; }
-  table { border-collapse: collapse; width: 100%; }
-  th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #8884; }
-  code, .mono { font-family: ui-monospace, monospace; font-size: .9em; }
-  .muted { opacity: .7; }
-  dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1.5rem; }
-  dt { font-weight: 600; }
-`;
+/**
+ * What a page loads besides the shared stylesheet: asset names (`assets.ts`). Libraries that set a global (Leaflet's
+ * `L`) are classic `scripts`; the pages' own scripts are `modules`, each in its own scope. Both are deferred, so they
+ * run in this order once the page is parsed.
+ */
+export interface PageAssets {
+  scripts?: string[];
+  modules?: string[];
+  styles?: string[];
+}
 
-export function page(title: string, instanceName: string, body: SafeHtml): string {
+/** The assets of several parts of one page, each once, in order. */
+export function pageAssets(...parts: PageAssets[]): PageAssets {
+  const once = (list: (string[] | undefined)[]) => [...new Set(list.flatMap((names) => names ?? []))];
+  return {
+    scripts: once(parts.map((p) => p.scripts)),
+    modules: once(parts.map((p) => p.modules)),
+    styles: once(parts.map((p) => p.styles)),
+  };
+}
+
+/**
+ * The Content-Security-Policy of the pages: scripts, styles and connections only from this server (no inline
+ * script or style: pages load theirs as files), images from here, `data:` (the empty icon) and `imageOrigins` (a
+ * configured basemap). `represent` sends it with every page.
+ */
+export function pagePolicy(imageOrigins: string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src 'self' data:${imageOrigins.map((o) => ` ${o}`).join('')}`,
+    "connect-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export function page(title: string, instanceName: string, body: SafeHtml, assets: PageAssets = {}): string {
+  const styles = ['stratus.css', ...(assets.styles ?? [])];
   return `<!doctype html>${
     html`<html lang="en">
       <head>
@@ -54,16 +80,17 @@ export function page(title: string, instanceName: string, body: SafeHtml): strin
         <!-- No icon: otherwise every page load asks for /favicon.ico and logs a 404 in the console. -->
         <link rel="icon" href="data:," />
         <title>${title} · ${instanceName}</title>
-        <style>
-          ${new SafeHtml(style)}
-        </style>
+        ${styles.map((name) => html`<link rel="stylesheet" href="${assetUrl(name)}" />`)}
+        ${(assets.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer></script>`)}
+        ${(assets.modules ?? []).map((name) => html`<script type="module" src="${assetUrl(name)}"></script>`)}
       </head>
       <body>
         <header>
           <a href="/">${instanceName}</a>
           <nav>
             <a href="/datasets">Datasets</a><a href="/data-sources">Data sources</a
-            ><a href="/collections">Collections</a><a href="/docs">API docs</a><a href="/openapi.json">OpenAPI</a>
+            ><a href="/collections">Collections</a><a href="/map">Map</a><a href="/docs">API docs</a
+            ><a href="/openapi.json">OpenAPI</a>
           </nav>
         </header>
         <main>${body}</main>

@@ -2,6 +2,7 @@ import type { JWTPayload } from 'jose';
 import type { User } from '../resources/user/schema.ts';
 import type { AuthContext } from './context.ts';
 import { OAuthError } from './errors.ts';
+import { INVALID_MAPPING_CLAIM } from './federation/mapping.ts';
 import { InvalidJwtError, verifyJwt } from './tokens/jwt.ts';
 import { userClaims } from './tokens/issue.ts';
 import { accountRefusal } from './users/directory.ts';
@@ -35,9 +36,11 @@ export async function authenticateBearer(context: AuthContext, token: string): P
   }
   const authorization = await context.authorizations.get(String(claims.authorization_id ?? ''));
   if (!authorization || authorization.spec.revocation) throw new OAuthError('invalid_token', 'the token was revoked');
-  const value = claims[context.mappingClaim];
-  if (typeof value !== 'string') throw new OAuthError('invalid_token', 'Invalid mapping claim');
-  const user = await context.users.find(context.mappingClaim, value);
+  const claim = context.mappingClaim;
+  const value = claims[claim];
+  if ((claim !== 'username' && claim !== 'email') || typeof value !== 'string')
+    throw new OAuthError('invalid_token', INVALID_MAPPING_CLAIM);
+  const user = await context.users.find(claim, value);
   if (!user) throw new OAuthError('invalid_token', 'the token names no local user');
   const refusal = accountRefusal(user, now);
   if (refusal) throw new OAuthError('invalid_token', refusal);

@@ -2,7 +2,7 @@ import type { Cluster } from '../cluster/port.ts';
 import type { ClientDirectory } from './clients/directory.ts';
 import type { SigningKeys } from './keys/signing-keys.ts';
 import type { AuthorizationRecords } from './records/authorizations.ts';
-import type { MappingClaim, UserDirectory } from './users/directory.ts';
+import type { UserDirectory } from './users/directory.ts';
 
 /** What every part of the authorization server works with: the store, the issuer and its keys, the directories. */
 export interface AuthContext {
@@ -14,7 +14,10 @@ export interface AuthContext {
   clients: ClientDirectory;
   users: UserDirectory;
   authorizations: AuthorizationRecords;
-  /** The claim of this server's access tokens that names the local user (`oidc.provider.platform.mapping_claim`). */
-  mappingClaim: MappingClaim;
+  /**
+   * The claim of this server's access tokens that names the local user (`oidc.provider.platform.mapping_claim`), as
+   * configured: anything but `username` or `email` refuses every token (spec 2, 'Invalid mapping claim').
+   */
+  mappingClaim: string;
   now(): Date;
 }

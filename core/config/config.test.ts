@@ -58,19 +58,9 @@ describe('instance configuration', () => {
     expect(config.warnings).toEqual([]);
   });
 
-  it.each([
-    ['oidc.oauth2.login.enabled = on', 'sign-in through external identity providers (issue 18)'],
-    ['oidc.provider.idpa.client_id = abc', 'sign-in through external identity providers (issue 18)'],
-    ['oidc.provider.idpb.0.tenant = t0', 'sign-in through external identity providers (issue 18)'],
-    [
-      'oidc.provider.keycloak.issuer_uri = https://id.example.org/realms/x',
-      'sign-in through external identity providers (issue 18)',
-    ],
-    ['linked_accounts.enabled = on', 'linked accounts (issue 18)'],
-  ])('stops startup on %j, a setting of a feature not built yet', (line, feature) => {
-    const key = line.split(' =')[0];
-    expect(() => parseInstanceConfig(`instance.name = x\n${line}`, 'f')).toThrow(
-      `f:2: ${key} configures ${feature}, which this version of Stratus does not have yet; remove the key`,
+  it('stops startup on a login through external providers without the authorization server', () => {
+    expect(() => parseInstanceConfig('oidc.oauth2.login.enabled = on', 'f')).toThrow(
+      'f: oidc.oauth2.login.enabled = on requires oauth2.server.enabled = on (the login page)',
     );
   });
 
@@ -80,6 +70,8 @@ describe('instance configuration', () => {
     ['oauth2.server.enable = on', 'oauth2.server.enabled'],
     ['oidc.provider.idpa.client_secre = s', 'oidc.provider.idpa.client_secret'],
     ['oidc.provider.idpb.2.tenat = t', 'oidc.provider.idpb.2.tenant'],
+    ['oidc.provider.keycloak.jwks_uri = https://id.example.org/certs', 'oidc.provider.keycloak.jwk_uri'],
+    ['oidc.provider.platform.serverurl = https://x.example.org', 'oidc.provider.platform.server_url'],
     ['logging.file.max_archive = 2', 'logging.file.max_archives'],
   ])('reports the unknown key in %j with the closest valid key %j', (line, suggestion) => {
     const config = parseInstanceConfig(`\n${line}`, 'stratus.properties');
@@ -102,12 +94,19 @@ describe('instance configuration', () => {
     ['logging.file.max_archives = -1', 'logging.file.max_archives', 'a whole number, 0 or more'],
     ['logging.file.max_size = 10 MiB', 'logging.file.max_size', 'a size such as 100MB'],
     ['server.base.url = climate.example.org', 'server.base.url', 'absolute http\\(s\\) URL'],
-    ['oidc.provider.idpa.mapping_claim = phone', 'mapping_claim', 'email or username'],
   ])('refuses %j naming the file, line and key', (line, key, why) => {
     expect(() => parseInstanceConfig(line, 'stratus.properties')).toThrow(ConfigError);
     expect(() => parseInstanceConfig(line, 'stratus.properties')).toThrow(
       new RegExp(`stratus\\.properties.*${key}.*${why}`),
     );
+  });
+
+  it('keeps the keys of each provider for the provider registry (core/auth/federation), a bad value included', () => {
+    const config = parseInstanceConfig(
+      ['oidc.provider.idpb.0.tenant = t0', 'oidc.provider.idpb.0.mapping_claim = phone'].join('\n'),
+      'f',
+    );
+    expect(config.oidc.providers).toEqual([{ id: 'idpb.0', tenant: 't0', mapping_claim: 'phone' }]);
   });
 
   it('refuses the authorization server without server.base.url, and warns when it is missing', () => {
@@ -144,6 +143,9 @@ describe('instance configuration', () => {
     expect(isKnownKey('logging.level.operator.jobs')).toBe(true);
     expect(isKnownKey('oidc.provider.idpb.12.enable_logout')).toBe(true);
     expect(isKnownKey('oidc.provider.idpa.tenant')).toBe(false);
+    // Spec 2: a generic id is any alphanumeric string, capitals included.
+    expect(isKnownKey('oidc.provider.KeyCloak2.user_info_jws_algorithm')).toBe(true);
+    expect(isKnownKey('oidc.provider.platform.issuer_uri')).toBe(false);
     expect(closestKey('instance.nme')).toBe('instance.name');
   });
 });

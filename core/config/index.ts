@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { isLogModule, LOG_LEVELS, LOG_MODULES, type LogLevel } from '../logging/modules.ts';
 import { closestKey, closestOf, isKnownKey, notBuiltFeature } from './keys.ts';
@@ -35,6 +36,11 @@ const size = z.string().transform((v, ctx) => {
 });
 
 const url = z.string().refine((v) => /^https?:\/\/[^\s/]+/.test(v), { message: 'must be an absolute http(s) URL' });
+
+/** A basemap's XYZ URL template: absolute http(s), with `{z}`, `{x}` and `{y}` (and `{s}` for subdomains). */
+const tileTemplate = url.refine((v) => ['{z}', '{x}', '{y}'].every((p) => v.includes(p)), {
+  message: 'must be a tile URL template with {z}, {x} and {y}',
+});
 
 const bbox = z.string().transform((v, ctx) => {
   const parts = v.split(',').map((p) => Number(p.trim()));
@@ -97,6 +103,7 @@ const valueSchemas: Record<string, z.ZodType> = {
   'oidc.jwt.token.authentication.enabled': onOff,
   'oidc.logout.redirect_url': url,
   'linked_accounts.enabled': onOff,
+  'linked_accounts.logout_url': url,
   'linked_accounts.relogin_url': url,
   'logging.file.max_size': size,
   'logging.file.max_archives': nonNegativeInt,
@@ -104,9 +111,15 @@ const valueSchemas: Record<string, z.ZodType> = {
   'processing.sync.max_cells': positiveInt,
   'processing.sync.max_read_cells': positiveInt,
   'processing.sync.max_output_size': size,
+  'processing.worker_threads': nonNegativeInt,
   'changelog.aggregate': onOff,
+  'map.basemap.url': tileTemplate,
 };
 
+/**
+ * The raw keys of one `oidc.provider.<id>.*` block; core/auth/federation/providers.ts judges them (a provider with
+ * a bad value is left out with a log line rather than stopping startup, as spec 2 says).
+ */
 export interface OidcProviderConfig {
   id: string;
   [key: string]: string;
@@ -148,7 +161,7 @@ export interface InstanceConfig {
     logoutRedirectUrl: string | null;
     providers: OidcProviderConfig[];
   };
-  linkedAccounts: { enabled: boolean; reloginUrl: string | null };
+  linkedAccounts: { enabled: boolean; logoutUrl: string | null; reloginUrl: string | null };
   logging: {
     maxSizeBytes: number;
     /** The size at which a log file rolls: the smaller of max_size and the 50 MB cap. */
@@ -161,8 +174,14 @@ export interface InstanceConfig {
    * Limits of a synchronous openEO run (`POST /result`): its wall time, the cells it may hold or return at once,
    * the cells it may read from the stores, and the size of its answer.
    */
-  processing: { sync: { timeoutMs: number; maxCells: number; maxReadCells: number; maxOutputBytes: number } };
+  processing: {
+    sync: { timeoutMs: number; maxCells: number; maxReadCells: number; maxOutputBytes: number };
+    /** Worker threads of the engine's CPU-heavy work (core/workers/pool.ts); 0 runs it on the main thread. */
+    workerThreads: number;
+  };
   changelog: { aggregate: boolean };
+  /** The map viewer's optional basemap, fetched by browsers from its own server (none by default). */
+  map: { basemap: { url: string; attribution: string; origin: string } | null };
   /** Warnings to log at startup: unknown keys with the closest valid key, a missing server.base.url. */
   warnings: string[];
 }
@@ -216,16 +235,15 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
     }
     if (key.startsWith(LEVEL_PREFIX)) levels[key.slice(LEVEL_PREFIX.length)] = value as LogLevel;
   }
-  for (const provider of providers.values()) {
-    if (provider.mapping_claim !== undefined && !['email', 'username'].includes(provider.mapping_claim)) {
-      errors.push(`${source}: oidc.provider.${provider.id}.mapping_claim: must be email or username`);
-    }
-  }
 
   const baseUrl = text_('server.base.url');
   const serverEnabled = get('oauth2.server.enabled', false);
   if (serverEnabled && !baseUrl) {
     errors.push(`${source}: oauth2.server.enabled = on requires server.base.url (the issuer URI) to be set`);
+  }
+  if (get('oidc.oauth2.login.enabled', false) && !serverEnabled) {
+    // The login page, its sessions and the key that signs the sign-in state belong to the authorization server.
+    errors.push(`${source}: oidc.oauth2.login.enabled = on requires oauth2.server.enabled = on (the login page)`);
   }
   if (text_('oauth2.server.jwt.keystore.path') && !text_('oauth2.server.jwt.keystore.alias')) {
     errors.push(`${source}: oauth2.server.jwt.keystore.path is set: oauth2.server.jwt.keystore.alias is required`);
@@ -284,6 +302,7 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
     },
     linkedAccounts: {
       enabled: get('linked_accounts.enabled', false),
+      logoutUrl: text_('linked_accounts.logout_url'),
       reloginUrl: text_('linked_accounts.relogin_url'),
     },
     logging: {
@@ -299,10 +318,19 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
         maxReadCells: get('processing.sync.max_read_cells', 1_000_000_000),
         maxOutputBytes: get('processing.sync.max_output_size', 100 * MB),
       },
+      workerThreads: get('processing.worker_threads', availableParallelism()),
     },
     changelog: { aggregate: get('changelog.aggregate', true) },
+    map: { basemap: basemapOf(text_('map.basemap.url'), text_('map.basemap.attribution')) },
     warnings,
   };
+}
+
+/** The origin the pages' policy lets images come from: `{s}` subdomains become a wildcard. */
+function basemapOf(template: string | null, attribution: string | null): InstanceConfig['map']['basemap'] {
+  if (!template) return null;
+  const origin = /^https?:\/\/[^/]+/.exec(template)![0].replace('{s}', '*');
+  return { url: template, attribution: attribution ?? '', origin };
 }
 
 /** Reads the file at `path`; with no path, the defaults. */

@@ -27,6 +27,7 @@ export const exactKeys = [
   'oidc.jwt.token.authentication.enabled',
   'oidc.logout.redirect_url',
   'linked_accounts.enabled',
+  'linked_accounts.logout_url',
   'linked_accounts.relogin_url',
   'logging.file.max_size',
   'logging.file.max_archives',
@@ -34,7 +35,10 @@ export const exactKeys = [
   'processing.sync.max_cells',
   'processing.sync.max_read_cells',
   'processing.sync.max_output_size',
+  'processing.worker_threads',
   'changelog.aggregate',
+  'map.basemap.url',
+  'map.basemap.attribution',
 ] as const;
 
 export const idpaKeys = ['client_id', 'client_secret', 'mapping_claim', 'redirect_url'] as const;
@@ -59,10 +63,23 @@ export const genericProviderKeys = [
   'end_session_endpoint',
   'scopes',
   'display_alias',
+  'login_image',
+  'login_image_padding',
   'enable_logout',
   'enable_pkce',
+  'authorization_grant_type',
   'client_authentication_method',
+  'keystore_path',
+  'keystore_password',
+  'key_alias',
+  'key_password',
+  'jwk_set_url',
+  'extra_request_parameters',
+  'user_info_response_type',
+  'user_info_jws_algorithm',
 ] as const;
+/** The internal provider's overrides (spec 2, "Internal provider"). */
+export const platformKeys = ['client_id', 'client_secret', 'mapping_claim', 'server_url'] as const;
 
 export interface KeyPattern {
   pattern: RegExp;
@@ -78,7 +95,13 @@ export const keyPatterns: KeyPattern[] = [
     template: 'oidc.provider.idpb.<n>.<key>',
   },
   {
-    pattern: new RegExp(`^oidc\\.provider\\.(?!idpa\\.|idpb\\.)[a-z0-9_-]+\\.(${genericProviderKeys.join('|')})$`),
+    pattern: new RegExp(`^oidc\\.provider\\.platform\\.(${platformKeys.join('|')})$`),
+    template: 'oidc.provider.platform.<key>',
+  },
+  {
+    pattern: new RegExp(
+      `^oidc\\.provider\\.(?!idpa\\.|idpb\\.|platform\\.)[A-Za-z0-9_-]+\\.(${genericProviderKeys.join('|')})$`,
+    ),
     template: 'oidc.provider.<id>.<key>',
   },
 ];
@@ -114,7 +137,9 @@ export function closestKey(key: string): string {
   if (provider) {
     candidates.push(...idpaKeys.map((k) => `oidc.provider.idpa.${k}`));
     candidates.push(...idpbKeys.map((k) => `oidc.provider.idpb.${provider[2] ?? '0'}.${k}`));
-    candidates.push(...genericProviderKeys.map((k) => `oidc.provider.${provider[1]}.${k}`));
+    candidates.push(...platformKeys.map((k) => `oidc.provider.platform.${k}`));
+    if (provider[1] !== 'platform')
+      candidates.push(...genericProviderKeys.map((k) => `oidc.provider.${provider[1]}.${k}`));
   }
   if (key.startsWith('logging.')) candidates.push(`logging.level.${key.split('.').slice(2).join('.') || 'root'}`);
   return closestOf(key, candidates);
@@ -124,14 +149,7 @@ export function closestKey(key: string): string {
  * Keys of features this version does not have yet, with the feature and the issue that brings it: setting one stops
  * startup, so that an operator never believes a setting works that nothing reads. The issue removes its entry.
  */
-export const notBuiltKeys: { matches: (key: string) => boolean; feature: string }[] = [
-  {
-    // `oidc.provider.platform.mapping_claim` configures the authorization server's own tokens, which exist.
-    matches: (key) => key.startsWith('oidc.') && key !== 'oidc.provider.platform.mapping_claim',
-    feature: 'sign-in through external identity providers (issue 18)',
-  },
-  { matches: (key) => key.startsWith('linked_accounts.'), feature: 'linked accounts (issue 18)' },
-];
+export const notBuiltKeys: { matches: (key: string) => boolean; feature: string }[] = [];
 
 /** The feature a key configures when this version does not have it yet, else undefined. */
 export function notBuiltFeature(key: string): string | undefined {

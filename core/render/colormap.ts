@@ -52,12 +52,31 @@ const ANCHORS: Record<string, [number, number, number][]> = {
 export const colormapNames = Object.keys(ANCHORS);
 export const DEFAULT_COLORMAP = 'viridis';
 
+/** Paints the colour of `t` in [0, 1] (clamped) as an opaque RGBA pixel at `offset` of `rgba`. */
+export type ColorRamp = (t: number, rgba: Uint8Array, offset: number) => void;
+
+/**
+ * The named colormap (unknown names use the default) resolved once, for painting many pixels: a tile paints
+ * 65,536 of them, so the ramp neither looks the map up nor allocates per pixel.
+ */
+export function colorRamp(name: string): ColorRamp {
+  const anchors = ANCHORS[name.toLowerCase()] ?? ANCHORS[DEFAULT_COLORMAP]!;
+  const last = anchors.length - 1;
+  return (t, rgba, offset) => {
+    const x = Math.min(1, Math.max(0, t)) * last;
+    const i = Math.min(last - 1, Math.floor(x));
+    const f = x - i;
+    const [a, b] = [anchors[i]!, anchors[i + 1]!];
+    rgba[offset] = Math.round(a[0] + (b[0] - a[0]) * f);
+    rgba[offset + 1] = Math.round(a[1] + (b[1] - a[1]) * f);
+    rgba[offset + 2] = Math.round(a[2] + (b[2] - a[2]) * f);
+    rgba[offset + 3] = 255;
+  };
+}
+
 /** The colour of `t` in [0, 1] on the named colormap (unknown names use the default). */
 export function colorAt(name: string, t: number): [number, number, number] {
-  const anchors = ANCHORS[name.toLowerCase()] ?? ANCHORS[DEFAULT_COLORMAP]!;
-  const x = Math.min(1, Math.max(0, t)) * (anchors.length - 1);
-  const i = Math.min(anchors.length - 2, Math.floor(x));
-  const f = x - i;
-  const [a, b] = [anchors[i]!, anchors[i + 1]!];
-  return [0, 1, 2].map((k) => Math.round(a[k]! + (b[k]! - a[k]!) * f)) as [number, number, number];
+  const pixel = new Uint8Array(4);
+  colorRamp(name)(t, pixel, 0);
+  return [pixel[0]!, pixel[1]!, pixel[2]!];
 }

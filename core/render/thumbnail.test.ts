@@ -20,11 +20,21 @@ describe('renderThumbnail', () => {
     const values = Float32Array.from([0, 50, 100, Number.NaN, -9999, 100]);
     const png = renderThumbnail(values, 3, 2, { colormap: 'viridis', range: [0, 100], nodata: -9999 })!;
     const image = decode(png);
-    expect([image.width, image.height]).toEqual([3, 2]);
-    expect(image.pixel(0, 0)).toEqual([...colorAt('viridis', 0), 255]);
-    expect(image.pixel(2, 0)).toEqual([...colorAt('viridis', 1), 255]);
-    expect(image.pixel(0, 1)[3]).toBe(0);
-    expect(image.pixel(1, 1)[3]).toBe(0);
+    // Each cell is a block of about 85 × 85 pixels: the image is 256 × 171.
+    const cell = (x: number, y: number) => image.pixel(Math.floor((x + 0.5) * (256 / 3)), Math.floor((y + 0.5) * 85));
+    expect(cell(0, 0)).toEqual([...colorAt('viridis', 0), 255]);
+    expect(cell(1, 0)).toEqual([...colorAt('viridis', 0.5), 255]);
+    expect(cell(2, 0)).toEqual([...colorAt('viridis', 1), 255]);
+    expect(cell(0, 1)[3]).toBe(0);
+    expect(cell(1, 1)[3]).toBe(0);
+  });
+
+  it('scales a small grid up by nearest neighbour to 256 pixels on its longer side', () => {
+    const image = decode(renderThumbnail(Float32Array.from([0, 100]), 2, 1, { colormap: 'magma', range: [0, 100] })!);
+    expect([image.width, image.height]).toEqual([256, 128]);
+    // Nearest neighbour: the left half is the first cell's colour to its last pixel, the right half the second's.
+    expect(image.pixel(127, 127)).toEqual([...colorAt('magma', 0), 255]);
+    expect(image.pixel(128, 0)).toEqual([...colorAt('magma', 1), 255]);
   });
 
   it('scales the longer side down to 256 pixels', () => {

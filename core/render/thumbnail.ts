@@ -8,11 +8,12 @@ export interface ThumbnailStyle {
   nodata?: number;
 }
 
-const MAX_SIDE = 256;
+/** The longer side of every thumbnail, large enough to read when shown inline on a page. */
+const SIDE = 256;
 
 /**
- * A PNG preview of one raster plane (row-major, north-up): scaled by nearest neighbour to at most 256 pixels on
- * its longer side, coloured with the style, with no-data and NaN cells transparent. Returns undefined when no
+ * A PNG preview of one raster plane (row-major, north-up): scaled by nearest neighbour, up or down, to 256 pixels
+ * on its longer side (a small grid's cells become blocks of pixels), coloured with the style, with no-data and NaN cells transparent. Returns undefined when no
  * cell has a value, so the caller keeps the previous image.
  */
 export function renderThumbnail(
@@ -25,7 +26,7 @@ export function renderThumbnail(
   let [lo, hi] = style.range ?? [Infinity, -Infinity];
   if (!style.range) for (const v of values) if (valid(v)) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
   if (!values.some(valid)) return undefined;
-  const scale = Math.min(1, MAX_SIDE / Math.max(width, height));
+  const scale = SIDE / Math.max(width, height);
   const [w, h] = [Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale))];
   const rgba = new Uint8Array(w * h * 4);
   const span = hi - lo || 1;

@@ -3,7 +3,7 @@
  * 256 × 256 pixels sampled at its centre (through the inverse projection) from the nearest grid cell, coloured
  * with a colour map; no-data, NaN and pixels off the grid are transparent.
  */
-import { colorAt } from './colormap.ts';
+import { colorRamp } from './colormap.ts';
 import { encodePng } from './png.ts';
 
 export const TILE_SIZE = 256;
@@ -75,17 +75,18 @@ export interface TileStyle {
   nodata?: number;
 }
 
-/** The PNG of a tile whose pixels take the values `valueAt(column, row)` of their cells. */
-export function renderTile(cells: Int32Array, valueAt: (col: number, row: number) => number, style: TileStyle): Buffer {
+/**
+ * The PNG of a tile from its 256 × 256 values (row-major, north-up); NaN (a pixel off the grid), other
+ * non-finite values and no-data are transparent.
+ */
+export function renderTile(values: Float64Array, style: TileStyle): Buffer {
   const rgba = new Uint8Array(TILE_SIZE * TILE_SIZE * 4);
   const [lo, hi] = style.range;
   const span = hi - lo || 1;
+  const paint = colorRamp(style.colormap);
   for (let p = 0; p < TILE_SIZE * TILE_SIZE; p++) {
-    const col = cells[p * 2]!;
-    if (col < 0) continue;
-    const v = valueAt(col, cells[p * 2 + 1]!);
-    if (!Number.isFinite(v) || v === style.nodata) continue;
-    rgba.set([...colorAt(style.colormap, Math.min(1, Math.max(0, (v - lo) / span))), 255], p * 4);
+    const v = values[p]!;
+    if (Number.isFinite(v) && v !== style.nodata) paint((v - lo) / span, rgba, p * 4);
   }
   return encodePng(TILE_SIZE, TILE_SIZE, rgba);
 }

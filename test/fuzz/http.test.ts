@@ -66,7 +66,7 @@ const VALUES: unknown[] = [
 ];
 
 /** Routes a browser opens, whose refusals are HTML pages for the person using it. */
-const HTML_ROUTES = ['/oauth2/authorize', '/login', '/logout'];
+const HTML_ROUTES = ['/oauth2/authorize', '/login', '/logout', '/oauth2/authorization/{key}', '/oauth2/code/{key}'];
 
 interface Operation {
   method: string;

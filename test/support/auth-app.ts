@@ -39,10 +39,13 @@ export async function openTestCluster(): Promise<EmbeddedCluster> {
 
 export async function startAuthApp(
   options: {
-    config?: string;
+    /** More configuration lines; a function of the instance's URL when they must name it. */
+    config?: string | ((url: string) => string);
     cluster?: EmbeddedCluster;
     /** The issuer when it is not this instance's own URL (replicas behind one public URL). */
     baseUrl?: string;
+    /** false: without the authorization server (external providers' bearer tokens only). */
+    authorizationServer?: boolean;
   } = {},
 ): Promise<AuthApp> {
   const cluster = options.cluster ?? (await openTestCluster());
@@ -61,9 +64,9 @@ export async function startAuthApp(
     config: parseInstanceConfig(
       [
         `instance.name = Auth test`,
-        `oauth2.server.enabled = on`,
+        `oauth2.server.enabled = ${options.authorizationServer === false ? 'off' : 'on'}`,
         `server.base.url = ${baseUrl}`,
-        options.config ?? '',
+        typeof options.config === 'function' ? options.config(url) : (options.config ?? ''),
       ].join('\n'),
       'test',
     ),
@@ -105,6 +108,8 @@ export interface Response {
   headers: Headers;
   body: string;
   location?: string;
+  /** The URL asked for, against which a relative Location or form action resolves. */
+  url: string;
 }
 
 const entities: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
@@ -160,6 +165,7 @@ export class Browser {
       headers: response.headers,
       body: await response.text(),
       location: response.headers.get('location') ?? undefined,
+      url: response.url,
     };
   }
 

@@ -15,17 +15,9 @@ import {
 } from '../../../core/resources/oauth2-authorization-consent/schema.ts';
 import { oauth2AuthorizationKind } from '../../../core/resources/oauth2-authorization/schema.ts';
 import { HttpError } from '../../errors.ts';
+import { dhis2FieldsQuery, dhis2Page, dhis2PagingQuery, pagerSchema, pick, selectedMembers } from '../../dhis2.ts';
 import { commonErrorResponses, errorDetailSchema } from '../../schemas.ts';
-import { paged, pick, selectedFields } from './listing.ts';
-import {
-  authorizationMembers,
-  authorizationSchema,
-  consentMembers,
-  consentSchema,
-  pagerSchema,
-  pagingQuery,
-  recordIdParams,
-} from './schemas.ts';
+import { authorizationMembers, authorizationSchema, consentMembers, consentSchema, recordIdParams } from './schemas.ts';
 
 type Consent = OAuth2AuthorizationConsent & KubeObject;
 
@@ -107,10 +99,9 @@ function recordArea<R extends KubeObject & { spec: { clientId: string; principal
 ) {
   const { cluster, namespace } = app.stratus;
   const fieldsQuery = {
-    fields: z
-      .string()
-      .optional()
-      .describe(`Members to show, comma-separated (\`*\`: all, the default): ${area.members.join(', ')}.`),
+    fields: dhis2FieldsQuery.describe(
+      `Members to show, comma-separated (\`*\`: all, the default; unknown names are ignored): ${area.members.join(', ')}.`,
+    ),
   };
 
   app.get(
@@ -127,10 +118,10 @@ function recordArea<R extends KubeObject & { spec: { clientId: string; principal
           ...fieldsQuery,
           clientId: z.string().optional().describe('Only the records of this client id.'),
           principalName: z.string().optional().describe('Only the records of this user.'),
-          ...pagingQuery,
+          ...dhis2PagingQuery,
         }),
         response: {
-          200: z.object({ pager: pagerSchema, [area.collection]: z.array(area.schema) }),
+          200: z.object({ pager: pagerSchema.optional(), [area.collection]: z.array(area.schema) }),
           401: errorDetailSchema,
           403: errorDetailSchema,
           ...commonErrorResponses,
@@ -138,8 +129,8 @@ function recordArea<R extends KubeObject & { spec: { clientId: string; principal
       },
     },
     async (request) => {
-      const { fields, clientId, principalName, page, pageSize } = request.query;
-      const selected = selectedFields(fields, area.members);
+      const { fields, clientId, principalName } = request.query;
+      const selected = selectedMembers(fields, area.members);
       const records = (await cluster.list<R>(area.kind, { namespace })).items
         .filter(
           (r) =>
@@ -150,8 +141,8 @@ function recordArea<R extends KubeObject & { spec: { clientId: string; principal
           (a, b) =>
             creationTimestamp(a).localeCompare(creationTimestamp(b)) || a.metadata.name.localeCompare(b.metadata.name),
         );
-      const { pager, items } = paged(records, page, pageSize);
-      return { pager, [area.collection]: items.map((r) => pick(area.view(r), selected)) };
+      const { pager, items } = dhis2Page(records, request.query);
+      return { ...(pager && { pager }), [area.collection]: items.map((r) => pick(area.view(r), selected)) };
     },
   );
 
@@ -175,7 +166,7 @@ function recordArea<R extends KubeObject & { spec: { clientId: string; principal
     },
     async (request) => {
       const { id } = request.params;
-      const selected = selectedFields(request.query.fields, area.members);
+      const selected = selectedMembers(request.query.fields, area.members);
       // A name that cannot be a record's is not looked up (on Kubernetes an empty name would list the kind).
       const record = area.isName(id) ? await cluster.get<R>(area.kind, id, namespace) : undefined;
       if (!record) throw new HttpError('NotFound', `No ${area.noun} has the id '${id.slice(0, 100)}'.`);

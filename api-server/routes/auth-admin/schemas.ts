@@ -43,20 +43,6 @@ export const webMessageOkSchema = z
   })
   .meta({ id: 'WebMessageOk', description: 'The DHIS2 WebMessage of a successful write.' });
 
-export const pagingQuery = {
-  page: z.coerce.number().int().min(1).default(1),
-  pageSize: z.coerce.number().int().min(1).max(1000).default(50),
-};
-
-export const pagerSchema = z
-  .object({
-    page: z.number().int(),
-    pageSize: z.number().int(),
-    pageCount: z.number().int(),
-    total: z.number().int(),
-  })
-  .meta({ id: 'Pager', description: 'DHIS2-style pager: the page shown, its size, how many pages and items.' });
-
 const time = z.string().describe('RFC 3339 date-time.');
 
 // One token of an authorization: when it was issued, when it expires, whether it is spent; never its value.

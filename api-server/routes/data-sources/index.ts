@@ -5,6 +5,7 @@ import { datasetKind, type Dataset } from '../../../core/resources/dataset/schem
 import { HttpError } from '../../errors.ts';
 import { represent } from '../../negotiation.ts';
 import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
+import { runAccess } from '../../services/runs/access.ts';
 import { dataSourceListPage, dataSourcePage } from './pages.ts';
 import { dataSourceRecord, sortSources } from './record.ts';
 import { dataSourceRecordSchema } from './schemas.ts';
@@ -61,7 +62,12 @@ export const dataSourceRoutes: FastifyPluginAsyncZod = async (app) => {
         },
         datasets: datasets.map((d) => ({ dataset_id: d.metadata.name, href: `/datasets/${d.metadata.name}` })),
       };
-      return represent(request, reply, record, () => dataSourcePage(config.instance.name, record, config.readOnly));
+      const thumbnails = datasets
+        .filter((d) => d.status?.thumbnail !== undefined)
+        .map((d) => ({ datasetId: d.metadata.name, href: `/datasets/${d.metadata.name}/thumbnail.png` }));
+      return represent(request, reply, record, () =>
+        dataSourcePage(config.instance.name, record, runAccess(config, request.caller), thumbnails),
+      );
     },
   );
 };

@@ -1,4 +1,5 @@
 import { html, mono, page, summary, table } from '../../views/html.ts';
+import { RUN_ASSETS, runForm, runStarter, type RunAccess } from '../../views/runs.ts';
 import type { DataSourceRecord } from './record.ts';
 
 export function dataSourceListPage(instanceName: string, records: DataSourceRecord[]): string {
@@ -26,56 +27,33 @@ export function dataSourceListPage(instanceName: string, records: DataSourceReco
   );
 }
 
-/** The detail page; its form posts a CreateIngestionRequest as JSON and links to the job it starts. */
-export function dataSourcePage(instanceName: string, r: DataSourceRecord, readOnly: boolean): string {
-  // A feature collection template is fetched by a refresh, which has no periods to ask for.
-  const refreshHint = html`<p>
-    A feature collection template: <code>POST /features/${r.dataset_id}/refresh</code> fetches it.
-  </p>`;
-  const form =
-    !r.ingestable || readOnly
-      ? html`<p>${readOnly ? 'This instance is read-only.' : 'This instance has no provider for this source.'}</p>`
-      : html`<form id="ingest" data-source="${r.dataset_id}">
-            <label>Start <input name="start" required placeholder="${r.period_type ?? ''} period" /></label>
-            <label>End <input name="end" placeholder="last complete period" /></label>
-            <label><input type="checkbox" name="overwrite" /> Overwrite</label>
-            <label><input type="checkbox" name="publish" checked /> Publish</label>
-            <button type="submit">Ingest</button>
-          </form>
-          <p id="ingest-result" role="status"></p>
-          <script>
-            document.getElementById('ingest').addEventListener('submit', async (event) => {
-              event.preventDefault();
-              const form = event.target;
-              const out = document.getElementById('ingest-result');
-              const body = {
-                dataset_id: form.dataset.source,
-                start: form.start.value,
-                end: form.end.value || null,
-                overwrite: form.overwrite.checked,
-                publish: form.publish.checked,
-              };
-              const response = await fetch('/ingestions', {
-                method: 'POST',
-                headers: { 'content-type': 'application/json', prefer: 'respond-async' },
-                body: JSON.stringify(body),
-              });
-              const answer = await response.json();
-              if (response.status === 202) {
-                const link = document.createElement('a');
-                link.href = response.headers.get('location');
-                link.textContent = 'Ingestion ' + answer.jobID + ' accepted';
-                out.replaceChildren(link);
-              } else if (response.status === 401 || response.status === 403) {
-                const link = document.createElement('a');
-                link.href = '/login?return_to=' + encodeURIComponent(location.pathname);
-                link.textContent = 'Sign in as a user who may ingest (F_DATASET_MANAGE)';
-                out.replaceChildren(link);
-              } else {
-                out.textContent = 'Refused (' + response.status + '): ' + JSON.stringify(answer.detail);
-              }
-            });
-          </script>`;
+/**
+ * The detail page: the thumbnails of the datasets made from the source, and the form that starts an ingestion
+ * (a refresh for a feature collection template), whose run's progress `runs.js` follows on the page.
+ */
+export function dataSourcePage(
+  instanceName: string,
+  r: DataSourceRecord,
+  runs: RunAccess,
+  thumbnails: { datasetId: string; href: string }[],
+): string {
+  const startable = r.ingestable && runs === 'allowed';
+  const form = !r.ingestable
+    ? html`<p>This instance has no provider for this source.</p>`
+    : runStarter(runs, `/data-sources/${r.dataset_id}`, () =>
+        r.itemType === 'feature'
+          ? // A feature collection template is fetched by a refresh, which has no periods to ask for.
+            runForm(`/features/${r.dataset_id}/refresh`, 'Refresh the feature collection')
+          : runForm(
+              '/ingestions',
+              'Ingest',
+              html`<input type="hidden" name="dataset_id" value="${r.dataset_id}" />
+                <label>Start <input name="start" required placeholder="${r.period_type ?? ''} period" /></label>
+                <label>End <input name="end" placeholder="last complete period" /></label>
+                <label><input type="checkbox" name="overwrite" /> Overwrite</label>
+                <label><input type="checkbox" name="publish" checked /> Publish</label>`,
+            ),
+      );
   return page(
     r.dataset_name,
     instanceName,
@@ -90,8 +68,14 @@ export function dataSourcePage(instanceName: string, r: DataSourceRecord, readOn
         ['License', r.license],
         ['Provider', r.provider],
       ])}
-      <h2>Ingest</h2>
-      ${r.itemType === 'feature' && r.ingestable && !readOnly ? refreshHint : form}
+      ${thumbnails.map(
+        (t) =>
+          html`<h2>Preview of <a href="/datasets/${t.datasetId}">${t.datasetId}</a></h2>
+            <img class="thumbnail" src="${t.href}" alt="${t.datasetId}: the newest period" />`,
+      )}
+      <h2>${r.itemType === 'feature' ? 'Refresh' : 'Ingest'}</h2>
+      ${form}
       <p class="muted">Also as <a href="/data-sources/${r.dataset_id}?f=json">JSON</a>.</p>`,
+    startable ? RUN_ASSETS : {},
   );
 }

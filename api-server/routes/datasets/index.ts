@@ -9,6 +9,8 @@ import { datasetRecord, datasetRecordSchema } from '../../records/dataset.ts';
 import { itemJson, sendJsonList } from '../../serialization.ts';
 import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
+import { mapChoices } from '../../services/map/choices.ts';
+import { runAccess } from '../../services/runs/access.ts';
 import { datasetDetailRecord } from './detail.ts';
 import { datasetListPage, datasetPage } from './pages.ts';
 import { tileRoutes } from './tiles.ts';
@@ -71,7 +73,15 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const record = datasetDetailRecord(await datasetOf(request.params.dataset_id), config.instance.bbox);
-      return represent(request, reply, record, () => datasetPage(config.instance.name, record));
+      if (negotiate(request.headers.accept, request.query.f) === 'json') return record;
+      const choices = await mapChoices(cluster, namespace, config, request.caller);
+      return represent(
+        request,
+        reply,
+        record,
+        () => datasetPage(config.instance.name, record, choices, runAccess(config, request.caller)),
+        choices.basemap ? [choices.basemap.origin] : [],
+      );
     },
   );
 

@@ -47,6 +47,22 @@ describe('dataset map tiles', () => {
     expect(other.headers.etag).toBe('"tile-v1-2024-01-01-magma-0,10"');
   });
 
+  it('draws a period from a chunk decoded for another period exactly as from a fresh read', async () => {
+    const { x, y } = tileAt(6, -11.8, 8.5);
+    const url = (period: string) => `/datasets/chirps/tiles/6/${x}/${y}.png?time=${period}&range=0,10`;
+    const warm = await build();
+    await publishedDataset(warm, 'chirps');
+    const first = await warm.app.inject({ url: url('2024-01-01') });
+    const fromDecoded = await warm.app.inject({ url: url('2024-01-03') });
+    const fresh = await build();
+    await publishedDataset(fresh, 'chirps');
+    const fromStore = await fresh.app.inject({ url: url('2024-01-03') });
+    expect([first.statusCode, fromDecoded.statusCode, fromStore.statusCode]).toEqual([200, 200, 200]);
+    expect(fromDecoded.rawPayload.equals(fromStore.rawPayload)).toBe(true);
+    // The two periods differ, so a chunk served for the wrong period would show.
+    expect(first.rawPayload.equals(fromDecoded.rawPayload)).toBe(false);
+  });
+
   it('refuses bad tiles and parameters with 400, and answers 404 off the extent or the periods', async () => {
     const built = await build();
     await publishedDataset(built, 'chirps');

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
@@ -195,6 +195,71 @@ describe('GET /features/{id}/data.parquet', () => {
   });
 });
 
+describe('GET /features/{id}/data.geojson', () => {
+  it('answers the stored features as GeoJSON with their id property as id, an ETag, and 304 for it', async () => {
+    const built = await build();
+    await storeCollection(built);
+    const response = await built.app.inject({ url: '/features/districts/data.geojson' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/geo\+json/);
+    const document = response.json() as { type: string; features: { id: unknown; geometry: { type: string } }[] };
+    expect(document.type).toBe('FeatureCollection');
+    expect(document.features.map((f) => [f.id, f.geometry.type])).toEqual([
+      ['A', 'Polygon'],
+      ['B', 'Polygon'],
+    ]);
+    expect(document.features[0]).toMatchObject({ type: 'Feature', properties: { code: 'A' } });
+    const etag = response.headers.etag as string;
+    expect(etag).toBe('"v1-geojson"');
+    const again = await built.app.inject({
+      url: '/features/districts/data.geojson',
+      headers: { 'if-none-match': etag },
+    });
+    expect(again.statusCode).toBe(304);
+  });
+
+  it('answers 404 for a collection that is stored but not published, or unknown', async () => {
+    const built = await build();
+    await storeCollection(built, { published: false });
+    const hidden = await built.app.inject({ url: '/features/districts/data.geojson' });
+    expect(hidden.statusCode).toBe(404);
+    expect(hidden.json()).toEqual({ detail: 'Feature collection districts is not published' });
+    expect((await built.app.inject({ url: '/features/nope/data.geojson' })).statusCode).toBe(404);
+  });
+
+  it('answers 404, not 500, when the stored file is gone', async () => {
+    const built = await build();
+    await storeCollection(built);
+    await rm(join(built.storageRoot, stored.path));
+    const response = await built.app.inject({ url: '/features/districts/data.geojson' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ detail: 'Feature collection districts has no stored file' });
+  });
+});
+
+describe('a feature collection page', () => {
+  it('shows a published collection on the map viewer with its boundaries chosen, under the pages policy', async () => {
+    const built = await build();
+    await storeCollection(built);
+    const page = await built.app.inject({ url: '/features/districts', headers: { accept: 'text/html' } });
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.body).toContain('<option value="districts" selected>Districts</option>');
+    expect(page.body).toContain('id="map-viewer"');
+    expect(page.body).toContain('href="/features/districts/data.geojson"');
+    // The record stays the JSON representation.
+    expect((await built.app.inject({ url: '/features/districts' })).json()).toMatchObject({ id: 'districts' });
+  });
+
+  it('has no map for an unpublished collection, whose boundaries are not served', async () => {
+    const built = await build();
+    await storeCollection(built, { published: false });
+    const page = await built.app.inject({ url: '/features/districts?f=html' });
+    expect(page.body).toContain('Not published');
+    expect(page.body).not.toContain('id="map-viewer"');
+  });
+});
+
 describe('feature templates among the data sources', () => {
   it('lists a template after the rasters with ingestable from the feature providers, and its page offers a refresh', async () => {
     const { app, cluster } = await build();
@@ -211,8 +276,8 @@ describe('feature templates among the data sources', () => {
       ['gadm', false],
     ]);
     const page = await app.inject({ url: '/data-sources/districts', headers: { accept: 'text/html' } });
-    expect(page.body).toContain('<code>POST /features/districts/refresh</code>');
-    expect(page.body).not.toContain('<form id="ingest"');
+    expect(page.body).toContain('action="/features/districts/refresh" data-run');
+    expect(page.body).not.toContain('action="/ingestions"');
   });
 
   it('refuses an ingestion of a feature template with 400, naming the refresh route', async () => {

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
+import { storedFeatureCollections } from '../../../core/processing/collections/feature-collections.ts';
+import type { MaybeEmptyFeature } from '../../../core/processing/values/geojson.ts';
 import { storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { byName, pageQuerySchema, paginate } from '../../pagination.ts';
@@ -12,12 +14,26 @@ import {
   isPublished,
   isStored,
 } from '../../records/feature-collection.ts';
-import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
+import { negotiate, represent } from '../../negotiation.ts';
+import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
+import { mapChoices } from '../../services/map/choices.ts';
 import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
+import { Lru } from '../../services/cache/lru.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
+import { featureCollectionPage } from './pages.ts';
 import { featureCollectionListResponseSchema } from './schemas.ts';
 
 const params = z.object({ collection_id: resourceIdSchema });
+
+/** GeoJSON documents of stored files kept in memory, least recently used out first. */
+const GEOJSON_CACHE_BYTES = 32 * 1024 * 1024;
+
+const asGeoJson = (feature: MaybeEmptyFeature) => ({
+  type: 'Feature',
+  ...(feature.id !== undefined && { id: feature.id }),
+  geometry: feature.geometry,
+  properties: feature.properties,
+});
 
 /**
  * A refresh fetches everything again, and the HTTP client already retries each request; a run that still fails
@@ -66,12 +82,33 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary: 'One stored feature collection',
+        description: 'As HTML, a page with its boundaries on the map viewer (docs/map.md) once published.',
         tags: ['Features'],
         params,
+        querystring: formatQuerySchema,
+        produces: ['application/json', 'text/html'],
         response: { 200: featureCollectionRecordSchema, 404: errorDetailSchema, ...commonErrorResponses },
       },
     },
-    async (request) => featureCollectionRecord(await storedCollection(request.params.collection_id)),
+    async (request, reply) => {
+      const collection = await storedCollection(request.params.collection_id);
+      const record = featureCollectionRecord(collection);
+      // Only a published collection's boundaries are served (data.geojson), so only then is there a map.
+      const page = isPublished(collection) && negotiate(request.headers.accept, request.query.f) === 'html';
+      const choices = page ? await mapChoices(cluster, namespace, app.stratus.config, request.caller) : undefined;
+      return represent(
+        request,
+        reply,
+        record,
+        () =>
+          featureCollectionPage(
+            app.stratus.config.instance.name,
+            record,
+            choices && { ...choices, selectedCollection: record.id },
+          ),
+        choices?.basemap ? [choices.basemap.origin] : [],
+      );
+    },
   );
 
   app.route({
@@ -108,6 +145,57 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
         cache: app.files,
         missing: `Feature collection ${id} has no stored file`,
       });
+    },
+  });
+
+  // Stored files never change (a refresh writes a new one): a document made from one is kept by its path.
+  const geojson = new Lru<Promise<string>>(GEOJSON_CACHE_BYTES);
+  const features = storedFeatureCollections({ cluster, namespace, storageRoot: app.stratus.storageRoot });
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/features/:collection_id/data.geojson',
+    schema: {
+      summary: 'A published collection as GeoJSON',
+      description:
+        'The features of the stored GeoParquet file as one GeoJSON FeatureCollection (EPSG:4326 longitude, ' +
+        'latitude), each with its `idProperty` value as its `id`, as `load_features` reads them; what the map ' +
+        'viewer draws. ETag from the stored file; 404 for a collection not stored or not published.',
+      tags: ['Features'],
+      params,
+      produces: ['application/geo+json'],
+      response: { 200: z.any(), 304: z.null(), 404: errorDetailSchema, ...commonErrorResponses },
+    },
+    handler: async (request, reply) => {
+      const id = request.params.collection_id;
+      const collection = await storedCollection(id);
+      if (!isPublished(collection)) throw new HttpError('NotFound', `Feature collection ${id} is not published`);
+      const path = collection.status.path;
+      const etag = `"${path
+        .split('/')
+        .at(-1)!
+        .replace(/\.parquet$/, '')}-geojson"`;
+      reply.header('etag', etag).header('cache-control', 'no-cache');
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send(null);
+      let document = geojson.get(path);
+      if (!document) {
+        const missing = () => new HttpError('NotFound', `Feature collection ${id} has no stored file`);
+        document = features.get(id).then(
+          (read) => {
+            if (!read) throw missing();
+            return JSON.stringify({ type: 'FeatureCollection', features: read.features.map(asGeoJson) });
+          },
+          (err: NodeJS.ErrnoException) => {
+            throw err.code === 'ENOENT' ? missing() : err;
+          },
+        );
+        // A failed read is not kept: the next request tries again.
+        document.then(
+          (text) => geojson.set(path, document!, Buffer.byteLength(text)),
+          () => undefined,
+        );
+      }
+      return reply.type('application/geo+json').send(await document);
     },
   });
 

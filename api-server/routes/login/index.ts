@@ -11,8 +11,11 @@ import {
   setCookie,
 } from '../../plugins/app/authentication/cookies.ts';
 import { csrfMatches, newCsrfValue, sessionCsrfToken } from '../../plugins/app/authentication/csrf.ts';
-import { SESSION_TTL_SECONDS } from '../../../core/auth/records/sessions.ts';
-import { loginPage, logoutPage } from './pages.ts';
+import { loginFailureMessage } from '../../../core/auth/federation/login/messages.ts';
+import { RelyingParty } from '../../../core/auth/federation/login/relying-party.ts';
+import { SESSION_TTL_SECONDS, sessionIdToken, type SessionRecord } from '../../../core/auth/records/sessions.ts';
+import { federationRoutes } from './federation.ts';
+import { loginPage, logoutPage, type ProviderButton } from './pages.ts';
 import { localReturnPath } from './return-to.ts';
 import { setLogSession } from '../../plugins/app/log-context.ts';
 
@@ -20,8 +23,9 @@ const CSRF_TTL_SECONDS = 3600;
 const hidden = { hide: true };
 
 /**
- * The login page (username and password), its session cookie, and logout (DESIGN.md §5). Present when the
- * authorization server is on. Forms are CSRF-protected; responses are never cached.
+ * The login page (username and password, and a button per external provider), its session cookie, and logout
+ * (DESIGN.md §5). Present when the authorization server is on. Forms are CSRF-protected; responses are never
+ * cached.
  */
 export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
   const auth = app.auth;
@@ -32,6 +36,23 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onSend', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
   });
+  const relyingParty = await RelyingParty.create(app.identityProviders, {
+    loginEnabled: config.oidc.loginEnabled,
+    linkedAccounts: config.linkedAccounts.enabled,
+    keySets: app.identityProviderKeys,
+    users: auth.context.users,
+    cluster: auth.context.cluster,
+    log: app.log,
+  });
+  await app.register(federationRoutes, { relyingParty });
+  /** One button per external provider (`display_alias`, `login_image`); the internal provider has none. */
+  const buttons = (returnTo: string): ProviderButton[] =>
+    relyingParty.providers().map((p) => ({
+      href: `${prefix}/oauth2/authorization/${encodeURIComponent(p.key)}?return_to=${encodeURIComponent(returnTo)}`,
+      label: p.displayAlias,
+      image: p.loginImage,
+      imagePadding: p.loginImagePadding,
+    }));
 
   const sendPage = (reply: FastifyReply, html: string, status = 200) =>
     reply.status(status).type('text/html; charset=utf-8').header('x-frame-options', 'DENY').send(html);
@@ -59,6 +80,7 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
         action: `${prefix}/login`,
         csrf: csrfFor(request, reply),
         returnTo,
+        providers: buttons(returnTo),
         ...extra,
       }),
     );
@@ -66,7 +88,7 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/login', { schema: hidden, config: { authentication: false } }, async (request, reply) => {
     const returnTo = localReturnPath(field(request.query, 'return_to'), `${prefix}/`);
     if (await auth.session(request)) return reply.redirect(returnTo, 303);
-    return showLogin(request, reply, returnTo);
+    return showLogin(request, reply, returnTo, { error: loginFailureMessage(field(request.query, 'oidc_error')) });
   });
 
   app.post('/login', { schema: hidden, config: { authentication: false } }, async (request, reply) => {
@@ -94,6 +116,23 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
     return reply.redirect(returnTo, 303);
   });
 
+  /**
+   * OpenID Connect RP-Initiated Logout: a session that came from a provider with `enable_logout` and an
+   * `end_session_endpoint` ends there too, with its ID token as hint and `oidc.logout.redirect_url` as where the
+   * provider sends the browser afterwards (the provider must know that URL).
+   */
+  const endSessionUrl = (cookie: string, session: SessionRecord): string | undefined => {
+    const provider = session.spec.provider ? relyingParty.provider(session.spec.provider) : undefined;
+    if (!provider?.enableLogout || !provider.endSessionEndpoint) return undefined;
+    const target = new URL(provider.endSessionEndpoint);
+    const idToken = sessionIdToken(cookie, session);
+    if (idToken) target.searchParams.set('id_token_hint', idToken);
+    target.searchParams.set('client_id', provider.clientId);
+    if (config.oidc.logoutRedirectUrl)
+      target.searchParams.set('post_logout_redirect_uri', config.oidc.logoutRedirectUrl);
+    return target.href;
+  };
+
   app.get('/logout', { schema: hidden, config: { authentication: false } }, async (request, reply) => {
     const signedIn = await auth.session(request);
     if (!signedIn) return reply.redirect(`${prefix}/login`, 303);
@@ -111,15 +150,18 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/logout', { schema: hidden, config: { authentication: false } }, async (request, reply) => {
     const secure = auth.secure(request);
     const cookie = readCookie(request, SESSION_COOKIE, secure);
+    let providerLogout: string | undefined;
     if (cookie) {
       if (!csrfMatches(sessionCsrfToken(cookie), field(request.body, 'csrf')))
         throw new HttpError(
           'Forbidden',
           'The sign-out form was not sent from this instance (CSRF token missing or wrong).',
         );
+      const session = await auth.sessions.find(cookie, auth.context.now());
+      if (session) providerLogout = endSessionUrl(cookie, session);
       await auth.sessions.end(cookie);
     }
     clearCookie(reply, SESSION_COOKIE, secure);
-    return reply.redirect(`${prefix}/login`, 303);
+    return reply.redirect(providerLogout ?? `${prefix}/login`, 303);
   });
 };

@@ -14,7 +14,8 @@ import {
   objectReportMessageSchema,
   webMessageErrorSchema,
 } from '../../schemas.ts';
-import { clientRecord, DEFAULT_LIST_FIELDS, parseClientBody, selectFields } from './representation.ts';
+import { clientRecord, DEFAULT_LIST_FIELDS, parseClientBody, RECORD_FIELDS } from './representation.ts';
+import { dhis2Page, pick, selectedMembers } from '../../dhis2.ts';
 import {
   clientBodySchema,
   clientListSchema,
@@ -89,18 +90,13 @@ export const oauth2ClientRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const { fields, page, pageSize, paging } = request.query;
       const all = (await clients.all())
         .filter((c) => !isReserved(c))
         .map(clientRecord)
         .sort((a, b) => a.name!.localeCompare(b.name!) || a.id!.localeCompare(b.id!));
-      const shown = paging === 'false' ? all : all.slice((page - 1) * pageSize, page * pageSize);
-      return {
-        ...(paging !== 'false' && {
-          pager: { page, pageCount: Math.ceil(all.length / pageSize), total: all.length, pageSize },
-        }),
-        oAuth2Clients: shown.map((record) => selectFields(record, fields ?? DEFAULT_LIST_FIELDS)),
-      };
+      const { pager, items } = dhis2Page(all, request.query);
+      const members = selectedMembers(request.query.fields, RECORD_FIELDS, DEFAULT_LIST_FIELDS);
+      return { ...(pager && { pager }), oAuth2Clients: items.map((record) => pick(record, members)) };
     },
   );
 
@@ -120,7 +116,7 @@ export const oauth2ClientRoutes: FastifyPluginAsyncZod = async (app) => {
       const client = await clients.find(request.params.uid);
       if (!client || isReserved(client))
         throw new HttpError('NotFound', `No OAuth2 client has the uid '${request.params.uid.slice(0, 100)}'.`);
-      return selectFields(clientRecord(client), request.query.fields ?? '*');
+      return pick(clientRecord(client), selectedMembers(request.query.fields, RECORD_FIELDS));
     },
   );
 

@@ -18,7 +18,7 @@ export const REQUIRE_PROOF_KEY = 'settings.client.require-proof-key';
 export const REQUIRE_CONSENT = 'settings.client.require-authorization-consent';
 
 type ClientRecord = z.infer<typeof clientRecordSchema>;
-const RECORD_FIELDS = Object.keys(clientRecordSchema.shape) as (keyof ClientRecord)[];
+export const RECORD_FIELDS = Object.keys(clientRecordSchema.shape) as (keyof ClientRecord)[];
 /** DHIS2's members of a list entry when `fields` is absent. */
 export const DEFAULT_LIST_FIELDS = 'id,displayName';
 
@@ -124,16 +124,4 @@ export function clientRecord(client: StoredClient): ClientRecord {
     created,
     lastUpdated: client.metadata.annotations?.[LAST_UPDATED_ANNOTATION] ?? created,
   };
-}
-
-/** The members `fields` names (`*`: all); names it does not know are ignored, as DHIS2 does. */
-export function selectFields(record: ClientRecord, fields: string): ClientRecord {
-  const wanted = listOf(fields);
-  if (wanted.includes('*')) return record;
-  return Object.fromEntries(
-    RECORD_FIELDS.filter((field) => wanted.includes(field) && record[field] !== undefined).map((field) => [
-      field,
-      record[field],
-    ]),
-  );
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dhis2FieldsQuery, dhis2PagingQuery, pagerSchema } from '../../dhis2.ts';
 
 const list = (what: string) => z.string().describe(`Comma-separated ${what}.`);
 
@@ -65,34 +66,20 @@ export const clientRecordSchema = z
 
 export const clientListSchema = z
   .object({
-    pager: z
-      .object({
-        page: z.number().int(),
-        pageCount: z.number().int(),
-        total: z.number().int(),
-        pageSize: z.number().int(),
-      })
-      .optional()
-      .describe('Absent with paging=false.'),
+    pager: pagerSchema.optional().describe('Absent with paging=false.'),
     oAuth2Clients: z.array(clientRecordSchema),
   })
   .meta({ id: 'OAuth2ClientList', description: 'A page of OAuth2 clients, DHIS2-style.' });
 
-const fields = z
-  .string()
-  .max(2000)
-  .optional()
-  .describe('Comma-separated members to return; `*` for all. Unknown members are ignored.');
-
 export const listQuerySchema = z.object({
-  fields: fields.describe('Comma-separated members to return; `*` for all; `id,displayName` when absent.'),
-  page: z.coerce.number().int().min(1).default(1),
-  pageSize: z.coerce.number().int().min(1).max(10_000).default(50),
-  paging: z.enum(['true', 'false']).default('true').describe('false: every client, without a pager.'),
+  fields: dhis2FieldsQuery.describe(
+    'Comma-separated members to return; `*` or `:all` for all; `id,displayName` when absent. Unknown members are ignored.',
+  ),
+  ...dhis2PagingQuery,
 });
 
 export const singleQuerySchema = z.object({
-  fields: fields.describe('Comma-separated members to return; all when absent.'),
+  fields: dhis2FieldsQuery.describe('Comma-separated members to return; all when absent. Unknown members are ignored.'),
 });
 
 export const uidParamsSchema = z.object({

@@ -2,9 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../../errors.ts';
+import type { AuthContext } from '../../../core/auth/context.ts';
 import { openEoDefaultClients } from '../../../core/auth/openeo/providers.ts';
 import { basicChallenge } from '../../plugins/app/authentication/authority.ts';
-import { INTERNAL_PROVIDER_ID } from '../../plugins/app/authentication/index.ts';
+import { INTERNAL_PROVIDER_KEY } from '../../../core/auth/federation/providers.ts';
 import { authenticationErrorSchema, describeCaller } from '../../plugins/app/authentication/me.ts';
 import { negotiate, represent, sendHtml } from '../../negotiation.ts';
 import { HTML_PAGE_LIMIT, pageQuerySchema, paginate } from '../../pagination.ts';
@@ -23,6 +24,19 @@ const tags = ['openEO discovery'];
 export interface OpenEoRoutesOptions {
   /** The official descriptions of the implemented processes, by id. */
   processes: Map<string, ProcessDescription>;
+}
+
+/** openEO's entry of the internal provider: this server, with the default clients an administrator marked. */
+async function internalProvider(context: AuthContext, title: string) {
+  const defaultClients = await openEoDefaultClients(context.cluster, context.namespace, context.clients);
+  return {
+    id: INTERNAL_PROVIDER_KEY,
+    issuer: context.issuer,
+    title,
+    description: 'Sign in with your account on this instance.',
+    scopes: ['openid', 'profile', 'username'],
+    ...(defaultClients.length > 0 && { default_clients: defaultClients }),
+  };
 }
 
 /**
@@ -59,27 +73,21 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
         description:
           'With the authorization server on, the internal provider `platform-internal` (issuer `server.base.url`) ' +
           'and, as its default clients, the public clients labelled `climate.stratus.dev/openeo-default-client: ' +
-          '"true"`; empty while the instance is anonymous.',
+          '"true"`; with `oidc.jwt.token.authentication.enabled`, every external provider with an issuer (title ' +
+          '`display_alias`, its scopes, no default client: its client is confidential). Empty while the instance ' +
+          'is anonymous.',
         tags,
         response: { 200: freeForm('OidcProviders', 'OpenID Connect providers for openEO clients.') },
       },
     },
     async () => {
-      if (!app.auth) return { providers: [] };
-      const { context } = app.auth;
-      const defaultClients = await openEoDefaultClients(context.cluster, context.namespace, context.clients);
-      return {
-        providers: [
-          {
-            id: INTERNAL_PROVIDER_ID,
-            issuer: context.issuer,
-            title: config.instance.name,
-            description: 'Sign in with your account on this instance.',
-            scopes: ['openid', 'profile', 'username'],
-            ...(defaultClients.length > 0 && { default_clients: defaultClients }),
-          },
-        ],
-      };
+      const internal = app.auth && (await internalProvider(app.auth.context, config.instance.name));
+      const external = config.oidc.jwtTokenAuthenticationEnabled
+        ? app.identityProviders.external
+            .filter((p) => p.issuers.length > 0)
+            .map((p) => ({ id: p.key, issuer: p.issuers[0], title: p.displayAlias, scopes: p.scopes }))
+        : [];
+      return { providers: [...(internal ? [internal] : []), ...external] };
     },
   );
 

@@ -64,8 +64,8 @@ describe('POST /result limits and refusals', () => {
     const cube = oneDay.json();
     expect(cube.type).toBe('DataCube');
     expect(cube.dimensions.map((d: { name: string }) => d.name)).toEqual(['bands', 'y', 'x']);
-    // The published store holds zeros.
-    expect((cube.data as number[][][]).flat(2).every((v) => v === 0)).toBe(true);
+    // The published store holds each period's index: 2024-01-02 is the second.
+    expect((cube.data as number[][][]).flat(2).every((v) => v === 1)).toBe(true);
     // A GeoTIFF is one image: three time steps are not.
     const badFormat = await post(built.app, savedAs('GTiff'));
     expect(badFormat.statusCode).toBe(400);
@@ -192,6 +192,71 @@ describe('POST /result limits and refusals', () => {
     expect(other.response.statusCode).toBe(200);
     expect(other.at).toBeLessThan(done.at);
   });
+
+  it('answers /health over HTTP while a zonal statistics run decodes and reduces its chunks on worker threads', async () => {
+    const built = await build('instance.bbox = -13.5,6.9,-10.2,10.0');
+    // A year at 0.02 degrees: about 9,000,000 cells in 16 x 6 x 6 chunks, every one read by the run.
+    await largeDataset(built, 'heavy', { resolution: 0.02, end: '2024-12-30', chunks: [60, 32, 32] });
+    const url = await built.app.listen({ port: 0, host: '127.0.0.1' });
+    const squares = [-13.4, -12.4, -11.4].map((west) => ({
+      type: 'Feature',
+      properties: {},
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [west, 7],
+            [west + 0.9, 7],
+            [west + 0.9, 9.9],
+            [west, 9.9],
+            [west, 7],
+          ],
+        ],
+      },
+    }));
+    const zonal = {
+      process: {
+        process_graph: {
+          load: {
+            process_id: 'load_collection',
+            arguments: { id: 'heavy', spatial_extent: null, temporal_extent: null },
+          },
+          zonal: {
+            process_id: 'aggregate_spatial',
+            arguments: {
+              data: { from_node: 'load' },
+              geometries: { type: 'FeatureCollection', features: squares },
+              reducer: callback('mean', { data: { from_parameter: 'data' } }),
+            },
+            result: true,
+          },
+        },
+      },
+    };
+    let finished = Infinity;
+    const run = fetch(`${url}/result`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(zonal),
+    }).then(async (response) => {
+      const body = (await response.json()) as { data: number[][] };
+      finished = performance.now();
+      return { status: response.status, body };
+    });
+    // Probes one after the other while the run goes on: each is answered between two of its chunks.
+    const probes: { status: number; at: number }[] = [];
+    while (probes.length < 5) {
+      const response = await fetch(`${url}/health`);
+      await response.arrayBuffer();
+      probes.push({ status: response.status, at: performance.now() });
+    }
+    const done = await run;
+    expect(done.status).toBe(200);
+    expect(done.body.data.length).toBe(3);
+    expect(done.body.data[0]!.length).toBe(365);
+    expect(probes.map((p) => p.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(probes.at(-1)!.at).toBeLessThan(finished);
+  });
 });
 
 /** The median over time of the 240 days of `largeDataset`: about 1,000,000 cells read in 96 chunks. */
@@ -215,10 +280,17 @@ const medianOfLarge = {
   },
 };
 
-/** A published dataset of 240 days on a 0.05 degree grid (about 4,000 cells a day) in 24 x 4 chunks. */
-async function largeDataset(built: Built, name: string): Promise<void> {
-  const grid = gridCovering([-13.5, 6.9, -10.2, 10.0], 0.05);
-  const periods = periodRange('daily', '2024-01-01', '2024-08-27');
+/**
+ * A published dataset of 240 days on a 0.05 degree grid (about 4,000 cells a day) in 24 x 4 chunks, or as
+ * `options` say.
+ */
+async function largeDataset(
+  built: Built,
+  name: string,
+  { resolution = 0.05, end = '2024-08-27', chunks = [10, 32, 32] } = {},
+): Promise<void> {
+  const grid = gridCovering([-13.5, 6.9, -10.2, 10.0], resolution);
+  const periods = periodRange('daily', '2024-01-01', end);
   const path = `datasets/${name}/versions/v1`;
   const cells = grid.lat.length * grid.lon.length;
   const writer = await RasterCubeWriter.create(join(built.storageRoot, path), {
@@ -227,7 +299,7 @@ async function largeDataset(built: Built, name: string): Promise<void> {
     periods,
     grid,
     attributes: {},
-    chunks: [10, 32, 32],
+    chunks: chunks as [number, number, number],
   });
   for (let d = 0; d < periods.length; d++)
     await writer.append(Float32Array.from({ length: cells }, (_, c) => (c * d) % 97));

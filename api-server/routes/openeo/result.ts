@@ -7,6 +7,7 @@ import { formatOptions } from '../../../core/processing/results/display.ts';
 import { OUTPUT_FORMATS, outputFormat, type OutputFormat } from '../../../core/processing/results/outputs.ts';
 import type { ResultSink } from '../../../core/processing/services.ts';
 import { storedWorkflows } from '../../../core/processing/workflows.ts';
+import { closeProcessPool, configureProcessPool } from '../../../core/workers/pool.ts';
 import { jobResultRoutes } from './job-results.ts';
 import { jobRoutes } from './jobs.ts';
 import { processGraphRoutes } from './process-graphs.ts';
@@ -124,6 +125,9 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
 
 /** The routes that run or store process graphs, whose refusals are the engine's openEO errors. */
 export const processingRoutes: FastifyPluginAsyncZod = async (app) => {
+  // The engine's CPU-heavy work runs on worker threads, so that the server answers other requests meanwhile.
+  configureProcessPool(app.stratus.config.processing.workerThreads);
+  app.addHook('onClose', () => closeProcessPool());
   app.setErrorHandler((err, _request, reply) => {
     if (isProcessingError(err)) return reply.code(err.status).send(err.toJSON());
     throw err;

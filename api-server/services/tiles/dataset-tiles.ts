@@ -3,7 +3,14 @@ import { openStoredCube } from '../../../core/processing/collections/stored-cube
 import type { ChunkArray, DataCube } from '../../../core/processing/cube/cube.ts';
 import { formatPeriod, type PeriodType } from '../../../core/periods/index.ts';
 import { colormapNames, DEFAULT_COLORMAP } from '../../../core/render/colormap.ts';
-import { renderTile, tileBounds, tileCells, type Grid, type TileBounds } from '../../../core/render/tiles.ts';
+import {
+  renderTile,
+  TILE_SIZE,
+  tileBounds,
+  tileCells,
+  type Grid,
+  type TileBounds,
+} from '../../../core/render/tiles.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { storeFile } from '../../../core/stores/layout.ts';
@@ -27,6 +34,15 @@ export interface TiledVersion {
   ranges: Map<number, Promise<[number, number]>>;
 }
 
+/** Chunks read at once for one tile: they inflate on libuv's pool, so several cores decode them. */
+const CHUNKS_IN_FLIGHT = 4;
+
+/**
+ * Decoded chunks kept, in bytes. A map viewer asks for the same chunks again and again: a chunk holds several
+ * periods (the time slider) and several tiles (panning, zooming), and decoding is most of a tile's cost.
+ */
+const DECODED_CHUNK_BYTES = 128 * 1024 * 1024;
+
 /** Opened versions kept, least recently used out first; versions are immutable, so an entry is never stale. */
 const OPEN_VERSIONS = 32;
 
@@ -36,6 +52,7 @@ export class DatasetTiles {
   readonly #namespace: string;
   readonly #storageRoot: string;
   readonly #open = new Lru<Promise<TiledVersion>>(OPEN_VERSIONS);
+  readonly #chunks = new Lru<Promise<ChunkArray>>(DECODED_CHUNK_BYTES);
 
   constructor(cluster: Cluster, namespace: string, storageRoot: string) {
     this.#cluster = cluster;
@@ -100,10 +117,27 @@ export class DatasetTiles {
     };
   }
 
-  /** Chunk [time block, row block, column block] of the version's cube, for period `time`. */
+  /**
+   * Chunk [time block, row block, column block] of the version's cube, for period `time`, decoded once and then
+   * served from memory while it is among the recently used.
+   */
   #chunk(tiled: TiledVersion, time: number, row: number, col: number, signal?: AbortSignal): Promise<ChunkArray> {
+    signal?.throwIfAborted();
     const [ct, , cy, cx] = tiled.cube.metadata.chunkShape as [number, number, number, number];
-    return tiled.cube.source.readChunk([Math.floor(time / ct), 0, Math.floor(row / cy), Math.floor(col / cx)], signal);
+    const index = [Math.floor(time / ct), 0, Math.floor(row / cy), Math.floor(col / cx)];
+    const key = `${tiled.datasetId}@${tiled.version}/${index.join('.')}`;
+    let chunk = this.#chunks.get(key);
+    if (!chunk) {
+      // Read without the request's signal: the decoded chunk is kept for other requests, which one client going
+      // away must not fail.
+      chunk = tiled.cube.source.readChunk(index);
+      chunk.catch(() => this.#chunks.delete(key));
+      const [nt, , ny, nx] = tiled.cube.shape as [number, number, number, number];
+      const cells =
+        Math.min(ct, nt - index[0]! * ct) * Math.min(cy, ny - index[2]! * cy) * Math.min(cx, nx - index[3]! * cx);
+      this.#chunks.set(key, chunk, cells * (tiled.cube.metadata.dtype === 'float32' ? 4 : 8));
+    }
+    return chunk;
   }
 
   /** The value range tiles of period `time` are coloured over: the display's, else the period's own. */
@@ -150,21 +184,40 @@ export class DatasetTiles {
     const [ct, , cy, cx] = cube.metadata.chunkShape as [number, number, number, number];
     const [nt, , ly, lx] = cube.shape as [number, number, number, number];
     const columns = Math.ceil(lx / cx);
-    const chunks = new Map<number, ChunkArray>();
-    for (let p = 0; p < cells.length; p += 2) {
-      const [col, row] = [cells[p]!, cells[p + 1]!];
-      if (col < 0) continue;
-      const key = Math.floor(row / cy) * columns + Math.floor(col / cx);
-      if (!chunks.has(key)) chunks.set(key, await this.#chunk(tiled, time, row, col, signal));
+    const chunkOf = (p: number) => Math.floor(cells[p + 1]! / cy) * columns + Math.floor(cells[p]! / cx);
+    // The pixels of a row share a grid row and take its columns in order: the chunk under a pixel is nearly
+    // always the previous pixel's, so it is looked up only when it changes.
+    const needed = new Set<number>();
+    for (let p = 0, last = -1; p < cells.length; p += 2) {
+      if (cells[p]! < 0) continue;
+      const key = chunkOf(p);
+      if (key !== last) needed.add((last = key));
     }
-    const [t, lt] = [time % ct, Math.min(ct, nt - Math.floor(time / ct) * ct)];
-    const valueAt = (col: number, row: number) => {
-      const [iy, ix] = [Math.floor(row / cy), Math.floor(col / cx)];
-      // The chunk's extent, clipped at the cube's edge.
-      const [h, w] = [Math.min(cy, ly - iy * cy), Math.min(cx, lx - ix * cx)];
-      return lt > 0 ? chunks.get(iy * columns + ix)![(t * h + (row - iy * cy)) * w + (col - ix * cx)]! : NaN;
+    const keys = [...needed];
+    const chunks = new Map<number, ChunkArray>();
+    let next = 0;
+    const reader = async () => {
+      while (next < keys.length) {
+        const key = keys[next++]!;
+        chunks.set(key, await this.#chunk(tiled, time, Math.floor(key / columns) * cy, (key % columns) * cx, signal));
+      }
     };
-    return renderTile(cells, valueAt, {
+    await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, keys.length) }, reader));
+    const [t, lt] = [time % ct, Math.min(ct, nt - Math.floor(time / ct) * ct)];
+    const values = new Float64Array(TILE_SIZE * TILE_SIZE).fill(NaN);
+    if (lt > 0)
+      for (let p = 0; p < cells.length; p += 2) {
+        const col = cells[p]!;
+        if (col < 0) continue;
+        const row = cells[p + 1]!;
+        const iy = Math.floor(row / cy);
+        const ix = Math.floor(col / cx);
+        // The chunk's extent, clipped at the cube's edge.
+        const h = Math.min(cy, ly - iy * cy);
+        const w = Math.min(cx, lx - ix * cx);
+        values[p >> 1] = chunks.get(iy * columns + ix)![(t * h + (row - iy * cy)) * w + (col - ix * cx)]!;
+      }
+    return renderTile(values, {
       colormap: style.colormap ?? tiled.style.colormap,
       range: style.range ?? (await this.#range(tiled, time)),
       ...(tiled.style.nodata !== undefined && { nodata: tiled.style.nodata }),

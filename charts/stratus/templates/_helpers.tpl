@@ -128,12 +128,16 @@ capabilities:
   verbs: ["patch"]
 {{- end -}}
 
-{{/* What the API server may do where the operator watches: read and write resources, never their status. */}}
+{{/* What the API server may do where the operator watches: read and write resources; of statuses only a user's. */}}
 {{- define "stratus.apiServerRules" -}}
 - apiGroups: ["climate.stratus.dev"]
   resources:
     {{- include "stratus.resources" . | nindent 4 }}
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: ["climate.stratus.dev"]
+  # A sign-in through an external provider records its time (status.lastLogin), which picks between linked accounts.
+  resources: ["users/status"]
+  verbs: ["update"]
 - apiGroups: [""]
   resources: ["secrets"]
   # The authorization server: users' password hashes, clients' secrets (deleted with their client through

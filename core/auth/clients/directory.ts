@@ -21,9 +21,17 @@ export type ClientLookup =
   | { found: false; why: 'unknown' }
   | { found: false; why: 'invalid'; problems: string[] };
 
+/** Judgements kept: one per client in use, so a bearer request does not judge its client again. */
+const JUDGEMENTS_KEPT = 1024;
+
 export class ClientDirectory {
   readonly #cluster: Cluster;
   readonly #namespace: string;
+  /**
+   * The rule failures of a client, by its uid, resourceVersion and the allow-list it was judged with: both change
+   * whenever the judgement could, so a kept one is never stale.
+   */
+  readonly #judged = new Map<string, string[]>();
 
   constructor(cluster: Cluster, namespace: string) {
     this.#cluster = cluster;
@@ -46,13 +54,18 @@ export class ClientDirectory {
     const allowlist = needsAllowlist(draft, registration)
       ? (await readSystemSettings(this.#cluster, this.#namespace)).deviceEnrollmentRedirectAllowlist
       : [];
-    const failures = clientRuleFailures(draft, { allowlist, rivals: [], registrar: isRegistrar(client), registration });
-    return failures.length === 0
-      ? { found: true, client }
-      : { found: false, why: 'invalid', problems: failures.map((f) => f.message) };
+    const key = `${client.metadata.uid}@${client.metadata.resourceVersion}@${allowlist.join(',')}`;
+    let problems = this.#judged.get(key);
+    if (!problems) {
+      const registrar = isRegistrar(client);
+      problems = clientRuleFailures(draft, { allowlist, rivals: [], registrar, registration }).map((f) => f.message);
+      if (this.#judged.size >= JUDGEMENTS_KEPT) this.#judged.delete(this.#judged.keys().next().value!);
+      this.#judged.set(key, problems);
+    }
+    return problems.length === 0 ? { found: true, client } : { found: false, why: 'invalid', problems };
   }
 
-  async #claimant(clientId: string): Promise<OAuth2Client | undefined> {
+  async #claimant(clientId: string): Promise<(OAuth2Client & KubeObject) | undefined> {
     if (clientId.length <= 253 && NAME.test(clientId)) {
       const named = await this.#cluster.get<OAuth2Client & KubeObject>(oauth2ClientKind, clientId, this.#namespace);
       if (named?.spec.clientId === clientId && !named.metadata.deletionTimestamp) return named;

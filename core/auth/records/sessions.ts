@@ -1,3 +1,4 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { isApiError } from '../../cluster/errors.ts';
 import type { KubeObject } from '../../cluster/objects.ts';
 import type { Cluster } from '../../cluster/port.ts';
@@ -23,11 +24,16 @@ export class Sessions {
     this.#namespace = namespace;
   }
 
-  /** Starts a session for `principalName`; returns the cookie value, which only the browser keeps. */
+  /**
+   * Starts a session for `principalName`; returns the cookie value, which only the browser keeps. A sign-in
+   * through an external provider names it and keeps its ID token for the provider's logout, sealed with a key
+   * that only the cookie gives, so the record still grants nothing to a reader of the store.
+   */
   async start(
     principalName: string,
     now: Date,
     ttlSeconds = SESSION_TTL_SECONDS,
+    external?: { provider: string; idToken: string },
   ): Promise<{ cookie: string; session: SessionRecord }> {
     const cookie = randomSecret();
     const session = await this.#cluster.create<SessionRecord>(sessionKind, {
@@ -38,6 +44,7 @@ export class Sessions {
         principalName,
         authTime: now.toISOString(),
         expiresAt: new Date(now.getTime() + ttlSeconds * 1000).toISOString(),
+        ...(external ? { provider: external.provider, idTokenSealed: seal(cookie, external.idToken) } : {}),
       },
     });
     return { cookie, session };
@@ -57,4 +64,30 @@ export class Sessions {
       if (!isApiError(err, 'NotFound')) throw err;
     }
   }
+}
+
+/** The provider's ID token of a session started through an external provider, unsealed with its cookie. */
+export function sessionIdToken(cookie: string, session: SessionRecord): string | undefined {
+  const sealed = session.spec.idTokenSealed;
+  if (!sealed) return undefined;
+  const bytes = Buffer.from(sealed, 'base64url');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', sealingKey(cookie), bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+    return Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function sealingKey(cookie: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', cookie, '', 'stratus session id token', 32));
+}
+
+/** AES-256-GCM under a key derived from the cookie: nonce, ciphertext and tag, base64url. */
+function seal(cookie: string, value: string): string {
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(cookie), nonce);
+  const body = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+  return Buffer.concat([nonce, body, cipher.getAuthTag()]).toString('base64url');
 }

@@ -10,9 +10,17 @@ export const CLOCK_TOLERANCE_SECONDS = 30;
 
 /**
  * Header `typ` of each token: RFC 9068 for access tokens; refresh tokens and initial access tokens (device
- * enrolment) get their own, so no token passes for another (an IAT is no API credential).
+ * enrolment) and the state of an external sign-in get their own, so no token passes for another (an IAT is no API
+ * credential).
  */
-export const TOKEN_TYP = { access: 'at+jwt', id: 'JWT', refresh: 'rt+jwt', initialAccess: 'iat+jwt' } as const;
+export const TOKEN_TYP = {
+  access: 'at+jwt',
+  id: 'JWT',
+  refresh: 'rt+jwt',
+  initialAccess: 'iat+jwt',
+  // The browser's half of a sign-in through an external provider (core/auth/federation/login/state.ts).
+  loginState: 'login-state+jwt',
+} as const;
 export type TokenKind = keyof typeof TOKEN_TYP;
 
 export class InvalidJwtError extends Error {
@@ -47,7 +55,8 @@ export function signJwt(keys: SigningKeys, kind: TokenKind, claims: JWTPayload):
 const VERIFIED_MAX = 5_000;
 const verified = new WeakMap<SigningKeys, Map<string, JWTPayload>>();
 
-function timely(payload: JWTPayload, now: Date): boolean {
+/** Whether a verified token's `exp` (required) and `nbf` hold at `now`, with the leeway. */
+export function timely(payload: JWTPayload, now: Date): boolean {
   const at = now.getTime() / 1000;
   return (
     payload.exp !== undefined &&

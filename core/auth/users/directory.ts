@@ -62,6 +62,12 @@ export class UserDirectory {
     return matching.length === 1 ? matching[0] : undefined;
   }
 
+  /** Every user whose `openId` is `value` (case-sensitive): an external identity's accounts. */
+  async withOpenId(value: string): Promise<User[]> {
+    const { items } = await this.#cluster.list<User & KubeObject>(userKind, { namespace: this.#namespace });
+    return items.filter((u) => u.spec.openId === value);
+  }
+
   /**
    * The user that `username` and `password` sign in, or undefined: unknown user, wrong password, or an account that
    * may not sign in (disabled, expired, external only). Every refusal costs one scrypt, as a wrong password does,

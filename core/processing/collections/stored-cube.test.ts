@@ -1,12 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodRange } from '../../periods/index.ts';
 import { gridCovering } from '../../providers/raster.ts';
 import { directoryStore } from '../../stores/directory-store.ts';
 import { RasterCubeWriter } from '../../stores/raster-cube.ts';
+import { configureProcessPool } from '../../workers/pool.ts';
+import type { DataCube } from '../cube/cube.ts';
 import { materialize } from '../cube/read.ts';
+import { runProcessGraph } from '../engine.ts';
 import { openStoredCube } from './stored-cube.ts';
 
 describe('a stored Zarr version as a lazy data cube', () => {
@@ -67,6 +70,60 @@ describe('a stored Zarr version as a lazy data cube', () => {
       expect(Array.from(await materialize(cube, 1e6))).toEqual(values);
     });
   }
+
+  /** Means over two polygons from the stored cube, by `aggregate_spatial` (its chunks are read on the pool). */
+  async function zonalMeans(path: string): Promise<Float64Array> {
+    const square = (x0: number, y0: number, x1: number, y1: number) => ({
+      type: 'Feature',
+      properties: {},
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [x0, y0],
+            [x1, y0],
+            [x1, y1],
+            [x0, y1],
+            [x0, y0],
+          ],
+        ],
+      },
+    });
+    const geometries = { type: 'FeatureCollection', features: [square(-13.2, 7, -11, 9.6), square(-12, 8, -10.4, 9)] };
+    const mean = {
+      process_graph: { m: { process_id: 'mean', arguments: { data: { from_parameter: 'data' } }, result: true } },
+    };
+    const data = await openStoredCube(directoryStore(path));
+    const graph = {
+      z: { process_id: 'aggregate_spatial', arguments: { data, geometries, reducer: mean }, result: true },
+    };
+    return (await materialize((await runProcessGraph(graph)) as DataCube, 1e6)) as Float64Array;
+  }
+
+  it('gives the same bits with worker threads as on the calling thread', async () => {
+    const { path } = await written(2);
+    try {
+      configureProcessPool(0);
+      const inline = await zonalMeans(path);
+      configureProcessPool(2);
+      const threads = await zonalMeans(path);
+      expect(inline.some((v) => Number.isNaN(v))).toBe(false);
+      expect(Array.from(threads)).toEqual(Array.from(inline));
+    } finally {
+      configureProcessPool(availableParallelism());
+    }
+  });
+
+  it('fails a run whose chunk does not decode with a ZarrFormatError, and goes on serving runs', async () => {
+    const { path } = await written(2);
+    const good = await zonalMeans(path);
+    await writeFile(join(path, 'precip', '1.0.0'), 'not zlib');
+    await expect(zonalMeans(path)).rejects.toMatchObject({ name: 'ZarrFormatError' });
+    const cube = await openStoredCube(directoryStore(path));
+    await expect(materialize(cube, 1e6)).rejects.toMatchObject({ name: 'ZarrFormatError' });
+    await rm(join(path, 'precip', '1.0.0'));
+    expect((await zonalMeans(path)).length).toBe(good.length);
+  });
 
   it('refuses a directory that holds no Zarr group', async () => {
     await expect(openStoredCube(directoryStore(join(dir, 'nothing')))).rejects.toThrow(/no Zarr group/);

@@ -6,8 +6,9 @@
 import { timeUnit } from '../../stores/committed-cube.ts';
 import type { ReadableStore } from '../../stores/store.ts';
 import { readZarrGroup, ZarrFormatError, type ZarrArray } from '../../stores/zarr/metadata.ts';
-import { readChunk, readVector } from '../../stores/zarr/read.ts';
-import { DataCube, type ChunkArray, type CubeDtype, type CubeSource } from '../cube/cube.ts';
+import { chunkDecoding, readVector } from '../../stores/zarr/read.ts';
+import { DataCube, type CubeDtype, type CubeSource, type EncodedChunk } from '../cube/cube.ts';
+import { decodeInPool } from '../cube/encoded-chunk.ts';
 import type { Dimension } from '../cube/dimension.ts';
 import type { ReadBudget } from './read-budget.ts';
 
@@ -75,31 +76,22 @@ function storedSource(
   const [ct, cy, cx] = array.chunks as [number, number, number];
   const [nt, ny, nx] = array.shape as [number, number, number];
   const fill = array.fillValue;
+  const decoding = chunkDecoding(array);
+  // Nodata is NaN in every cube (docs/processing.md); a NaN fill value already is.
+  const nodata = fill !== null && !Number.isNaN(fill) ? fill : undefined;
+  const encodedChunk = async (index: readonly number[], signal?: AbortSignal): Promise<EncodedChunk> => {
+    signal?.throwIfAborted();
+    const [it, , iy, ix] = index as [number, number, number, number];
+    const clipped = [Math.min(ct, nt - it * ct), Math.min(cy, ny - iy * cy), Math.min(cx, nx - ix * cx)] as const;
+    budget?.take(clipped[0] * clipped[1] * clipped[2]);
+    const key = array.chunkKey([it, iy, ix]);
+    const bytes = await store.get(key);
+    return { key, bytes, decoding, dtype, stored: [ct, cy, cx], clipped, nodata };
+  };
   return {
     metadata: { dimensions, dtype, cellType: 'number', chunkShape: [ct, 1, cy, cx] },
-    async readChunk(index: readonly number[], signal?: AbortSignal): Promise<ChunkArray> {
-      signal?.throwIfAborted();
-      const [it, , iy, ix] = index as [number, number, number, number];
-      const [lt, ly, lx] = [Math.min(ct, nt - it * ct), Math.min(cy, ny - iy * cy), Math.min(cx, nx - ix * cx)];
-      budget?.take(lt * ly * lx);
-      const cells = lt * ly * lx;
-      const out = () => (dtype === 'float32' ? new Float32Array(cells) : new Float64Array(cells));
-      const stored = await readChunk(store, array, [it, iy, ix]);
-      if (!stored) return out().fill(NaN);
-      // Nodata is NaN in every cube (docs/processing.md); a NaN fill value already is.
-      const nodata = fill !== null && !Number.isNaN(fill) ? fill : undefined;
-      const whole = lt === ct && ly === cy && lx === cx;
-      if (whole && nodata === undefined && stored instanceof (dtype === 'float32' ? Float32Array : Float64Array))
-        return stored as ChunkArray;
-      // Row by row: the stored chunk has its full shape, the cube's chunk is clipped at the cube's edge.
-      const clipped = out();
-      for (let t = 0; t < lt; t++)
-        for (let y = 0; y < ly; y++) {
-          const from = (t * cy + y) * cx;
-          clipped.set(stored.subarray(from, from + lx) as ArrayLike<number>, (t * ly + y) * lx);
-        }
-      if (nodata !== undefined) for (let i = 0; i < cells; i++) if (clipped[i] === nodata) clipped[i] = NaN;
-      return clipped;
-    },
+    encodedChunk,
+    // Decoded on a worker thread: the main thread only reads the bytes.
+    readChunk: async (index, signal) => decodeInPool(await encodedChunk(index, signal), signal),
   };
 }

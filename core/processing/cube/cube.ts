@@ -8,6 +8,7 @@
 import type { MaybeEmptyFeature } from '../values/geojson.ts';
 import { VALUE_KIND, type ValueKind } from '../values/kinds.ts';
 import type { Dimension } from './dimension.ts';
+import type { ChunkDecoding } from '../../stores/zarr/read.ts';
 
 export type CubeDtype = 'float32' | 'float64';
 export type CellType = 'number' | 'boolean';
@@ -36,6 +37,26 @@ export interface CubeSource {
    * (in memory, in a cache) may lend them. The reader must not change or keep the array.
    */
   lendChunk?(index: readonly number[], signal?: AbortSignal): Promise<ChunkArray>;
+  /**
+   * The chunk as stored, not yet decoded, for readers that decode it on a worker thread (`encoded-chunk.ts`):
+   * a source over a store; counts against the run's read budget as `readChunk` does.
+   */
+  encodedChunk?(index: readonly number[], signal?: AbortSignal): Promise<EncodedChunk>;
+}
+
+/** A chunk as a store holds it, and what turns it into the cube's chunk, as plain data (`encoded-chunk.ts`). */
+export interface EncodedChunk {
+  /** The stored chunk's key, for messages. */
+  key: string;
+  /** Undefined when the store holds no such chunk: nodata everywhere. */
+  bytes: Uint8Array | undefined;
+  decoding: ChunkDecoding;
+  dtype: CubeDtype;
+  /** Shape of the stored chunk (whole) and of the cube's chunk (clipped at the cube's edge), [t, y, x]. */
+  stored: readonly [number, number, number];
+  clipped: readonly [number, number, number];
+  /** The stored fill value when it is a number other than NaN: it becomes NaN. */
+  nodata: number | undefined;
 }
 
 export class DataCube {
@@ -75,6 +96,9 @@ export function isCube(value: unknown): value is DataCube {
   return value instanceof DataCube;
 }
 
-export function newChunk(dtype: CubeDtype, length: number): ChunkArray {
-  return dtype === 'float32' ? new Float32Array(length) : new Float64Array(length);
+/** A chunk of zeros; `shared`: in a SharedArrayBuffer, which worker threads read without a copy. */
+export function newChunk(dtype: CubeDtype, length: number, shared = false): ChunkArray {
+  if (!shared) return dtype === 'float32' ? new Float32Array(length) : new Float64Array(length);
+  const buffer = new SharedArrayBuffer(length * (dtype === 'float32' ? 4 : 8));
+  return dtype === 'float32' ? new Float32Array(buffer) : new Float64Array(buffer);
 }

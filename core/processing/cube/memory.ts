@@ -1,6 +1,7 @@
 /**
  * A cube held in memory: test data, small results, vector cubes, `create_data_cube`. The values are laid out
- * chunk by chunk when the cube is made (as a store holds them), so that reading a chunk is one contiguous copy.
+ * chunk by chunk when the cube is made (as a store holds them), so that reading a chunk is one contiguous copy,
+ * each in shared memory, so that worker threads read lent chunks without a copy (zonal statistics).
  */
 import { DataCube, newChunk, type ChunkArray, type CubeMetadata, type CubeSource } from './cube.ts';
 import type { Dimension } from './dimension.ts';
@@ -21,7 +22,7 @@ export class MemorySource implements CubeSource {
     if (cells === 0) return;
     for (const index of chunkIndices(counts)) {
       const region = chunkRegion(shape, metadata.chunkShape, index);
-      const chunk = newChunk(metadata.dtype, product(region.shape));
+      const chunk = newChunk(metadata.dtype, product(region.shape), true);
       copyBlock(
         data,
         shape,

@@ -5,7 +5,7 @@
  * the values at the two ends); without them, the display of the dataset the graph loads (`display.ts`), else
  * viridis between the picture's lowest and highest value.
  */
-import { colorAt, colormapNames, DEFAULT_COLORMAP } from '../../render/colormap.ts';
+import { colorRamp, colormapNames, DEFAULT_COLORMAP } from '../../render/colormap.ts';
 import { encodePng } from '../../render/png.ts';
 import type { DataCube } from '../cube/cube.ts';
 import { invalidArgument } from '../errors.ts';
@@ -37,8 +37,9 @@ export async function cubePng(
     let [lo, hi] = style.range ?? [Infinity, -Infinity];
     if (!style.range) for (const v of pixels) if (Number.isFinite(v)) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
     const span = hi - lo || 1;
+    const paint = colorRamp(style.colormap);
     pixels.forEach((v, i) => {
-      if (Number.isFinite(v)) rgba.set([...colorAt(style.colormap, (v - lo) / span), 255], i * 4);
+      if (Number.isFinite(v)) paint((v - lo) / span, rgba, i * 4);
     });
   } else
     for (let i = 0; i < width * height; i++) {

@@ -2,14 +2,18 @@
  * Zonal statistics over a raster cube: one pass over the cube's chunks, reading only the chunks whose pixels
  * some geometry covers, feeding each covered pixel's values (all time steps, bands, ... in the chunk) to the
  * geometry's reducer state. The sparse table (`table.ts`) says which pixels; it is indexed by spatial chunk once,
- * so every chunk finds its entries directly. Results: one value per geometry and per cell of the other
+ * so every chunk finds its entries directly. The weighted reducers read chunks on the process's worker threads,
+ * several at once; reducer plans read them here. Results: one value per geometry and per cell of the other
  * dimensions, plus the total and valid pixel counts when asked.
  */
 import type { DataCube } from '../cube/cube.ts';
 import { advance, chunkCounts, chunkIndices, chunkRegion, product, stridesOf } from '../cube/grid.ts';
 import type { ReducerPlan } from '../kernels/reducer-plan.ts';
+import { processPool } from '../../workers/pool.ts';
+import { asEngineError, forTransfer } from '../cube/encoded-chunk.ts';
+import { ZONAL_CHUNK, type ZonalChunkInput } from './chunk-task.ts';
 import type { ZonalTable } from './table.ts';
-import type { PixelRuns, WeightedReducer } from './weighted.ts';
+import { applyCounts, runPartials, type PixelRuns, type RunPartials, type WeightedReducer } from './weighted.ts';
 
 export type ZonalReducer = { kind: 'plan'; plan: ReducerPlan } | { kind: 'weighted'; reducer: WeightedReducer };
 
@@ -78,23 +82,18 @@ function bySpatialChunk(table: ZonalTable, rowsPerChunk: number, colsPerChunk: n
   return groups;
 }
 
-/** Runs of pixels accumulated together over all planes of a chunk. */
-const BLOCK = 256;
-
 /**
  * Runs of a chunk's pixels: consecutive pixels of one geometry on one row with one weight (all interior pixels
  * of a polygon; a boundary pixel with a fraction is a run of its own), so that a plane is summed over
  * contiguous memory without an index per pixel. With `contiguous` false (x is not the chunk's innermost
- * dimension) every pixel is a run.
+ * dimension) every pixel is a run. The runs are in shared memory: worker threads read them without a copy.
  */
 export function pixelRuns(entries: ChunkEntries, bases: Int32Array, others: number, contiguous: boolean): PixelRuns {
   const n = bases.length;
-  const runs: PixelRuns = {
-    base: new Int32Array(n),
-    length: new Int32Array(n),
-    weight: new Float64Array(n),
-    cell: new Int32Array(n),
-  };
+  const base = new Int32Array(n);
+  const length = new Int32Array(n);
+  const weight = new Float64Array(n);
+  const cell = new Int32Array(n);
   let count = 0;
   for (let e = 0; e < n; e++) {
     const last = count - 1;
@@ -102,24 +101,72 @@ export function pixelRuns(entries: ChunkEntries, bases: Int32Array, others: numb
       contiguous &&
       count > 0 &&
       entries.geometry[e] === entries.geometry[e - 1] &&
-      entries.weight[e] === runs.weight[last] &&
-      bases[e] === runs.base[last]! + runs.length[last]!
+      entries.weight[e] === weight[last] &&
+      bases[e] === base[last]! + length[last]!
     ) {
-      runs.length[last]!++;
+      length[last]!++;
       continue;
     }
-    runs.base[count] = bases[e]!;
-    runs.length[count] = 1;
-    runs.weight[count] = entries.weight[e]!;
-    runs.cell[count] = entries.geometry[e]! * others;
+    base[count] = bases[e]!;
+    length[count] = 1;
+    weight[count] = entries.weight[e]!;
+    cell[count] = entries.geometry[e]! * others;
     count++;
   }
-  return {
-    base: runs.base.subarray(0, count),
-    length: runs.length.subarray(0, count),
-    weight: runs.weight.subarray(0, count),
-    cell: runs.cell.subarray(0, count),
+  const shared = new SharedArrayBuffer(count * (8 + 3 * 4));
+  const runs: PixelRuns = {
+    weight: new Float64Array(shared, 0, count),
+    base: new Int32Array(shared, count * 8, count),
+    length: new Int32Array(shared, count * 12, count),
+    cell: new Int32Array(shared, count * 16, count),
   };
+  runs.weight.set(weight.subarray(0, count));
+  runs.base.set(base.subarray(0, count));
+  runs.length.set(length.subarray(0, count));
+  runs.cell.set(cell.subarray(0, count));
+  return runs;
+}
+
+/** What a spatial chunk's table entries are in a chunk of a given layout: each entry's offset, and the runs. */
+interface ChunkLayout {
+  bases: Int32Array;
+  runs: PixelRuns;
+}
+
+function chunkLayout(
+  entries: ChunkEntries,
+  start: readonly number[],
+  strides: readonly number[],
+  x: number,
+  y: number,
+  others: number,
+): ChunkLayout {
+  const { row, col } = entries;
+  const bases = new Int32Array(row.length);
+  const [y0, x0, sy, sx] = [start[y]!, start[x]!, strides[y]!, strides[x]!];
+  for (let e = 0; e < bases.length; e++) bases[e] = (row[e]! - y0) * sy + (col[e]! - x0) * sx;
+  return { bases, runs: pixelRuns(entries, bases, others, sx === 1) };
+}
+
+/**
+ * The chunk for a task of the pool: as stored (its bytes, decoded by the worker), or else without a copy, lent
+ * from shared memory or read and transferred.
+ */
+async function taskChunk(
+  cube: DataCube,
+  index: number[],
+  signal: AbortSignal | undefined,
+): Promise<{ chunk: ZonalChunkInput['chunk']; transfer: ArrayBuffer[] }> {
+  const source = cube.source;
+  if (source.encodedChunk) {
+    const { chunk, transfer } = forTransfer(await source.encodedChunk(index, signal));
+    return { chunk: { encoded: chunk }, transfer };
+  }
+  const lent = await source.lendChunk?.(index, signal);
+  if (lent?.buffer instanceof SharedArrayBuffer) return { chunk: { values: lent }, transfer: [] };
+  const values = await source.readChunk(index, signal);
+  const whole = values.byteOffset === 0 && values.byteLength === values.buffer.byteLength;
+  return { chunk: { values }, transfer: whole ? [values.buffer as ArrayBuffer] : [] };
 }
 
 export async function zonalAggregate(
@@ -129,6 +176,7 @@ export async function zonalAggregate(
   options: { counts?: boolean; signal?: AbortSignal } = {},
 ): Promise<ZonalResult> {
   const { signal } = options;
+  const counts = options.counts ?? false;
   const { grid } = table;
   const shape = cube.shape;
   const chunkShape = cube.metadata.chunkShape;
@@ -150,17 +198,28 @@ export async function zonalAggregate(
           ),
         )
       : [];
-  const weighted = reducer.kind === 'weighted' ? reducer.reducer.init(G * others) : undefined;
+  const weighted = reducer.kind === 'weighted' ? reducer.reducer : undefined;
+  const weightedState = weighted?.init(G * others);
   const totals = new Float64Array(G * others);
   const valid = new Float64Array(G * others);
+  // Layouts by spatial chunk and strides: every chunk along the other dimensions reuses its spatial chunk's.
+  const layouts = new Map<string, ChunkLayout>();
+  // Weighted reducers read chunks on the pool's workers, several at once; their partials are added in chunk
+  // order, so that the results are the same bits whatever thread read which chunk.
+  const pool = processPool();
+  const depth = 2 * Math.max(1, pool.size);
+  const inFlight: { partials: Promise<RunPartials>; add: (partials: RunPartials) => void }[] = [];
+  const addInOrder = async (keep: number) => {
+    while (inFlight.length > keep) {
+      const next = inFlight.shift()!;
+      next.add(await next.partials);
+    }
+  };
   for (const index of chunkIndices(chunkCounts(shape, chunkShape))) {
-    const entries = groups.get(index[y]! * chunkColumns + index[x]!);
+    const spatial = index[y]! * chunkColumns + index[x]!;
+    const entries = groups.get(spatial);
     if (!entries) continue;
     signal?.throwIfAborted();
-    // Read only: a source that can lend its chunk saves the copy.
-    const chunk = cube.source.lendChunk
-      ? await cube.source.lendChunk(index, signal)
-      : await cube.source.readChunk(index, signal);
     const region = chunkRegion(shape, chunkShape, index);
     const strides = stridesOf(region.shape);
     // The chunk's box of the other dimensions: offsets in the chunk and indices among all other cells.
@@ -180,52 +239,57 @@ export async function zonalAggregate(
       targets[b] = target;
       advance(position, boxShape);
     }
+    const layoutKey = `${spatial}:${strides[y]}:${strides[x]}`;
+    let layout = layouts.get(layoutKey);
+    if (!layout) {
+      layout = chunkLayout(entries, region.start, strides, x, y, others);
+      layouts.set(layoutKey, layout);
+    }
+    const { runs } = layout;
+    if (weighted) {
+      const { chunk, transfer } = await taskChunk(cube, index, signal);
+      const input: ZonalChunkInput = { chunk, runs, offsets, kind: weighted.kind, finite: counts };
+      const partials = pool.run(ZONAL_CHUNK, input, { transfer, ...(signal ? { signal } : {}) }).catch((err) => {
+        throw asEngineError(err);
+      });
+      // Awaited in order below; a failure surfaces there, not as an unhandled rejection before.
+      partials.catch(() => undefined);
+      inFlight.push({
+        partials,
+        add: (p) => {
+          weighted.apply(weightedState!, p, runs, targets);
+          if (counts) applyCounts(totals, valid, p, runs, targets);
+        },
+      });
+      await addInOrder(depth - 1);
+      continue;
+    }
+    // A reducer plan runs here, on the chunk: read only, so a source that can lend its chunk saves the copy.
+    const chunk = cube.source.lendChunk
+      ? await cube.source.lendChunk(index, signal)
+      : await cube.source.readChunk(index, signal);
+    if (counts) applyCounts(totals, valid, runPartials('count', chunk, runs, offsets, true), runs, targets);
     // Runs of consecutive targets, fed to the reducers in one call each.
-    const runs: [number, number][] = [];
+    const targetRuns: [number, number][] = [];
     for (let b = 0; b < boxCells; b++) {
-      if (b > 0 && targets[b] === targets[b - 1]! + 1) runs[runs.length - 1]![1]++;
-      else runs.push([b, 1]);
+      if (b > 0 && targets[b] === targets[b - 1]! + 1) targetRuns[targetRuns.length - 1]![1]++;
+      else targetRuns.push([b, 1]);
     }
-    const { row, col, geometry, position: positions } = entries;
-    const bases = Int32Array.from(
-      row,
-      (r, e) => (r - region.start[y]!) * strides[y]! + (col[e]! - region.start[x]!) * strides[x]!,
-    );
-    if (weighted || options.counts) {
-      const runs = pixelRuns(entries, bases, others, strides[x] === 1);
-      // Plane by plane (time step, band, ...) over blocks of runs: the runs stay in cache while each plane's
-      // values of the block are close together.
-      for (let r0 = 0; r0 < runs.base.length; r0 += BLOCK)
-        for (let b = 0; b < boxCells; b++) {
-          const r1 = Math.min(runs.base.length, r0 + BLOCK);
-          if (weighted && reducer.kind === 'weighted')
-            reducer.reducer.accumulate(weighted, chunk, runs, offsets[b]!, targets[b]!, r0, r1);
-          if (!options.counts) continue;
-          const target = targets[b]!;
-          for (let r = r0; r < r1; r++) {
-            const at = runs.cell[r]! + target;
-            const w = runs.weight[r]!;
-            for (let k = runs.base[r]! + offsets[b]!, end = k + runs.length[r]!; k < end; k++) {
-              totals[at]! += w;
-              // Valid: finite (is_valid).
-              if (chunk[k]! - chunk[k]! === 0) valid[at]! += w;
-            }
-          }
-        }
-    }
-    if (!weighted) {
-      const values = new Float64Array(boxCells);
-      // One run over the whole box is the usual case (one dimension besides x and y, or whole chunks of them).
-      const slices = runs.map(([from, length]) => values.subarray(from, from + length));
-      for (let e = 0; e < geometry.length; e++) {
-        const base = bases[e]!;
-        for (let b = 0; b < boxCells; b++) values[b] = chunk[base + offsets[b]!]!;
-        const state = states[geometry[e]!]!;
-        for (let k = 0; k < runs.length; k++)
-          (reducer as { plan: ReducerPlan }).plan.update(state, targets[runs[k]![0]]!, slices[k]!, positions[e]!);
-      }
+    const { geometry, position: positions } = entries;
+    const { bases } = layout;
+    const values = new Float64Array(boxCells);
+    // One run over the whole box is the usual case (one dimension besides x and y, or whole chunks of them).
+    const slices = targetRuns.map(([from, length]) => values.subarray(from, from + length));
+    const plan = (reducer as { plan: ReducerPlan }).plan;
+    for (let e = 0; e < geometry.length; e++) {
+      const base = bases[e]!;
+      for (let b = 0; b < boxCells; b++) values[b] = chunk[base + offsets[b]!]!;
+      const state = states[geometry[e]!]!;
+      for (let k = 0; k < targetRuns.length; k++)
+        plan.update(state, targets[targetRuns[k]![0]]!, slices[k]!, positions[e]!);
     }
   }
+  await addInOrder(0);
   const out = new Float64Array(G * others);
   const part = new Float64Array(others);
   for (let g = 0; g < G; g++) {
@@ -234,7 +298,7 @@ export async function zonalAggregate(
       continue;
     }
     if (reducer.kind === 'plan') await reducer.plan.finish(states[g], part);
-    else reducer.reducer.finish(weighted!, part, g * others);
+    else reducer.reducer.finish(weightedState!, part, g * others);
     out.set(part, g * others);
   }
   return { values: out, totals, valid, others };

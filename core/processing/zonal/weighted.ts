@@ -2,8 +2,9 @@
  * The reducers zonal statistics run without the interpreter or a reducer plan: mean, sum, count, min and max,
  * each cell weighted (the fraction of it inside the geometry for `weighting: "coverage"`, 1 for pixel centres):
  * the weighted mean Σwv/Σw, the weighted sum Σwv, the count Σw of valid values, and min and max over the cells
- * with any weight. NaN is nodata, skipped unless `ignore_nodata` is false. They accumulate a whole plane of a
- * chunk (one time step, band, ...) for every pixel of every geometry in one loop over contiguous memory.
+ * with any weight. NaN is nodata, skipped unless `ignore_nodata` is false. A chunk is read in two steps: its
+ * runs of pixels, plane by plane (one time step, band, ...), in one loop over contiguous memory (`runPartials`,
+ * on a worker thread), then their partials added into the result cells in chunk order (`apply`).
  */
 export const WEIGHTED_REDUCERS = ['mean', 'sum', 'count', 'min', 'max'] as const;
 export type WeightedKind = (typeof WEIGHTED_REDUCERS)[number];
@@ -22,75 +23,154 @@ export interface PixelRuns {
   cell: Int32Array;
 }
 
-export interface WeightedReducer {
-  init(cells: number): WeightedState;
-  /**
-   * Adds the values of runs `from` to `to` (excluded) of one plane (at `offset` in the chunk) to result cells
-   * `runs.cell[r] + target`, each value with its run's weight.
-   */
-  accumulate(
-    state: WeightedState,
-    chunk: ArrayLike<number>,
-    runs: PixelRuns,
-    offset: number,
-    target: number,
-    from: number,
-    to: number,
-  ): void;
-  finish(state: WeightedState, out: Float64Array, from: number): void;
+/**
+ * What the loop over one run of one plane of a chunk finds, per plane `b` and run `r` at index `b * runs + r`:
+ * the part of the work that reads the chunk, which a worker thread does (`chunk-task.ts`), apart from adding it
+ * into the result cells, which the caller does in chunk order, so that results do not depend on which thread
+ * read which chunk.
+ */
+export interface RunPartials {
+  /** The sum of the run's values (mean, sum), or their extreme (min, max); 0 for count. */
+  value: Float64Array;
+  /** Values counted: not NaN (mean, sum, min, max), or valid (count). */
+  count: Float64Array;
+  /** 1 where the run holds a NaN. */
+  missing: Uint8Array;
+  /** Valid (finite) values, when asked: the valid counts of `aggregate_spatial`'s `target_dimension`. */
+  finite: Float64Array | undefined;
 }
 
-export function weightedReducer(kind: WeightedKind, ignoreNodata: boolean): WeightedReducer {
-  return {
-    init: (cells) => ({
-      acc: new Float64Array(cells).fill(kind === 'min' ? Infinity : kind === 'max' ? -Infinity : 0),
-      weight: new Float64Array(cells),
-      nodata: new Uint8Array(cells),
-    }),
-    accumulate: (state, chunk, runs, offset, target, from, to) => {
-      const { acc, weight, nodata } = state;
-      const { base, length, cell } = runs;
-      const weights = runs.weight;
-      // One loop per kind, so that each stays tight; a run adds to one result cell.
-      for (let r = from; r < to; r++) {
-        const c = cell[r]! + target;
-        const w = weights[r]!;
+/** Runs accumulated together over all planes of a chunk: the runs stay in cache while each plane is read. */
+const BLOCK = 256;
+
+/** The partials of `runs` in every plane of `chunk` (plane `b` at `offsets[b]`), for a reducer of `kind`. */
+export function runPartials(
+  kind: WeightedKind,
+  chunk: ArrayLike<number>,
+  runs: PixelRuns,
+  offsets: Int32Array,
+  finite: boolean,
+): RunPartials {
+  const R = runs.base.length;
+  const planes = offsets.length;
+  const { base, length } = runs;
+  const value = new Float64Array(R * planes);
+  const count = new Float64Array(R * planes);
+  const missing = new Uint8Array(R * planes);
+  const valid = finite ? new Float64Array(R * planes) : undefined;
+  for (let r0 = 0; r0 < R; r0 += BLOCK) {
+    const r1 = Math.min(R, r0 + BLOCK);
+    for (let b = 0; b < planes; b++) {
+      const offset = offsets[b]!;
+      // One loop per kind, so that each stays tight.
+      for (let r = r0; r < r1; r++) {
         const start = base[r]! + offset;
         const end = start + length[r]!;
+        const at = b * R + r;
         let sum = 0;
         let n = 0;
-        let missing = false;
+        let nan = false;
         if (kind === 'mean' || kind === 'sum') {
           for (let k = start; k < end; k++) {
             const v = chunk[k]!;
-            if (v !== v) missing = true;
+            if (v !== v) nan = true;
             else {
               sum += v;
               n++;
             }
           }
-          acc[c]! += w * sum;
         } else if (kind === 'count') {
           for (let k = start; k < end; k++) {
             const v = chunk[k]!;
-            if (v !== v) missing = true;
+            if (v !== v) nan = true;
             // count counts valid values: finite numbers (is_valid).
             else if (v - v === 0) n++;
           }
         } else {
-          let extreme = acc[c]!;
+          let extreme = kind === 'min' ? Infinity : -Infinity;
           for (let k = start; k < end; k++) {
             const v = chunk[k]!;
-            if (v !== v) missing = true;
+            if (v !== v) nan = true;
             else {
               n++;
               if (kind === 'max' ? v > extreme : v < extreme) extreme = v;
             }
           }
-          acc[c] = extreme;
+          sum = extreme;
         }
-        weight[c]! += w * n;
-        if (missing) nodata[c] = 1;
+        value[at] = sum;
+        count[at] = n;
+        if (nan) missing[at] = 1;
+        if (valid) {
+          let f = 0;
+          for (let k = start; k < end; k++) if (chunk[k]! - chunk[k]! === 0) f++;
+          valid[at] = f;
+        }
+      }
+    }
+  }
+  return { value, count, missing, finite: valid };
+}
+
+/**
+ * Adds the valid counts of `partials` (computed with `finite`) into `totals` and `valid`: every pixel of a run
+ * adds its weight to the total, every valid one to the valid count, one addition per pixel.
+ */
+export function applyCounts(
+  totals: Float64Array,
+  valid: Float64Array,
+  partials: RunPartials,
+  runs: PixelRuns,
+  targets: Int32Array,
+): void {
+  const R = runs.base.length;
+  const finite = partials.finite!;
+  for (let b = 0; b < targets.length; b++)
+    for (let r = 0; r < R; r++) {
+      const at = runs.cell[r]! + targets[b]!;
+      const w = runs.weight[r]!;
+      for (let k = 0, n = runs.length[r]!; k < n; k++) totals[at]! += w;
+      for (let k = 0, n = finite[b * R + r]!; k < n; k++) valid[at]! += w;
+    }
+}
+
+export interface WeightedReducer {
+  readonly kind: WeightedKind;
+  init(cells: number): WeightedState;
+  /**
+   * Adds the partials of a chunk's runs (plane `b` to result cells `runs.cell[r] + targets[b]`), each with its
+   * run's weight.
+   */
+  apply(state: WeightedState, partials: RunPartials, runs: PixelRuns, targets: Int32Array): void;
+  finish(state: WeightedState, out: Float64Array, from: number): void;
+}
+
+export function weightedReducer(kind: WeightedKind, ignoreNodata: boolean): WeightedReducer {
+  return {
+    kind,
+    init: (cells) => ({
+      acc: new Float64Array(cells).fill(kind === 'min' ? Infinity : kind === 'max' ? -Infinity : 0),
+      weight: new Float64Array(cells),
+      nodata: new Uint8Array(cells),
+    }),
+    apply: (state, partials, runs, targets) => {
+      const { acc, weight, nodata } = state;
+      const { cell } = runs;
+      const weights = runs.weight;
+      const { value, count, missing } = partials;
+      const R = runs.base.length;
+      const sums = kind === 'mean' || kind === 'sum';
+      for (let b = 0; b < targets.length; b++) {
+        const target = targets[b]!;
+        for (let r = 0, at = b * R; r < R; r++, at++) {
+          const c = cell[r]! + target;
+          const w = weights[r]!;
+          const v = value[at]!;
+          if (sums) acc[c]! += w * v;
+          else if (kind === 'max' ? v > acc[c]! : kind === 'min' && v < acc[c]!) acc[c] = v;
+          weight[c]! += w * count[at]!;
+          if (missing[at]) nodata[c] = 1;
+        }
       }
     },
     finish: (state, out, from) => {

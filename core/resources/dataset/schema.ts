@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bbox, coverageSchema, datasetDescriptionFields, dateTime, publicationSchema, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { runHistoryFields } from '../ingestion/history.ts';
 import { datasetConditions } from './conditions.ts';
 
 export const artifactFormat = z
@@ -19,6 +20,7 @@ export const datasetSpecSchema = z
       .describe('Zarr format version of a zarr store.'),
     publish: z.boolean().default(true).describe('Publish the dataset in the catalogue once materialized.'),
     bbox: bbox.optional(),
+    ...runHistoryFields,
   })
   .describe('Desired state of a managed dataset.');
 

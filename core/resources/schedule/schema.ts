@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { runHistoryFields } from '../ingestion/history.ts';
 import { dateTime, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { scheduleConditions } from './conditions.ts';
@@ -33,6 +34,7 @@ export const scheduleSpecSchema = z
     publish: z.boolean().default(true).describe('Publish what the sync adds.'),
     maxAttempts: z.number().int().min(1).max(10).default(3).describe('Attempts of each run it starts.'),
     enabled: z.boolean().default(true).describe('Whether checks run.'),
+    ...runHistoryFields,
   })
   .describe('A clock that syncs a dataset.');
 

@@ -11,6 +11,11 @@ export const sessionSpecSchema = z
     principalName: z.string().min(1).describe('Username of the signed-in user.'),
     authTime: dateTime.describe('When the user signed in.'),
     expiresAt: dateTime.describe('When the session ends, however active it is.'),
+    provider: z.string().optional().describe('Key of the external provider the user signed in through, if any.'),
+    idTokenSealed: z
+      .string()
+      .optional()
+      .describe("The provider's ID token for its logout, encrypted with a key derived from the session cookie."),
   })
   .describe('A signed-in browser session, known by the hash of its cookie.');
 

@@ -19,7 +19,16 @@ export const userSpecSchema = z
   })
   .describe('A local user account.');
 
-export const userStatusSchema = z.object({ ...statusBase }).describe('Observed state of the user.');
+export const userStatusSchema = z
+  .object({
+    ...statusBase,
+    lastLogin: dateTime
+      .optional()
+      .describe(
+        'When the user last signed in through an external identity provider; of accounts linked to one identity, the most recent signs in.',
+      ),
+  })
+  .describe('Observed state of the user.');
 
 export const { kind: userKind, schema: userSchema } = defineKind({
   kind: 'User',

@@ -56,6 +56,46 @@ function typedArrayOf(array: ZarrArray) {
 }
 
 /**
+ * How the chunks of an array decode, as plain data (it crosses to worker threads): the data type, the cells of a
+ * chunk's full shape, the byte order and the compressor.
+ */
+export interface ChunkDecoding {
+  dataType: string;
+  cells: number;
+  bigEndian: boolean;
+  compressor: ZarrCodec | undefined;
+}
+
+export function chunkDecoding(array: ZarrArray): ChunkDecoding {
+  typedArrayOf(array); // refuses a data type it cannot decode, before any chunk is read
+  const { bigEndian, compressor } = pipelineOf(array);
+  return { dataType: array.dataType, cells: array.chunks.reduce((n, size) => n * size, 1), bigEndian, compressor };
+}
+
+/** The values of a stored chunk's bytes (`key` names it in errors), in a buffer of their own. */
+export async function decodeChunkValues(
+  decoding: ChunkDecoding,
+  stored: Uint8Array,
+  key: string,
+): Promise<ChunkValues> {
+  const { dataType, cells, bigEndian, compressor } = decoding;
+  const type = TYPED[dataType as keyof typeof TYPED];
+  const bytes = await decodeChunk(compressor, stored, cells * type.BYTES_PER_ELEMENT).catch((err: unknown) => {
+    throw new ZarrFormatError(`chunk ${key} does not decode: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  if (bytes.byteLength !== cells * type.BYTES_PER_ELEMENT)
+    throw new ZarrFormatError(`chunk ${key} holds ${bytes.byteLength} bytes, not ${cells} ${dataType} values`);
+  // A buffer of its own: stored bytes may be shared (a cache), and decoded ones a view into a larger (pooled)
+  // buffer; bytes a codec decoded into exactly their own buffer are already the caller's.
+  const own = compressor !== undefined && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const copy = own ? bytes : new Uint8Array(bytes);
+  const size = type.BYTES_PER_ELEMENT;
+  // Typed arrays are in the host's order, little-endian (group-writer.ts).
+  if (bigEndian && size > 1) for (let i = 0; i < copy.length; i += size) copy.subarray(i, i + size).reverse();
+  return new type(copy.buffer as ArrayBuffer);
+}
+
+/**
  * Chunk `index` of `array`, decoded: every cell of the chunk's full shape (edge chunks hold fill values past the
  * array's edge), in C order. Undefined when the store holds no such chunk: the array's fill value everywhere, which
  * the caller applies or refuses.
@@ -65,23 +105,10 @@ export async function readChunk(
   array: ZarrArray,
   index: number[],
 ): Promise<ChunkValues | undefined> {
-  const type = typedArrayOf(array);
-  const { bigEndian, compressor } = pipelineOf(array);
+  const decoding = chunkDecoding(array);
   const key = array.chunkKey(index);
   const stored = await store.get(key);
-  if (!stored) return undefined;
-  const cells = array.chunks.reduce((n, size) => n * size, 1);
-  const bytes = await decodeChunk(compressor, stored, cells * type.BYTES_PER_ELEMENT);
-  if (bytes.byteLength !== cells * type.BYTES_PER_ELEMENT)
-    throw new ZarrFormatError(`chunk ${key} holds ${bytes.byteLength} bytes, not ${cells} ${array.dataType} values`);
-  // A buffer of its own: stored bytes may be shared (a cache), and decoded ones a view into a larger (pooled)
-  // buffer; bytes a codec decoded into exactly their own buffer are already the caller's.
-  const own = compressor !== undefined && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  const copy = own ? bytes : new Uint8Array(bytes);
-  const size = type.BYTES_PER_ELEMENT;
-  // Typed arrays are in the host's order, little-endian (group-writer.ts).
-  if (bigEndian && size > 1) for (let i = 0; i < copy.length; i += size) copy.subarray(i, i + size).reverse();
-  return new type(copy.buffer as ArrayBuffer);
+  return stored && decodeChunkValues(decoding, stored, key);
 }
 
 /**

@@ -1,13 +1,33 @@
+import { objectKey, type KubeObject } from '../../../core/cluster/objects.ts';
 import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { DATASET_LABEL, isFinished } from '../../../core/resources/ingestion/run.ts';
+import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import { planDataset, type DatasetObserved } from './plan.ts';
 
 export const datasetController: ControllerDefinition<Dataset, DatasetObserved> = {
   name: 'dataset',
   kind: datasetKind,
-  observe: async (dataset, cluster) => ({
-    sourceExists: (await cluster.get(dataSourceKind, dataset.spec.source, dataset.metadata.namespace)) !== undefined,
-  }),
+  // A run that ends may put an older one past the dataset's history limits; a run still going changes nothing.
+  watches: [
+    {
+      kind: ingestionKind,
+      keysOf: (object: KubeObject) => {
+        const dataset = object.metadata.labels?.[DATASET_LABEL];
+        return dataset && isFinished(object as Ingestion)
+          ? [objectKey({ metadata: { namespace: object.metadata.namespace, name: dataset } })]
+          : [];
+      },
+    },
+  ],
+  observe: async (dataset, cluster) => {
+    const { name, namespace } = dataset.metadata;
+    const [source, runs] = await Promise.all([
+      cluster.get(dataSourceKind, dataset.spec.source, namespace),
+      cluster.list<Ingestion>(ingestionKind, { namespace, labelSelector: `${DATASET_LABEL}=${name}` }),
+    ]);
+    return { sourceExists: source !== undefined, runs: runs.items };
+  },
   plan: planDataset,
 };

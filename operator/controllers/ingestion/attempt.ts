@@ -1,5 +1,10 @@
 import type { DataSource } from '../../../core/resources/data-source/schema.ts';
-import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import {
+  currentVersionOf,
+  datasetKind,
+  datasetSpecSchema,
+  type Dataset,
+} from '../../../core/resources/dataset/schema.ts';
 import { datasetIdOf } from '../../../core/resources/ingestion/run.ts';
 import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
@@ -32,8 +37,15 @@ export function datasetFromSource(
     apiVersion: API_VERSION,
     kind: datasetKind.kind,
     metadata: { name: id, namespace, labels: { 'climate.stratus.dev/source': source.metadata.name } },
-    spec: { ...description, source: source.metadata.name, format: 'zarr', zarrVersion: 2, publish },
-  } as Dataset;
+    // Parsed, so that every member the schema defaults (the run history limits) is present as stored.
+    spec: datasetSpecSchema.parse({
+      ...description,
+      source: source.metadata.name,
+      format: 'zarr',
+      zarrVersion: 2,
+      publish,
+    }),
+  };
 }
 
 /** The Dataset to create before a raster attempt, when the run finds none. */

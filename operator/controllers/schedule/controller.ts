@@ -5,6 +5,7 @@ import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion
 import { scheduleKind, type Schedule } from '../../../core/resources/schedule/schema.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import type { Leadership } from '../../runtime/leadership.ts';
+import { SCHEDULE_LABEL } from './check.ts';
 import { planSchedule, type ScheduleObserved } from './plan.ts';
 
 export function scheduleController(options: {
@@ -29,6 +30,10 @@ export function scheduleController(options: {
         dataset,
         source,
         activeRuns: runs.filter((run) => !isFinished(run)).map((run) => run.metadata.name),
+        scheduledRuns: runs.filter(
+          (run) =>
+            (run.metadata.labels as Record<string, string> | undefined)?.[SCHEDULE_LABEL] === schedule.metadata.name,
+        ),
       };
     },
     plan: planSchedule,

@@ -5,6 +5,7 @@ import type { Schedule } from '../../../core/resources/schedule/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import type { Action } from '../../runtime/actions.ts';
 import { nextTick } from './cron.ts';
+import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { FOLLOWER_RECHECK_MS, planSchedule, type ScheduleObserved } from './plan.ts';
 
 const schedule = (status?: Schedule['status'], spec: Partial<Schedule['spec']> = {}): Schedule => ({
@@ -18,6 +19,8 @@ const schedule = (status?: Schedule['status'], spec: Partial<Schedule['spec']> =
     publish: true,
     maxAttempts: 3,
     enabled: true,
+    successfulRunsHistoryLimit: 10,
+    failedRunsHistoryLimit: 5,
     ...spec,
   },
   ...(status ? { status: { observedGeneration: 1, ...status } } : {}),
@@ -37,6 +40,7 @@ const observe = (extra: Partial<ScheduleObserved> = {}): ScheduleObserved => ({
   dataset: materialized,
   source: source(),
   activeRuns: [],
+  scheduledRuns: [],
   ...extra,
 });
 
@@ -203,5 +207,45 @@ describe('Schedule planner', () => {
     ['across a year end', '0 0 1 1 *', '2025-12-31T23:59:59Z', '2026-01-01T00:00:00.000Z'],
   ])('finds the next tick %s', (_name, cron, after, next) => {
     expect(nextTick({ cron, timezone: 'UTC' }, new Date(after)).toISOString()).toBe(next);
+  });
+});
+
+describe('Schedule run history', () => {
+  const run = (name: string, phase: string, finishedAt?: string) =>
+    ({
+      metadata: { name, namespace: 'default' },
+      spec: { source: 'sample', datasetId: 'sample', mode: 'sync' },
+      status: { phase, ...(finishedAt && { finishedAt }) },
+    }) as unknown as Ingestion;
+  const runs = [
+    ...Array.from({ length: 12 }, (_, i) =>
+      run(`ok-${i}`, 'successful', `2024-01-${String(i + 1).padStart(2, '0')}T03:00:00Z`),
+    ),
+    ...Array.from({ length: 6 }, (_, i) =>
+      run(`failed-${i}`, 'failed', `2024-02-${String(i + 1).padStart(2, '0')}T03:00:00Z`),
+    ),
+    run('now', 'running'),
+  ];
+
+  it('deletes the finished runs it started past its limits, whatever its clock does', () => {
+    for (const at of [new Date('2026-11-22T01:00:00Z'), new Date('2026-11-22T02:31:00Z')]) {
+      const plan = planSchedule(
+        schedule({ nextCheck: '2026-11-22T02:30:00Z' }),
+        observe({ scheduledRuns: runs, activeRuns: ['now'] }),
+        at,
+      );
+      const deleted = plan.actions.flatMap((a) => (a.kind === 'delete' ? [a.name] : []));
+      expect(deleted.sort()).toEqual(['failed-0', 'ok-0', 'ok-1']);
+      expect(plan.outcome.reason).toMatch(/; 3 runs past the history limits$/);
+    }
+  });
+
+  it('leaves the history to the leader', () => {
+    const plan = planSchedule(
+      schedule(),
+      observe({ leader: false, scheduledRuns: runs }),
+      new Date('2026-11-22T01:00:00Z'),
+    );
+    expect(plan.actions).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
-import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
+import { runsPastHistory } from '../../../core/resources/ingestion/history.ts';
+import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import type { Schedule } from '../../../core/resources/schedule/schema.ts';
 import { scheduleConditions } from '../../../core/resources/schedule/conditions.ts';
 import type { Plan } from '../../runtime/actions.ts';
@@ -9,6 +10,8 @@ import { nextTick, ScheduleSpecError } from './cron.ts';
 export interface ScheduleObserved extends ScheduleCheckObserved {
   /** Only the leader checks schedules; other replicas plan nothing. */
   leader: boolean;
+  /** The runs this schedule started (labelled with it), finished or not. */
+  scheduledRuns: readonly Ingestion[];
 }
 
 /** How often a replica that is not the leader looks again (leadership can move to it). */
@@ -17,11 +20,29 @@ export const FOLLOWER_RECHECK_MS = 30_000;
 type ScheduleStatus = NonNullable<Schedule['status']>;
 
 /**
- * A schedule's clock: waits for the next tick of its cron in its time zone, then checks the dataset once and
- * records the outcome. Ticks missed while no leader ran are caught up by one check, not one per tick; a spec
- * change restarts the clock from now.
+ * A schedule's clock (`planClock`), and its history: the finished runs it started past its history limits are
+ * deleted.
  */
 export function planSchedule(schedule: Schedule, observed: ScheduleObserved, now: Date): Plan {
+  const plan = planClock(schedule, observed, now);
+  const expired = observed.leader ? runsPastHistory(observed.scheduledRuns, schedule.spec) : [];
+  if (expired.length === 0) return plan;
+  const namespace = schedule.metadata.namespace;
+  return {
+    actions: [
+      ...expired.map((name) => ({ kind: 'delete' as const, ref: ingestionKind, name, namespace })),
+      ...plan.actions,
+    ],
+    outcome: { ...plan.outcome, reason: `${plan.outcome.reason}; ${expired.length} runs past the history limits` },
+  };
+}
+
+/**
+ * Waits for the next tick of the cron in its time zone, then checks the dataset once and records the outcome.
+ * Ticks missed while no leader ran are caught up by one check, not one per tick; a spec change restarts the clock
+ * from now.
+ */
+function planClock(schedule: Schedule, observed: ScheduleObserved, now: Date): Plan {
   if (!observed.leader)
     return { actions: [], outcome: { kind: 'requeueAfter', ms: FOLLOWER_RECHECK_MS, reason: 'not the leader' } };
   const status: ScheduleStatus = schedule.status ?? {};

@@ -19,7 +19,8 @@ export const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'An access token of this authorization server (openEO clients: `oidc/platform-internal/<token>`).',
+    description:
+      'A JWT access token of this authorization server or of an external identity provider (openEO clients: `oidc/<provider id>/<token>`, the ids of /credentials/oidc).',
   },
   sessionCookie: { type: 'apiKey', in: 'cookie', name: 'stratus_session', description: 'The login page’s session.' },
 } as const;

@@ -1,16 +1,22 @@
 import fp from 'fastify-plugin';
-import type { FastifyRequest } from 'fastify';
-import { authenticateBearer } from '../../../../core/auth/bearer.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ClientDirectory } from '../../../../core/auth/clients/directory.ts';
 import { ensureRegistrarClient } from '../../../../core/auth/clients/registrar.ts';
 import type { AuthContext } from '../../../../core/auth/context.ts';
 import { OAuthError } from '../../../../core/auth/errors.ts';
+import { authenticateAnyBearer, type BearerSources } from '../../../../core/auth/federation/bearer.ts';
+import { ProviderKeySets } from '../../../../core/auth/federation/provider-keys.ts';
+import {
+  resolveProviders,
+  type InternalProvider,
+  type ProviderRegistry,
+} from '../../../../core/auth/federation/providers.ts';
 import { resolveSigningKeys } from '../../../../core/auth/keys/resolve.ts';
 import { AuthorizationRecords } from '../../../../core/auth/records/authorizations.ts';
 import { Consents } from '../../../../core/auth/records/consents.ts';
 import { Sessions, type SessionRecord } from '../../../../core/auth/records/sessions.ts';
 import { readSystemSettings, type SystemSettings } from '../../../../core/auth/system-settings.ts';
-import { activeUser, UserDirectory, type MappingClaim } from '../../../../core/auth/users/directory.ts';
+import { activeUser, UserDirectory } from '../../../../core/auth/users/directory.ts';
 import type { User } from '../../../../core/resources/user/schema.ts';
 import { HttpError } from '../../../errors.ts';
 import { basicChallenge, REALM } from './authority.ts';
@@ -32,6 +38,10 @@ export interface AuthServices {
 declare module 'fastify' {
   interface FastifyInstance {
     auth: AuthServices | undefined;
+    /** The identity providers of the configuration (core/auth/federation/providers.ts), judged once at startup. */
+    identityProviders: ProviderRegistry;
+    /** Their signing keys, fetched on first use: one cache for the bearer filter and the login flow. */
+    identityProviderKeys: ProviderKeySets;
   }
   interface FastifyRequest {
     /** Who sent the request; anonymous unless credentials were accepted. */
@@ -53,20 +63,17 @@ export function bearerError(err: OAuthError): HttpError {
   });
 }
 
-/**
- * The internal provider's id in `/credentials/oidc`. openEO clients send `Bearer oidc/<provider id>/<token>`
- * (openEO API, "Authentication"); other clients the token alone.
- */
-export const INTERNAL_PROVIDER_ID = 'platform-internal';
 /** openEO clients that signed in at `/credentials/basic` send `Bearer basic//<token>`. */
 export const OPENEO_BASIC_PREFIX = 'basic//';
 
-function openEoBearerToken(value: string): string {
-  if (!value.startsWith('oidc/')) return value;
-  const [, provider, token = ''] = /^oidc\/([^/]*)\/(.*)$/.exec(value) ?? [];
-  if (provider !== INTERNAL_PROVIDER_ID)
-    throw new OAuthError('invalid_token', `the token names an unknown OpenID Connect provider (${provider ?? ''})`);
-  return token;
+/**
+ * openEO clients send `Bearer oidc/<provider id>/<token>` (openEO API, "Authentication"), other clients the token
+ * alone; the provider id is the key of `/credentials/oidc`.
+ */
+function openEoBearerToken(value: string): { token: string; providerKey?: string } {
+  if (!value.startsWith('oidc/')) return { token: value };
+  const [, providerKey = '', token = ''] = /^oidc\/([^/]*)\/(.*)$/.exec(value) ?? [];
+  return { token, providerKey };
 }
 
 /** RFC 7617: `user:password`, UTF-8, not form-encoded (unlike a client's credentials at the token endpoint). */
@@ -78,92 +85,120 @@ function userCredentials(encoded: string): { username: string; password: string 
 }
 
 /**
- * Authentication of API requests (DESIGN.md §5): HTTP basic with a local user's password, this server's own
- * bearer access tokens, or the session cookie of the login page. It only says who the caller is
- * (`request.caller`); which route needs which authority is issue 18's. Credentials that are sent but wrong are
- * refused with 401 rather than ignored. With the authorization server off, every caller is anonymous.
+ * Authentication of API requests (DESIGN.md §5): HTTP basic with a local user's password, bearer JWTs of the
+ * internal provider (`oauth2.server.enabled`) and of external providers (`oidc.jwt.token.authentication.enabled`),
+ * or the session cookie of the login page. One hook for all of them, so the bearer check is registered once
+ * whichever flags are on; Basic is tried before bearer, as spec 2 orders them. It only says who the caller is
+ * (`request.caller`); access.ts says what each route needs. Credentials that are sent but wrong are refused with
+ * 401 rather than ignored. With no authentication configured, every caller is anonymous.
  */
 export const authenticationPlugin = fp(
   async (app) => {
     const { cluster, config, namespace } = app.stratus;
     // Set by the onRequest hook below on every request; null only until it runs.
     app.decorateRequest('caller', null as never);
-    if (!config.oauth2.serverEnabled || !config.server.baseUrl) {
+    const providers = resolveProviders(config, app.log);
+    app.decorate('identityProviders', providers);
+    const providerKeys = new ProviderKeySets();
+    app.decorate('identityProviderKeys', providerKeys);
+    // The internal provider exists when the authorization server is on (with its issuer, server.base.url).
+    const internal = providers.internal;
+    const users = new UserDirectory(cluster, namespace);
+    const external = config.oidc.jwtTokenAuthenticationEnabled
+      ? { keys: providerKeys, users, linkedAccounts: config.linkedAccounts.enabled }
+      : undefined;
+    if (!internal && !external) {
       app.decorate('auth', undefined);
       app.addHook('onRequest', async (request) => {
         request.caller = ANONYMOUS;
       });
       return;
     }
-    const keys = await resolveSigningKeys(config.oauth2.keystore, cluster, namespace);
-    app.log.info({ kid: keys.kid, source: keys.source }, 'authorization server signing key');
-    await ensureRegistrarClient(cluster, namespace);
-    const platform = config.oidc.providers.find((p) => p.id === 'platform');
-    const context: AuthContext = {
-      cluster,
-      namespace,
-      issuer: config.server.baseUrl,
-      keys,
-      clients: new ClientDirectory(cluster, namespace),
-      users: new UserDirectory(cluster, namespace),
-      authorizations: new AuthorizationRecords(cluster, namespace),
-      mappingClaim: (platform?.mapping_claim as MappingClaim | undefined) ?? 'username',
+    const services = internal ? await authorizationServer(app, internal, users) : undefined;
+    app.decorate('auth', services);
+    const bearer: BearerSources = {
+      providers,
+      internal: services?.context,
+      external,
+      log: app.log,
       now: () => new Date(),
     };
-    const sessions = new Sessions(cluster, namespace);
-    const secure = (request: FastifyRequest) => isSecureRequest(request, config);
-    const services: AuthServices = {
-      context,
-      sessions,
-      consents: new Consents(cluster, namespace),
-      systemSettings: () => readSystemSettings(cluster, namespace),
-      secure,
-      session: async (request) => {
-        const cookie = readCookie(request, SESSION_COOKIE, secure(request));
-        const now = context.now();
-        const session = await sessions.find(cookie, now);
-        const user = session && (await activeUser(context.users, session.spec.principalName, now)).user;
-        return cookie && session && user ? { cookie, session, user } : undefined;
-      },
-    };
-    app.decorate('auth', services);
 
     app.addHook('onRequest', async (request) => {
       request.caller = ANONYMOUS;
       if (request.routeOptions.config?.authentication === false) return;
       const header = request.headers.authorization;
       if (header === undefined) {
-        const signedIn = await services.session(request);
+        const signedIn = await services?.session(request);
         if (signedIn) request.caller = callerOf(signedIn.user, 'session');
         return;
       }
       const [scheme, value = ''] = header.trim().split(/\s+/, 2);
-      if (scheme?.toLowerCase() === 'bearer' && value.startsWith(OPENEO_BASIC_PREFIX)) {
-        // openEO's token from /credentials/basic: a session, found by its hash like the login page's.
-        const now = context.now();
-        const session = await sessions.find(value.slice(OPENEO_BASIC_PREFIX.length), now);
-        const user = session && (await activeUser(context.users, session.spec.principalName, now)).user;
-        if (!user) throw bearerError(new OAuthError('invalid_token', 'the openEO basic token is unknown or expired'));
+      if (scheme?.toLowerCase() === 'basic') {
+        const credentials = userCredentials(value);
+        const user = credentials && (await users.signIn(credentials.username, credentials.password, bearer.now()));
+        if (!user) throw basicChallenge('The username or password is wrong.');
         request.caller = callerOf(user, 'basic');
         return;
       }
-      if (scheme?.toLowerCase() === 'bearer') {
-        try {
-          const bearer = await authenticateBearer(context, openEoBearerToken(value));
-          request.caller = callerOf(bearer.user, 'bearer', { clientId: bearer.clientId, scopes: bearer.scopes });
-        } catch (err) {
-          throw err instanceof OAuthError ? bearerError(err) : err;
-        }
-        return;
-      }
-      if (scheme?.toLowerCase() !== 'basic')
+      if (scheme?.toLowerCase() !== 'bearer')
         throw basicChallenge(`The ${scheme} authorization scheme is not supported.`);
-      const credentials = userCredentials(value);
-      const user =
-        credentials && (await context.users.signIn(credentials.username, credentials.password, context.now()));
-      if (!user) throw basicChallenge('The username or password is wrong.');
-      request.caller = callerOf(user, 'basic');
+      try {
+        if (value.startsWith(OPENEO_BASIC_PREFIX)) {
+          // openEO's token from /credentials/basic: a session, found by its hash like the login page's.
+          const now = bearer.now();
+          const session = await services?.sessions.find(value.slice(OPENEO_BASIC_PREFIX.length), now);
+          const user = session && (await activeUser(users, session.spec.principalName, now)).user;
+          if (!user) throw new OAuthError('invalid_token', 'the openEO basic token is unknown or expired');
+          request.caller = callerOf(user, 'basic');
+          return;
+        }
+        const { token, providerKey } = openEoBearerToken(value);
+        const caller = await authenticateAnyBearer(bearer, token, providerKey);
+        request.caller = callerOf(caller.user, 'bearer', { clientId: caller.clientId, scopes: caller.scopes });
+      } catch (err) {
+        throw err instanceof OAuthError ? bearerError(err) : err;
+      }
     });
   },
   { name: 'stratus-authentication', dependencies: ['stratus-context'] },
 );
+
+/** The authorization server's services (`oauth2.server.enabled`): its signing key, registrar client, directories. */
+async function authorizationServer(
+  app: FastifyInstance,
+  internal: InternalProvider,
+  users: UserDirectory,
+): Promise<AuthServices> {
+  const { cluster, config, namespace } = app.stratus;
+  const keys = await resolveSigningKeys(config.oauth2.keystore, cluster, namespace);
+  app.log.info({ kid: keys.kid, source: keys.source }, 'authorization server signing key');
+  await ensureRegistrarClient(cluster, namespace);
+  const context: AuthContext = {
+    cluster,
+    namespace,
+    issuer: internal.issuer,
+    keys,
+    clients: new ClientDirectory(cluster, namespace),
+    users,
+    authorizations: new AuthorizationRecords(cluster, namespace),
+    mappingClaim: internal.mappingClaim,
+    now: () => new Date(),
+  };
+  const sessions = new Sessions(cluster, namespace);
+  const secure = (request: FastifyRequest) => isSecureRequest(request, config);
+  return {
+    context,
+    sessions,
+    consents: new Consents(cluster, namespace),
+    systemSettings: () => readSystemSettings(cluster, namespace),
+    secure,
+    session: async (request) => {
+      const cookie = readCookie(request, SESSION_COOKIE, secure(request));
+      const now = context.now();
+      const session = await sessions.find(cookie, now);
+      const user = session && (await activeUser(users, session.spec.principalName, now)).user;
+      return cookie && session && user ? { cookie, session, user } : undefined;
+    },
+  };
+}

@@ -12,7 +12,9 @@ import type { Callback } from '../../evaluate/callback.ts';
 import { reducerPlan } from '../../kernels/reducer-plan.ts';
 import type { Args, ProcessContext, ProcessDefinition } from '../../process.ts';
 import type { Label } from '../../values/labeled-array.ts';
+import { processPool } from '../../../workers/pool.ts';
 import { zonalAggregate, type ZonalReducer } from '../../zonal/aggregate.ts';
+import { ZONAL_CHUNK } from '../../zonal/chunk-task.ts';
 import { gridOf } from '../../zonal/grid.ts';
 import type { Weighting } from '../../zonal/rasterize.ts';
 import { zonalTable } from '../../zonal/table.ts';
@@ -74,6 +76,8 @@ async function aggregateSpatial(
     kind: 'plan',
     plan: reducerPlan(reducer as Callback, cube.metadata.cellType, context, processContext),
   };
+  // The pool's workers boot while this thread computes the table.
+  if (simple) void processPool().warm(ZONAL_CHUNK);
   const table = zonalTable(features, crs, grid, mode);
   const result = await zonalAggregate(cube, table, zonal, {
     counts: target !== null,

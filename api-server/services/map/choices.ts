@@ -1,0 +1,43 @@
+import { authenticationConfigured, type InstanceConfig } from '../../../core/config/index.ts';
+import type { Cluster } from '../../../core/cluster/port.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
+import { holds } from '../../plugins/app/authentication/authority.ts';
+import type { Caller } from '../../plugins/app/authentication/caller.ts';
+import { isPublished, isStored } from '../../records/feature-collection.ts';
+import type { MapChoices } from '../../views/map.ts';
+
+/** Formats whose versions have map tiles (`services/tiles/`): NetCDF files have none. */
+const TILED_FORMATS = new Set(['zarr', 'icechunk']);
+
+/**
+ * What the map viewer offers, on the map page, a dataset's page and a feature collection's page: the datasets
+ * with a served tiled version, the published feature collections (their GeoJSON is served), by name, and whether
+ * the caller may compute series (`POST /result`).
+ */
+export async function mapChoices(
+  cluster: Cluster,
+  namespace: string,
+  config: InstanceConfig,
+  caller: Caller,
+): Promise<Pick<MapChoices, 'datasets' | 'collections' | 'bbox' | 'basemap' | 'series'>> {
+  const [datasets, collections] = await Promise.all([
+    cluster.list<Dataset>(datasetKind, { namespace }),
+    cluster.list<FeatureCollection>(featureCollectionKind, { namespace }),
+  ]);
+  const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+  return {
+    datasets: datasets.items
+      .filter((d) => TILED_FORMATS.has(d.spec.format) && currentVersionOf(d) !== undefined)
+      .map((d) => ({ id: d.metadata.name, name: d.spec.datasetName ?? d.metadata.name, units: d.spec.units ?? null }))
+      .sort(byName),
+    collections: collections.items
+      .filter((c) => isStored(c) && isPublished(c))
+      .map((c) => ({ id: c.metadata.name, name: c.spec.name }))
+      .sort(byName),
+    bbox: config.instance.bbox,
+    basemap: config.map.basemap,
+    // Asked before the click: a 401 from POST /result would make the browser ask for Basic credentials itself.
+    series: !authenticationConfigured(config) || holds(caller, 'F_JOB_MANAGE'),
+  };
+}

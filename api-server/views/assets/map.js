@@ -1,0 +1,276 @@
+/*
+ * The map viewer (views/map.ts; docs/map.md): Leaflet (from npm, served by this server) shows a dataset's tiles
+ * with a period slider and a legend, a feature collection's boundaries from its GeoJSON, and, for the boundary
+ * clicked (or the place, off the boundaries), the dataset's mean over it for every period, computed by `POST /result` and drawn as an SVG plot.
+ * State for tests and assistive tools is in data attributes of #map-viewer: `data-tiles` (loading, ready),
+ * `data-period`, `data-boundaries` (the feature count), `data-series` (loading, ready, refused, failed); the plot's
+ * `<svg>` carries its `data-labels` and `data-values` (JSON).
+ */
+/* global document, fetch, location, L */
+
+const SVG = 'http://www.w3.org/2000/svg';
+const BOUNDARY = { color: '#d9480f', weight: 1.5, fillOpacity: 0.05 };
+const SELECTED = { color: '#d9480f', weight: 3, fillOpacity: 0.2 };
+
+const root = document.getElementById('map-viewer');
+if (root) start(root);
+
+function start(root) {
+  const colormaps = JSON.parse(root.dataset.colormaps);
+  const [west, south, east, north] = root.dataset.bbox.split(',').map(Number);
+  const datasetSelect = document.getElementById('map-dataset');
+  const collectionSelect = document.getElementById('map-collection');
+  const slider = document.getElementById('map-time');
+  const periodOut = document.getElementById('map-period');
+  const legend = document.getElementById('map-legend');
+  const series = document.getElementById('map-series');
+
+  // No fade: a period's tiles replace the previous ones at once while the slider moves. Quarter zoom steps, so
+  // that the instance's extent fills the map.
+  const map = L.map('map', { fadeAnimation: false, zoomSnap: 0.25 }).fitBounds([
+    [south, west],
+    [north, east],
+  ]);
+  if (root.dataset.basemapUrl)
+    L.tileLayer(root.dataset.basemapUrl, { attribution: root.dataset.basemapAttribution }).addTo(map);
+
+  /** What is shown: the dataset (id, TileJSON, layer), the boundaries layer, the feature plotted. */
+  const state = {
+    dataset: undefined,
+    tilejson: undefined,
+    layer: undefined,
+    boundaries: undefined,
+    feature: undefined,
+  };
+
+  const periodOf = () => state.tilejson.periods[Number(slider.value)];
+  const tileUrl = () =>
+    `/datasets/${encodeURIComponent(state.dataset)}/tiles/{z}/{x}/{y}.png?time=${encodeURIComponent(periodOf())}`;
+
+  async function showDataset(id) {
+    state.layer?.remove();
+    Object.assign(state, { dataset: undefined, tilejson: undefined, layer: undefined });
+    legend.hidden = true;
+    slider.disabled = true;
+    periodOut.value = '';
+    delete root.dataset.tiles;
+    delete root.dataset.period;
+    if (!id) return;
+    const tilejson = await getJson(`/datasets/${encodeURIComponent(id)}/tiles.json`);
+    Object.assign(state, { dataset: id, tilejson });
+    slider.max = String(tilejson.periods.length - 1);
+    slider.value = slider.max;
+    slider.disabled = tilejson.periods.length < 2;
+    const [w, s, e, n] = tilejson.bounds;
+    // Only tiles over the dataset's extent are asked for: the others are 404.
+    state.layer = L.tileLayer(tileUrl(), {
+      bounds: L.latLngBounds([s, w], [n, e]),
+      minZoom: tilejson.minzoom,
+      maxNativeZoom: tilejson.maxzoom,
+      opacity: 0.9,
+    });
+    state.layer.on('loading', () => (root.dataset.tiles = 'loading'));
+    state.layer.on('load', () => (root.dataset.tiles = 'ready'));
+    state.layer.addTo(map);
+    showPeriod();
+    showLegend(tilejson, datasetSelect.selectedOptions[0]?.dataset.units ?? '');
+    if (state.feature) plot(state.feature);
+  }
+
+  function showPeriod() {
+    const period = periodOf();
+    periodOut.value = period;
+    root.dataset.period = period;
+    state.layer.setUrl(tileUrl());
+  }
+
+  function showLegend(tilejson, units) {
+    const stops = colormaps[tilejson.colormap] ?? colormaps.viridis;
+    const ramp = document.getElementById('map-legend-ramp');
+    // CSSOM, not a style attribute: the page's policy allows no inline style.
+    ramp.style.background = `linear-gradient(to right, ${stops
+      .map(([r, g, b], i) => `rgb(${r}, ${g}, ${b}) ${(i * 100) / (stops.length - 1)}%`)
+      .join(', ')})`;
+    const [min, max] = tilejson.range ?? [undefined, undefined];
+    const suffix = units && units !== '1' ? ` ${units}` : '';
+    document.getElementById('map-legend-min').textContent = min === undefined ? 'lowest' : `${min}${suffix}`;
+    document.getElementById('map-legend-max').textContent =
+      max === undefined ? "highest of the period's values" : `${max}${suffix}`;
+    legend.dataset.colormap = tilejson.colormap;
+    legend.hidden = false;
+  }
+
+  async function showBoundaries(id) {
+    state.boundaries?.remove();
+    state.boundaries = undefined;
+    delete root.dataset.boundaries;
+    if (!id) return;
+    const collection = await getJson(`/features/${encodeURIComponent(id)}/data.geojson`);
+    state.boundaries = L.geoJSON(collection, {
+      style: () => BOUNDARY,
+      onEachFeature: (feature, layer) => {
+        layer.bindTooltip(String(feature.properties.name ?? feature.id ?? ''));
+        layer.on('click', (event) => {
+          // The boundary's series, not the place's under it.
+          L.DomEvent.stop(event);
+          state.place?.remove();
+          state.boundaries.setStyle(BOUNDARY);
+          layer.setStyle(SELECTED).bringToFront();
+          plot(feature);
+        });
+      },
+    }).addTo(map);
+    state.boundaries.eachLayer((layer) => layer.getElement()?.setAttribute('data-feature-id', layer.feature.id));
+    root.dataset.boundaries = String(collection.features.length);
+  }
+
+  /** The dataset's mean over the feature's geometry for every period, by `POST /result`, then plotted. */
+  async function plot(feature) {
+    state.feature = feature;
+    const name = String(feature.properties.name ?? feature.id ?? 'the boundary');
+    if (!state.dataset) {
+      series.replaceChildren(paragraph(`Choose a dataset to plot its series over ${name}.`));
+      return;
+    }
+    const dataset = state.dataset;
+    if (root.dataset.seriesAllowed !== 'true') return offerSignIn();
+    root.dataset.series = 'loading';
+    series.replaceChildren(paragraph(`Computing the mean over ${name} …`));
+    const response = await fetch('/result', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ process: { process_graph: meanSeriesGraph(dataset, feature.geometry) } }),
+    });
+    // Another click or dataset came first: its answer is the one to show.
+    if (state.feature !== feature || state.dataset !== dataset) return;
+    if (response.status === 401 || response.status === 403) return offerSignIn();
+    const answer = await response.json();
+    if (!response.ok) {
+      root.dataset.series = 'failed';
+      series.replaceChildren(paragraph(`Refused (${response.status} ${answer.code}): ${answer.message}`));
+      return;
+    }
+    const { labels, values } = seriesOf(answer);
+    const title = paragraph(`Mean of ${datasetSelect.selectedOptions[0]?.textContent ?? dataset} over ${name}`);
+    series.replaceChildren(title, drawSeries(labels, values, { dataset, feature: String(feature.id ?? '') }));
+    root.dataset.series = 'ready';
+  }
+
+  // A click off the boundaries plots the place: the grid cell that holds the point (aggregate_spatial of a Point).
+  map.on('click', ({ latlng }) => {
+    state.boundaries?.setStyle(BOUNDARY);
+    state.place?.remove();
+    state.place = L.circleMarker(latlng, { ...SELECTED, radius: 6 }).addTo(map);
+    const [lat, lon] = [latlng.lat.toFixed(5), latlng.lng.toFixed(5)];
+    plot({
+      type: 'Feature',
+      id: `${lat},${lon}`,
+      geometry: { type: 'Point', coordinates: [Number(lon), Number(lat)] },
+      properties: { name: `${lat}, ${lon}` },
+    });
+  });
+
+  function offerSignIn() {
+    root.dataset.series = 'refused';
+    const signIn = document.createElement('a');
+    signIn.href = '/login?return_to=' + encodeURIComponent(location.pathname + location.search);
+    signIn.textContent = 'Sign in as a user who may compute series (POST /result needs F_JOB_MANAGE)';
+    series.replaceChildren(signIn);
+  }
+
+  const report = (error) => {
+    series.replaceChildren(paragraph(`Failed: ${error.message}`));
+    root.dataset.series = 'failed';
+  };
+  datasetSelect.addEventListener('change', () => showDataset(datasetSelect.value).catch(report));
+  collectionSelect.addEventListener('change', () => showBoundaries(collectionSelect.value).catch(report));
+  slider.addEventListener('input', () => state.layer && showPeriod());
+  showDataset(datasetSelect.value).catch(report);
+  showBoundaries(collectionSelect.value).catch(report);
+}
+
+async function getJson(url) {
+  const response = await fetch(url, { headers: { accept: 'application/json' } });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return response.json();
+}
+
+function paragraph(text) {
+  const p = document.createElement('p');
+  p.textContent = text;
+  return p;
+}
+
+/** load_collection → aggregate_spatial (mean over the geometry) → JSON: one value per period. */
+function meanSeriesGraph(dataset, geometry) {
+  return {
+    load: { process_id: 'load_collection', arguments: { id: dataset, spatial_extent: null, temporal_extent: null } },
+    mean: {
+      process_id: 'aggregate_spatial',
+      arguments: {
+        data: { from_node: 'load' },
+        geometries: geometry,
+        reducer: {
+          process_graph: {
+            mean: { process_id: 'mean', arguments: { data: { from_parameter: 'data' } }, result: true },
+          },
+        },
+      },
+    },
+    save: { process_id: 'save_result', arguments: { data: { from_node: 'mean' }, format: 'JSON' }, result: true },
+  };
+}
+
+/** The series of a vector cube in JSON (docs/processing.md): the first geometry's and band's value at each time. */
+function seriesOf(cube) {
+  const time = cube.dimensions.findIndex((d) => d.type === 'temporal');
+  const labels = cube.dimensions[time].labels;
+  const values = labels.map((_, t) => {
+    let cell = cube.data;
+    for (let d = 0; d < cube.dimensions.length; d++) cell = cell[d === time ? t : 0];
+    return typeof cell === 'number' && Number.isFinite(cell) ? cell : null;
+  });
+  return { labels, values };
+}
+
+function svg(tag, attributes, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** A line plot of the series, with its range and its first and last period; no value, no point (a gap). */
+function drawSeries(labels, values, about) {
+  const [width, height, left, right, top, bottom] = [720, 260, 64, 16, 12, 40];
+  const finite = values.filter((v) => v !== null);
+  let [lo, hi] = finite.length ? [Math.min(...finite), Math.max(...finite)] : [0, 1];
+  if (lo === hi) [lo, hi] = [lo - 1, hi + 1];
+  const x = (i) => left + ((width - left - right) * i) / Math.max(1, labels.length - 1);
+  const y = (v) => top + ((height - top - bottom) * (hi - v)) / (hi - lo);
+  let d = '';
+  values.forEach((v, i) => {
+    if (v === null) return;
+    d += `${i > 0 && values[i - 1] !== null ? 'L' : 'M'}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
+  });
+  const day = (label) => String(label).slice(0, 10);
+  const plot = svg('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
+    'aria-label': `From ${day(labels[0])} to ${day(labels.at(-1))}, between ${lo} and ${hi}`,
+  });
+  plot.dataset.labels = JSON.stringify(labels);
+  plot.dataset.values = JSON.stringify(values);
+  plot.dataset.dataset = about.dataset;
+  plot.dataset.feature = about.feature;
+  plot.append(
+    svg('line', { class: 'axis', x1: left, y1: top, x2: left, y2: height - bottom }),
+    svg('line', { class: 'axis', x1: left, y1: height - bottom, x2: width - right, y2: height - bottom }),
+    svg('text', { x: left - 6, y: top + 10, 'text-anchor': 'end' }, hi.toPrecision(4)),
+    svg('text', { x: left - 6, y: height - bottom, 'text-anchor': 'end' }, lo.toPrecision(4)),
+    svg('text', { x: left, y: height - bottom + 18 }, day(labels[0])),
+    svg('text', { x: width - right, y: height - bottom + 18, 'text-anchor': 'end' }, day(labels.at(-1))),
+    svg('path', { class: 'line', d }),
+  );
+  return plot;
+}

@@ -1,0 +1,86 @@
+import { colorAt, colormapNames } from '../../core/render/colormap.ts';
+import type { InstanceConfig } from '../../core/config/index.ts';
+import { html, type PageAssets, type SafeHtml } from './html.ts';
+
+/** The scripts and styles a page with a map loads (Leaflet from npm, then `map.js`). */
+export const MAP_ASSETS: PageAssets = {
+  scripts: ['leaflet/leaflet.js'],
+  modules: ['map.js'],
+  styles: ['leaflet/leaflet.css'],
+};
+
+export interface MapChoices {
+  /** Datasets with tiles: a served Zarr or Icechunk version. */
+  datasets: { id: string; name: string; units: string | null }[];
+  /** Published feature collections. */
+  collections: { id: string; name: string }[];
+  selectedDataset?: string;
+  selectedCollection?: string;
+  /** Where the map opens: the instance's extent. */
+  bbox: [number, number, number, number];
+  basemap: InstanceConfig['map']['basemap'];
+  /** Whether the caller may compute series (`POST /result`); otherwise a click offers to sign in. */
+  series: boolean;
+}
+
+/** Nine evenly spaced colours of each colour map, the stops of the legend's gradient (`colormap.ts` decides them). */
+const COLORMAP_STOPS = JSON.stringify(
+  Object.fromEntries(colormapNames.map((name) => [name, [...Array(9).keys()].map((i) => colorAt(name, i / 8))])),
+);
+
+const option = (value: string, label: string, selected: string | undefined) =>
+  value === selected
+    ? html`<option value="${value}" selected>${label}</option>`
+    : html`<option value="${value}">${label}</option>`;
+
+/**
+ * The map viewer, which `map.js` brings to life from the data attributes: a dataset's tiles with a period slider
+ * and a legend, a feature collection's boundaries, and the series of the boundary clicked, plotted below.
+ */
+export function mapViewer(choices: MapChoices): SafeHtml {
+  const { datasets, collections, selectedDataset, selectedCollection, bbox, basemap, series } = choices;
+  return html`<section
+    id="map-viewer"
+    data-colormaps="${COLORMAP_STOPS}"
+    data-bbox="${bbox.join(',')}"
+    data-basemap-url="${basemap?.url ?? ''}"
+    data-basemap-attribution="${basemap?.attribution ?? ''}"
+    data-series-allowed="${series}"
+  >
+    <div class="map-controls">
+      <label
+        >Dataset
+        <select id="map-dataset">
+          ${option('', 'None', selectedDataset ?? '')}
+          ${datasets.map((d) =>
+            d.id === selectedDataset
+              ? html`<option value="${d.id}" data-units="${d.units ?? ''}" selected>${d.name}</option>`
+              : html`<option value="${d.id}" data-units="${d.units ?? ''}">${d.name}</option>`,
+          )}
+        </select></label
+      >
+      <label
+        >Period <input id="map-time" type="range" min="0" max="0" step="1" value="0" disabled />
+        <output id="map-period" for="map-time"></output
+      ></label>
+      <label
+        >Boundaries
+        <select id="map-collection">
+          ${option('', 'None', selectedCollection ?? '')}
+          ${collections.map((c) => option(c.id, c.name, selectedCollection))}
+        </select></label
+      >
+    </div>
+    <div id="map-legend" class="legend" hidden>
+      <span id="map-legend-min"></span>
+      <div class="ramp" id="map-legend-ramp"></div>
+      <span id="map-legend-max"></span>
+    </div>
+    <div id="map" class="map"></div>
+    <div id="map-series" class="series" aria-live="polite">
+      <p class="muted">
+        Choose a dataset, then click a place or a boundary to plot the dataset's values there over time.
+      </p>
+    </div>
+  </section>`;
+}

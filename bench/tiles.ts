@@ -1,0 +1,216 @@
+/**
+ * Map tile latency (issue 21): Stratus's `/datasets/{id}/tiles/{z}/{x}/{y}.png` from a warm store, against GDAL
+ * warping the same Zarr store to the same tiles and colouring them with the same colour map (`tile-peer.py`).
+ * Every side first renders each tile once, so files are in the page cache and code is warm. Stratus then serves
+ * the tiles twice from a fresh server: the first view decodes chunks as tiles first need them, the second finds
+ * them decoded. GDAL renders them by the command-line tools (what the issue names: gdalwarp then gdaldem, two
+ * processes a tile), by its library opening the store per tile (the peer of the first view), and by its library
+ * with the datasets kept open so its block cache holds the decoded chunks (the peer of the second view).
+ * Stratus is timed through HTTP by a client in this process, one request at a time.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { buildApp } from '../api-server/app.ts';
+import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
+import { parseInstanceConfig } from '../core/config/index.ts';
+import { formatPeriod, periodRange } from '../core/periods/index.ts';
+import { colorAt } from '../core/render/colormap.ts';
+import { tileMercatorBounds } from '../core/render/tiles.ts';
+import { datasetKind } from '../core/resources/dataset/schema.ts';
+import { API_VERSION } from '../core/resources/registry.ts';
+import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
+import { python } from '../test/support/python.ts';
+
+const PEER = join(import.meta.dirname, 'tile-peer.py');
+/** A CHIRPS-like daily grid at 0.01° over 20° × 15° of West Africa. */
+const GRID = { west: -20, north: 15, size: 0.01, width: 2000, height: 1500 };
+const COLORMAP = 'viridis';
+const RANGE: [number, number] = [0, 100];
+/** Colour stops written for gdaldem: its linear interpolation between them is the colour map's own. */
+const STOPS = 64;
+
+/** Milliseconds per tile. */
+export interface Latency {
+  p50: number;
+  p95: number;
+}
+
+export interface TileFigures {
+  tiles: number;
+  zooms: [number, number];
+  /** A fresh server, each tile once: chunks are decoded as tiles first need them. */
+  firstView: Latency;
+  /** The same tiles again on that server: their chunks are decoded already. */
+  secondView: Latency;
+  cli: Latency;
+  library: Latency;
+  /** The library with each period's dataset kept open across tiles: GDAL's block cache warm. */
+  keptOpen: Latency;
+}
+
+interface Tile {
+  z: number;
+  x: number;
+  y: number;
+  period: number;
+  bounds: [number, number, number, number];
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const summary = (seconds: number[]): Latency => {
+  const ms = seconds.map((s) => s * 1000).sort((a, b) => a - b);
+  return { p50: quantile(ms, 0.5), p95: quantile(ms, 0.95) };
+};
+
+/** Up to `perZoom` tiles of each zoom over the grid, spread evenly, each on one of the periods in turn. */
+function tileList(zooms: [number, number], perZoom: number, periods: number): Tile[] {
+  const east = GRID.west + GRID.width * GRID.size;
+  const south = GRID.north - GRID.height * GRID.size;
+  const column = (lon: number, n: number) => Math.floor(((lon + 180) / 360) * n);
+  const row = (lat: number, n: number) => {
+    const phi = (lat * Math.PI) / 180;
+    return Math.floor(((1 - Math.log(Math.tan(phi) + 1 / Math.cos(phi)) / Math.PI) / 2) * n);
+  };
+  const tiles: Tile[] = [];
+  for (let z = zooms[0]; z <= zooms[1]; z++) {
+    const n = 2 ** z;
+    const [x0, x1, y0, y1] = [column(GRID.west, n), column(east - 1e-9, n), row(GRID.north, n), row(south + 1e-9, n)];
+    const all: [number, number][] = [];
+    for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) all.push([x, y]);
+    const step = Math.max(1, all.length / perZoom);
+    for (let k = 0; k < Math.min(perZoom, all.length); k++) {
+      const [x, y] = all[Math.floor(k * step)]!;
+      const m = tileMercatorBounds(z, x, y);
+      tiles.push({ z, x, y, period: tiles.length % periods, bounds: [m.west, m.south, m.east, m.north] });
+    }
+  }
+  return tiles;
+}
+
+export async function benchTiles(steps = 8, perZoom = 24, zooms: [number, number] = [4, 10]): Promise<TileFigures> {
+  const root = await mkdtemp(join(tmpdir(), 'stratus-bench-tiles-'));
+  const storageRoot = join(root, 'store');
+  const versionPath = 'datasets/tiles/versions/v1';
+  const store = join(storageRoot, versionPath);
+  const cluster = await openEmbeddedCluster({ dataDir: join(root, 'cluster') });
+  try {
+    await mkdir(store, { recursive: true });
+    const { west, north, size, width, height } = GRID;
+    const periods = periodRange('daily', '2024-01-01', new Date(Date.UTC(2024, 0, steps)).toISOString().slice(0, 10));
+    const writer = await RasterCubeWriter.create(store, {
+      variable: 'precip',
+      periodType: 'daily',
+      periods,
+      grid: {
+        lon: Float64Array.from({ length: width }, (_, i) => west + (i + 0.5) * size),
+        lat: Float64Array.from({ length: height }, (_, j) => north - (j + 0.5) * size),
+        resolution: size,
+      },
+      attributes: {},
+    });
+    for (let t = 0; t < steps; t++) {
+      const plane = new Float32Array(width * height);
+      // Smooth fields with some nodata, so tiles are neither flat nor noise.
+      for (let j = 0; j < height; j++)
+        for (let i = 0; i < width; i++)
+          plane[j * width + i] =
+            (i * 31 + j * 17) % 211 === 0 ? NaN : 50 + 45 * Math.sin((i + 40 * t) / 90) * Math.cos(j / 70);
+      await writer.append(plane);
+    }
+    await writer.finish();
+
+    await cluster.create(datasetKind, {
+      apiVersion: API_VERSION,
+      kind: 'Dataset',
+      metadata: { name: 'tiles', namespace: 'default' },
+      spec: { source: 'bench', datasetName: 'Tiles', periodType: 'daily', format: 'zarr' },
+    });
+    await cluster.patchStatus(
+      datasetKind,
+      'tiles',
+      {
+        type: 'merge',
+        body: {
+          status: {
+            currentVersion: 'v1',
+            versions: [
+              {
+                id: 'v1',
+                createdAt: new Date().toISOString(),
+                format: 'zarr',
+                path: versionPath,
+                coverage: {
+                  spatial: { xmin: west, ymin: north - height * size, xmax: west + width * size, ymax: north },
+                  temporal: { start: periods[0], end: periods.at(-1) },
+                },
+              },
+            ],
+          },
+        },
+      },
+      'default',
+    );
+    const tiles = tileList(zooms, perZoom, steps);
+    const query = (t: Tile) => `time=${formatPeriod(periods[t.period]!)}&colormap=${COLORMAP}&range=${RANGE.join(',')}`;
+    /** One request per tile in turn, each timed from request to last byte. */
+    const pass = async (url: string) => {
+      const seconds: number[] = [];
+      for (const t of tiles) {
+        const start = performance.now();
+        const response = await fetch(`${url}/datasets/tiles/tiles/${t.z}/${t.x}/${t.y}.png?${query(t)}`);
+        const body = await response.arrayBuffer();
+        if (response.status !== 200 || body.byteLength === 0)
+          throw new Error(`tile ${t.z}/${t.x}/${t.y}: ${response.status} ${Buffer.from(body).toString()}`);
+        seconds.push((performance.now() - start) / 1000);
+      }
+      return seconds;
+    };
+    const serve = async <T>(use: (url: string) => Promise<T>): Promise<T> => {
+      const app = await buildApp({
+        cluster,
+        config: parseInstanceConfig('instance.name = Bench', 'bench'),
+        registry: new Registry(),
+        logger: false,
+        storageRoot,
+      });
+      try {
+        return await use(await app.listen({ port: 0, host: '127.0.0.1' }));
+      } finally {
+        await app.close();
+      }
+    };
+    // A first server warms the page cache and the code; a fresh one then starts with no decoded chunk.
+    await serve(pass);
+    const [first, second] = await serve(async (url) => [await pass(url), await pass(url)]);
+
+    const colours = join(root, 'colours.txt');
+    const stops = Array.from({ length: STOPS }, (_, k) => {
+      const f = k / (STOPS - 1);
+      return `${RANGE[0] + f * (RANGE[1] - RANGE[0])} ${colorAt(COLORMAP, f).join(' ')} 255`;
+    });
+    await writeFile(colours, [...stops, 'nv 0 0 0 0', ''].join('\n'));
+    const tilesPath = join(root, 'tiles.json');
+    await writeFile(tilesPath, JSON.stringify(tiles));
+    const peer = await python<{ cli: number[]; library: number[]; kept_open: number[] }>(
+      await readFile(PEER, 'utf8'),
+      [store, 'precip', colours, tilesPath, root],
+      3_600_000,
+    );
+    return {
+      tiles: tiles.length,
+      zooms,
+      firstView: summary(first!),
+      secondView: summary(second!),
+      cli: summary(peer.cli),
+      library: summary(peer.library),
+      keptOpen: summary(peer.kept_open),
+    };
+  } finally {
+    await cluster.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) console.log(JSON.stringify(await benchTiles(), null, 1));

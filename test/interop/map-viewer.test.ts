@@ -1,0 +1,276 @@
+/**
+ * The map viewer in headless Chromium (Debian's, through playwright-core) over an embedded instance with the sample
+ * data: `/map` with the sample dataset, the time slider moved, the sample districts and one clicked, then a place. Screenshots
+ * of the map, the legend and the plot are compared pixel by pixel (decoded by a second, offline page), the plotted
+ * series equals the means xarray and shapely compute from the served store, the page logs no error, and no request
+ * leaves the local server.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmbedded } from '../../cmd/embedded.ts';
+import { readGeoParquetDocument } from '../../core/features/geoparquet-read.ts';
+import { colorAt } from '../../core/render/colormap.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
+import { startEmbedded } from '../support/embedded.ts';
+import { eventually } from '../support/eventually.ts';
+import { python } from '../support/python.ts';
+
+let dataDir: string;
+let running: RunningEmbedded;
+let browser: Browser;
+
+/** How long the page may take to settle after a change: tiles and GeoJSON on a shared, busy machine. */
+const settled = { timeout: 15_000, interval: 100 };
+
+/** An RGBA screenshot: pixels by position. */
+interface Pixels {
+  width: number;
+  height: number;
+  at(x: number, y: number): [number, number, number, number];
+}
+
+/** Decodes a PNG screenshot with Chromium itself, in a page of its own that loads nothing from anywhere. */
+async function decode(decoder: Page, png: Buffer): Promise<Pixels> {
+  // The pixels come back as base64 text: an array of numbers would take half a minute to cross the protocol.
+  const { width, height, rgba } = (await decoder.evaluate(`(async (base64) => {
+    const image = new Image();
+    image.src = 'data:image/png;base64,' + base64;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    [canvas.width, canvas.height] = [image.width, image.height];
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const data = context.getImageData(0, 0, image.width, image.height).data;
+    let text = '';
+    for (let i = 0; i < data.length; i += 0x8000) text += String.fromCharCode(...data.subarray(i, i + 0x8000));
+    return { width: image.width, height: image.height, rgba: btoa(text) };
+  })(${JSON.stringify(png.toString('base64'))})`)) as { width: number; height: number; rgba: string };
+  const data = Buffer.from(rgba, 'base64');
+  return {
+    width,
+    height,
+    at: (x, y) => [...data.subarray((y * width + x) * 4, (y * width + x) * 4 + 4)] as [number, number, number, number],
+  };
+}
+
+/** The share of pixels whose colour differs by more than `tolerance` in some channel. */
+function changedShare(a: Pixels, b: Pixels, tolerance = 8): number {
+  expect([a.width, a.height]).toEqual([b.width, b.height]);
+  let changed = 0;
+  for (let y = 0; y < a.height; y++)
+    for (let x = 0; x < a.width; x++) {
+      const [p, q] = [a.at(x, y), b.at(x, y)];
+      if (p.some((v, i) => Math.abs(v - q[i]!) > tolerance)) changed++;
+    }
+  return changed / (a.width * a.height);
+}
+
+/** How many pixels are within `tolerance` of `rgb`. */
+function countNear(image: Pixels, rgb: number[], tolerance: number): number {
+  let count = 0;
+  for (let y = 0; y < image.height; y++)
+    for (let x = 0; x < image.width; x++)
+      if (rgb.every((v, i) => Math.abs(v - image.at(x, y)[i]!) <= tolerance)) count++;
+  return count;
+}
+
+describe('the map viewer in headless Chromium', () => {
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'stratus-map-'));
+    running = await startEmbedded(dataDir);
+    await eventually(
+      async () => currentVersionOf(await running.cluster.get<Dataset>(datasetKind, 'sample', 'default')),
+      { timeoutMs: 40_000, intervalMs: 200 },
+    );
+    await eventually(
+      async () => (await fetch(`${running.url}/features/sample-districts/data.geojson`)).status === 200 || undefined,
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
+    // Chromium from Debian (scripts/install-interop-tools.sh), never a browser download.
+    browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'].concat([
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ]),
+    });
+  }, 70_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await running?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('shows the sample dataset by period with its legend, the districts, and a clicked district’s series equal to the store’s', async () => {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 1300 } });
+    const page = await context.newPage();
+    const decoder = await (await browser.newContext()).newPage();
+    const requests: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    const shoot = async (selector: string) =>
+      decode(decoder, await page.locator(selector).screenshot({ animations: 'disabled' }));
+    const viewer = page.locator('#map-viewer');
+
+    const response = await page.goto(`${running.url}/map`);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+    await page.locator('.leaflet-container').waitFor();
+    const empty = await shoot('#map');
+
+    // The sample dataset opens on its newest period.
+    await page.selectOption('#map-dataset', 'sample');
+    await expect.poll(() => viewer.getAttribute('data-period'), settled).toBe('2024-12-31');
+    await expect.poll(() => viewer.getAttribute('data-tiles'), settled).toBe('ready');
+    const newest = await shoot('#map');
+    expect(changedShare(empty, newest)).toBeGreaterThan(0.3);
+
+    // The legend: viridis from 0 to 100, the display settings of the sample source.
+    expect(await page.locator('#map-legend').isVisible()).toBe(true);
+    expect(await page.locator('#map-legend-min').textContent()).toBe('0');
+    expect(await page.locator('#map-legend-max').textContent()).toBe('100');
+    const ramp = await shoot('#map-legend-ramp');
+    const middle = Math.floor(ramp.height / 2);
+    const near = (pixel: number[], rgb: number[]) => rgb.every((v, i) => Math.abs(v - pixel[i]!) <= 6);
+    expect(near(ramp.at(2, middle), colorAt('viridis', 0))).toBe(true);
+    expect(near(ramp.at(ramp.width - 3, middle), colorAt('viridis', 1))).toBe(true);
+
+    // The slider moved to the first period: other tiles, another picture.
+    await page.locator('#map-time').fill('0');
+    await expect.poll(() => viewer.getAttribute('data-period'), settled).toBe('2024-01-01');
+    await expect.poll(() => viewer.getAttribute('data-tiles'), settled).toBe('ready');
+    expect(await page.locator('#map-period').textContent()).toBe('2024-01-01');
+    const first = await shoot('#map');
+    expect(changedShare(newest, first)).toBeGreaterThan(0.1);
+
+    // The districts: drawn in the boundary colour over the layer.
+    await page.selectOption('#map-collection', 'sample-districts');
+    await expect.poll(async () => Number(await viewer.getAttribute('data-boundaries')), settled).toBeGreaterThan(1);
+    const bounded = await shoot('#map');
+    expect(changedShare(first, bounded)).toBeGreaterThan(0.005);
+    expect(countNear(bounded, [217, 72, 15], 40)).toBeGreaterThan(500);
+
+    // A click on one district plots its series.
+    const district = page.locator('path[data-feature-id]').nth(4);
+    const code = (await district.getAttribute('data-feature-id'))!;
+    await district.click();
+    await expect.poll(() => viewer.getAttribute('data-series'), { timeout: 30_000 }).toBe('ready');
+    const plot = page.locator('#map-series svg');
+    expect(await plot.getAttribute('data-feature')).toBe(code);
+    const labels = JSON.parse((await plot.getAttribute('data-labels'))!) as string[];
+    const values = JSON.parse((await plot.getAttribute('data-values'))!) as (number | null)[];
+    const drawn = await shoot('#map-series svg');
+    expect(countNear(drawn, [31, 111, 235], 60)).toBeGreaterThan(200);
+
+    // The same means, independently: xarray over the served store, shapely for the district's cells.
+    const dataset = (await running.cluster.get<Dataset>(datasetKind, 'sample', 'default'))!;
+    const collection = await running.cluster.get<FeatureCollection>(
+      featureCollectionKind,
+      'sample-districts',
+      'default',
+    );
+    const { document } = await readGeoParquetDocument(
+      await readFile(join(dataDir, 'store', collection!.status!.path!)),
+      'sample-districts',
+    );
+    const feature = (document as { features: { properties: Record<string, unknown> }[] }).features.find(
+      (f) => String(f.properties.code) === code,
+    );
+    expect(feature).toBeDefined();
+    await writeFile(join(dataDir, 'district.json'), JSON.stringify(feature));
+    const expected = await python<{ t: string[]; means: (number | null)[] }>(
+      [
+        'import json, sys, numpy, xarray',
+        'from shapely.geometry import Point, shape',
+        'from shapely.prepared import prep',
+        'v = xarray.open_zarr(sys.argv[1], consolidated=True)["value"]',
+        'g = prep(shape(json.load(open(sys.argv[2]))["geometry"]))',
+        'mask = numpy.array([[g.contains(Point(x, y)) for x in v.lon.values] for y in v.lat.values])',
+        'values = v.values[:, mask]',
+        'means = [None if numpy.isnan(row).all() else float(numpy.nanmean(row)) for row in values]',
+        'print(json.dumps({"t": [str(t)[:10] for t in v.time.values], "means": means}))',
+      ].join('\n'),
+      [join(dataDir, 'store', currentVersionOf(dataset)!.path), join(dataDir, 'district.json')],
+    );
+    expect(expected.means.filter((m) => m !== null).length).toBe(366);
+    expect(labels.map((l) => l.slice(0, 10))).toEqual(expected.t);
+    expected.means.forEach((mean, i) => expect(values[i], labels[i]).toBeCloseTo(mean!, 4));
+
+    // Off the boundaries, a click plots the place: the series of the grid cell that holds it.
+    await page.selectOption('#map-collection', '');
+    await page.locator('#map').click();
+    await expect
+      .poll(() => page.locator('#map-series svg').getAttribute('data-feature'), { timeout: 30_000 })
+      .toMatch(/^-?[\d.]+,-?[\d.]+$/);
+    const [lat, lon] = (await page.locator('#map-series svg').getAttribute('data-feature'))!.split(',');
+    const place = JSON.parse((await page.locator('#map-series svg').getAttribute('data-values'))!) as number[];
+    const cell = await python<(number | null)[]>(
+      [
+        'import json, sys, numpy, xarray',
+        'v = xarray.open_zarr(sys.argv[1], consolidated=True)["value"]',
+        'series = v.sel(lat=float(sys.argv[2]), lon=float(sys.argv[3]), method="nearest").values',
+        'print(json.dumps([None if numpy.isnan(x) else float(x) for x in series]))',
+      ].join('\n'),
+      [join(dataDir, 'store', currentVersionOf(dataset)!.path), lat!, lon!],
+    );
+    expect(place).toHaveLength(366);
+    cell.forEach((value, i) => expect(place[i], labels[i]).toBeCloseTo(value!, 4));
+
+    expect(problems).toEqual([]);
+    const hosts = new Set(requests.map((url) => new URL(url).host));
+    expect([...hosts]).toEqual([new URL(running.url).host]);
+    await context.close();
+  }, 60_000);
+
+  it('shows thumbnails inline at 256 pixels and an ingestion’s progress live, without a reload', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const requests: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+
+    // The sample grid is 66 × 62 cells: its thumbnail is scaled up to 256 pixels on the longer side.
+    for (const path of ['/datasets/sample', '/data-sources/sample']) {
+      await page.goto(`${running.url}${path}`);
+      const size = await page
+        .locator('img.thumbnail')
+        .first()
+        .evaluate((img) => [(img as unknown as { naturalWidth: number }).naturalWidth]);
+      expect(size, path).toEqual([256]);
+    }
+
+    // An ingestion started from the coarse sample's page: the page follows its job record to the end.
+    await page.goto(`${running.url}/data-sources/sample-coarse`);
+    await page.evaluate('window.stillTheSamePage = true');
+    await page.fill('input[name=start]', '2024-02-01');
+    await page.fill('input[name=end]', '2024-02-10');
+    await page.click('form[data-run] button[type=submit]');
+    const bar = page.locator('.run-progress progress');
+    await expect.poll(() => bar.getAttribute('data-status'), { timeout: 30_000, interval: 100 }).toBe('successful');
+    expect(await bar.getAttribute('value')).toBe('100');
+    const job = (await page.locator('.run-progress a').getAttribute('href'))!;
+    expect(job).toMatch(/^\/ingestions\/jobs\//);
+    expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
+    expect(requests).toContain(`POST ${running.url}/ingestions`);
+    expect(requests.filter((r) => r === `GET ${running.url}${job}`).length).toBeGreaterThanOrEqual(1);
+    expect(((await (await fetch(`${running.url}${job}`)).json()) as { status: string }).status).toBe('successful');
+
+    expect(problems).toEqual([]);
+    expect(new Set(requests.map((r) => new URL(r.split(' ')[1]!).host))).toEqual(new Set([new URL(running.url).host]));
+    await context.close();
+  }, 45_000);
+});
