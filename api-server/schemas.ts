@@ -76,3 +76,8 @@ export const commonErrorResponses = {
   422: httpValidationErrorSchema,
   500: errorDetailSchema,
 };
+
+/** A JSON Web Key Set (RFC 7517): the authorization server's keys, and the keys of the login's client assertions. */
+export const jwksSchema = z
+  .object({ keys: z.array(z.record(z.string(), z.unknown())) })
+  .meta({ id: 'JWKS', description: 'Public keys verifying the tokens (RFC 7517).' });

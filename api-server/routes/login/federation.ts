@@ -15,6 +15,7 @@ import { SESSION_TTL_SECONDS } from '../../../core/auth/records/sessions.ts';
 import { accountRefusal } from '../../../core/auth/users/directory.ts';
 import { HttpError } from '../../errors.ts';
 import { basePath } from '../../public-url.ts';
+import { jwksSchema } from '../../schemas.ts';
 import {
   clearCookie,
   CSRF_COOKIE,
@@ -25,7 +26,6 @@ import {
 import { csrfMatches, sessionCsrfToken } from '../../plugins/app/authentication/csrf.ts';
 import { field } from '../../plugins/app/authentication/forms.ts';
 import { setLogSession } from '../../plugins/app/log-context.ts';
-import { jwksSchema } from '../oauth2/schemas.ts';
 import { linkedAccountsPage, signInErrorPage } from './pages.ts';
 import { localReturnPath } from './return-to.ts';
 

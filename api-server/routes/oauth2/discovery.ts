@@ -4,7 +4,8 @@ import { endpointUrl, ENDPOINT_PATHS } from '../../../core/auth/endpoints.ts';
 import { SUPPORTED_SCOPES } from '../../../core/auth/grants/authorization-request.ts';
 import { SIGNING_ALG } from '../../../core/auth/keys/signing-keys.ts';
 import type { AuthServices } from '../../plugins/app/authentication/index.ts';
-import { discoverySchema, jwksSchema } from './schemas.ts';
+import { discoverySchema } from './schemas.ts';
+import { jwksSchema } from '../../schemas.ts';
 
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
 

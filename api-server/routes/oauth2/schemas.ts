@@ -79,10 +79,6 @@ export const authorizeQuerySchema = z
   // No component id: @fastify/swagger lays query parameters out from an inline schema only.
   .describe('OAuth2 authorization request (RFC 6749 §4.1.1, RFC 7636, OIDC Core §3.1.2.1).');
 
-export const jwksSchema = z
-  .object({ keys: z.array(z.record(z.string(), z.unknown())) })
-  .meta({ id: 'JWKS', description: 'Public keys verifying the tokens (RFC 7517).' });
-
 export const discoverySchema = z
   .record(z.string(), z.unknown())
   .meta({ id: 'OpenIDConfiguration', description: 'OpenID Connect Discovery 1.0 provider metadata.' });
