@@ -42,6 +42,7 @@ import { trackerRoutes } from './routes/tracker/index.ts';
 import { cataloguePlugin } from './services/catalogue/plugin.ts';
 import { filesPlugin } from './services/files/plugin.ts';
 import { icechunkSnapshotsPlugin } from './services/icechunk/plugin.ts';
+import { resourceCachesPlugin } from './services/resources/plugin.ts';
 import { runsPlugin } from './services/runs/plugin.ts';
 import { servedVersionsPlugin, zarrFastPathPlugin, zarrKeysPlugin } from './services/zarr/plugin.ts';
 import type { ZarrFastPath } from './services/zarr/zarr-fast-path.ts';
@@ -97,8 +98,11 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(htmlPagesPlugin);
   await app.register(requestIdPlugin);
   await app.register(logContextPlugin);
+  // The caches come before the context: its cluster port is theirs, so that every write of the API server reaches
+  // them (read-your-writes of the list routes).
+  await app.register(resourceCachesPlugin, { cluster: options.cluster, namespace: options.namespace ?? 'default' });
   await app.register(contextPlugin, {
-    cluster: options.cluster,
+    cluster: app.resourceCaches.cluster,
     config: options.config,
     registry: options.registry ?? new Registry(),
     version: versionInfo(),

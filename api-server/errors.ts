@@ -89,6 +89,11 @@ export const errorCatalogue = {
     envelope: 'openeo',
     description: 'openEO `/processes/{process_id}`: this backend implements no process with this id.',
   },
+  PaginationInvalid: {
+    status: 400,
+    envelope: 'openeo',
+    description: 'openEO `/collections`, `/jobs`, `/process_graphs`: `limit` or the continuation `token` is invalid.',
+  },
   Unauthorized: {
     status: 401,
     envelope: 'native',

@@ -1,13 +1,19 @@
 /**
- * API server throughput with autocannon, side by side with a bare `node:http` server that answers the same
- * bytes from memory: the ratio is what fastify, routing, negotiation, logging and the store read cost.
+ * API server throughput with autocannon, side by side with a bare `node:http` server that answers the same bytes
+ * from memory: the ratio is what fastify, routing, negotiation, logging, the cache read and serialization cost.
+ * Three processes: the Stratus API server (here, over an embedded cluster), the peer (`bench/json-peer.ts`) and
+ * autocannon (its command line, one process per load), so that no load generator shares an event loop with the
+ * server it measures. Each endpoint is measured `runs` times, alternating Stratus and the peer.
+ *
+ * `node bench/api.ts` runs it alone (BENCH_API_DATASETS, BENCH_SECONDS, BENCH_API_RUNS, BENCH_API_CONNECTIONS).
  */
-import autocannon from 'autocannon';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
 import { Registry } from 'prom-client';
 import { buildApp } from '../api-server/app.ts';
 import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
@@ -15,40 +21,87 @@ import { parseInstanceConfig } from '../core/config/index.ts';
 import { datasetKind } from '../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../core/resources/registry.ts';
 
-export interface EndpointFigures {
-  path: string;
+const run = promisify(execFile);
+const AUTOCANNON = join(import.meta.dirname, '../node_modules/autocannon/autocannon.js');
+const PEER = join(import.meta.dirname, 'json-peer.ts');
+
+export interface ApiRun {
   stratusRequestsPerSecond: number;
   peerRequestsPerSecond: number;
   stratusLatencyP99Ms: number;
+  peerLatencyP99Ms: number;
 }
 
-async function load(url: string, seconds: number): Promise<autocannon.Result> {
-  return autocannon({ url, connections: 16, duration: seconds, pipelining: 1 });
+export interface EndpointFigures {
+  path: string;
+  connections: number;
+  label: string;
+  bytes: number;
+  runs: ApiRun[];
 }
 
-async function peerServer(bodies: Map<string, string>): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    const body = bodies.get(req.url ?? '');
-    res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json; charset=utf-8' });
-    res.end(body ?? '{"detail":"Not Found"}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+export interface ApiBenchOptions {
+  datasets: number;
+  seconds: number;
+  runs: number;
+  connections: number;
 }
 
-export async function benchApi(datasets = 50, seconds = 10): Promise<EndpointFigures[]> {
-  const root = await mkdtemp(join(tmpdir(), 'stratus-bench-api-'));
-  const cluster = await openEmbeddedCluster({ dataDir: root });
-  try {
-    for (let i = 0; i < datasets; i++) {
+interface Load {
+  requests: { average: number };
+  latency: { p99: number };
+  non2xx: number;
+  errors: number;
+}
+
+/** autocannon as a process of its own, reporting JSON. */
+async function load(url: string, seconds: number, connections: number): Promise<Load> {
+  const { stdout } = await run(
+    process.execPath,
+    [AUTOCANNON, '-c', String(connections), '-d', String(seconds), '-t', '60', '-p', '1', '-j', url],
+    { maxBuffer: 16 << 20 },
+  );
+  const result = JSON.parse(stdout) as Load;
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result;
+}
+
+/** The peer as a process of its own, answering each path with the bytes in `bodiesFile`. */
+async function startPeer(bodiesFile: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [PEER, bodiesFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return {
+    url: line.trim(),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Creates `count` Datasets, `parallel` at a time. */
+async function createDatasets(cluster: Awaited<ReturnType<typeof openEmbeddedCluster>>, count: number) {
+  let next = 0;
+  const writer = async () => {
+    for (let i = next++; i < count; i = next++)
       await cluster.create(datasetKind, {
         apiVersion: API_VERSION,
         kind: 'Dataset',
-        metadata: { name: `dataset-${i}`, namespace: 'default' },
+        metadata: { name: `dataset-${String(i).padStart(5, '0')}`, namespace: 'default' },
         spec: { source: 'sample', datasetName: `Sample dataset ${i}`, itemType: 'coverage', format: 'zarr' },
       });
-    }
+  };
+  await Promise.all(Array.from({ length: 16 }, writer));
+}
+
+export async function benchApi(options: ApiBenchOptions): Promise<EndpointFigures[]> {
+  const root = await mkdtemp(join(tmpdir(), 'stratus-bench-api-'));
+  const cluster = await openEmbeddedCluster({ dataDir: root });
+  try {
+    await createDatasets(cluster, options.datasets);
     const config = parseInstanceConfig('instance.name = Bench\ninstance.bbox = -13.5,6.9,-10.2,10.0\n', 'bench');
     const app = await buildApp({
       cluster,
@@ -59,28 +112,98 @@ export async function benchApi(datasets = 50, seconds = 10): Promise<EndpointFig
     });
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
 
-    const paths = ['/health', '/datasets'];
-    const bodies = new Map<string, string>();
-    for (const path of paths) bodies.set(path, (await app.inject({ url: path })).body);
-    const peer = await peerServer(bodies);
+    // The bodies as a client gets them, links and all; the middle page is the one `next` leads to from the first.
+    const first = (await (await fetch(`${address}/datasets?limit=100`)).json()) as {
+      links: { rel: string; href: string }[];
+    };
+    const next = new URL(first.links.find((l) => l.rel === 'next')!.href);
+    const endpoints: { path: string; label: string; connections?: number }[] = [
+      { path: '/health', label: 'GET /health' },
+      { path: '/datasets?limit=100', label: `GET /datasets?limit=100 (first page of ${options.datasets})` },
+      { path: `${next.pathname}${next.search}`, label: 'GET /datasets?limit=100&token=... (second page)' },
+      // 6.5 MB a response for 10,000: 4 connections, so that a request does not wait out the others' transfers.
+      { path: '/datasets', label: `GET /datasets (all ${options.datasets}, no limit; 4 connections)`, connections: 4 },
+    ];
+    const bodies: Record<string, string> = {};
+    for (const { path } of endpoints) bodies[path] = await (await fetch(`${address}${path}`)).text();
+    const bodiesFile = join(root, 'peer-bodies.json');
+    await writeFile(bodiesFile, JSON.stringify(bodies));
+    const peer = await startPeer(bodiesFile);
 
-    const figures: EndpointFigures[] = [];
-    for (const path of paths) {
-      const stratus = await load(`${address}${path}`, seconds);
-      const bare = await load(`${peer.url}${path}`, seconds);
-      if (stratus.non2xx > 0) throw new Error(`${path}: ${stratus.non2xx} non-2xx answers from Stratus`);
-      figures.push({
-        path,
-        stratusRequestsPerSecond: stratus.requests.average,
-        peerRequestsPerSecond: bare.requests.average,
-        stratusLatencyP99Ms: stratus.latency.p99,
-      });
+    const figures: EndpointFigures[] = endpoints.map((e) => ({
+      ...e,
+      connections: e.connections ?? options.connections,
+      bytes: Buffer.byteLength(bodies[e.path]!),
+      runs: [],
+    }));
+    try {
+      // Warm both servers (JIT, the records' bytes) before anything is measured.
+      for (const figure of figures) {
+        await load(`${address}${figure.path}`, 2, figure.connections);
+        await load(`${peer.url}${figure.path}`, 2, figure.connections);
+      }
+      for (let r = 0; r < options.runs; r++)
+        for (const figure of figures) {
+          const stratus = await load(`${address}${figure.path}`, options.seconds, figure.connections);
+          const bare = await load(`${peer.url}${figure.path}`, options.seconds, figure.connections);
+          figure.runs.push({
+            stratusRequestsPerSecond: stratus.requests.average,
+            peerRequestsPerSecond: bare.requests.average,
+            stratusLatencyP99Ms: stratus.latency.p99,
+            peerLatencyP99Ms: bare.latency.p99,
+          });
+        }
+    } finally {
+      await peer.stop();
+      await app.close();
     }
-    await peer.close();
-    await app.close();
     return figures;
   } finally {
     await cluster.close();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** The table rows: the median of the runs with their range. */
+export function apiReport(figures: EndpointFigures[], options: ApiBenchOptions): string[] {
+  const round = (n: number) => Math.round(n).toLocaleString('en-US');
+  const range = (values: number[], format: (n: number) => string) =>
+    `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
+  const lines = [
+    `API server, ${options.datasets.toLocaleString('en-US')} datasets in embedded mode (autocannon in its own process, ` +
+      `${options.connections} connections, ${options.seconds} s, ${options.runs} runs: median (range))`,
+    '| endpoint | bytes | Stratus (req/s) | Stratus p99 (ms) | peer: bare node:http, own process (req/s) | ratio |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const f of figures) {
+    const ratios = f.runs.map((r) => r.stratusRequestsPerSecond / r.peerRequestsPerSecond);
+    lines.push(
+      `| ${f.label} | ${round(f.bytes)} | ${range(
+        f.runs.map((r) => r.stratusRequestsPerSecond),
+        round,
+      )} | ${range(
+        f.runs.map((r) => r.stratusLatencyP99Ms),
+        String,
+      )} | ${range(
+        f.runs.map((r) => r.peerRequestsPerSecond),
+        round,
+      )} | ${range(ratios, (n) => `${n.toFixed(2)}x`)} |`,
+    );
+  }
+  return lines;
+}
+
+export function apiBenchOptions(env: NodeJS.ProcessEnv): ApiBenchOptions {
+  return {
+    datasets: Number(env.BENCH_API_DATASETS ?? 10_000),
+    seconds: Number(env.BENCH_SECONDS ?? 10),
+    runs: Number(env.BENCH_API_RUNS ?? 3),
+    connections: Number(env.BENCH_API_CONNECTIONS ?? 32),
+  };
+}
+
+if (import.meta.main) {
+  const options = apiBenchOptions(process.env);
+  console.log(apiReport(await benchApi(options), options).join('\n'));
+  process.exit(0);
 }

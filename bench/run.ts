@@ -1,5 +1,5 @@
 /** `make bench`: runs every benchmark once and prints the figures with their ratio to the peer. */
-import { benchApi } from './api.ts';
+import { apiBenchOptions, apiReport, benchApi } from './api.ts';
 import { authTokenOptions, authTokenReport, benchAuthToken } from './auth-token.ts';
 import { benchFeatures } from './features.ts';
 import { benchRasters } from './rasters.ts';
@@ -30,15 +30,8 @@ console.log(
 );
 console.log(`| watch replay (events/s) | ${round(store.watchEventsPerSecond)} | - | - |`);
 
-const api = await benchApi(50, Number(process.env.BENCH_SECONDS ?? 10));
-console.log('\nAPI server (autocannon, 16 connections)');
-console.log('| endpoint | Stratus (req/s) | p99 (ms) | peer: bare node:http (req/s) | ratio |');
-console.log('| --- | --- | --- | --- | --- |');
-for (const f of api) {
-  console.log(
-    `| GET ${f.path} | ${round(f.stratusRequestsPerSecond)} | ${f.stratusLatencyP99Ms} | ${round(f.peerRequestsPerSecond)} | ${ratio(f.stratusRequestsPerSecond, f.peerRequestsPerSecond)} |`,
-  );
-}
+const apiOptions = apiBenchOptions(process.env);
+console.log(`\n${apiReport(await benchApi(apiOptions), apiOptions).join('\n')}`);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const serving = await benchZarrServing(seconds);
 console.log('\n/zarr chunk GETs (wrk, 2 threads, 32 connections, keys in turn)');

@@ -133,3 +133,15 @@ export function table(headers: string[], rows: SafeHtml[][]): SafeHtml {
     </tbody>
   </table>`;
 }
+
+const pagerLabels: Record<string, string> = { first: 'First page', prev: 'Previous page', next: 'Next page' };
+
+/** The links to a list's other pages (the `first`, `prev` and `next` of its JSON `links`); nothing on a lone page. */
+export function pager(links: { href: string; rel: string }[]): SafeHtml {
+  const shown = ['first', 'prev', 'next'].flatMap((rel) => links.filter((l) => l.rel === rel));
+  return shown.length === 0
+    ? html``
+    : html`<p class="pager">
+        ${shown.map((l) => html`<a rel="${l.rel}" href="${l.href}">${pagerLabels[l.rel]}</a> `)}
+      </p>`;
+}

@@ -51,6 +51,20 @@ describe('manifests', () => {
     expect(second.map((o) => o.metadata.resourceVersion)).toEqual(first.map((o) => o.metadata.resourceVersion));
   });
 
+  it('applies many documents at once, the later of two naming one object winning, answering in document order', async () => {
+    const files = await loadManifests(join(fixtures, 'valid'), validateObject);
+    const [source, dataset] = files[1]!.documents as [KubeObject, KubeObject];
+    const renamed = (i: number) => ({ ...dataset, metadata: { ...dataset.metadata, name: `d-${i}` } });
+    const documents = [source, ...Array.from({ length: 100 }, (_, i) => renamed(i))];
+    for (let title = 0; title < 40; title++)
+      documents.push({ ...dataset, spec: { ...(dataset.spec as object), datasetName: `Title ${title}` } });
+    const applied = await applyManifests(cluster, [{ file: 'many.yaml', documents }], kindFor);
+    expect(applied.map((o) => o.metadata.name)).toEqual(documents.map((d) => d.metadata.name));
+    const stored = await cluster.get<KubeObject<{ datasetName: string }>>(kindFor(dataset), 'sample-daily', 'default');
+    expect(stored?.spec?.datasetName).toBe('Title 39');
+    expect((await cluster.list(kindFor(dataset), { namespace: 'default' })).items).toHaveLength(101);
+  });
+
   it('reports a YAML syntax error with file, document index and line', async () => {
     const error = await problemsOf('bad-yaml');
     expect(error.problems).toHaveLength(1);

@@ -74,10 +74,15 @@ export function storedWorkflows(cluster: ResourceReader, namespace: string): Sto
     },
     async list() {
       const { items } = await cluster.list<Workflow>(workflowKind, { namespace });
-      const byId = new Map<string, UserProcess>();
-      for (const w of items.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name)))
-        if (!byId.has(w.spec.id)) byId.set(w.spec.id, userProcessOf(w));
-      return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
+      return userProcessesOf(items).sort((a, b) => a.id.localeCompare(b.id));
     },
   };
+}
+
+/** The processes these Workflows hold, one per id: of two Workflows with one id, the one whose name sorts first. */
+export function userProcessesOf(workflows: readonly Workflow[]): UserProcess[] {
+  const byId = new Map<string, UserProcess>();
+  for (const w of [...workflows].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name)))
+    if (!byId.has(w.spec.id)) byId.set(w.spec.id, userProcessOf(w));
+  return [...byId.values()];
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { build } from '../../test/build.ts';
+import { datasetListResponseSchema } from './schemas.ts';
 
 const dataset = (name: string, status?: Record<string, unknown>) => ({
   apiVersion: API_VERSION,
@@ -29,9 +30,11 @@ const coverage = (start: string, end: string) => ({
 describe('dataset routes', () => {
   it('lists datasets as DatasetRecords, unmaterialized ones with the instance extent', async () => {
     const { app, cluster } = await build();
-    expect((await app.inject({ url: '/datasets' })).json()).toEqual({ kind: 'DatasetList', items: [] });
+    expect((await app.inject({ url: '/datasets' })).json()).toEqual({ kind: 'DatasetList', items: [], links: [] });
     await cluster.create(datasetKind, dataset('chirps-daily'));
     const body = (await app.inject({ url: '/datasets' })).json();
+    // Written from each record's bytes, not through the route's serializer: the schema must still hold.
+    expect(datasetListResponseSchema.strict().parse(body)).toEqual(body);
     expect(body.items).toHaveLength(1);
     expect(body.items[0]).toMatchObject({
       dataset_id: 'chirps-daily',

@@ -3,8 +3,10 @@ import { z } from 'zod';
 import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { NETCDF_FILE, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
-import { negotiate, represent } from '../../negotiation.ts';
-import { datasetRecord } from '../../records/dataset.ts';
+import { negotiate, represent, sendHtml } from '../../negotiation.ts';
+import { byName, HTML_PAGE_LIMIT, pageQuerySchema, paginate } from '../../pagination.ts';
+import { datasetRecord, datasetRecordSchema } from '../../records/dataset.ts';
+import { itemJson, sendJsonList } from '../../serialization.ts';
 import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { mapChoices } from '../../services/map/choices.ts';
@@ -25,23 +27,35 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
     return dataset;
   };
 
+  const datasets = app.resourceCaches.of<Dataset>(datasetKind);
+  const recordOf = (dataset: Dataset) => datasetRecord(dataset, config.instance.bbox);
+  const recordJson = itemJson(datasetRecordSchema, recordOf);
+
   app.get(
     '/datasets',
     {
       schema: {
         summary: 'List managed datasets',
+        description:
+          'Ordered by id. Paginated with `limit` and `token` as openEO lists are: without `limit` the JSON holds ' +
+          `every dataset and the HTML page ${HTML_PAGE_LIMIT}; \`links\` has the \`next\`, \`prev\` and \`first\` pages.`,
         tags: ['Datasets'],
-        querystring: formatQuerySchema,
+        querystring: formatQuerySchema.extend(pageQuerySchema.shape),
         produces: ['application/json', 'text/html'],
-        response: { 200: datasetListResponseSchema, ...commonErrorResponses },
+        response: { 200: datasetListResponseSchema, 400: errorDetailSchema, ...commonErrorResponses },
       },
     },
     async (request, reply) => {
-      const { items } = await cluster.list<Dataset>(datasetKind, { namespace });
-      const records = items.map((d) => datasetRecord(d, config.instance.bbox));
-      return represent(request, reply, { kind: 'DatasetList', items: records }, () =>
-        datasetListPage(config.instance.name, records),
-      );
+      const representation = negotiate(request.headers.accept, request.query.f);
+      const page = paginate(request, await datasets.list(), byName, {
+        baseUrl: config.server.baseUrl,
+        invalid: 'BadRequest',
+        representation,
+      });
+      if (representation === 'html')
+        return sendHtml(reply, datasetListPage(config.instance.name, page.items.map(recordOf), page.links));
+      // A DatasetListResponse, written from each record's bytes (`itemJson`).
+      return sendJsonList(reply, { kind: 'DatasetList' }, 'items', page.items.map(recordJson), { links: page.links });
     },
   );
 

@@ -1,4 +1,4 @@
-import { html, mono, page, pageAssets, summary, table } from '../../views/html.ts';
+import { html, mono, page, pageAssets, pager, summary, table } from '../../views/html.ts';
 import { MAP_ASSETS, mapViewer, type MapChoices } from '../../views/map.ts';
 import { RUN_ASSETS, runForm, runStarter, type RunAccess } from '../../views/runs.ts';
 import type { DatasetRecord } from '../../records/dataset.ts';
@@ -7,7 +7,11 @@ import type { DatasetDetailRecord } from './detail.ts';
 const covered = (coverage: DatasetRecord['extent']) =>
   `${coverage.temporal.start ?? '—'} … ${coverage.temporal.end ?? '—'}`;
 
-export function datasetListPage(instanceName: string, records: DatasetRecord[]): string {
+export function datasetListPage(
+  instanceName: string,
+  records: DatasetRecord[],
+  links: { href: string; rel: string }[],
+): string {
   const rows = records.map((r) => [
     html`<a href="/datasets/${r.dataset_id}">${r.dataset_name}</a>`,
     mono(r.dataset_id),
@@ -25,6 +29,7 @@ export function datasetListPage(instanceName: string, records: DatasetRecord[]):
           ? html`<p>No managed dataset yet. Ingest one from a data source.</p>`
           : table(['Name', 'Id', 'Type', 'Period', 'Covered', 'Publication'], rows)
       }
+      ${pager(links)}
       <p class="muted">Also as <a href="/datasets?f=json">JSON</a>.</p>`,
   );
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { artifactCoverageSchema } from '../../records/coverage.ts';
 import { datasetRecordSchema } from '../../records/dataset.ts';
+import { pageLinksSchema } from '../../pagination.ts';
 
 export const datasetVersionRecordSchema = z
   .object({
@@ -23,5 +24,9 @@ export const datasetDetailRecordSchema = datasetRecordSchema
   .meta({ id: 'DatasetDetailRecord' });
 
 export const datasetListResponseSchema = z
-  .object({ kind: z.string().default('DatasetList'), items: z.array(datasetRecordSchema) })
+  .object({
+    kind: z.string().default('DatasetList'),
+    items: z.array(datasetRecordSchema),
+    links: pageLinksSchema,
+  })
   .meta({ id: 'DatasetListResponse' });

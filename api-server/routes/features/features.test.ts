@@ -100,7 +100,11 @@ describe('feature collection records', () => {
       metadata: { name: 'never-refreshed', namespace: 'default' },
       spec: { name: 'Never refreshed', idProperty: 'code' },
     });
-    expect((await app.inject({ url: '/features' })).json()).toEqual({ kind: 'FeatureCollectionList', items: [] });
+    expect((await app.inject({ url: '/features' })).json()).toEqual({
+      kind: 'FeatureCollectionList',
+      items: [],
+      links: [],
+    });
     await storeCollection(built);
     const list = (await app.inject({ url: '/features' })).json();
     expect(list.items.map((r: { id: string }) => r.id)).toEqual(['districts']);

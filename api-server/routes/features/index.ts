@@ -7,6 +7,7 @@ import { storedFeatureCollections } from '../../../core/processing/collections/f
 import type { MaybeEmptyFeature } from '../../../core/processing/values/geojson.ts';
 import { storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
+import { byName, pageQuerySchema, paginate } from '../../pagination.ts';
 import {
   featureCollectionRecord,
   featureCollectionRecordSchema,
@@ -43,6 +44,7 @@ const REFRESH_ATTEMPTS = 1;
 /** Feature collections: records of the stored collections, their GeoParquet files, and refresh runs. */
 export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
   const { cluster, namespace } = app.stratus;
+  const collections = app.resourceCaches.of<FeatureCollection>(featureCollectionKind);
 
   const storedCollection = async (id: string) => {
     const collection = await cluster.get<FeatureCollection>(featureCollectionKind, id, namespace);
@@ -56,15 +58,22 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'List the stored feature collections',
         description:
-          'Registered collections with a stored file only: a file placed by hand in the store never appears.',
+          'Registered collections with a stored file only: a file placed by hand in the store never appears. ' +
+          'Ordered by id, paginated with `limit` and `token` as openEO lists are; without `limit`, every collection ' +
+          '(docs/pagination.md).',
         tags: ['Features'],
-        response: { 200: featureCollectionListResponseSchema, ...commonErrorResponses },
+        querystring: pageQuerySchema,
+        response: { 200: featureCollectionListResponseSchema, 400: errorDetailSchema, ...commonErrorResponses },
       },
     },
-    async () => {
-      const { items } = await cluster.list<FeatureCollection>(featureCollectionKind, { namespace });
-      const stored = items.filter(isStored).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
-      return { kind: 'FeatureCollectionList', items: stored.map(featureCollectionRecord) };
+    async (request) => {
+      const stored = (await collections.list()).filter(isStored);
+      const page = paginate(request, stored, byName, {
+        baseUrl: app.stratus.config.server.baseUrl,
+        invalid: 'BadRequest',
+        representation: 'json',
+      });
+      return { kind: 'FeatureCollectionList', items: page.items.map(featureCollectionRecord), links: page.links };
     },
   );
 

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { creationTimestamp } from '../../../core/cluster/objects.ts';
 import { PeriodError } from '../../../core/periods/index.ts';
 import { runRange } from '../../../core/sync/range.ts';
 import { isProviderAvailable } from '../../../core/providers/available.ts';
@@ -9,6 +8,8 @@ import { datasetKind, type Dataset } from '../../../core/resources/dataset/schem
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { HttpError } from '../../errors.ts';
+import { newestFirst, pageQuerySchema, paginate } from '../../pagination.ts';
+import { compiledSerializer } from '../../serialization.ts';
 import { datasetRecord } from '../../records/dataset.ts';
 import { ingestionJob, ingestionJobSchema } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
@@ -90,23 +91,30 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  const runs = app.resourceCaches.of<Ingestion>(ingestionKind);
+  const datasets = app.resourceCaches.of<Dataset>(datasetKind);
   app.get(
     '/ingestions',
     {
+      serializerCompiler: compiledSerializer,
       schema: {
         summary: 'List ingestion runs, newest first',
+        description:
+          'Paginated with `limit` and `token` as openEO lists are; without `limit`, every run (docs/pagination.md).',
         tags: ['Ingestions'],
-        response: { 200: ingestionListResponseSchema, ...commonErrorResponses },
+        querystring: pageQuerySchema,
+        response: { 200: ingestionListResponseSchema, 400: errorDetailSchema, ...commonErrorResponses },
       },
     },
-    async () => {
-      const [{ items }, datasets] = await Promise.all([
-        cluster.list<Ingestion>(ingestionKind, { namespace }),
-        cluster.list<Dataset>(datasetKind, { namespace }),
-      ]);
-      const byId = new Map(datasets.items.map((d) => [d.metadata.name, d]));
-      const sorted = [...items].sort((a, b) => creationTimestamp(b).localeCompare(creationTimestamp(a)));
-      return { kind: 'IngestionList', items: sorted.map((run) => response(run, byId.get(datasetIdOf(run)))) };
+    async (request) => {
+      const [all] = await Promise.all([runs.list(newestFirst), datasets.list()]);
+      const page = paginate(request, all, newestFirst, {
+        baseUrl: config.server.baseUrl,
+        invalid: 'BadRequest',
+        representation: 'json',
+      });
+      const items = page.items.map((run) => response(run, datasets.peek(datasetIdOf(run))));
+      return { kind: 'IngestionList', items, links: page.links };
     },
   );
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLinksSchema } from '../../pagination.ts';
 import { datasetRecordSchema } from '../../records/dataset.ts';
 
 export const createIngestionRequestSchema = z
@@ -21,5 +22,9 @@ export const ingestionResponseSchema = z
   .meta({ id: 'IngestionResponse' });
 
 export const ingestionListResponseSchema = z
-  .object({ kind: z.string().default('IngestionList'), items: z.array(ingestionResponseSchema) })
+  .object({
+    kind: z.string().default('IngestionList'),
+    items: z.array(ingestionResponseSchema),
+    links: pageLinksSchema,
+  })
   .meta({ id: 'IngestionListResponse' });

@@ -7,11 +7,12 @@ import { openEoDefaultClients } from '../../../core/auth/openeo/providers.ts';
 import { basicChallenge } from '../../plugins/app/authentication/authority.ts';
 import { INTERNAL_PROVIDER_KEY } from '../../../core/auth/federation/providers.ts';
 import { authenticationErrorSchema, describeCaller } from '../../plugins/app/authentication/me.ts';
-import { represent } from '../../negotiation.ts';
+import { negotiate, represent, sendHtml } from '../../negotiation.ts';
+import { HTML_PAGE_LIMIT, pageQuerySchema, paginate } from '../../pagination.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, formatQuerySchema } from '../../schemas.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
-import { findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
+import { byId, findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
 import { JSON_TYPE, type StacCollection } from '../../services/catalogue/stac.ts';
 import { CONFORMS_TO } from '../../services/catalogue/conformance.ts';
 import { fileFormats } from './file-formats.ts';
@@ -180,32 +181,41 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
     {
       schema: {
         summary: 'Published collections',
-        description: 'Every published collection, as openEO and STAC API collections (same documents as `/stac`).',
+        description:
+          'The published collections by id, as openEO and STAC API collections (same documents as `/stac`). ' +
+          'Paginated with `limit` and `token` (docs/pagination.md): without `limit`, the JSON holds every ' +
+          `collection and the HTML page ${HTML_PAGE_LIMIT}.`,
         tags,
-        querystring: formatQuerySchema,
+        querystring: formatQuerySchema.extend(pageQuerySchema.shape),
         produces: ['application/json', 'text/html'],
-        response: { 200: freeForm('Collections', 'openEO and STAC API collection list.'), ...commonErrorResponses },
+        response: {
+          200: freeForm('Collections', 'openEO and STAC API collection list.'),
+          400: openeoErrorSchema,
+          ...commonErrorResponses,
+        },
       },
     },
     async (request, reply) => {
       const url = base(request);
-      const found = await Promise.all(
-        (await publishedCollections(kinds)).map((c) => findCollection(kinds, c.id, collectionLinks(url, c.id))),
-      );
+      const representation = negotiate(request.headers.accept, request.query.f);
+      const page = paginate(request, await publishedCollections(kinds), byId, {
+        baseUrl: config.server.baseUrl,
+        invalid: 'PaginationInvalid',
+        representation,
+      });
+      const found = await Promise.all(page.items.map((c) => findCollection(kinds, c.id, collectionLinks(url, c.id))));
       // A collection unpublished between the two reads is left out rather than listed empty.
       const collections = found.filter((c): c is StacCollection => c !== undefined);
-      return represent(
-        request,
-        reply,
-        {
-          collections,
-          links: [
-            { href: `${url}/collections`, rel: 'self', type: JSON_TYPE },
-            { href: `${url}/`, rel: 'root', type: JSON_TYPE },
-          ],
-        },
-        () => collectionListPage(config.instance.name, collections),
-      );
+      if (representation === 'html')
+        return sendHtml(reply, collectionListPage(config.instance.name, collections, page.links));
+      return {
+        collections,
+        links: [
+          { href: `${url}/collections`, rel: 'self', type: JSON_TYPE },
+          { href: `${url}/`, rel: 'root', type: JSON_TYPE },
+          ...page.links,
+        ],
+      };
     },
   );
 

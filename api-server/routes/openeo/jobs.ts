@@ -15,6 +15,7 @@ import {
 } from '../../../core/resources/processing-job/schema.ts';
 import { isSafeName } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
+import { newestFirst, pageQuerySchema, paginate } from '../../pagination.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
 
@@ -85,6 +86,7 @@ function specMembers(body: z.infer<typeof jobCreateSchema>): Record<string, unkn
 export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
   const { cluster, namespace, config } = app.stratus;
   const workflows = storedWorkflows(cluster, namespace);
+  const jobs = app.resourceCaches.of<ProcessingJob>(processingJobKind);
   const base = (request: FastifyRequest) => publicBaseUrl(request, config.server.baseUrl);
 
   async function checkProcess(process: Record<string, unknown> | null | undefined): Promise<void> {
@@ -99,17 +101,27 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary: 'List batch jobs',
+        description:
+          'Newest first, paginated with `limit` and `token` (docs/pagination.md); without `limit`, every job.',
         tags,
-        response: { 200: freeForm('BatchJobs', '`jobs` (records without their process) and `links`.') },
+        querystring: pageQuerySchema,
+        response: {
+          200: freeForm('BatchJobs', '`jobs` (records without their process) and `links`.'),
+          400: openeoErrorSchema,
+        },
       },
     },
     async (request) => {
-      const { items } = await cluster.list<ProcessingJob>(processingJobKind, { namespace });
-      const jobs = items
-        .filter((job) => !job.metadata.deletionTimestamp)
-        .sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)))
-        .map((job) => jobRecord(job, false));
-      return { jobs, links: [{ rel: 'self', href: `${base(request)}/jobs`, type: 'application/json' }] };
+      const live = (await jobs.list(newestFirst)).filter((job) => !job.metadata.deletionTimestamp);
+      const page = paginate(request, live, newestFirst, {
+        baseUrl: config.server.baseUrl,
+        invalid: 'PaginationInvalid',
+        representation: 'json',
+      });
+      return {
+        jobs: page.items.map((job) => jobRecord(job, false)),
+        links: [{ rel: 'self', href: `${base(request)}/jobs`, type: 'application/json' }, ...page.links],
+      };
     },
   );
 

@@ -1,8 +1,12 @@
-import { html, mono, page, summary, table } from '../../views/html.ts';
+import { html, mono, page, pager, summary, table } from '../../views/html.ts';
 import type { StacCollection } from '../../services/catalogue/stac.ts';
 import type { ProcessDescription } from './process-catalogue.ts';
 
-export function collectionListPage(instanceName: string, collections: StacCollection[]): string {
+export function collectionListPage(
+  instanceName: string,
+  collections: StacCollection[],
+  links: { href: string; rel: string }[],
+): string {
   const rows = collections.map((c) => [
     html`<a href="/collections/${c.id}">${c.title}</a>`,
     mono(c.id),
@@ -13,6 +17,7 @@ export function collectionListPage(instanceName: string, collections: StacCollec
     instanceName,
     html`<h1>Collections</h1>
       ${collections.length === 0 ? html`<p>No published collection yet.</p>` : table(['Title', 'Id', 'License'], rows)}
+      ${pager(links)}
       <p class="muted">
         Also as <a href="/collections?f=json">JSON</a>; the STAC catalogue is at
         <a href="/stac/catalog.json">/stac/catalog.json</a>.

@@ -4,8 +4,9 @@ import { isApiError } from '../../../core/cluster/errors.ts';
 import { ProcessingError, validateProcessGraph } from '../../../core/processing/index.ts';
 import type { UserProcess } from '../../../core/processing/index.ts';
 import { builtInRegistry } from '../../../core/processing/registry.ts';
-import { storedWorkflows, workflowName, workflowOf } from '../../../core/processing/workflows.ts';
-import { workflowKind } from '../../../core/resources/workflow/schema.ts';
+import { storedWorkflows, userProcessesOf, workflowName, workflowOf } from '../../../core/processing/workflows.ts';
+import { workflowKind, type Workflow } from '../../../core/resources/workflow/schema.ts';
+import { pageQuerySchema, paginate, sortForPaging, type PageOrder } from '../../pagination.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
 
 const tags = ['openEO user-defined processes'];
@@ -15,6 +16,8 @@ const userProcessSchema = freeForm('UserDefinedProcess', 'openEO user-defined pr
 
 const notFound = (id: string) =>
   new ProcessingError('ProcessGraphNotFound', `User-defined process '${id.slice(0, 100)}' does not exist.`);
+
+const byId: PageOrder<UserProcess> = { key: (p) => [p.id] };
 
 /** The metadata of a process as a list shows it: everything but its graph. */
 const summaryOf = ({ process_graph: _graph, ...metadata }: UserProcess) => metadata;
@@ -27,17 +30,31 @@ const summaryOf = ({ process_graph: _graph, ...metadata }: UserProcess) => metad
 export const processGraphRoutes: FastifyPluginAsyncZod = async (app) => {
   const { cluster, namespace } = app.stratus;
   const workflows = storedWorkflows(cluster, namespace);
+  const stored = app.resourceCaches.of<Workflow>(workflowKind);
 
   app.get(
     '/process_graphs',
     {
       schema: {
         summary: 'List user-defined processes',
+        description: 'By id, paginated with `limit` and `token` (docs/pagination.md); without `limit`, every process.',
         tags,
-        response: { 200: freeForm('UserDefinedProcesses', '`processes` (without their graphs) and `links`.') },
+        querystring: pageQuerySchema,
+        response: {
+          200: freeForm('UserDefinedProcesses', '`processes` (without their graphs) and `links`.'),
+          400: openeoErrorSchema,
+        },
       },
     },
-    async () => ({ processes: (await workflows.list()).map(summaryOf), links: [] }),
+    async (request) => {
+      const processes = sortForPaging(userProcessesOf(await stored.list()), byId);
+      const page = paginate(request, processes, byId, {
+        baseUrl: app.stratus.config.server.baseUrl,
+        invalid: 'PaginationInvalid',
+        representation: 'json',
+      });
+      return { processes: page.items.map(summaryOf), links: page.links };
+    },
   );
 
   app.get(

@@ -10,7 +10,9 @@ import {
   isStored,
   type StoredFeatureCollection,
 } from '../../records/feature-collection.ts';
+import { sortForPaging, type PageOrder } from '../../pagination.ts';
 import { resourceIdSchema } from '../../schemas.ts';
+import type { ResourceCaches } from '../resources/resource-caches.ts';
 import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
 import { featureStacCollection } from './feature-collection.ts';
 import { rasterCollection } from './raster-collection.ts';
@@ -27,15 +29,19 @@ export interface PublishedCollection {
  * catalogue and openEO's `/collections` ask every kind, so a new kind is one more entry in `collectionKinds`.
  */
 export interface CollectionKind {
-  /** The published collections of this kind, in a stable order. */
+  /** The published collections of this kind, by id. */
   published(): Promise<PublishedCollection[]>;
   /** The collection with this id, or undefined when this kind publishes none by that id. */
   collection(id: string, links: CollectionLinks): Promise<StacCollection | undefined>;
 }
 
-/** What the collection kinds read: resources, configuration, and the stores (Icechunk ones through snapshots). */
+/**
+ * What the collection kinds read: resources (lists from the informer caches), configuration, and the stores
+ * (Icechunk ones through snapshots).
+ */
 export type CatalogueContext = Pick<StratusContext, 'cluster' | 'namespace' | 'config' | 'storageRoot'> & {
   icechunk: IcechunkSnapshots;
+  caches: ResourceCaches;
 };
 
 /** A kind of collection whose collections are resources of one kind, each published while `listed` says so. */
@@ -47,16 +53,16 @@ interface ResourceCollections<T extends KubeObject, Listed extends T> {
 }
 
 function resourceCollections<T extends KubeObject, Listed extends T>(
-  { cluster, namespace }: CatalogueContext,
+  { cluster, namespace, caches }: CatalogueContext,
   of: ResourceCollections<T, Listed>,
 ): CollectionKind {
+  const resources = caches.of<T>(of.kind);
   return {
     async published() {
-      const { items } = await cluster.list<T>(of.kind, { namespace });
-      return items
+      // In the cache's order, by name: the collection's id.
+      return (await resources.list())
         .filter((r): r is Listed => of.listed(r))
-        .map((r) => ({ id: r.metadata.name, title: of.title(r) }))
-        .sort((a, b) => a.id.localeCompare(b.id));
+        .map((r) => ({ id: r.metadata.name, title: of.title(r) }));
     },
     async collection(id, links) {
       // openEO takes any string as a collection id; one that no resource can be named is simply not found.
@@ -116,10 +122,13 @@ export function collectionKinds(context: CatalogueContext): CollectionKind[] {
   return [rasterCollections(context), featureCollections(context)];
 }
 
-/** Every published collection of every kind. */
+/** Every published collection of every kind, by id (in code-unit order, which pagination relies on). */
 export async function publishedCollections(kinds: CollectionKind[]): Promise<PublishedCollection[]> {
-  return (await Promise.all(kinds.map((k) => k.published()))).flat().sort((a, b) => a.id.localeCompare(b.id));
+  return sortForPaging((await Promise.all(kinds.map((k) => k.published()))).flat(), byId);
 }
+
+/** Collections in the order of their ids. */
+export const byId: PageOrder<PublishedCollection> = { key: (c) => [c.id] };
 
 /** The first kind that publishes a collection by this id answers. */
 export async function findCollection(

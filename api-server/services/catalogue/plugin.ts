@@ -10,7 +10,14 @@ declare module 'fastify' {
 
 export const cataloguePlugin = fp(
   async (app) => {
-    app.decorate('collectionKinds', collectionKinds({ ...app.stratus, icechunk: app.icechunkSnapshots }));
+    app.decorate(
+      'collectionKinds',
+      collectionKinds({ ...app.stratus, icechunk: app.icechunkSnapshots, caches: app.resourceCaches }),
+    );
   },
-  { name: 'stratus-catalogue', fastify: '5.x', dependencies: ['stratus-context', 'stratus-icechunk-snapshots'] },
+  {
+    name: 'stratus-catalogue',
+    fastify: '5.x',
+    dependencies: ['stratus-context', 'stratus-icechunk-snapshots', 'stratus-resource-caches'],
+  },
 );
