@@ -182,7 +182,8 @@ describe('data sources', () => {
     expect(list).not.toContain('chirps-elsewhere"');
     expect(list).toContain('href="/data-sources/chirps-local"');
     const detail = await (await get('/data-sources/sample', { accept: 'text/html' })).text();
-    expect(detail).toContain('<form id="ingest" data-source="sample">');
+    expect(detail).toContain('<form class="run" method="post" action="/ingestions" data-run>');
+    expect(detail).toContain('<input type="hidden" name="dataset_id" value="sample" />');
     const json = (await (await get('/data-sources/sample')).json()) as Record<string, unknown>;
     expect(json).toMatchObject({
       dataset_id: 'sample',
@@ -302,8 +303,9 @@ describe('thumbnails', () => {
       ].join('\n'),
       [file],
     );
-    // 66 x 62 cells fit in 256 pixels: one pixel per cell, every cell has a value, the colours vary.
-    expect(png).toMatchObject({ size: [66, 62], bands: 4, alpha_min: 255 });
+    // 66 x 62 cells scaled up to 256 pixels on the longer side (docs/datasets.md#thumbnails): every cell has a
+    // value, the colours vary.
+    expect(png).toMatchObject({ size: [256, 240], bands: 4, alpha_min: 255 });
     expect(png.distinct_red).toBeGreaterThan(10);
     expect((await get('/datasets/nope/thumbnail.png')).status).toBe(404);
   });
