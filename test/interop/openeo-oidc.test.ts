@@ -165,6 +165,9 @@ describe('@openeo/js-client signs in with OIDC (internal provider, PKCE) in head
       step: 'signed-in',
       resumed: true,
       displayName: 'ada',
+      // offline_access is ignored; the refresh token comes with the client's refresh_token grant.
+      scope: 'openid profile username',
+      refreshToken: true,
       userId: 'ada',
       job: { status: 'created', title: 'signed in' },
     });
@@ -190,7 +193,7 @@ describe('@openeo/js-client signs in with OIDC (internal provider, PKCE) in head
       client_id: CLIENT_ID,
       redirect_uri: pageUrl,
       response_type: 'code',
-      scope: 'openid profile username',
+      scope: 'openid profile username offline_access',
       code_challenge_method: 'S256',
     });
     const token = oauth.find(({ call }) => call === 'POST /oauth2/token')!;
