@@ -4,7 +4,8 @@
  * built on oidc-client's UserManager), so a small page (openeo-oidc-page.html) served from its own loopback origin
  * loads js-client's browser bundle in Debian's headless Chromium: the same createJob is refused anonymously, then
  * the page signs in on Stratus's login and consent pages (redirect UI method, authorization code with S256 PKCE,
- * the token exchange, JWKS and userinfo called cross-origin) and creates the job with the token.
+ * the token exchange and userinfo called cross-origin), creates the job with the token and renews the token with
+ * the refresh token, as a web editor's silent renewal does.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -62,7 +63,7 @@ async function servePage(port: number, stratusUrl: string): Promise<Server> {
 }
 
 describe('@openeo/js-client signs in with OIDC (internal provider, PKCE) in headless Chromium', () => {
-  it('is refused a job anonymously, signs in on the login and consent pages, and creates the job', async () => {
+  it('is refused a job anonymously, signs in on the login and consent pages, creates the job and renews its token', async () => {
     const port = await freePort();
     const pageOrigin = `http://127.0.0.1:${port}`;
     const pageUrl = `${pageOrigin}/client.html`;
@@ -170,18 +171,23 @@ describe('@openeo/js-client signs in with OIDC (internal provider, PKCE) in head
       refreshToken: true,
       userId: 'ada',
       job: { status: 'created', title: 'signed in' },
+      // The silent renewal exchanged the refresh token (rotated: this is a public client) for a new access token,
+      // which the connection then used.
+      renewal: { newAccessToken: true, newRefreshToken: true, connectionToken: true, userId: 'ada' },
     });
-    // oidc-client read the discovery document (once per page load: before leaving, and back with the code),
-    // exchanged the code at the token endpoint and read userinfo with the access token (a request with an
-    // Authorization header, so after a preflight, which Chromium does not show), all cross-origin. It checks the
-    // ID token's claims but, in the code flow, not its signature (OIDC Core 3.1.3.7 lets the TLS connection to
-    // the token endpoint stand for it), so it never fetches the JWKS.
+    // oidc-client read the discovery document (once per UserManager: before leaving, back with the code, and for
+    // the renewal), exchanged the code at the token endpoint, read userinfo with the access token (a request with
+    // an Authorization header, so after a preflight, which Chromium does not show), and renewed with the refresh
+    // token, all cross-origin. It checks the ID token's claims but, in the code flow, not its signature (OIDC Core
+    // 3.1.3.7 lets the TLS connection to the token endpoint stand for it), so it never fetches the JWKS.
     const oauth = calls.filter(({ call }) => /\/(oauth2|\.well-known\/openid)/.test(call));
     expect(oauth.map(({ call, status }) => `${call} ${status}`)).toEqual([
       'GET /.well-known/openid-configuration 200',
       'GET /.well-known/openid-configuration 200',
       'POST /oauth2/token 200',
       'GET /oauth2/userinfo 200',
+      'GET /.well-known/openid-configuration 200',
+      'POST /oauth2/token 200',
     ]);
     // The API answered the configured origin; the OAuth endpoints answer any (api-server/plugins/external/cors.ts).
     for (const { call, allowOrigin } of calls)
@@ -196,15 +202,20 @@ describe('@openeo/js-client signs in with OIDC (internal provider, PKCE) in head
       scope: 'openid profile username offline_access',
       code_challenge_method: 'S256',
     });
-    const token = oauth.find(({ call }) => call === 'POST /oauth2/token')!;
-    expect(token.form).toEqual({
+    const [token, renewal] = oauth.filter(({ call }) => call === 'POST /oauth2/token');
+    expect(renewal!.form).toEqual({
+      grant_type: 'refresh_token',
+      client_id: CLIENT_ID,
+      refresh_token: expect.any(String),
+    });
+    expect(token!.form).toEqual({
       grant_type: 'authorization_code',
       client_id: CLIENT_ID,
       redirect_uri: pageUrl,
       code: expect.any(String),
       code_verifier: expect.stringMatching(/^[A-Za-z0-9._~-]{43,128}$/),
     });
-    expect(createHash('sha256').update(token.form!.code_verifier!).digest('base64url')).toBe(
+    expect(createHash('sha256').update(token!.form!.code_verifier!).digest('base64url')).toBe(
       authorization.get('code_challenge'),
     );
     // The job was refused without a token and created with the access token in openEO's form.
