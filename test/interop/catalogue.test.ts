@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpenEO } from '@openeo/js-client';
 import { Ajv } from 'ajv';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as zarr from 'zarrita';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
@@ -18,6 +17,7 @@ import { IMPLEMENTED_PROCESSES } from '../../core/processing/index.ts';
 import { sampleDatasetManifest, startEmbedded } from '../support/embedded.ts';
 import { python } from '../support/python.ts';
 import { sharedDir } from '../support/shared-dir.ts';
+import { launchChromium } from '../support/chromium.ts';
 import { eventually } from '../support/eventually.ts';
 
 /** The published STAC core and extension schemas of the shared material, unchanged upstream files. */
@@ -364,24 +364,8 @@ describe('the openEO JavaScript client', () => {
 });
 
 describe('the HTML pages in headless Chromium', () => {
-  /** Chromium from Debian (scripts/install-interop-tools.sh), never a browser download. */
-  const launch = () =>
-    chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-
   it('render the landing, datasets, data sources and collection pages, linked to each other and to the JSON, without console errors', async () => {
-    const browser = await launch();
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const problems: string[] = [];

@@ -8,13 +8,14 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { readGeoParquetDocument } from '../../core/features/geoparquet-read.ts';
 import { colorAt } from '../../core/render/colormap.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
+import { launchChromium } from '../support/chromium.ts';
 import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
@@ -90,15 +91,7 @@ describe('the map viewer in headless Chromium', () => {
       async () => (await fetch(`${running.url}/features/sample-districts/data.geojson`)).status === 200 || undefined,
       { timeoutMs: 20_000, intervalMs: 200 },
     );
-    // Chromium from Debian (scripts/install-interop-tools.sh), never a browser download.
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'].concat([
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ]),
-    });
+    browser = await launchChromium();
   }, 70_000);
 
   afterAll(async () => {

@@ -27,7 +27,7 @@ export const tokenRequestSchema = z
     redirect_uri: optional,
     code_verifier: optional.describe('PKCE verifier (RFC 7636); S256 only.'),
     refresh_token: optional,
-    scope: optional,
+    scope: optional.describe('refresh_token: narrows the granted scopes; offline_access is ignored.'),
     client_id: optional,
     client_secret: optional.describe('client_secret_post.'),
     client_assertion_type: optional.describe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer'),
@@ -68,7 +68,10 @@ export const authorizeQuerySchema = z
     response_type: z.string().describe('code'),
     client_id: z.string(),
     redirect_uri: z.string().describe('Compared verbatim with the registered URIs.'),
-    scope: optional.describe('Space-separated: openid, profile, username, email.'),
+    scope: optional.describe(
+      'Space-separated: openid, profile, username, email (those the client registered); offline_access is ignored ' +
+        '(a refresh token follows the client’s refresh_token grant).',
+    ),
     state: optional,
     nonce: optional,
     code_challenge: z.string().describe('S256 challenge (RFC 7636); required.'),

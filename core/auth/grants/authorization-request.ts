@@ -12,6 +12,24 @@ import { isRegisteredRedirectUri } from '../redirect-uri.ts';
  * the allow-list).
  */
 export const SUPPORTED_SCOPES = ['openid', 'profile', 'username', 'email'] as const;
+
+/**
+ * Scopes a request may name that are ignored: RFC 6749 §3.3 lets the server grant less than asked, and the token
+ * response's `scope` says what was granted. `offline_access` (OIDC Core §11) asks for a refresh token, which every
+ * client with the `refresh_token` grant gets whether it asks or not (a client without the grant gets none), so
+ * the scope would change nothing; openEO's Web Editor asks for it whenever its default client has that grant
+ * (js-client's `login(options, true)`), and refusing it would refuse the sign-in.
+ */
+export const IGNORED_SCOPES: readonly string[] = ['offline_access'];
+
+/**
+ * The scopes of a `scope` parameter (space-separated, RFC 6749 §3.3), each once, without the ignored ones;
+ * undefined when none remain, so the caller applies its default.
+ */
+export function requestedScopes(scope: string | undefined): string[] | undefined {
+  const scopes = [...new Set(scope?.split(' ').filter((s) => s !== '' && !IGNORED_SCOPES.includes(s)))];
+  return scopes.length > 0 ? scopes : undefined;
+}
 const MAX_PARAMETER_LENGTH = 2048;
 
 export type Prompt = 'none' | 'login' | 'consent';
@@ -101,8 +119,7 @@ export async function checkAuthorizationRequest(
   if (!isValidS256Challenge(challenge))
     return refuse('invalid_grant', 'code_challenge must be 43 base64url characters (an S256 challenge).');
 
-  const requested = single('scope')?.split(' ').filter(Boolean);
-  const scopes = requested === undefined || requested.length === 0 ? [...client.spec.scopes] : [...new Set(requested)];
+  const scopes = requestedScopes(single('scope')) ?? [...client.spec.scopes];
   const unknown = scopes.filter(
     (s) => !(SUPPORTED_SCOPES as readonly string[]).includes(s) || !(client.spec.scopes as string[]).includes(s),
   );

@@ -5,6 +5,7 @@ import { OAuthError } from '../errors.ts';
 import { isExpired, isTokenOf, revokedCopy } from '../records/authorizations.ts';
 import { InvalidJwtError, verifyJwt } from '../tokens/jwt.ts';
 import { activeUser } from '../users/directory.ts';
+import { requestedScopes } from './authorization-request.ts';
 import { mintForUser, rotatesRefreshTokens, settingsOf, type TokenResponse } from './token-response.ts';
 
 /**
@@ -58,8 +59,7 @@ export async function refresh(
       };
     if (record.invalidated) return { result: refused('the refresh token was revoked') };
     if (isExpired(record, now)) return { result: refused('the refresh token has expired') };
-    const requested = params.scope?.split(' ').filter(Boolean);
-    const scopes = requested && requested.length > 0 ? [...new Set(requested)] : current.spec.scopes;
+    const scopes = requestedScopes(params.scope) ?? current.spec.scopes;
     if (scopes.some((s) => !current.spec.scopes.includes(s)))
       throw new OAuthError('invalid_scope', 'a refresh cannot widen the granted scopes');
     const { user, refusal } = await activeUser(context.users, current.spec.principalName, now);
