@@ -94,6 +94,18 @@ export const errorCatalogue = {
     envelope: 'openeo',
     description: 'openEO `/collections`, `/jobs`, `/process_graphs`: `limit` or the continuation `token` is invalid.',
   },
+  AuthenticationRequired: {
+    status: 401,
+    envelope: 'openeo',
+    description:
+      "openEO routes: what `Unauthorized` is elsewhere (no or wrong credentials for a route that needs a signed-in user), in openEO's code; with its `WWW-Authenticate` challenge.",
+  },
+  PermissionsInsufficient: {
+    status: 403,
+    envelope: 'openeo',
+    description:
+      "openEO routes: what `Forbidden` is elsewhere (the signed-in user lacks the authority the route needs), in openEO's code.",
+  },
   Unauthorized: {
     status: 401,
     envelope: 'native',

@@ -1,8 +1,31 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isApiError } from '../../../core/cluster/errors.ts';
 import { errorBody, HttpError, type ErrorCode, type ValidationItem } from '../../errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An openEO route (`openEoRoutes`): its refusals of credentials are said in openEO's codes. */
+    openeo?: boolean;
+  }
+}
+
+/**
+ * Marks every route the calling plugin registers as an openEO route, so that an openEO client reads its 401 and
+ * 403 as `AuthenticationRequired` and `PermissionsInsufficient` rather than as Stratus's own codes.
+ */
+export function openEoRoutes(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, openeo: true };
+  });
+}
+
+/** Stratus's refusals of credentials, in openEO's codes (openEO API errors.json). */
+const OPENEO_CODES: Partial<Record<ErrorCode, ErrorCode>> = {
+  Unauthorized: 'AuthenticationRequired',
+  Forbidden: 'PermissionsInsufficient',
+};
 
 const locationOf: Record<string, string> = { params: 'path', querystring: 'query', body: 'body', headers: 'header' };
 
@@ -98,6 +121,8 @@ export const errorsPlugin = fp(
         http = fromFastify(error) ?? new HttpError('InternalError', 'Internal Server Error');
         if (http.code === 'InternalError') request.log.error({ err: error }, 'unhandled error');
       }
+      const openEoCode = request.routeOptions.config?.openeo ? OPENEO_CODES[http.code] : undefined;
+      if (openEoCode) http = new HttpError(openEoCode, http.message, [], { headers: http.headers });
       return sendError(reply, http);
     });
     // Every route's methods by path pattern, to tell a path that exists with other methods (405) from none (404).
