@@ -20,7 +20,9 @@ import { colorAt } from '../core/render/colormap.ts';
 import { tileMercatorBounds } from '../core/render/tiles.ts';
 import { datasetKind } from '../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../core/resources/registry.ts';
+import { versionPath } from '../core/stores/layout.ts';
 import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
+import { setCurrentVersion } from '../test/support/current-version.ts';
 import { python } from '../test/support/python.ts';
 
 const PEER = join(import.meta.dirname, 'tile-peer.py');
@@ -92,8 +94,7 @@ function tileList(zooms: [number, number], perZoom: number, periods: number): Ti
 export async function benchTiles(steps = 8, perZoom = 24, zooms: [number, number] = [4, 10]): Promise<TileFigures> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-tiles-'));
   const storageRoot = join(root, 'store');
-  const versionPath = 'datasets/tiles/versions/v1';
-  const store = join(storageRoot, versionPath);
+  const store = join(storageRoot, versionPath('tiles', 'v1'));
   const cluster = await openEmbeddedCluster({ dataDir: join(root, 'cluster') });
   try {
     await mkdir(store, { recursive: true });
@@ -127,31 +128,7 @@ export async function benchTiles(steps = 8, perZoom = 24, zooms: [number, number
       metadata: { name: 'tiles', namespace: 'default' },
       spec: { source: 'bench', datasetName: 'Tiles', periodType: 'daily', format: 'zarr' },
     });
-    await cluster.patchStatus(
-      datasetKind,
-      'tiles',
-      {
-        type: 'merge',
-        body: {
-          status: {
-            currentVersion: 'v1',
-            versions: [
-              {
-                id: 'v1',
-                createdAt: new Date().toISOString(),
-                format: 'zarr',
-                path: versionPath,
-                coverage: {
-                  spatial: { xmin: west, ymin: north - height * size, xmax: west + width * size, ymax: north },
-                  temporal: { start: periods[0], end: periods.at(-1) },
-                },
-              },
-            ],
-          },
-        },
-      },
-      'default',
-    );
+    await setCurrentVersion(cluster, 'tiles', 'v1');
     const tiles = tileList(zooms, perZoom, steps);
     const query = (t: Tile) => `time=${formatPeriod(periods[t.period]!)}&colormap=${COLORMAP}&range=${RANGE.join(',')}`;
     /** One request per tile in turn, each timed from request to last byte. */

@@ -12,6 +12,7 @@ import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import { parseInstanceConfig } from '../core/config/index.ts';
 import { datasetKind } from '../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../core/resources/registry.ts';
+import { setCurrentVersion } from '../test/support/current-version.ts';
 import { startNginx, wrk } from './peers.ts';
 
 export interface ChunkServingFigures {
@@ -38,28 +39,7 @@ export async function benchZarrServing(seconds: number): Promise<ChunkServingFig
     metadata: { name: 'bench', namespace: 'default' },
     spec: { source: 'sample', datasetName: 'Bench', itemType: 'coverage', format: 'zarr' },
   });
-  await cluster.patchStatus(
-    datasetKind,
-    'bench',
-    {
-      type: 'merge',
-      body: {
-        status: {
-          currentVersion: 'v1',
-          versions: [
-            {
-              id: 'v1',
-              createdAt: new Date().toISOString(),
-              format: 'zarr',
-              path: 'datasets/bench/versions/v1',
-              coverage: { spatial: { xmin: 0, ymin: 0, xmax: 1, ymax: 1 }, temporal: { start: null, end: null } },
-            },
-          ],
-        },
-      },
-    },
-    'default',
-  );
+  await setCurrentVersion(cluster, 'bench', 'v1');
   const app = await buildApp({
     cluster,
     config: parseInstanceConfig('instance.name = Bench', 'bench'),
