@@ -11,6 +11,7 @@
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
+import { grantEverything } from '../test/support/oidc-interaction.ts';
 
 const port = Number(process.env.PORT);
 const clientId = process.env.BENCH_CLIENT_ID!;
@@ -66,35 +67,9 @@ const configuration: Configuration = {
 const provider = new Provider(issuer, configuration);
 const callback = provider.callback();
 
-/** Signs the user in, then grants every requested scope (OIDC and the resource's). */
-async function interact(req: Parameters<typeof callback>[0], res: Parameters<typeof callback>[1]): Promise<void> {
-  const details = await provider.interactionDetails(req, res);
-  if (details.prompt.name === 'login') {
-    await provider.interactionFinished(
-      req,
-      res,
-      { login: { accountId: username } },
-      { mergeWithLastSubmission: false },
-    );
-    return;
-  }
-  const grant = details.grantId
-    ? (await provider.Grant.find(details.grantId))!
-    : new provider.Grant({ accountId: details.session!.accountId, clientId });
-  const missing = details.prompt.details as {
-    missingOIDCScope?: string[];
-    missingResourceScopes?: Record<string, string[]>;
-  };
-  if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-  for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
-    grant.addResourceScope(resource, scopes.join(' '));
-  const grantId = await grant.save();
-  await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
-}
-
 const server = createServer((req, res) => {
   if (req.url?.startsWith('/interaction/'))
-    interact(req, res).catch((err: unknown) => {
+    grantEverything(provider, req, res, username, clientId).catch((err: unknown) => {
       res.statusCode = 500;
       res.end(String(err));
     });

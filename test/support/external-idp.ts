@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
 import { onTestFinished } from 'vitest';
 import { freePort } from '../../scripts/free-port.ts';
+import { grantEverything } from './oidc-interaction.ts';
 
 /**
  * node-oidc-provider as an external identity provider (DESIGN.md §5: a test partner, never the engine), on a real
@@ -90,38 +91,9 @@ export async function startExternalIdp(accounts: Record<string, { email: string 
   /** The account each interaction signs in: the one the last authorization request was made for. */
   let signingIn = '';
 
-  async function interact(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const details = await provider.interactionDetails(req, res);
-    if (details.prompt.name === 'login') {
-      await provider.interactionFinished(
-        req,
-        res,
-        { login: { accountId: signingIn } },
-        { mergeWithLastSubmission: false },
-      );
-      return;
-    }
-    const grant = details.grantId
-      ? (await provider.Grant.find(details.grantId))!
-      : new provider.Grant({ accountId: details.session!.accountId, clientId });
-    const missing = details.prompt.details as {
-      missingOIDCScope?: string[];
-      missingResourceScopes?: Record<string, string[]>;
-    };
-    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
-      grant.addResourceScope(resource, scopes.join(' '));
-    await provider.interactionFinished(
-      req,
-      res,
-      { consent: { grantId: await grant.save() } },
-      { mergeWithLastSubmission: true },
-    );
-  }
-
   const server = createServer((req, res) => {
     if (req.url?.startsWith('/interaction/'))
-      interact(req, res).catch((err: unknown) => {
+      grantEverything(provider, req, res, signingIn, clientId).catch((err: unknown) => {
         res.statusCode = 500;
         res.end(String(err));
       });
