@@ -5,10 +5,9 @@
  * embedded store cannot stand in for the cluster here: it keeps its objects in the memory of the one process that
  * opened its directory, with neither a lock nor a watch of another process's writes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SIGNING_KEY_SECRET } from '../../core/auth/keys/ephemeral.ts';
 import { s256Challenge } from '../../core/auth/pkce.ts';
@@ -19,52 +18,16 @@ import { API_VERSION } from '../../core/resources/kind.ts';
 import { oauth2ClientKind } from '../../core/resources/oauth2-client/schema.ts';
 import { secretKind } from '../../core/resources/secret.ts';
 import { runTool } from '../../scripts/kube-cli.ts';
+import { startApiServerProcess, type ApiProcess } from '../support/api-process.ts';
 import { authorize, Browser } from '../support/auth-app.ts';
-import { eventually } from '../support/eventually.ts';
 import { kubeconfigAs } from '../support/kube-service-account.ts';
 import { installChartRbac } from '../support/stratus-chart.ts';
 
-const REPOSITORY = resolve(import.meta.dirname, '../..');
 const ISSUER = 'https://stratus.example.org';
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const VERIFIER = 'p'.repeat(43);
 const CLIENT = { id: 'portal', secret: 'portal secret' };
 const ADMIN_PASSWORD = 'two processes pw';
-
-interface ApiProcess {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** `node cmd/stratus.ts api-server` configured by its environment, as the chart's pod is; resolves once it listens. */
-async function startApiServer(env: Record<string, string>): Promise<ApiProcess> {
-  const child: ChildProcess = spawn(process.execPath, [join(REPOSITORY, 'cmd/stratus.ts'), 'api-server'], {
-    cwd: REPOSITORY,
-    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
-  const url = await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`the API server exited:\n${output}`);
-      return /Stratus API server on (\S+)/.exec(output)?.[1];
-    },
-    { timeoutMs: 30_000, intervalMs: 100 },
-  ).catch((err: unknown) => {
-    child.kill('SIGKILL');
-    throw err;
-  });
-  return {
-    url,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
 
 /** A call of the client (client_secret_basic) to a token endpoint of one process. */
 async function clientCall(base: string, path: string, form: Record<string, string>) {
@@ -132,7 +95,7 @@ describe('two API server processes over one cluster', () => {
       STRATUS_STORE_PATH: dir,
       STRATUS_FIRST_ADMIN_PASSWORD: ADMIN_PASSWORD,
     };
-    [first, second] = await Promise.all([startApiServer(env), startApiServer(env)]);
+    [first, second] = await Promise.all([startApiServerProcess(env), startApiServerProcess(env)]);
   }, 60_000);
 
   afterAll(async () => {
