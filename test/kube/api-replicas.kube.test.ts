@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { namespaceKind } from '../../core/cluster/builtin-kinds.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import { periodRange } from '../../core/periods/index.ts';
 import { gridCovering } from '../../core/providers/raster.ts';
@@ -18,11 +17,9 @@ import { datasetKind } from '../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../core/resources/kind.ts';
 import { versionPath } from '../../core/stores/layout.ts';
 import { RasterCubeWriter } from '../../core/stores/raster-cube.ts';
-import { runTool } from '../../scripts/kube-cli.ts';
 import { startApiServerProcess, type ApiProcess } from '../support/api-process.ts';
 import { eventually } from '../support/eventually.ts';
-import { kubeconfigAs } from '../support/kube-service-account.ts';
-import { installChartRbac } from '../support/stratus-chart.ts';
+import { installRelease, type KubeRelease } from '../support/kube-release.ts';
 
 const CHUNK = '/zarr/rain/precip/0.0.0';
 
@@ -53,9 +50,8 @@ async function body(url: string): Promise<{ status: number; bytes: Buffer }> {
 describe('two API server replicas over one cluster and one store', () => {
   const adminKubeconfig = inject('kubeconfig');
   const admin = openKubernetesCluster({ kubeconfig: adminKubeconfig });
-  const release = `rep-${Date.now().toString(36)}`;
-  const releaseNamespace = `${release}-system`;
-  const workNamespace = `${release}-work`;
+  let release: KubeRelease;
+  let workNamespace: string;
   let dir: string;
   let replicas: ApiProcess[] = [];
   let proxy: { url: string; server: Server };
@@ -63,13 +59,8 @@ describe('two API server replicas over one cluster and one store', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'stratus-kube-replicas-'));
-    for (const name of [releaseNamespace, workNamespace])
-      await admin.apply(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await installChartRbac(adminKubeconfig, release, releaseNamespace);
-    const kubeconfig = await kubeconfigAs(admin, adminKubeconfig, {
-      name: `${release}-stratus-api-server`,
-      namespace: releaseNamespace,
-    });
+    release = await installRelease(admin, adminKubeconfig, 'rep');
+    workNamespace = release.workNamespace;
     await writeFile(join(dir, 'stratus.properties'), 'instance.name = Replicas\n');
     // Two versions of one dataset, whose values differ, so that their chunks do.
     const grid = gridCovering([-13.5, 6.9, -10.2, 10.0], 0.5);
@@ -101,7 +92,7 @@ describe('two API server replicas over one cluster and one store', () => {
     });
     await switchTo('v1');
     const env = {
-      KUBECONFIG: kubeconfig,
+      KUBECONFIG: release.apiServerKubeconfig,
       WATCH_NAMESPACE: workNamespace,
       STRATUS_CONFIG: join(dir, 'stratus.properties'),
       STRATUS_STORE_PATH: dir,
@@ -113,15 +104,7 @@ describe('two API server replicas over one cluster and one store', () => {
   afterAll(async () => {
     await new Promise((done) => proxy?.server.close(done));
     await Promise.all(replicas.map((r) => r.stop()));
-    await runTool('kubectl', [
-      '--kubeconfig',
-      adminKubeconfig,
-      'delete',
-      'clusterrole,clusterrolebinding',
-      '-l',
-      `app.kubernetes.io/instance=${release}`,
-    ]);
-    for (const name of [releaseNamespace, workNamespace]) await admin.delete(namespaceKind, name);
+    await release?.remove();
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -16,7 +16,6 @@ import { authorize, Browser, postForm, signIn } from '../support/auth-app.ts';
 import { SIGNING_KEY_SECRET } from '../../core/auth/keys/ephemeral.ts';
 import { s256Challenge } from '../../core/auth/pkce.ts';
 import { Sessions } from '../../core/auth/records/sessions.ts';
-import { namespaceKind } from '../../core/cluster/builtin-kinds.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { API_VERSION } from '../../core/resources/kind.ts';
@@ -27,9 +26,8 @@ import { sessionKind } from '../../core/resources/session/schema.ts';
 import { userKind } from '../../core/resources/user/schema.ts';
 import { startRecordCollector } from '../../operator/collectors/auth-records.ts';
 import { freePort } from '../../scripts/free-port.ts';
-import { runTool } from '../../scripts/kube-cli.ts';
-import { clusterAs, kubeconfigAs } from '../support/kube-service-account.ts';
-import { installChartRbac } from '../support/stratus-chart.ts';
+import { installRelease, type KubeRelease } from '../support/kube-release.ts';
+import { clusterAs } from '../support/kube-service-account.ts';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const VERIFIER = 'k'.repeat(43);
@@ -37,18 +35,16 @@ const VERIFIER = 'k'.repeat(43);
 describe('the authorization server on Kubernetes, under the chart RBAC', () => {
   const adminKubeconfig = inject('kubeconfig');
   const admin = openKubernetesCluster({ kubeconfig: adminKubeconfig });
-  const release = `auth-${Date.now().toString(36)}`;
-  const releaseNamespace = `${release}-system`;
-  const workNamespace = `${release}-work`;
+  let release: KubeRelease;
+  let workNamespace: string;
   let dir: string;
   let api: RunningServer;
   let url: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'stratus-kube-auth-'));
-    for (const name of [releaseNamespace, workNamespace])
-      await admin.apply(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await installChartRbac(adminKubeconfig, release, releaseNamespace);
+    release = await installRelease(admin, adminKubeconfig, 'auth');
+    workNamespace = release.workNamespace;
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     await writeFile(join(dir, 'stratus.properties'), `oauth2.server.enabled = on\nserver.base.url = ${url}\n`);
@@ -61,12 +57,7 @@ describe('the authorization server on Kubernetes, under the chart RBAC', () => {
         port,
         firstAdmin: { username: 'admin', password: 'kube admin pw' },
       },
-      {
-        kubeconfig: await kubeconfigAs(admin, adminKubeconfig, {
-          name: `${release}-stratus-api-server`,
-          namespace: releaseNamespace,
-        }),
-      },
+      { kubeconfig: release.apiServerKubeconfig },
     );
     // A client applied as kubectl would.
     await admin.create(oauth2ClientKind, {
@@ -87,15 +78,7 @@ describe('the authorization server on Kubernetes, under the chart RBAC', () => {
 
   afterAll(async () => {
     await api?.stop();
-    await runTool('kubectl', [
-      '--kubeconfig',
-      adminKubeconfig,
-      'delete',
-      'clusterrole,clusterrolebinding',
-      '-l',
-      `app.kubernetes.io/instance=${release}`,
-    ]);
-    for (const name of [releaseNamespace, workNamespace]) await admin.delete(namespaceKind, name);
+    await release?.remove();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -163,8 +146,8 @@ describe('the authorization server on Kubernetes, under the chart RBAC', () => {
 
   it("lets the operator's collector remove expired records", async () => {
     const operator = await clusterAs(admin, adminKubeconfig, {
-      name: `${release}-stratus-operator`,
-      namespace: releaseNamespace,
+      name: `${release.release}-stratus-operator`,
+      namespace: release.releaseNamespace,
     });
     await new Sessions(admin, workNamespace).start('admin', new Date(Date.now() - 3 * 3600_000), 3600);
     const before = (await admin.list(sessionKind, { namespace: workNamespace })).items.length;

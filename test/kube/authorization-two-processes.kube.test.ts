@@ -11,17 +11,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SIGNING_KEY_SECRET } from '../../core/auth/keys/ephemeral.ts';
 import { s256Challenge } from '../../core/auth/pkce.ts';
-import { namespaceKind } from '../../core/cluster/builtin-kinds.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { API_VERSION } from '../../core/resources/kind.ts';
 import { oauth2ClientKind } from '../../core/resources/oauth2-client/schema.ts';
 import { secretKind } from '../../core/resources/secret.ts';
-import { runTool } from '../../scripts/kube-cli.ts';
 import { startApiServerProcess, type ApiProcess } from '../support/api-process.ts';
 import { authorize, Browser } from '../support/auth-app.ts';
-import { kubeconfigAs } from '../support/kube-service-account.ts';
-import { installChartRbac } from '../support/stratus-chart.ts';
+import { installRelease, type KubeRelease } from '../support/kube-release.ts';
 
 const ISSUER = 'https://stratus.example.org';
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
@@ -49,22 +46,16 @@ const me = (base: string, accessToken: string) =>
 describe('two API server processes over one cluster', () => {
   const adminKubeconfig = inject('kubeconfig');
   const admin = openKubernetesCluster({ kubeconfig: adminKubeconfig });
-  const release = `two-${Date.now().toString(36)}`;
-  const releaseNamespace = `${release}-system`;
-  const workNamespace = `${release}-work`;
+  let release: KubeRelease;
+  let workNamespace: string;
   let dir: string;
   let first: ApiProcess | undefined;
   let second: ApiProcess | undefined;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'stratus-kube-two-'));
-    for (const name of [releaseNamespace, workNamespace])
-      await admin.apply(namespaceKind, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await installChartRbac(adminKubeconfig, release, releaseNamespace);
-    const kubeconfig = await kubeconfigAs(admin, adminKubeconfig, {
-      name: `${release}-stratus-api-server`,
-      namespace: releaseNamespace,
-    });
+    release = await installRelease(admin, adminKubeconfig, 'two');
+    workNamespace = release.workNamespace;
     await writeFile(join(dir, 'stratus.properties'), `oauth2.server.enabled = on\nserver.base.url = ${ISSUER}\n`);
     await admin.create<KubeObject>(secretKind, {
       apiVersion: 'v1',
@@ -89,7 +80,7 @@ describe('two API server processes over one cluster', () => {
     });
     // Both start at once, as a Deployment's replicas do: they race to create the signing key and the first admin.
     const env = {
-      KUBECONFIG: kubeconfig,
+      KUBECONFIG: release.apiServerKubeconfig,
       WATCH_NAMESPACE: workNamespace,
       STRATUS_CONFIG: join(dir, 'stratus.properties'),
       STRATUS_STORE_PATH: dir,
@@ -100,15 +91,7 @@ describe('two API server processes over one cluster', () => {
 
   afterAll(async () => {
     await Promise.all([first?.stop(), second?.stop()]);
-    await runTool('kubectl', [
-      '--kubeconfig',
-      adminKubeconfig,
-      'delete',
-      'clusterrole,clusterrolebinding',
-      '-l',
-      `app.kubernetes.io/instance=${release}`,
-    ]);
-    for (const name of [releaseNamespace, workNamespace]) await admin.delete(namespaceKind, name);
+    await release?.remove();
     await rm(dir, { recursive: true, force: true });
   });
 
