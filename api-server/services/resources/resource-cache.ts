@@ -37,6 +37,8 @@ export class ResourceCache<T extends KubeObject> {
   #expectations: Expectation[] = [];
   #changed = new Set<() => void>();
   #informer: { synced: Promise<void>; done: Promise<void> } | undefined;
+  /** Set once the first list is in: reads then skip the race against `catchUpMs`, a timer per read. */
+  #listed = false;
 
   constructor(options: ResourceCacheOptions) {
     this.#options = options;
@@ -56,6 +58,7 @@ export class ResourceCache<T extends KubeObject> {
       logger: this.#options.logger,
       signal: this.#options.signal,
       onList: (items) => {
+        this.#listed = true;
         this.#objects.clear();
         for (const item of items) this.#objects.set(item.metadata.name, item);
         this.#forget((name) => !this.#objects.has(name));
@@ -81,6 +84,11 @@ export class ResourceCache<T extends KubeObject> {
   /** Drops the expected deletions the cache has now seen (a re-creation may follow: the name alone cannot tell). */
   #forget(seen: (name: string) => boolean): void {
     this.#expectations = this.#expectations.filter((e) => !('deleted' in e && seen(e.deleted)));
+  }
+
+  /** The resourceVersion the cache has reached, as a collection's: what a list from it is as of. */
+  get resourceVersion(): string {
+    return String(this.#version);
   }
 
   /** Resolves once the informer has stopped (its signal aborted), at once when it never started. */
@@ -118,8 +126,22 @@ export class ResourceCache<T extends KubeObject> {
     return this.#objects.get(name);
   }
 
+  /**
+   * The object of this name, as of at least this process's last write of the kind. One the cache does not hold is
+   * read from the cluster: another replica may have created it a moment ago, before the watch brought it here.
+   * The object is the cache's own: callers must not change it.
+   */
+  async get(name: string): Promise<T | undefined> {
+    const ready = (await this.#synced()) && (this.#caughtUp() || (await this.#catchUp()));
+    return (
+      (ready ? this.#objects.get(name) : undefined) ??
+      this.#options.cluster.get<T>(this.#options.kind, name, this.#options.namespace)
+    );
+  }
+
   /** Starts the informer; false when its first list is not in within `catchUpMs` (the store is slow or down). */
   async #synced(): Promise<boolean> {
+    if (this.#listed) return true;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<false>(
       (resolve) => (timer = setTimeout(resolve, this.#options.catchUpMs ?? 2_000, false)),
