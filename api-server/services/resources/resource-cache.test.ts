@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openEmbeddedCluster } from '../../../core/cluster/embedded/index.ts';
@@ -12,6 +13,7 @@ import { parseInstanceConfig } from '../../../core/config/index.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { buildApp } from '../../app.ts';
+import { ResourceCaches } from './resource-caches.ts';
 
 const WATCH_DELAY_MS = 400;
 
@@ -117,5 +119,57 @@ describe('list routes read informer caches', () => {
     const app = await appOver(down, dataDir);
     const response = await app.inject({ url: '/datasets' });
     expect([response.statusCode, response.json()]).toEqual([503, { detail: 'The resource store is unavailable.' }]);
+  });
+});
+
+describe('reads through the caches', () => {
+  const dataset = (name: string, datasetName = name) => ({
+    apiVersion: API_VERSION,
+    kind: 'Dataset',
+    metadata: { name, namespace: 'default' },
+    spec: { source: 'sample', datasetName, itemType: 'coverage', format: 'zarr' },
+  });
+
+  it("answer gets from the cache, see this process's writes at once, and ask the store for what it lacks", async () => {
+    const { cluster, embedded } = await slowWatchCluster();
+    let gets = 0;
+    const counting = new Proxy(cluster, {
+      get(target, property) {
+        if (property === 'get') return (...args: Parameters<Cluster['get']>) => (gets++, target.get(...args));
+        return Reflect.get(target, property);
+      },
+    });
+    const caches = new ResourceCaches({ cluster: counting, namespace: 'default', logger: pino({ level: 'silent' }) });
+    onTestFinished(() => caches.stop());
+    const reads = caches.readingThrough([datasetKind]);
+
+    await caches.cluster.create(datasetKind, dataset('mine'));
+    // Written through the API server's port: the read waits for the late watch instead of missing it.
+    expect((await reads.get(datasetKind, 'mine', 'default'))?.metadata.name).toBe('mine');
+    const afterFirst = gets;
+    for (let i = 0; i < 5; i++) expect(await reads.get(datasetKind, 'mine', 'default')).toBeDefined();
+    expect(gets).toBe(afterFirst);
+
+    // Created by another writer a moment ago: not in the cache yet, so the store answers.
+    await embedded.create(datasetKind, dataset('theirs'));
+    expect((await reads.get(datasetKind, 'theirs', 'default'))?.metadata.name).toBe('theirs');
+    expect(gets).toBe(afterFirst + 1);
+
+    // Changed by another writer: the cache's copy until the watch brings the change, as on any informer.
+    await embedded.patch(datasetKind, 'mine', { type: 'merge', body: { spec: { datasetName: 'Renamed' } } }, 'default');
+    expect((await reads.get<ReturnType<typeof dataset>>(datasetKind, 'mine', 'default'))?.spec.datasetName).toBe(
+      'mine',
+    );
+    await sleep(WATCH_DELAY_MS * 2);
+    expect((await reads.get<ReturnType<typeof dataset>>(datasetKind, 'mine', 'default'))?.spec.datasetName).toBe(
+      'Renamed',
+    );
+    expect((await reads.list(datasetKind, { namespace: 'default' })).items.map((d) => d.metadata.name)).toEqual([
+      'mine',
+      'theirs',
+    ]);
+    // Other namespaces and label selectors are not cached: the store answers them.
+    expect(await reads.get(datasetKind, 'mine', 'elsewhere')).toBeUndefined();
+    expect(gets).toBe(afterFirst + 2);
   });
 });
