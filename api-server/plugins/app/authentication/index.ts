@@ -11,6 +11,7 @@ import {
   type InternalProvider,
   type ProviderRegistry,
 } from '../../../../core/auth/federation/providers.ts';
+import { tokenMacKey } from '../../../../core/auth/keys/token-key.ts';
 import { resolveSigningKeys } from '../../../../core/auth/keys/resolve.ts';
 import { AuthorizationRecords } from '../../../../core/auth/records/authorizations.ts';
 import { Consents } from '../../../../core/auth/records/consents.ts';
@@ -185,6 +186,7 @@ async function authorizationServer(
     namespace,
     issuer: internal.issuer,
     keys,
+    refreshTokenKey: await tokenMacKey(cluster, namespace),
     clients: new ClientDirectory(reads, namespace),
     users,
     authorizations: new AuthorizationRecords(cluster, namespace, reads),
