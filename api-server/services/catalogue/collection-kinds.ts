@@ -12,6 +12,7 @@ import {
 } from '../../records/feature-collection.ts';
 import { sortForPaging, type PageOrder } from '../../pagination.ts';
 import { resourceIdSchema } from '../../schemas.ts';
+import { derived } from '../resources/derived.ts';
 import type { ResourceCaches } from '../resources/resource-caches.ts';
 import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
 import { featureStacCollection } from './feature-collection.ts';
@@ -57,12 +58,12 @@ function resourceCollections<T extends KubeObject, Listed extends T>(
   of: ResourceCollections<T, Listed>,
 ): CollectionKind {
   const resources = caches.of<T>(of.kind);
+  // In the cache's order, by name: the collection's id.
+  const published = (items: readonly T[]) =>
+    items.filter((r): r is Listed => of.listed(r)).map((r) => ({ id: r.metadata.name, title: of.title(r) }));
   return {
     async published() {
-      // In the cache's order, by name: the collection's id.
-      return (await resources.list())
-        .filter((r): r is Listed => of.listed(r))
-        .map((r) => ({ id: r.metadata.name, title: of.title(r) }));
+      return derived(await resources.list(), published);
     },
     async collection(id, links) {
       // openEO takes any string as a collection id; one that no resource can be named is simply not found.
