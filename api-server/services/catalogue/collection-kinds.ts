@@ -31,7 +31,7 @@ export interface PublishedCollection {
  */
 export interface CollectionKind {
   /** The published collections of this kind, by id. */
-  published(): Promise<PublishedCollection[]>;
+  published(): Promise<readonly PublishedCollection[]>;
   /** The collection with this id, or undefined when this kind publishes none by that id. */
   collection(id: string, links: CollectionLinks): Promise<StacCollection | undefined>;
 }
@@ -123,9 +123,23 @@ export function collectionKinds(context: CatalogueContext): CollectionKind[] {
   return [rasterCollections(context), featureCollections(context)];
 }
 
-/** Every published collection of every kind, by id (in code-unit order, which pagination relies on). */
-export async function publishedCollections(kinds: CollectionKind[]): Promise<PublishedCollection[]> {
-  return sortForPaging((await Promise.all(kinds.map((k) => k.published()))).flat(), byId);
+/** The last merge of each set of kinds, and the lists it merged (each the same array until its cache changes). */
+const merges = new WeakMap<
+  CollectionKind[],
+  { parts: (readonly PublishedCollection[])[]; all: readonly PublishedCollection[] }
+>();
+
+/**
+ * Every published collection of every kind, by id (in code-unit order, which pagination relies on); merged again
+ * only when a kind's list changed.
+ */
+export async function publishedCollections(kinds: CollectionKind[]): Promise<readonly PublishedCollection[]> {
+  const parts = await Promise.all(kinds.map((k) => k.published()));
+  const last = merges.get(kinds);
+  if (last && parts.every((part, i) => part === last.parts[i])) return last.all;
+  const all = sortForPaging(parts.flat(), byId);
+  merges.set(kinds, { parts, all });
+  return all;
 }
 
 /** Collections in the order of their ids. */
