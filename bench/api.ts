@@ -213,9 +213,10 @@ export function apiReport(figures: EndpointFigures[], options: ApiBenchOptions):
   const lines = [
     `API server, ${options.datasets.toLocaleString('en-US')} datasets in embedded mode (autocannon in its own process, ` +
       `${options.connections} connections, ${options.seconds} s, ${options.runs} runs: median (range))`,
-    '| endpoint | bytes | Stratus (req/s) | Stratus p99 (ms) | peer: bare node:http, own process (req/s) | ratio | ' +
+    '| endpoint | bytes | Stratus (req/s) | Stratus p99 (ms) | peer: bare node:http, own process (req/s) | ' +
+      'peer p99 (ms) | ratio | ' +
       'server CPU per request, Stratus / peer (µs) | CPU ratio (peer / Stratus) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const f of figures) {
     const ratios = f.runs.map((r) => r.stratusRequestsPerSecond / r.peerRequestsPerSecond);
@@ -229,6 +230,9 @@ export function apiReport(figures: EndpointFigures[], options: ApiBenchOptions):
       )} | ${range(
         f.runs.map((r) => r.peerRequestsPerSecond),
         round,
+      )} | ${range(
+        f.runs.map((r) => r.peerLatencyP99Ms),
+        String,
       )} | ${range(ratios, (n) => `${n.toFixed(2)}x`)} | ${round(median(f.runs.map((r) => r.stratusCpuPerRequestUs)))} / ${round(
         median(f.runs.map((r) => r.peerCpuPerRequestUs)),
       )} | ${range(
