@@ -145,6 +145,7 @@ export class ResourceCache<T extends KubeObject> {
   }
 
   #caughtUp(): boolean {
+    if (this.#expectations.length === 0) return true;
     this.#expectations = this.#expectations.filter((e) => 'deleted' in e || e.resourceVersion > this.#version);
     return this.#expectations.length === 0;
   }
