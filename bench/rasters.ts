@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatPeriod, periodRange, type Period } from '../core/periods/index.ts';
 import { chirpsProvider, chirpsUrl } from '../core/providers/chirps.ts';
+import type { RasterGrid } from '../core/providers/raster.ts';
 import { READ_AHEAD, readInOrder } from '../core/providers/read-ahead.ts';
 import { sampleProvider } from '../core/providers/sample.ts';
 import { chunkShape, PARALLEL_CHUNKS, RasterCubeWriter } from '../core/stores/raster-cube.ts';
@@ -37,9 +38,22 @@ interface PeerMode {
 const LIKE_FOR_LIKE: PeerMode = { writers: PARALLEL_CHUNKS, reads: READ_AHEAD, sync: true };
 const AS_USUALLY_RUN: PeerMode = { writers: 1, reads: 1, sync: false };
 
+/** Seconds of wall clock and of CPU (every thread of the process) that one side took. */
+export interface Timing {
+  seconds: number;
+  cpuSeconds: number;
+}
+
+/** One run of a measurement: Stratus, the peer like for like, the peer as usually run. */
+export interface RasterSides {
+  stratus: Timing;
+  peer: Timing;
+  peerUsual: Timing;
+}
+
 export interface RasterRun {
-  zarrWrite: { stratusMBps: number; peerMBps: number; peerUsualMBps: number };
-  ingestion: { stratusPerSecond: number; peerPerSecond: number; peerUsualPerSecond: number };
+  zarrWrite: RasterSides;
+  ingestion: RasterSides;
 }
 
 export interface RasterFigures {
@@ -49,6 +63,23 @@ export interface RasterFigures {
 }
 
 const peerArgs = (mode: PeerMode) => [mode.writers, mode.sync ? 1 : 0];
+
+/** Times `work` in this process, CPU of every thread included (libuv's pool compresses and flushes). */
+async function timed(work: () => Promise<unknown>): Promise<Timing> {
+  const [start, cpu] = [performance.now(), process.cpuUsage()];
+  await work();
+  const { user, system } = process.cpuUsage(cpu);
+  return { seconds: (performance.now() - start) / 1000, cpuSeconds: (user + system) / 1e6 };
+}
+
+async function runPeer(args: (string | number)[]): Promise<Timing> {
+  const { seconds, cpu_seconds } = await python<{ seconds: number; cpu_seconds: number }>(
+    await readFile(PEER, 'utf8'),
+    args.map(String),
+    600_000,
+  );
+  return { seconds, cpuSeconds: cpu_seconds };
+}
 
 /** The sample cube in memory and as the raw float32 file the peer reads; returns one run's writer. */
 async function zarrWriteBench(root: string, days: number) {
@@ -69,34 +100,30 @@ async function zarrWriteBench(root: string, days: number) {
   await writeFile(raw, Buffer.concat(planes.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
   const [ct, cy, cx] = chunkShape(planes.length, ny, nx);
   const peer = async (mode: PeerMode, out: string) => {
-    const { seconds } = await python<{ seconds: number }>(
-      await readFile(PEER, 'utf8'),
-      ['zarr-write', ...peerArgs(mode), raw, planes.length, ny, nx, ct, cy, cx, out].map(String),
-      600_000,
-    );
+    const timing = await runPeer(['zarr-write', ...peerArgs(mode), raw, planes.length, ny, nx, ct, cy, cx, out]);
     await rm(out, { recursive: true, force: true });
-    return megabytes / seconds;
+    return timing;
   };
   return {
     megabytes,
-    run: async (run: number): Promise<RasterRun['zarrWrite']> => {
+    run: async (run: number): Promise<RasterSides> => {
       const out = join(root, `stratus-${run}.zarr`);
-      const start = performance.now();
-      const writer = await RasterCubeWriter.create(out, {
-        variable: 'value',
-        periodType: 'daily',
-        periods,
-        grid: session.grid,
-        attributes: {},
+      const stratus = await timed(async () => {
+        const writer = await RasterCubeWriter.create(out, {
+          variable: 'value',
+          periodType: 'daily',
+          periods,
+          grid: session.grid,
+          attributes: {},
+        });
+        for (const plane of planes) await writer.append(plane);
+        await writer.finish();
       });
-      for (const plane of planes) await writer.append(plane);
-      await writer.finish();
-      const stratusMBps = megabytes / ((performance.now() - start) / 1000);
       await rm(out, { recursive: true, force: true });
       return {
-        stratusMBps,
-        peerMBps: await peer(LIKE_FOR_LIKE, join(root, `peer-${run}.zarr`)),
-        peerUsualMBps: await peer(AS_USUALLY_RUN, join(root, `peer-usual-${run}.zarr`)),
+        stratus,
+        peer: await peer(LIKE_FOR_LIKE, join(root, `peer-${run}.zarr`)),
+        peerUsual: await peer(AS_USUALLY_RUN, join(root, `peer-usual-${run}.zarr`)),
       };
     },
   };
@@ -117,49 +144,38 @@ export async function makeChirpsCogs(dir: string, days: number): Promise<string>
 }
 
 /** One run of the ingestion of `periods` from `base` on each side. */
-async function ingestionRun(
-  root: string,
-  base: string,
-  periods: Period[],
-  run: number,
-): Promise<RasterRun['ingestion']> {
+async function ingestionRun(root: string, base: string, periods: Period[], run: number): Promise<RasterSides> {
   const out = join(root, `ingested-${run}.zarr`);
-  const start = performance.now();
-  const session = await chirpsProvider.open({
-    parameters: { baseUrl: base },
-    bbox: SIERRA_LEONE,
-    signal: new AbortController().signal,
+  let grid: RasterGrid | undefined;
+  const stratus = await timed(async () => {
+    const session = await chirpsProvider.open({
+      parameters: { baseUrl: base },
+      bbox: SIERRA_LEONE,
+      signal: new AbortController().signal,
+    });
+    grid = session.grid;
+    const writer = await RasterCubeWriter.create(out, {
+      variable: 'precip',
+      periodType: 'daily',
+      periods,
+      grid,
+      attributes: {},
+    });
+    for await (const values of readInOrder(session, periods)) await writer.append(values);
+    await writer.finish();
   });
-  const writer = await RasterCubeWriter.create(out, {
-    variable: 'precip',
-    periodType: 'daily',
-    periods,
-    grid: session.grid,
-    attributes: {},
-  });
-  for await (const values of readInOrder(session, periods)) await writer.append(values);
-  await writer.finish();
-  const stratusPerSecond = periods.length / ((performance.now() - start) / 1000);
   await rm(out, { recursive: true, force: true });
 
   const urls = join(root, 'urls.txt');
   await writeFile(urls, periods.map((p) => chirpsUrl(base, 'rnl', formatPeriod(p))).join('\n'));
-  const [ct, cy, cx] = chunkShape(periods.length, session.grid.lat.length, session.grid.lon.length);
+  const [ct, cy, cx] = chunkShape(periods.length, grid!.lat.length, grid!.lon.length);
   const peer = async (mode: PeerMode) => {
     const peerOut = join(root, `peer-ingested-${run}.zarr`);
-    const { seconds } = await python<{ seconds: number }>(
-      await readFile(PEER, 'utf8'),
-      ['ingest', ...peerArgs(mode), mode.reads, urls, ...SIERRA_LEONE, ct, cy, cx, peerOut].map(String),
-      600_000,
-    );
+    const timing = await runPeer(['ingest', ...peerArgs(mode), mode.reads, urls, ...SIERRA_LEONE, ct, cy, cx, peerOut]);
     await rm(peerOut, { recursive: true, force: true });
-    return periods.length / seconds;
+    return timing;
   };
-  return {
-    stratusPerSecond,
-    peerPerSecond: await peer(LIKE_FOR_LIKE),
-    peerUsualPerSecond: await peer(AS_USUALLY_RUN),
-  };
+  return { stratus, peer: await peer(LIKE_FOR_LIKE), peerUsual: await peer(AS_USUALLY_RUN) };
 }
 
 export async function benchRasters(days = 366, runs = benchRuns()): Promise<RasterFigures> {
@@ -187,12 +203,31 @@ export async function benchRasters(days = 366, runs = benchRuns()): Promise<Rast
   }
 }
 
-/** The table: each figure and ratio as the median of the runs with their range. */
+/**
+ * The table: each rate and ratio as the median of the runs with their range; the CPU ratio is the peer's CPU
+ * seconds over Stratus's (above 1: Stratus cheaper), steadier than wall time on a shared machine.
+ */
 export function rastersReport({ megabytes, periods, runs }: RasterFigures): string[] {
   const rate = (n: number) => n.toFixed(1);
-  const row = (label: string, unit: string, stratus: number[], peerLabel: string, peer: number[]) =>
-    `| ${label} | ${medianRange(stratus, rate)} ${unit} | ${peerLabel}: ${medianRange(peer, rate)} ${unit} | ${medianRange(
-      stratus.map((s, i) => s / peer[i]!),
+  const row = (
+    label: string,
+    unit: string,
+    work: number,
+    sides: RasterSides[],
+    peerLabel: string,
+    peer: 'peer' | 'peerUsual',
+  ) =>
+    `| ${label} | ${medianRange(
+      sides.map((s) => work / s.stratus.seconds),
+      rate,
+    )} ${unit} | ${peerLabel}: ${medianRange(
+      sides.map((s) => work / s[peer].seconds),
+      rate,
+    )} ${unit} | ${medianRange(
+      sides.map((s) => s[peer].seconds / s.stratus.seconds),
+      times,
+    )} | ${medianRange(
+      sides.map((s) => s[peer].cpuSeconds / s.stratus.cpuSeconds),
       times,
     )} |`;
   const zarr = runs.map((r) => r.zarrWrite);
@@ -201,35 +236,32 @@ export function rastersReport({ megabytes, periods, runs }: RasterFigures): stri
   const ingest = `ingestion, ${periods} daily COG windows (Stratus: ${READ_AHEAD} reads in flight, ${PARALLEL_CHUNKS} chunks at once, flushed)`;
   return [
     `Raster writing, ${runs.length} runs: median (range)`,
-    '| measurement | Stratus | peer | ratio |',
-    '| --- | --- | --- | --- |',
+    '| measurement | Stratus | peer | ratio | ratio by CPU |',
+    '| --- | --- | --- | --- | --- |',
     row(
       write,
       'MB/s',
-      zarr.map((z) => z.stratusMBps),
+      megabytes,
+      zarr,
       `zarr-python 2.13, ${PARALLEL_CHUNKS} threads, flushed (like for like)`,
-      zarr.map((z) => z.peerMBps),
+      'peer',
     ),
-    row(
-      write,
-      'MB/s',
-      zarr.map((z) => z.stratusMBps),
-      'zarr-python 2.13, 1 thread, not flushed (as usually run)',
-      zarr.map((z) => z.peerUsualMBps),
-    ),
+    row(write, 'MB/s', megabytes, zarr, 'zarr-python 2.13, 1 thread, not flushed (as usually run)', 'peerUsual'),
     row(
       ingest,
       'periods/s',
-      ingestion.map((i) => i.stratusPerSecond),
+      periods,
+      ingestion,
       `GDAL /vsicurl/ + zarr-python, ${READ_AHEAD} reads in flight, ${PARALLEL_CHUNKS} writer threads, flushed (like for like)`,
-      ingestion.map((i) => i.peerPerSecond),
+      'peer',
     ),
     row(
       ingest,
       'periods/s',
-      ingestion.map((i) => i.stratusPerSecond),
+      periods,
+      ingestion,
       'GDAL /vsicurl/ + zarr-python, one period at a time, not flushed (as usually run)',
-      ingestion.map((i) => i.peerUsualPerSecond),
+      'peerUsual',
     ),
   ];
 }
