@@ -131,10 +131,10 @@ export async function benchSplitIngestion(
 
 /** The table: each figure and ratio as the median of the runs with their range. */
 export function splitIngestionReport({ periods, parts, roundTripMs, runs }: SplitIngestionFigures): string[] {
-  const rate = (n: number) => `${n.toFixed(1)} periods/s`;
+  const rate = (n: number) => n.toFixed(1);
   return [
     `Split ingestion (${roundTripMs} ms per upstream request, embedded worker processes), ${runs.length} runs: median (range)`,
-    '| measurement | Stratus, split | Stratus in one worker (not a peer) | ratio |',
+    '| measurement | Stratus, split (periods/s) | Stratus in one worker, not a peer (periods/s) | ratio |',
     '| --- | --- | --- | --- |',
     `| ${periods} daily COG windows in ${parts} parts | ${medianRange(
       runs.map((r) => r.splitPerSecond),
