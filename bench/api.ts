@@ -20,6 +20,7 @@ import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import { parseInstanceConfig } from '../core/config/index.ts';
 import { datasetKind } from '../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../core/resources/registry.ts';
+import { median, medianRange, round, times } from './summary.ts';
 
 const run = promisify(execFile);
 const AUTOCANNON = join(import.meta.dirname, '../node_modules/autocannon/autocannon.js');
@@ -106,8 +107,6 @@ async function startPeer(
     },
   };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Creates `count` Datasets, `parallel` at a time. */
 async function createDatasets(cluster: Awaited<ReturnType<typeof openEmbeddedCluster>>, count: number) {
@@ -207,9 +206,6 @@ export async function benchApi(options: ApiBenchOptions): Promise<EndpointFigure
 
 /** The table rows: the median of the runs with their range. */
 export function apiReport(figures: EndpointFigures[], options: ApiBenchOptions): string[] {
-  const round = (n: number) => Math.round(n).toLocaleString('en-US');
-  const range = (values: number[], format: (n: number) => string) =>
-    `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
   const lines = [
     `API server, ${options.datasets.toLocaleString('en-US')} datasets in embedded mode (autocannon in its own process, ` +
       `${options.connections} connections, ${options.seconds} s, ${options.runs} runs: median (range))`,
@@ -221,23 +217,23 @@ export function apiReport(figures: EndpointFigures[], options: ApiBenchOptions):
   for (const f of figures) {
     const ratios = f.runs.map((r) => r.stratusRequestsPerSecond / r.peerRequestsPerSecond);
     lines.push(
-      `| ${f.label} | ${round(f.bytes)} | ${range(
+      `| ${f.label} | ${round(f.bytes)} | ${medianRange(
         f.runs.map((r) => r.stratusRequestsPerSecond),
         round,
-      )} | ${range(
+      )} | ${medianRange(
         f.runs.map((r) => r.stratusLatencyP99Ms),
         String,
-      )} | ${range(
+      )} | ${medianRange(
         f.runs.map((r) => r.peerRequestsPerSecond),
         round,
-      )} | ${range(
+      )} | ${medianRange(
         f.runs.map((r) => r.peerLatencyP99Ms),
         String,
-      )} | ${range(ratios, (n) => `${n.toFixed(2)}x`)} | ${round(median(f.runs.map((r) => r.stratusCpuPerRequestUs)))} / ${round(
+      )} | ${medianRange(ratios, times)} | ${round(median(f.runs.map((r) => r.stratusCpuPerRequestUs)))} / ${round(
         median(f.runs.map((r) => r.peerCpuPerRequestUs)),
-      )} | ${range(
+      )} | ${medianRange(
         f.runs.map((r) => r.peerCpuPerRequestUs / r.stratusCpuPerRequestUs),
-        (n) => `${n.toFixed(2)}x`,
+        times,
       )} |`,
     );
   }

@@ -28,6 +28,7 @@ import { API_VERSION } from '../core/resources/kind.ts';
 import { freePort } from '../scripts/free-port.ts';
 import { prepareCodes, type CodeRequest } from './auth-codes.ts';
 import type { LoadJob, LoadResult } from './auth-load.ts';
+import { medianRange, times } from './summary.ts';
 
 const run = promisify(execFile);
 const REPOSITORY = resolve(import.meta.dirname, '..');
@@ -312,20 +313,11 @@ export async function benchAuthToken(options: AuthTokenOptions): Promise<AuthTok
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
 /** The figures as Markdown tables: every run, then the median and range of each ratio. */
 export function authTokenReport(figures: AuthTokenFigures): string[] {
   const { options, runs } = figures;
   const cell = (s: Side) =>
     `${Math.round(s.perSecond).toLocaleString('en-US')} (${s.p50Ms.toFixed(1)} / ${s.p95Ms.toFixed(1)}; ${s.cpuMsPerOp.toFixed(2)})`;
-  const summary = (values: number[], format: (n: number) => string) =>
-    `${format(median(values))} (${format(Math.min(...values))} to ${format(Math.max(...values))})`;
-  const times = (n: number) => `${n.toFixed(2)}x`;
   const percent = (n: number) => `${(n * 100).toFixed(1)} %`;
   // Throughput ratios are Stratus over a peer; CPU ratios the peer's CPU per operation over Stratus's (> 1: cheaper).
   const ratios = (pick: (r: AuthTokenRun) => Sides, peer: 'peer' | 'durable') => ({
@@ -356,7 +348,7 @@ export function authTokenReport(figures: AuthTokenFigures): string[] {
     ...grants.map(({ name, pick }) => {
       const memory = ratios(pick, 'peer');
       const durable = ratios(pick, 'durable');
-      return `Median (range), ${name}: to memory ${summary(memory.rate, times)}, by CPU ${summary(memory.cpu, times)}; to durable ${summary(durable.rate, times)}, by CPU ${summary(durable.cpu, times)}`;
+      return `Median (range), ${name}: to memory ${medianRange(memory.rate, times)}, by CPU ${medianRange(memory.cpu, times)}; to durable ${medianRange(durable.rate, times)}, by CPU ${medianRange(durable.cpu, times)}`;
     }),
     '',
     `Bearer validation, GET /collections on Stratus, autocannon 16 connections ${options.bearerSeconds} s each: req/s (p50 / p97.5 ms; server CPU ms per request)`,
@@ -366,7 +358,7 @@ export function authTokenReport(figures: AuthTokenFigures): string[] {
       (r, i) =>
         `| ${i + 1} | ${cell(r.bearer.anonymous)} | ${cell(r.bearer.bearer)} | ${percent(added.rate[i]!)} (${percent(added.cpu[i]!)}) |`,
     ),
-    `Median (range) of the added cost: by rate ${summary(added.rate, percent)}, by CPU ${summary(added.cpu, percent)}`,
+    `Median (range) of the added cost: by rate ${medianRange(added.rate, percent)}, by CPU ${medianRange(added.cpu, percent)}`,
   ];
 }
 
