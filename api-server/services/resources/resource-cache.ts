@@ -1,150 +1,52 @@
-import type { Logger } from 'pino';
-import { inform } from '../../../core/cluster/informer.ts';
-import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
+import type { InformerCache } from '../../../core/cluster/informer-cache.ts';
+import { objectKey, type KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { byName, sortForPaging, type PageOrder } from '../../pagination.ts';
 
 export interface ResourceCacheOptions {
   cluster: Cluster;
-  kind: KindRef;
   namespace: string;
-  logger: Logger;
-  signal: AbortSignal;
   /** How long a list waits for the cache to see this process's own writes before it reads the cluster instead. */
   catchUpMs?: number;
 }
 
-/** A write of this process the cache must have seen before a list answers from it. */
-type Expectation = { resourceVersion: number } | { deleted: string };
-
 /**
- * One kind's objects in the API server's namespace, kept by an informer (list, then watch; `core/cluster/informer.ts`)
- * so that list routes cost no request to the resource store. It starts on its first read.
+ * One kind's objects in the API server's namespace, as the list routes read them: an informer cache of the core
+ * (`core/cluster/informer-cache.ts`, list then watch) so that list routes cost no request to the resource store,
+ * started on its first read and sorted in each order read.
  *
- * Reads see this process's writes: the writes made through `ResourceCaches.cluster` leave an expectation (the
- * written resourceVersion, or for a deletion without finalizers the name that must go), and a list waits until the
- * watch has delivered them; past `catchUpMs` it reads the cluster instead, as it does while the first list is not
- * in. Resource versions are compared as numbers, which both adapters issue (the embedded store's counter, etcd's
- * revision). Other writers' changes appear as the watch delivers them, as on any informer.
+ * Reads see this process's writes: the writes made through `ResourceCaches.cluster` leave an expectation in the
+ * informer cache, and a list waits until the watch has delivered them; past `catchUpMs` it reads the cluster
+ * instead, as it does while the first list is not in. Other writers' changes appear as the watch delivers them.
  */
 export class ResourceCache<T extends KubeObject> {
   readonly #options: ResourceCacheOptions;
-  readonly #objects = new Map<string, T>();
+  readonly #informer: InformerCache<T>;
   /** The objects in each order read; sorted again on the first read after a change. */
   #sorted = new Map<PageOrder<T>, T[]>();
-  /** The resourceVersion the cache has reached: its last list or event. */
-  #version = 0;
-  #expectations: Expectation[] = [];
-  #changed = new Set<() => void>();
-  #informer: { synced: Promise<void>; done: Promise<void> } | undefined;
 
-  constructor(options: ResourceCacheOptions) {
+  constructor(informer: InformerCache<T>, options: ResourceCacheOptions) {
+    this.#informer = informer;
     this.#options = options;
-  }
-
-  /** Whether the cache has started: writes before that need no expectation, the first list comes after them. */
-  get started(): boolean {
-    return this.#informer !== undefined;
-  }
-
-  /** Starts the informer once; resolves after its first list. */
-  start(): Promise<void> {
-    this.#informer ??= inform<T>({
-      cluster: this.#options.cluster,
-      kind: this.#options.kind,
-      namespace: this.#options.namespace,
-      logger: this.#options.logger,
-      signal: this.#options.signal,
-      onList: (items) => {
-        this.#objects.clear();
-        for (const item of items) this.#objects.set(item.metadata.name, item);
-        this.#forget((name) => !this.#objects.has(name));
-        this.#reached(items);
-      },
-      onEvent: ({ type, object }) => {
-        if (type === 'DELETED') {
-          this.#objects.delete(object.metadata.name);
-          this.#forget((name) => name === object.metadata.name);
-        } else this.#objects.set(object.metadata.name, object);
-        this.#reached([object]);
-      },
-    });
-    return this.#informer.synced;
-  }
-
-  #reached(objects: T[]): void {
-    for (const object of objects) this.#version = Math.max(this.#version, Number(object.metadata.resourceVersion));
-    this.#sorted.clear();
-    for (const notify of this.#changed) notify();
-  }
-
-  /** Drops the expected deletions the cache has now seen (a re-creation may follow: the name alone cannot tell). */
-  #forget(seen: (name: string) => boolean): void {
-    this.#expectations = this.#expectations.filter((e) => !('deleted' in e && seen(e.deleted)));
-  }
-
-  /** Resolves once the informer has stopped (its signal aborted), at once when it never started. */
-  async stopped(): Promise<void> {
-    await this.#informer?.done;
-  }
-
-  /** Records a write of this process: the next lists wait for the cache to see it. */
-  expect(expectation: Expectation): void {
-    if (!this.started) return;
-    // A deletion the watch delivered already (the embedded store does before the call returns) awaits nothing.
-    if ('deleted' in expectation && !this.#objects.has(expectation.deleted)) return;
-    this.#expectations.push(expectation);
-  }
-
-  #caughtUp(): boolean {
-    this.#expectations = this.#expectations.filter((e) => 'deleted' in e || e.resourceVersion > this.#version);
-    return this.#expectations.length === 0;
+    informer.subscribe(() => this.#sorted.clear());
   }
 
   /** Every object in `order` (by name unless told), as of at least this process's last write of the kind. */
   async list(order: PageOrder<T> = byName): Promise<readonly T[]> {
-    if (!(await this.#synced()) || (!this.#caughtUp() && !(await this.#catchUp()))) {
+    if (!(await this.#informer.catchUp(this.#options.catchUpMs ?? 2_000))) {
       // The store's own answer, or its error (503 when it is unavailable), rather than a wait without end.
-      const { items } = await this.#options.cluster.list<T>(this.#options.kind, { namespace: this.#options.namespace });
+      const { items } = await this.#options.cluster.list<T>(this.#informer.kind, {
+        namespace: this.#options.namespace,
+      });
       return sortForPaging(items, order);
     }
     let sorted = this.#sorted.get(order);
-    if (!sorted) this.#sorted.set(order, (sorted = sortForPaging([...this.#objects.values()], order)));
+    if (!sorted) this.#sorted.set(order, (sorted = sortForPaging([...this.#informer.values()], order)));
     return sorted;
   }
 
   /** The object of this name as the cache holds it (read after `list`, which waits for this process's writes). */
   peek(name: string): T | undefined {
-    return this.#objects.get(name);
-  }
-
-  /** Starts the informer; false when its first list is not in within `catchUpMs` (the store is slow or down). */
-  async #synced(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>(
-      (resolve) => (timer = setTimeout(resolve, this.#options.catchUpMs ?? 2_000, false)),
-    );
-    try {
-      return await Promise.race([this.start().then(() => true), late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Waits for the watch to deliver the expected writes; false when it did not within `catchUpMs`. */
-  async #catchUp(): Promise<boolean> {
-    const deadline = Date.now() + (this.#options.catchUpMs ?? 2_000);
-    while (!this.#caughtUp()) {
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      let notify = () => {};
-      const changed = new Promise<void>((resolve) => (notify = resolve));
-      this.#changed.add(notify);
-      const timer = setTimeout(notify, left);
-      await changed;
-      clearTimeout(timer);
-      this.#changed.delete(notify);
-    }
-    return true;
+    return this.#informer.get(objectKey({ metadata: { namespace: this.#options.namespace, name } }));
   }
 }
