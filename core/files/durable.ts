@@ -100,13 +100,13 @@ export interface PreparedChange {
 /**
  * The first half of a group commit: the new content written to a temporary file beside its target and flushed.
  * Changes are prepared concurrently; `finishFileChanges` puts a run of prepared ones in place with one flush per
- * directory, where replacing files one by one flushes every directory once per file.
+ * directory, where replacing files one by one flushes every directory once per file. The target's directory must
+ * exist: a group committer makes each of its directories once (`ResourceFiles`), not once per change.
  */
 export async function prepareFileChange(change: FileChange): Promise<PreparedChange> {
   if (change.data === undefined) return { path: change.path };
   const dir = dirname(change.path);
   const temporary = join(dir, `.${basename(change.path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
-  await mkdir(dir, { recursive: true });
   try {
     await writeFlushed(temporary, change.data, change.mode);
   } catch (err) {

@@ -1,5 +1,5 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import {
   discardPrepared,
   finishFileChanges,
@@ -45,6 +45,8 @@ export const kindKey = (ref: KindRef) => `${ref.apiVersion}/${ref.plural}`;
  */
 export class ResourceFiles {
   readonly #dir: string;
+  /** The directories made (or being made) by this process: the cluster never removes one, so once is enough. */
+  readonly #made = new Map<string, Promise<void>>();
 
   constructor(dataDir: string) {
     this.#dir = dataDir;
@@ -84,13 +86,27 @@ export class ResourceFiles {
    */
   async prepare(change: StagedChange): Promise<PreparedChange[]> {
     const path = this.#objectPath(change.ref, change.object.metadata);
-    if (change.text !== undefined)
+    if (change.text !== undefined) {
+      await this.#directory(dirname(path));
       return [await prepareFileChange({ path, data: change.text, ...(isSecretKind(change.ref) && { mode: 0o600 }) })];
+    }
     const counter = join(this.#dir, 'state', 'counter.json');
+    await this.#directory(dirname(counter));
     return [
       await prepareFileChange({ path: counter, data: JSON.stringify({ resourceVersion: String(change.rv) }) }),
       { path },
     ];
+  }
+
+  #directory(dir: string): Promise<void> {
+    let made = this.#made.get(dir);
+    if (!made) {
+      made = mkdir(dir, { recursive: true }).then(() => undefined);
+      // A failure is the write's to report; the next write tries again.
+      made.catch(() => this.#made.delete(dir));
+      this.#made.set(dir, made);
+    }
+    return made;
   }
 
   /** The second half, for a run of prepared changes in order: in place, each directory flushed once. */

@@ -22,6 +22,8 @@ export const datasetController: ControllerDefinition<Dataset, DatasetObserved> =
       },
     },
   ],
+  // Each reconcile is one status write at most: several at once let the store commit them together.
+  workers: 16,
   observe: async (dataset, cluster, _jobs, caches) => {
     const { name, namespace } = dataset.metadata;
     const [source, runs] = await Promise.all([
