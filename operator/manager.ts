@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { InformerCaches } from '../core/cluster/informer-caches.ts';
 import type { Cluster } from '../core/cluster/port.ts';
 import { dataSourceController } from './controllers/data-source/controller.ts';
 import { deliveryController } from './controllers/delivery/controller.ts';
@@ -84,8 +85,15 @@ export function controllerDefinitions(
 }
 
 export function startOperator(options: OperatorOptions): RunningOperator {
-  const shared: ControllerOptions = {
+  // One informer per kind for every controller, and the port they write through, which keeps the caches fresh.
+  const caches = new InformerCaches({
     cluster: options.cluster,
+    namespaces: options.namespaces,
+    logger: options.logger,
+  });
+  const shared: ControllerOptions = {
+    cluster: caches.cluster,
+    caches,
     metrics: controllerMetrics(options.registry),
     logger: options.logger,
     runLogger: options.runLogger,
@@ -121,6 +129,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     stop: async () => {
       await Promise.all(collectors.map((c) => c.stop()));
       await Promise.all(controllers.map((c) => c.stop()));
+      await caches.stop();
       await options.jobs.stop();
     },
   };

@@ -113,7 +113,8 @@ export interface PreparedChange {
 /**
  * The first half of a group commit: the new content written to a temporary file beside its target and flushed.
  * Changes are prepared concurrently; `finishFileChanges` puts a run of prepared ones in place with one flush per
- * directory, where replacing files one by one flushes every directory once per file.
+ * directory, where replacing files one by one flushes every directory once per file. The target's directory is made
+ * when missing.
  */
 export async function prepareFileChange(change: FileChange): Promise<PreparedChange> {
   if (change.data === undefined) return { path: change.path };

@@ -5,8 +5,10 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventKind } from '../../core/cluster/builtin-kinds.ts';
+import { InformerCaches } from '../../core/cluster/informer-caches.ts';
 import { openEmbeddedCluster, type EmbeddedCluster } from '../../core/cluster/embedded/index.ts';
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
+import type { Cluster } from '../../core/cluster/port.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { API_VERSION } from '../../core/resources/registry.ts';
 import { ChildProcessRunner } from '../jobs/child-process-runner.ts';
@@ -37,6 +39,45 @@ describe('controller runtime', () => {
   afterEach(async () => {
     await cluster.close();
     await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('shares one watch per kind among controllers given the same caches, each hearing of every object', async () => {
+    await createThing();
+    const watched: string[] = [];
+    const counting = new Proxy(cluster, {
+      get(target, property) {
+        if (property === 'watch')
+          return (...args: Parameters<Cluster['watch']>) => (watched.push(args[0].kind), target.watch(...args));
+        const value: unknown = Reflect.get(target, property);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as Cluster;
+    const caches = new InformerCaches({ cluster: counting, logger });
+    const seen: string[] = [];
+    const definition = (name: string): ControllerDefinition => ({
+      name,
+      kind: thingKind,
+      observe: async () => undefined,
+      plan: (thing) => {
+        seen.push(`${name} ${thing.metadata.name}`);
+        return { actions: [], outcome: { kind: 'done', reason: 'seen' } };
+      },
+    });
+    const controllers = ['one', 'two'].map(
+      (name) =>
+        new Controller(definition(name), {
+          cluster: caches.cluster,
+          caches,
+          metrics: controllerMetrics(new Registry()),
+          logger,
+        }),
+    );
+    controllers.forEach((c) => c.start());
+    await Promise.all(controllers.map((c) => c.synced()));
+    await expect.poll(() => seen.sort()).toEqual(['one a', 'two a']);
+    expect(watched).toEqual(['Thing']);
+    await Promise.all(controllers.map((c) => c.stop()));
+    await caches.stop();
   });
 
   it('reconciles a DataSource to its status, with an event and controller-runtime metrics', async () => {

@@ -5,7 +5,7 @@ import type { Cluster } from '../../core/cluster/port.ts';
 import type { JobRunner } from '../jobs/runner.ts';
 import type { Plan } from './actions.ts';
 import { applyPlan } from './applier.ts';
-import { inform } from '../../core/cluster/informer.ts';
+import { InformerCaches } from '../../core/cluster/informer-caches.ts';
 import { contextOf } from '../../core/logging/context.ts';
 import type { RunBindings, RunKind } from '../../core/logging/index.ts';
 import { logRunPlan } from './run-log.ts';
@@ -24,7 +24,13 @@ export interface ControllerDefinition<R extends KubeObject = KubeObject, O = unk
   kind: KindRef;
   /** Kinds whose events requeue the objects they concern (controller-runtime's `Watches` with a mapping). */
   watches?: RelatedWatch[];
-  observe(resource: R, cluster: Cluster, jobs: JobRunner | undefined): Promise<O>;
+  /**
+   * Reconciles of this kind run at once (controller-runtime's `MaxConcurrentReconciles`); the operator's `workers`
+   * when absent. A key is never reconciled twice at once whatever the number.
+   */
+  workers?: number;
+  /** What the planner needs besides the object: from the cluster, the job runner, or the shared informer caches. */
+  observe(resource: R, cluster: Cluster, jobs: JobRunner | undefined, caches: InformerCaches): Promise<O>;
   plan(resource: R, observed: O, now: Date): Plan;
   /** For a kind whose objects are runs: which kind of run one is, which decides the file its lines go to. */
   runKind?(resource: R): RunKind;
@@ -35,6 +41,11 @@ export type RunLoggers = (kind: RunKind, bindings: RunBindings) => Logger;
 
 export interface ControllerOptions {
   cluster: Cluster;
+  /**
+   * The process's informer caches, which every controller's watches share (one informer per kind); the controller
+   * keeps caches of its own without them. Writes go through `caches.cluster`, so that reads from a cache see them.
+   */
+  caches?: InformerCaches;
   metrics: ControllerMetrics;
   logger: Logger;
   /** Where a run's lines go; without it, to `logger`. */
@@ -65,7 +76,10 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
   readonly queue: WorkQueue;
   readonly #definition: ControllerDefinition<R, O>;
   readonly #options: Required<Pick<ControllerOptions, 'workers' | 'resyncMs' | 'rewatchMs'>> & ControllerOptions;
-  readonly #abort = new AbortController();
+  readonly #caches: InformerCaches;
+  /** Whether the caches are this controller's own, to stop with it. */
+  readonly #ownCaches: boolean;
+  readonly #unsubscribe: (() => void)[] = [];
   #running: Promise<unknown>[] = [];
   readonly #synced: Promise<void>[] = [];
   #resyncTimer: NodeJS.Timeout | undefined;
@@ -74,10 +88,19 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
     this.#definition = definition;
     this.#options = {
       ...options,
-      workers: options.workers ?? 2,
+      workers: definition.workers ?? options.workers ?? 2,
       resyncMs: options.resyncMs ?? 10 * 60_000,
       rewatchMs: options.rewatchMs ?? 1_000,
     };
+    this.#ownCaches = options.caches === undefined;
+    this.#caches =
+      options.caches ??
+      new InformerCaches({
+        cluster: options.cluster,
+        namespaces: options.namespaces,
+        logger: options.logger,
+        rewatchMs: options.rewatchMs,
+      });
     this.queue = new WorkQueue({ name: definition.name, metrics: options.metrics, ...options.queue });
   }
 
@@ -94,7 +117,7 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
     metrics.maxConcurrent.set({ controller: this.name }, workers);
     const primary: RelatedWatch = { kind: this.#definition.kind, keysOf: (object) => [objectKey(object)] };
     for (const watch of [primary, ...(this.#definition.watches ?? [])])
-      for (const namespace of this.#namespaces()) this.#inform(watch, namespace);
+      for (const namespace of this.#caches.namespaces) this.#inform(watch, namespace);
     for (let i = 0; i < workers; i++) this.#running.push(this.#worker());
     this.#resyncTimer = setInterval(() => void this.resync(), resyncMs);
     this.#resyncTimer.unref?.();
@@ -105,13 +128,9 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
     return Promise.all(this.#synced).then(() => undefined);
   }
 
-  #namespaces(): (string | undefined)[] {
-    return this.#options.namespaces?.length ? this.#options.namespaces : [undefined];
-  }
-
   async resync(): Promise<void> {
     try {
-      for (const namespace of this.#namespaces()) {
+      for (const namespace of this.#caches.namespaces) {
         const { items } = await this.#options.cluster.list(this.#definition.kind, { namespace });
         for (const item of items) this.queue.add(objectKey(item));
       }
@@ -120,21 +139,13 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
     }
   }
 
+  /** Queues the keys each object of the kind concerns, from the shared cache once it holds the object. */
   #inform({ kind, keysOf }: RelatedWatch, namespace: string | undefined): void {
-    const { cluster, logger, rewatchMs } = this.#options;
-    const enqueue = (object: KubeObject) => keysOf(object).forEach((key) => this.queue.add(key));
-    const informer = inform({
-      cluster,
-      kind,
-      namespace,
-      logger,
-      signal: this.#abort.signal,
-      rewatchMs,
-      onList: (items) => items.forEach(enqueue),
-      onEvent: (event) => enqueue(event.object),
-    });
-    this.#synced.push(informer.synced);
-    this.#running.push(informer.done);
+    const cache = this.#caches.of(kind, namespace);
+    const enqueue = (objects: readonly KubeObject[]) =>
+      objects.forEach((object) => keysOf(object).forEach((key) => this.queue.add(key)));
+    this.#unsubscribe.push(cache.subscribe(enqueue));
+    this.#synced.push(cache.start());
   }
 
   async #worker(): Promise<void> {
@@ -162,7 +173,8 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
 
   /** One reconcile of `key`: read, observe, plan, apply; requeue as the outcome or a failure says. */
   async reconcile(key: string): Promise<void> {
-    const { cluster, metrics } = this.#options;
+    const { metrics } = this.#options;
+    const cluster = this.#caches.cluster;
     let logger = this.#options.logger;
     const now = (this.#options.now ?? (() => new Date()))();
     const started = performance.now();
@@ -177,7 +189,7 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
       }
       const runLog = this.#runLog(resource);
       logger = runLog ?? logger;
-      const observed = await this.#definition.observe(resource, cluster, this.#options.jobs);
+      const observed = await this.#definition.observe(resource, cluster, this.#options.jobs, this.#caches);
       const plan = this.#definition.plan(resource, observed, now);
       await applyPlan(
         cluster,
@@ -212,9 +224,9 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
   }
 
   async stop(): Promise<void> {
-    this.#abort.abort();
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
     clearInterval(this.#resyncTimer);
     this.queue.shutdown();
-    await Promise.all(this.#running);
+    await Promise.all([...this.#running, ...(this.#ownCaches ? [this.#caches.stop()] : [])]);
   }
 }

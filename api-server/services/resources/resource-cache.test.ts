@@ -1,47 +1,20 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { openEmbeddedCluster } from '../../../core/cluster/embedded/index.ts';
 import { ApiError } from '../../../core/cluster/errors.ts';
-import type { KubeObject } from '../../../core/cluster/objects.ts';
+import type { Cluster } from '../../../core/cluster/port.ts';
 import type { Dataset } from '../../../core/resources/dataset/schema.ts';
-import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
 import { parseInstanceConfig } from '../../../core/config/index.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
+import { slowWatchCluster } from '../../../test/support/slow-watch.ts';
 import { buildApp } from '../../app.ts';
 import { byName, newestFirst, sortForPaging } from '../../pagination.ts';
 import { ResourceCaches } from './resource-caches.ts';
 
 const WATCH_DELAY_MS = 400;
-
-/** The embedded cluster with every watch event delivered late, as a remote API server's may be. */
-async function slowWatchCluster() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'stratus-cache-'));
-  const embedded = await openEmbeddedCluster({ dataDir });
-  async function* late(events: AsyncIterable<WatchEvent<KubeObject>>) {
-    for await (const event of events) {
-      await sleep(WATCH_DELAY_MS);
-      yield event;
-    }
-  }
-  const cluster = new Proxy(embedded, {
-    get(target, property) {
-      if (property === 'watch') return (...args: Parameters<Cluster['watch']>) => late(target.watch(...args));
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-  onTestFinished(async () => {
-    await embedded.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-  return { cluster, embedded, dataDir };
-}
 
 async function appOver(cluster: Cluster, dataDir: string) {
   const app = await buildApp({
@@ -59,7 +32,7 @@ const graph = { one: { process_id: 'add', arguments: { x: 1, y: 2 }, result: tru
 
 describe('list routes read informer caches', () => {
   it("see the API server's own writes at once although the watch delivers them late", async () => {
-    const { cluster, dataDir } = await slowWatchCluster();
+    const { cluster, dataDir } = await slowWatchCluster(WATCH_DELAY_MS);
     const app = await appOver(cluster, dataDir);
     expect((await app.inject({ url: '/process_graphs' })).json().processes).toEqual([]);
     expect((await app.inject({ url: '/jobs' })).json().jobs).toEqual([]);
@@ -83,7 +56,7 @@ describe('list routes read informer caches', () => {
   });
 
   it("show another writer's changes once the watch delivers them, without listing the cluster per request", async () => {
-    const { cluster, embedded, dataDir } = await slowWatchCluster();
+    const { cluster, embedded, dataDir } = await slowWatchCluster(WATCH_DELAY_MS);
     let lists = 0;
     const counting = new Proxy(cluster, {
       get(target, property) {
@@ -111,7 +84,7 @@ describe('list routes read informer caches', () => {
   });
 
   it('answer 503 from a store that cannot list, instead of waiting for the first list without end', async () => {
-    const { cluster, dataDir } = await slowWatchCluster();
+    const { cluster, dataDir } = await slowWatchCluster(WATCH_DELAY_MS);
     const down = new Proxy(cluster, {
       get(target, property) {
         if (property === 'list') return () => Promise.reject(new ApiError('InternalError', 'etcd is down'));
@@ -128,7 +101,7 @@ describe('list routes read informer caches', () => {
     ['more changes than are moved one by one, by a new sort', 80],
   ])('keep each order through %s, as a new sort would, never changing an array they answered', async (_, count) => {
     // The embedded store's own watch, prompt: every list below answers from the cache, none falls back to the store.
-    const { embedded: cluster } = await slowWatchCluster();
+    const { embedded: cluster } = await slowWatchCluster(WATCH_DELAY_MS);
     const caches = new ResourceCaches({ cluster, namespace: 'default', logger: pino({ level: 'silent' }) });
     onTestFinished(() => caches.stop());
     const datasets = caches.of<Dataset>(datasetKind);
@@ -170,7 +143,7 @@ describe('reads through the caches', () => {
   });
 
   it("answer gets from the cache, see this process's writes at once, and ask the store for what it lacks", async () => {
-    const { cluster, embedded } = await slowWatchCluster();
+    const { cluster, embedded } = await slowWatchCluster(WATCH_DELAY_MS);
     let gets = 0;
     const counting = new Proxy(cluster, {
       get(target, property) {

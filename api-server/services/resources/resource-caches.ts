@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import type { InformerCache } from '../../../core/cluster/informer-cache.ts';
+import { InformerCaches } from '../../../core/cluster/informer-caches.ts';
 import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
-import type { Cluster, DeleteOptions, ListOptions } from '../../../core/cluster/port.ts';
+import type { Cluster, ListOptions } from '../../../core/cluster/port.ts';
 import { ResourceCache } from './resource-cache.ts';
 
 export interface ResourceCachesOptions {
@@ -10,38 +12,35 @@ export interface ResourceCachesOptions {
   catchUpMs?: number;
 }
 
-const kindKey = (kind: KindRef) => `${kind.apiVersion}/${kind.kind}`;
-
 /**
- * The API server's informer caches, one per kind, shared by every route that lists it. `cluster` is the port the
- * API server writes through: each write it makes to a cached kind tells that kind's cache what it must see before
- * a list answers (read-your-writes, see `ResourceCache`).
+ * The API server's informer caches (`core/cluster/informer-caches.ts`), one per kind in its namespace, shared by
+ * every route that lists it. `cluster` is the port the API server writes through: each write it makes to a cached
+ * kind tells that kind's cache what it must see before a list answers (read-your-writes, see `ResourceCache`).
  */
 export class ResourceCaches {
   readonly #options: ResourceCachesOptions;
-  readonly #caches = new Map<string, ResourceCache<KubeObject>>();
-  readonly #abort = new AbortController();
+  readonly #informers: InformerCaches;
+  readonly #caches = new Map<InformerCache<KubeObject>, ResourceCache<KubeObject>>();
   readonly cluster: Cluster;
 
   constructor(options: ResourceCachesOptions) {
     this.#options = options;
-    this.cluster = observedWrites(options.cluster, (kind, namespace, written) => {
-      if ((namespace ?? this.#options.namespace) !== this.#options.namespace) return;
-      const cache = this.#caches.get(kindKey(kind));
-      if (!cache) return;
-      if (typeof written === 'string') cache.expect({ deleted: written });
-      else if (written.metadata.resourceVersion !== undefined)
-        cache.expect({ resourceVersion: Number(written.metadata.resourceVersion) });
+    this.#informers = new InformerCaches({
+      cluster: options.cluster,
+      namespaces: [options.namespace],
+      logger: options.logger,
     });
+    this.cluster = this.#informers.cluster;
   }
 
   /** The cache of this kind (started on its first read). */
   of<T extends KubeObject>(kind: KindRef): ResourceCache<T> {
-    let cache = this.#caches.get(kindKey(kind));
+    const informer = this.#informers.of<KubeObject>(kind, this.#options.namespace);
+    let cache = this.#caches.get(informer);
     if (!cache) {
-      const { cluster, namespace, logger, catchUpMs } = this.#options;
-      cache = new ResourceCache({ cluster, kind, namespace, logger, signal: this.#abort.signal, catchUpMs });
-      this.#caches.set(kindKey(kind), cache);
+      const { cluster, namespace, catchUpMs } = this.#options;
+      cache = new ResourceCache(informer, { cluster, namespace, catchUpMs });
+      this.#caches.set(informer, cache);
     }
     return cache as unknown as ResourceCache<T>;
   }
@@ -53,9 +52,9 @@ export class ResourceCaches {
    * must not cost a request to the store each. Objects read are the caches' own, not copies.
    */
   readingThrough(kinds: readonly KindRef[]): Cluster {
-    const cached = new Set(kinds.map(kindKey));
     const cacheFor = (kind: KindRef, namespace: string | undefined) =>
-      cached.has(kindKey(kind)) && (namespace ?? this.#options.namespace) === this.#options.namespace
+      kinds.some((k) => k.apiVersion === kind.apiVersion && k.kind === kind.kind) &&
+      (namespace ?? this.#options.namespace) === this.#options.namespace
         ? this.of(kind)
         : undefined;
     const cluster = this.cluster;
@@ -71,44 +70,7 @@ export class ResourceCaches {
     } as Cluster;
   }
 
-  async stop(): Promise<void> {
-    this.#abort.abort();
-    await Promise.all([...this.#caches.values()].map((cache) => cache.stopped()));
+  stop(): Promise<void> {
+    return this.#informers.stop();
   }
-}
-
-/**
- * The cluster port with every write reported once it returned: the object as stored, or for a deletion that left
- * nothing behind (no finalizers), its name.
- */
-function observedWrites(
-  cluster: Cluster,
-  wrote: (kind: KindRef, namespace: string | undefined, written: KubeObject | string) => void,
-): Cluster {
-  const report = <T extends KubeObject>(kind: KindRef, namespace: string | undefined, written: T): T => {
-    wrote(kind, namespace, written);
-    return written;
-  };
-  return {
-    get: (kind, name, namespace) => cluster.get(kind, name, namespace),
-    list: (kind, options) => cluster.list(kind, options),
-    watch: (kind, options) => cluster.watch(kind, options),
-    create: async (kind, object, options) =>
-      report(kind, object.metadata.namespace, await cluster.create(kind, object, options)),
-    update: async (kind, object, options) =>
-      report(kind, object.metadata.namespace, await cluster.update(kind, object, options)),
-    apply: async (kind, object, options) =>
-      report(kind, object.metadata.namespace, await cluster.apply(kind, object, options)),
-    updateStatus: async (kind, object, options) =>
-      report(kind, object.metadata.namespace, await cluster.updateStatus(kind, object, options)),
-    patch: async (kind, name, patch, namespace, options) =>
-      report(kind, namespace, await cluster.patch(kind, name, patch, namespace, options)),
-    patchStatus: async (kind, name, patch, namespace, options) =>
-      report(kind, namespace, await cluster.patchStatus(kind, name, patch, namespace, options)),
-    delete: async <T extends KubeObject>(kind: KindRef, name: string, namespace?: string, options?: DeleteOptions) => {
-      const left = await cluster.delete<T>(kind, name, namespace, options);
-      wrote(kind, namespace, left ?? name);
-      return left;
-    },
-  };
 }

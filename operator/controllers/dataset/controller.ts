@@ -4,6 +4,7 @@ import { datasetKind, type Dataset } from '../../../core/resources/dataset/schem
 import { DATASET_LABEL, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
+import { datasetRuns } from './runs.ts';
 import { planDataset, type DatasetObserved } from './plan.ts';
 
 export const datasetController: ControllerDefinition<Dataset, DatasetObserved> = {
@@ -21,13 +22,15 @@ export const datasetController: ControllerDefinition<Dataset, DatasetObserved> =
       },
     },
   ],
-  observe: async (dataset, cluster) => {
+  // Each reconcile is one status write at most: several at once let the store commit them together.
+  workers: 16,
+  observe: async (dataset, cluster, _jobs, caches) => {
     const { name, namespace } = dataset.metadata;
     const [source, runs] = await Promise.all([
       cluster.get(dataSourceKind, dataset.spec.source, namespace),
-      cluster.list<Ingestion>(ingestionKind, { namespace, labelSelector: `${DATASET_LABEL}=${name}` }),
+      datasetRuns(caches, cluster, namespace, name),
     ]);
-    return { sourceExists: source !== undefined, runs: runs.items };
+    return { sourceExists: source !== undefined, runs };
   },
   plan: planDataset,
 };
