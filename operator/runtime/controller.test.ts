@@ -94,6 +94,19 @@ describe('controller runtime', () => {
     );
   });
 
+  it('takes a deletion of an object already gone as done, and applies the rest of the plan', async () => {
+    const created = await createThing();
+    const plan = {
+      actions: [
+        { kind: 'delete' as const, ref: thingKind, name: 'gone', namespace: 'default' },
+        { kind: 'patchStatus' as const, status: { phase: 'ok' } },
+      ],
+      outcome: { kind: 'done' as const, reason: 'test' },
+    };
+    expect(await applyPlan(cluster, thingKind, created, plan, new Date())).toEqual({ statusWrites: 1 });
+    expect((await cluster.get(thingKind, 'a', 'default'))?.status).toMatchObject({ phase: 'ok' });
+  });
+
   it('records a repeated event once, counting the repeats', async () => {
     const created = await createThing();
     const plan = {
