@@ -313,6 +313,7 @@ try {
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
   await running.stop();
 } finally {
-  await rm(root, { recursive: true, force: true });
+  // Retried: a failure above leaves the cluster writing while it is removed.
+  await rm(root, { recursive: true, force: true, maxRetries: 5 });
 }
 process.exit(0);
