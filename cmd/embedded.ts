@@ -16,7 +16,8 @@ import type { KubeObject } from '../core/cluster/objects.ts';
 import type { Cluster } from '../core/cluster/port.ts';
 import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
 import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
-import { startOperator, type OperatorOptions } from '../operator/manager.ts';
+import type { JobRunner } from '../operator/jobs/runner.ts';
+import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/manager.ts';
 import { splitEnv } from './kubernetes-env.ts';
 import type { EmbeddedArgs } from './args.ts';
 
@@ -26,18 +27,26 @@ export interface RunningEmbedded {
   cluster: Cluster;
   /** With the authorization server on: the first admin, and its password when this start created it. */
   firstAdmin?: FirstAdmin;
+  /** The controllers, for tools that drive them (the run simulation of bench/runs.ts). */
+  operator: RunningOperator;
   stop(): Promise<void>;
 }
 
 const DEFAULT_CONFIG = 'config/stratus.properties';
 
+/** What tools and tests may tune of the operator; the command line never sets any of it. */
+export interface EmbeddedOperatorOptions extends Pick<OperatorOptions, 'ingestion' | 'now'> {
+  /** Stands in front of the real job runner (the run simulation finishes attempts at once). */
+  jobs?: (runner: ChildProcessRunner) => JobRunner;
+}
+
 /**
  * Embedded mode: the file-backed cluster, the controllers and the API server in one process. `operatorOptions`
- * lets tools and tests tune the operator (e.g. a shorter retry backoff); the command line never sets them.
+ * lets tools and tests tune the operator (e.g. a shorter retry backoff, a clock).
  */
 export async function runEmbedded(
   args: EmbeddedArgs,
-  operatorOptions: Pick<OperatorOptions, 'ingestion'> = {},
+  { jobs = (runner) => runner, ...operatorOptions }: EmbeddedOperatorOptions = {},
 ): Promise<RunningEmbedded> {
   const dataDir = resolve(args.dataDir);
   await mkdir(dataDir, { recursive: true });
@@ -76,14 +85,16 @@ export async function runEmbedded(
     instance: { storageRoot, bbox: config.instance.bbox, changelog: config.changelog },
     readOnly: config.readOnly,
     expireEvents: true,
-    jobs: new ChildProcessRunner({
-      // The workers write this process's files, as this process does.
-      logging: logging.settings,
-      resolveSecret: async (namespace, name, key) => {
-        const secret = await cluster.get<Secret & KubeObject>(secretKind, name, namespace);
-        return secret && secretValue(secret, key);
-      },
-    }),
+    jobs: jobs(
+      new ChildProcessRunner({
+        // The workers write this process's files, as this process does.
+        logging: logging.settings,
+        resolveSecret: async (namespace, name, key) => {
+          const secret = await cluster.get<Secret & KubeObject>(secretKind, name, namespace);
+          return secret && secretValue(secret, key);
+        },
+      }),
+    ),
   });
   const app = await buildApp({ cluster, config, storageRoot, registry, logger: logging.forModule('api-server') });
   const server = await startApiServer(app, args.host, args.port);
@@ -91,6 +102,7 @@ export async function runEmbedded(
     url: server.url,
     cluster,
     firstAdmin,
+    operator,
     stop: async () => {
       await server.stop();
       await operator.stop();

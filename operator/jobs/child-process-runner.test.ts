@@ -245,6 +245,29 @@ describe('child process job runner', () => {
     expect((await finished(runner, 'same', 'b')).result).toEqual({ counted: 2 });
   });
 
+  it('forgets the attempts of a run that is gone: ended ones at once, a running one once it ended', async () => {
+    const runner = new ChildProcessRunner();
+    const other = { ...owner, name: 'y' };
+    runner.start({ name: 'x-a1', task: 'count', input: { steps: 1, stepMs: 1 }, owner });
+    runner.start({ name: 'y-a1', task: 'count', input: { steps: 1, stepMs: 1 }, owner: other });
+    await finished(runner, 'x-a1');
+    await finished(runner, 'y-a1');
+    runner.start({ name: 'x-a2', task: 'count', input: { steps: 3, stepMs: 50 }, owner });
+    const ended = new Promise<void>((r) =>
+      runner.onChange((job, s) => job.name === 'x-a2' && s.phase !== 'running' && r()),
+    );
+    runner.forgetOwner({ ...owner });
+    expect(runner.get('x-a1', undefined)).toBeUndefined();
+    // Still the runner's to report: the planner may look at it until it ended.
+    expect(runner.get('x-a2', undefined)?.phase).toBe('running');
+    await ended;
+    expect(runner.get('x-a2', undefined)).toBeUndefined();
+    expect(runner.get('y-a1', undefined)?.phase).toBe('succeeded');
+    // Another kind's run of the same name is another owner.
+    runner.forgetOwner({ ...other, kind: { ...other.kind, kind: 'Z' } });
+    expect(runner.get('y-a1', undefined)?.phase).toBe('succeeded');
+  });
+
   it('fails an ingestion whose provider this instance does not have, with a typed error', async () => {
     const runner = new ChildProcessRunner();
     runner.start({ name: 'ing', task: 'ingestion', input: chirpsInput, owner });

@@ -30,7 +30,12 @@ interface Attempt {
   state: JobState;
   children: Set<ChildProcess>;
   cancelRequested: boolean;
+  /** Its run is gone: forget it once it ended. */
+  orphaned: boolean;
 }
+
+/** Who an attempt works for, as `forgetOwner` names it. */
+const ownerKey = ({ kind, name, namespace }: JobSpec['owner']) => `${kind.kind}/${namespace ?? ''}/${name}`;
 
 /**
  * The embedded job runner: one forked worker process per attempt (one per part of a split attempt, the way an
@@ -38,6 +43,8 @@ interface Attempt {
  */
 export class ChildProcessRunner implements JobRunner {
   readonly #attempts = new Map<string, Attempt>();
+  /** The attempt keys of each owner, so that a run's deletion forgets its attempts without a search. */
+  readonly #byOwner = new Map<string, Set<string>>();
   readonly #listeners: ((job: JobSpec, state: JobState) => void)[] = [];
   readonly #grace: number;
   /** Children already asked to stop (a WeakSet: an ended child is forgotten with its attempt). */
@@ -77,8 +84,10 @@ export class ChildProcessRunner implements JobRunner {
     const key = attemptKey(job.name, job.owner.namespace);
     if (this.#attempts.has(key)) return;
     const state: JobState = { name: job.name, phase: 'running', startedAt: this.#now().toISOString() };
-    const attempt: Attempt = { job, state, children: new Set(), cancelRequested: false };
+    const attempt: Attempt = { job, state, children: new Set(), cancelRequested: false, orphaned: false };
     this.#attempts.set(key, attempt);
+    const owner = ownerKey(job.owner);
+    this.#byOwner.set(owner, (this.#byOwner.get(owner) ?? new Set()).add(key));
     void this.#secretEnv(job).then(
       (env) => this.#run(attempt, env),
       (err: unknown) =>
@@ -170,6 +179,24 @@ export class ChildProcessRunner implements JobRunner {
     if (attempt.state.phase !== 'running') return;
     Object.assign(attempt.state, update, { finishedAt: this.#now().toISOString() });
     this.#emit(attempt);
+    if (attempt.orphaned) this.#forget(attempt.job);
+  }
+
+  forgetOwner(owner: JobSpec['owner']): void {
+    for (const key of this.#byOwner.get(ownerKey(owner)) ?? []) {
+      const attempt = this.#attempts.get(key)!;
+      // A running attempt is still the runner's to report and to stop; it goes once it ended.
+      if (attempt.state.phase === 'running') attempt.orphaned = true;
+      else this.#forget(attempt.job);
+    }
+  }
+
+  #forget(job: JobSpec): void {
+    this.#attempts.delete(attemptKey(job.name, job.owner.namespace));
+    const owner = ownerKey(job.owner);
+    const keys = this.#byOwner.get(owner);
+    keys?.delete(attemptKey(job.name, job.owner.namespace));
+    if (keys?.size === 0) this.#byOwner.delete(owner);
   }
 
   cancel(name: string, namespace: string | undefined): void {

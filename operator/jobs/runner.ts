@@ -49,6 +49,11 @@ export interface JobRunner {
   get(name: string, namespace: string | undefined): JobState | undefined;
   /** Asks the attempt to stop between units of work; it is killed after a grace period if it does not. */
   cancel(name: string, namespace: string | undefined): void;
+  /**
+   * The run `owner` is gone: forget its attempts (those still running once they end). The controllers say so when
+   * they find a run deleted; a runner that watches the runs itself (the Kubernetes one) needs not be told.
+   */
+  forgetOwner?(owner: JobSpec['owner']): void;
   /** Called whenever an attempt changes state or reports progress, with its owner. */
   onChange(listener: (job: JobSpec, state: JobState) => void): void;
   stop(): Promise<void>;

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { isApiError } from '../../core/cluster/errors.ts';
 import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
 import { STRATUS_FIELD_MANAGER, type Cluster } from '../../core/cluster/port.ts';
 import { contextOf } from '../../core/logging/context.ts';
@@ -33,7 +34,11 @@ export async function applyPlan(
         await cluster.apply(action.ref, action.object, { fieldManager: STRATUS_FIELD_MANAGER });
         break;
       case 'delete':
-        await cluster.delete(action.ref, action.name, action.namespace);
+        // Gone already is what the plan asks for: two planners may delete the same object (a Dataset and its
+        // Schedule both keep the dataset's run history), and the rest of this plan must not fail over it.
+        await cluster.delete(action.ref, action.name, action.namespace).catch((err: unknown) => {
+          if (!isApiError(err, 'NotFound')) throw err;
+        });
         break;
       case 'patchStatus': {
         // Through JSON so that an `undefined` member counts as absent, as it will be once stored.

@@ -12,6 +12,7 @@ import type { Cluster } from '../../core/cluster/port.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { API_VERSION } from '../../core/resources/registry.ts';
 import { ChildProcessRunner } from '../jobs/child-process-runner.ts';
+import type { JobRunner } from '../jobs/runner.ts';
 import { startOperator } from '../manager.ts';
 import { applyPlan } from './applier.ts';
 import { Controller, type ControllerDefinition } from './controller.ts';
@@ -134,6 +135,19 @@ describe('controller runtime', () => {
     );
   });
 
+  it('takes a deletion of an object already gone as done, and applies the rest of the plan', async () => {
+    const created = await createThing();
+    const plan = {
+      actions: [
+        { kind: 'delete' as const, ref: thingKind, name: 'gone', namespace: 'default' },
+        { kind: 'patchStatus' as const, status: { phase: 'ok' } },
+      ],
+      outcome: { kind: 'done' as const, reason: 'test' },
+    };
+    expect(await applyPlan(cluster, thingKind, created, plan, new Date())).toEqual({ statusWrites: 1 });
+    expect((await cluster.get(thingKind, 'a', 'default'))?.status).toMatchObject({ phase: 'ok' });
+  });
+
   it('records a repeated event once, counting the repeats', async () => {
     const created = await createThing();
     const plan = {
@@ -212,6 +226,40 @@ describe('controller runtime', () => {
         ((await cluster.get(thingKind, 'a', 'default'))?.status as { value?: string })?.value === 'after' || undefined,
     );
     await controller.stop();
+  });
+
+  it('tells the job runner to forget the attempts of a run it finds deleted', async () => {
+    await createThing();
+    const forgotten: unknown[] = [];
+    const jobs: JobRunner = {
+      start: () => undefined,
+      get: () => undefined,
+      cancel: () => undefined,
+      onChange: () => undefined,
+      stop: async () => undefined,
+      forgetOwner: (owner) => forgotten.push(owner),
+    };
+    const definition: ControllerDefinition = {
+      name: 'runs',
+      kind: thingKind,
+      observe: async () => undefined,
+      plan: () => ({ actions: [], outcome: { kind: 'done', reason: 'ok' } }),
+    };
+    const controller = new Controller(definition, {
+      cluster,
+      metrics: controllerMetrics(new Registry()),
+      logger,
+      jobs,
+    });
+    controller.start();
+    try {
+      await controller.synced();
+      await cluster.delete(thingKind, 'a', 'default');
+      await eventually(async () => forgotten.length > 0 || undefined);
+      expect(forgotten).toEqual([{ kind: thingKind, name: 'a', namespace: 'default' }]);
+    } finally {
+      await controller.stop();
+    }
   });
 
   it('backs off and retries a reconcile that fails', async () => {

@@ -184,6 +184,8 @@ export class Controller<R extends KubeObject = KubeObject, O = unknown> {
       const resource = await cluster.get<R>(this.#definition.kind, name, namespace);
       if (!resource) {
         this.queue.forget(key);
+        // Attempts of a deleted run would otherwise be held by the runner for the life of the process.
+        this.#options.jobs?.forgetOwner?.({ kind: this.#definition.kind, name, namespace });
         metrics.reconcileTotal.inc({ ...labels, result: 'success' });
         return;
       }
