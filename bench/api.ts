@@ -80,7 +80,7 @@ async function startPeer(bodiesFile: string): Promise<{ url: string; stop(): Pro
   };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Creates `count` Datasets, `parallel` at a time. */
 async function createDatasets(cluster: Awaited<ReturnType<typeof openEmbeddedCluster>>, count: number) {

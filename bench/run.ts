@@ -6,7 +6,7 @@ import { benchRasters } from './rasters.ts';
 import { benchSplitIngestion } from './split-ingestion.ts';
 import { benchTiles } from './tiles.ts';
 import { benchStore } from './store.ts';
-import { benchZarrServing } from './zarr-serving.ts';
+import { benchZarrServing, zarrServingOptions, zarrServingReport } from './zarr-serving.ts';
 import { zonalSections } from './zonal.ts';
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
@@ -32,13 +32,8 @@ console.log(`| watch replay (events/s) | ${round(store.watchEventsPerSecond)} | 
 
 const apiOptions = apiBenchOptions(process.env);
 console.log(`\n${apiReport(await benchApi(apiOptions), apiOptions).join('\n')}`);
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const serving = await benchZarrServing(seconds);
-console.log('\n/zarr chunk GETs (wrk, 2 threads, 32 connections, keys in turn)');
-console.log('| chunk | Stratus (req/s) | peer: nginx (req/s) | ratio |');
-console.log('| --- | --- | --- | --- |');
-for (const f of serving)
-  console.log(`| ${f.chunk} | ${round(f.stratus)} | ${round(f.nginx)} | ${ratio(f.stratus, f.nginx)} |`);
+const servingOptions = zarrServingOptions(process.env);
+console.log(`\n${zarrServingReport(await benchZarrServing(servingOptions), servingOptions).join('\n')}`);
 
 const rasters = await benchRasters(Number(process.env.BENCH_DAYS ?? 366));
 console.log('\nRaster writing');

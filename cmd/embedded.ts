@@ -17,6 +17,7 @@ import type { Cluster } from '../core/cluster/port.ts';
 import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
 import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
 import { startOperator, type OperatorOptions } from '../operator/manager.ts';
+import { startApiProcesses } from './api-processes.ts';
 import { splitEnv } from './kubernetes-env.ts';
 import type { EmbeddedArgs } from './args.ts';
 
@@ -44,7 +45,8 @@ export async function runEmbedded(
   const configPath =
     args.config ?? process.env.STRATUS_CONFIG ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
   const config = await loadInstanceConfig(configPath);
-  const logging = createLogging(logSettings(config, { home: process.env.STRATUS_HOME ?? dataDir }));
+  const home = process.env.STRATUS_HOME ?? dataDir;
+  const logging = createLogging(logSettings(config, { home }));
   const log = logging.forModule('embedded');
   for (const warning of config.warnings) log.warn(warning);
 
@@ -87,12 +89,29 @@ export async function runEmbedded(
   });
   const app = await buildApp({ cluster, config, storageRoot, registry, logger: logging.forModule('api-server') });
   const server = await startApiServer(app, args.host, args.port);
+  // With several API processes, the others accept on this one's socket and reach the store through it (adr/0010).
+  const processes =
+    (args.apiProcesses ?? 1) > 1
+      ? await startApiProcesses({
+          count: args.apiProcesses! - 1,
+          server: app.server,
+          cluster,
+          settings: { config: configPath, home, storageRoot },
+          log,
+        }).catch(async (err: unknown) => {
+          await server.stop();
+          await operator.stop();
+          await cluster.close();
+          throw err;
+        })
+      : undefined;
   return {
     url: server.url,
     cluster,
     firstAdmin,
     stop: async () => {
-      await server.stop();
+      // The other processes still reach the store through this one while their requests finish.
+      await Promise.all([processes?.stop(), server.stop()]);
       await operator.stop();
       await cluster.close();
       logging.close();
