@@ -37,11 +37,38 @@ const stop = () =>
     process.exit(0);
   })());
 
+/**
+ * This process's metrics; what `/metrics` answers is the installation's, which the owner adds up (asking every
+ * API process for its own, this one included).
+ */
+class ProcessRegistry extends Registry {
+  #nextId = 1;
+  readonly #awaited = new Map<number, (text: string) => void>();
+
+  override metrics(): Promise<string> {
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      this.#awaited.set(id, resolve);
+      tell({ stratusApi: 'installationMetrics', id });
+    });
+  }
+
+  answered(id: number, text: string): void {
+    this.#awaited.get(id)?.(text);
+    this.#awaited.delete(id);
+  }
+}
+const registry = new ProcessRegistry();
+collectDefaultMetrics({ register: registry });
+
 // Registered before anything waits, so that the socket sent right after the fork is not missed.
 const socket = new Promise<Server>((resolve) => {
   process.on('message', (message, handle) => {
     if (!isApiMessage<ToApiProcess>(message)) return;
     if (message.stratusApi === 'listen') resolve(handle as Server);
+    else if (message.stratusApi === 'metrics')
+      void registry.getMetricsAsJSON().then((metrics) => tell({ stratusApi: 'metrics', id: message.id, metrics }));
+    else if (message.stratusApi === 'installationMetrics') registry.answered(message.id, message.text);
     else void stop();
   });
 });
@@ -56,8 +83,6 @@ close = () => {
   logging.close();
 };
 try {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const app = await buildApp({
     cluster,
     config,

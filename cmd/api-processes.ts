@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:net';
 import type { Logger } from 'pino';
+import { AggregatorRegistry, Registry } from 'prom-client';
 import type { Cluster } from '../core/cluster/port.ts';
 import { serveCluster } from '../core/cluster/remote/serve.ts';
 
@@ -16,12 +17,41 @@ export interface ApiProcessSettings {
 
 export const API_PROCESS_ENV = 'STRATUS_API_PROCESS';
 
-/** Messages between this process and its further API processes, beside the Cluster port's own. */
-export type ToApiProcess = { stratusApi: 'listen' } | { stratusApi: 'stop' };
-export type FromApiProcess = { stratusApi: 'listening' } | { stratusApi: 'failed'; message: string };
+/**
+ * Messages between this process and its further API processes, beside the Cluster port's own: start and stop,
+ * and the metrics (this process asks each for its own, `metrics`; each asks this one for the installation's).
+ */
+export type ToApiProcess =
+  | { stratusApi: 'listen' }
+  | { stratusApi: 'stop' }
+  | { stratusApi: 'metrics'; id: number }
+  | { stratusApi: 'installationMetrics'; id: number; text: string };
+export type FromApiProcess =
+  | { stratusApi: 'listening' }
+  | { stratusApi: 'failed'; message: string }
+  | { stratusApi: 'metrics'; id: number; metrics: object[] }
+  | { stratusApi: 'installationMetrics'; id: number };
 
 export function isApiMessage<T extends ToApiProcess | FromApiProcess>(message: unknown): message is T {
   return typeof message === 'object' && message !== null && 'stratusApi' in message;
+}
+
+/** How long this process waits for an API process's metrics before answering without them. */
+const METRICS_WAIT_MS = 2_000;
+
+/**
+ * The owner's registry while several processes serve: what `/metrics` answers (its text) adds up this process's
+ * metrics and every API process's, by prom-client's aggregation (counters and histograms summed, each default
+ * metric as prom-client says), so that a scrape reaching any process sees the whole installation.
+ */
+export class InstallationRegistry extends Registry {
+  /** The metrics of the other processes, as `getMetricsAsJSON` gives them in each. */
+  others: () => Promise<object[][]> = async () => [];
+
+  override async metrics(): Promise<string> {
+    const all = [await this.getMetricsAsJSON(), ...(await this.others())];
+    return AggregatorRegistry.aggregate(all).metrics();
+  }
 }
 
 export interface ApiProcesses {
@@ -35,6 +65,8 @@ export interface ApiProcessesOptions {
   server: Server;
   /** The store this process owns, which the others reach over their IPC channel. */
   cluster: Cluster;
+  /** This process's registry: its text becomes the installation's. */
+  registry: InstallationRegistry;
   settings: ApiProcessSettings;
   log: Logger;
 }
@@ -52,9 +84,29 @@ const RESPAWN_DELAY_MS = 1_000;
  * process tells them to, or when it is gone (their channel closes).
  */
 export async function startApiProcesses(options: ApiProcessesOptions): Promise<ApiProcesses> {
-  const { server, cluster, settings, log } = options;
+  const { server, cluster, registry, settings, log } = options;
   const children = new Set<ChildProcess>();
   let stopping = false;
+  let nextId = 1;
+  const awaitedMetrics = new Map<number, (metrics: object[]) => void>();
+
+  const metricsOf = (child: ChildProcess) =>
+    new Promise<object[] | undefined>((resolve) => {
+      if (!child.connected) return resolve(undefined);
+      const id = nextId++;
+      const timer = setTimeout(() => {
+        awaitedMetrics.delete(id);
+        resolve(undefined);
+      }, METRICS_WAIT_MS);
+      awaitedMetrics.set(id, (metrics) => {
+        clearTimeout(timer);
+        awaitedMetrics.delete(id);
+        resolve(metrics);
+      });
+      child.send({ stratusApi: 'metrics', id } satisfies ToApiProcess);
+    });
+  registry.others = async () =>
+    (await Promise.all([...children].map(metricsOf))).filter((metrics) => metrics !== undefined);
 
   const spawnOne = (): Promise<void> => {
     const child = fork(API_PROCESS, [], {
@@ -68,7 +120,14 @@ export async function startApiProcesses(options: ApiProcessesOptions): Promise<A
       child.on('message', (message) => {
         if (!isApiMessage<FromApiProcess>(message)) return;
         if (message.stratusApi === 'listening') resolve();
-        else reject(new Error(`an API process failed to start: ${message.message}`));
+        else if (message.stratusApi === 'failed')
+          reject(new Error(`an API process failed to start: ${message.message}`));
+        else if (message.stratusApi === 'metrics') awaitedMetrics.get(message.id)?.(message.metrics);
+        else
+          void registry.metrics().then((text) => {
+            if (child.connected)
+              child.send({ stratusApi: 'installationMetrics', id: message.id, text } satisfies ToApiProcess);
+          });
       });
       child.once('exit', (code, signal) => reject(new Error(`an API process exited with ${signal ?? code}`)));
     });

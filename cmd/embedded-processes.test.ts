@@ -1,6 +1,7 @@
 /**
  * Embedded mode with two API processes (`--api-processes 2`, docs/adr/0010): both answer on one port, alike, the
- * second reaching the store through the first; a write through either is read through the other; a stop by
+ * second reaching the store through the first; `/metrics` is the installation's from either; a write through
+ * either is read through the other; a stop by
  * Ctrl+C (SIGINT to the whole process group) or the loss of the first process leaves no process behind.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -142,6 +143,18 @@ describe('embedded mode with two API processes', () => {
         .map((line) => (JSON.parse(line) as { pid: number }).pid),
     );
     expect(answeredBy).toEqual(new Set([running.child.pid, ...forked]));
+  });
+
+  it('answers /metrics from either process with the whole installation: the controllers and the requests of both', async () => {
+    const answers = await Promise.all(Array.from({ length: 10 }, () => freshGet(`${running.url}/metrics`)));
+    for (const { status, body } of answers) {
+      expect(status).toBe(200);
+      expect(body).toMatch(/controller_runtime_reconcile_total\{controller="dataset",result="success"\} [1-9]/);
+      // The earlier test's /datasets requests, which both processes answered, are all counted.
+      const count =
+        /http_request_duration_seconds_count\{method="GET",route="\/datasets",status_code="200"\} (\d+)/.exec(body);
+      expect(Number(count?.[1])).toBeGreaterThanOrEqual(REQUESTS);
+    }
   });
 
   it('shows a run started through one process to reads through the other', async () => {

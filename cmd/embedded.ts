@@ -17,7 +17,7 @@ import type { Cluster } from '../core/cluster/port.ts';
 import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
 import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
 import { startOperator, type OperatorOptions } from '../operator/manager.ts';
-import { startApiProcesses } from './api-processes.ts';
+import { InstallationRegistry, startApiProcesses } from './api-processes.ts';
 import { splitEnv } from './kubernetes-env.ts';
 import type { EmbeddedArgs } from './args.ts';
 
@@ -66,7 +66,8 @@ export async function runEmbedded(
   if (firstAdmin?.created) log.info({ username: firstAdmin.username }, 'created the first admin');
 
   const storageRoot = resolve(config.storageRoot ?? join(dataDir, 'store'));
-  const registry = new Registry();
+  const apiProcesses = args.apiProcesses ?? 1;
+  const registry = apiProcesses > 1 ? new InstallationRegistry() : new Registry();
   collectDefaultMetrics({ register: registry });
   const operator = startOperator({
     ingestion: { ...defaultIngestionPlanOptions, split: splitEnv(process.env) },
@@ -91,11 +92,12 @@ export async function runEmbedded(
   const server = await startApiServer(app, args.host, args.port);
   // With several API processes, the others accept on this one's socket and reach the store through it (adr/0010).
   const processes =
-    (args.apiProcesses ?? 1) > 1
+    registry instanceof InstallationRegistry
       ? await startApiProcesses({
-          count: args.apiProcesses! - 1,
+          count: apiProcesses - 1,
           server: app.server,
           cluster,
+          registry,
           settings: { config: configPath, home, storageRoot },
           log,
         }).catch(async (err: unknown) => {
