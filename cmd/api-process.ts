@@ -8,7 +8,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildApp } from '../api-server/app.ts';
 import { startApiServerOn, type RunningServer } from '../api-server/server.ts';
 import { remoteCluster } from '../core/cluster/remote/client.ts';
-import type { Channel } from '../core/cluster/remote/protocol.ts';
+import { sent, type Channel } from '../core/cluster/remote/protocol.ts';
 import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
 import { logSettings } from '../core/logging/settings.ts';
@@ -20,7 +20,7 @@ import {
   type ToApiProcess,
 } from './api-processes.ts';
 
-const tell = (message: FromApiProcess) => process.send?.(message);
+const tell = (message: FromApiProcess) => process.connected && process.send?.(message, undefined, undefined, sent);
 
 // The parent asks for the stop: a signal sent to the whole process group (Ctrl+C) must not end this one first.
 process.on('SIGINT', () => undefined);

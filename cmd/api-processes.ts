@@ -3,6 +3,7 @@ import type { Server } from 'node:net';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import type { Cluster } from '../core/cluster/port.ts';
+import { sent } from '../core/cluster/remote/protocol.ts';
 import { serveCluster } from '../core/cluster/remote/serve.ts';
 
 const API_PROCESS = new URL('./api-process.ts', import.meta.url);
@@ -103,7 +104,7 @@ export async function startApiProcesses(options: ApiProcessesOptions): Promise<A
         awaitedMetrics.delete(id);
         resolve(metrics);
       });
-      child.send({ stratusApi: 'metrics', id } satisfies ToApiProcess);
+      child.send({ stratusApi: 'metrics', id } satisfies ToApiProcess, sent);
     });
   registry.others = async () =>
     (await Promise.all([...children].map(metricsOf))).filter((metrics) => metrics !== undefined);
@@ -126,7 +127,7 @@ export async function startApiProcesses(options: ApiProcessesOptions): Promise<A
         else
           void registry.metrics().then((text) => {
             if (child.connected)
-              child.send({ stratusApi: 'installationMetrics', id: message.id, text } satisfies ToApiProcess);
+              child.send({ stratusApi: 'installationMetrics', id: message.id, text } satisfies ToApiProcess, sent);
           });
       });
       child.once('exit', (code, signal) => reject(new Error(`an API process exited with ${signal ?? code}`)));
@@ -140,7 +141,7 @@ export async function startApiProcesses(options: ApiProcessesOptions): Promise<A
         if (!stopping) spawnOne().catch((err: unknown) => log.error({ err }, 'an API process did not start'));
       }, RESPAWN_DELAY_MS);
     });
-    child.send({ stratusApi: 'listen' } satisfies ToApiProcess, server);
+    child.send({ stratusApi: 'listen' } satisfies ToApiProcess, server, undefined, sent);
     return listening;
   };
 
@@ -159,7 +160,7 @@ export async function startApiProcesses(options: ApiProcessesOptions): Promise<A
       await Promise.all(
         [...children].map(async (child) => {
           const exited = new Promise((resolve) => child.once('exit', resolve));
-          if (child.connected) child.send({ stratusApi: 'stop' } satisfies ToApiProcess);
+          if (child.connected) child.send({ stratusApi: 'stop' } satisfies ToApiProcess, sent);
           const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
           await exited;
           clearTimeout(timer);

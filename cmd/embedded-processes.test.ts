@@ -177,6 +177,23 @@ describe('embedded mode with two API processes', () => {
     });
   });
 
+  it('replaces an API process that ended on its own', async () => {
+    const [lost] = forked;
+    process.kill(lost!, 'SIGKILL');
+    forked = await eventually(
+      async () => {
+        const now = await apiProcessesOf(running.child.pid!);
+        return now.length === 1 && now[0] !== lost ? now : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    // The new one serves: every answer over many connections is whole.
+    await eventually(async () => {
+      const answers = await Promise.all(Array.from({ length: REQUESTS }, () => freshGet(`${running.url}/datasets`)));
+      return answers.every((a) => a.status === 200) || undefined;
+    });
+  }, 90_000);
+
   it('stops every process on Ctrl+C, and a second process never outlives the first', async () => {
     process.kill(-running.child.pid!, 'SIGINT');
     expect(await running.exited).toBe(0);

@@ -2,7 +2,15 @@ import { ApiError } from '../errors.ts';
 import type { KindRef, KubeObject } from '../objects.ts';
 import type { Cluster, WatchEvent, WatchOptions } from '../port.ts';
 import { WatchQueue } from '../watch-queue.ts';
-import { fromWire, isClusterMessage, type CallMethod, type Channel, type FromOwner, type ToOwner } from './protocol.ts';
+import {
+  fromWire,
+  isClusterMessage,
+  sent,
+  type CallMethod,
+  type Channel,
+  type FromOwner,
+  type ToOwner,
+} from './protocol.ts';
 
 export interface RemoteCluster extends Cluster {
   /** Stops listening to the channel; calls and watches still open fail as when the owner is gone. */
@@ -25,7 +33,7 @@ export function remoteCluster(channel: Channel): RemoteCluster {
 
   const send = (message: ToOwner) => {
     if (!channel.connected) throw ownerGone();
-    channel.send(message);
+    channel.send(message, sent);
   };
 
   const onMessage = (message: unknown) => {
@@ -76,7 +84,7 @@ export function remoteCluster(channel: Channel): RemoteCluster {
     const queue = new WatchQueue(() => {
       if (!watches.delete(id)) return;
       // Ended here (aborted or left early): the owner stops streaming it.
-      if (channel.connected && !closed) channel.send({ stratusCluster: 'unwatch', id } satisfies ToOwner);
+      if (channel.connected && !closed) channel.send({ stratusCluster: 'unwatch', id } satisfies ToOwner, sent);
     });
     watches.set(id, queue);
     if (closed) queue.fail(ownerGone());

@@ -40,13 +40,20 @@ export type FromOwner =
 
 /** What both ends need of a channel: `ChildProcess` and `process` (in a forked child) are both one. */
 export interface Channel {
-  send(message: unknown): boolean;
+  /** With a callback, a failed send (the other end just went) is reported there instead of as an 'error' event. */
+  send(message: unknown, callback: (error: Error | null) => void): boolean;
   on(event: 'message', listener: (message: unknown) => void): unknown;
   off(event: 'message', listener: (message: unknown) => void): unknown;
   on(event: 'disconnect', listener: () => void): unknown;
   off(event: 'disconnect', listener: () => void): unknown;
   readonly connected: boolean;
 }
+
+/**
+ * The callback of every send: a message the other end cannot receive any more needs no report, since the channel's
+ * 'disconnect' ends what was waiting for it.
+ */
+export function sent(): void {}
 
 export function isClusterMessage<T extends ToOwner | FromOwner>(message: unknown): message is T {
   return typeof message === 'object' && message !== null && 'stratusCluster' in message;

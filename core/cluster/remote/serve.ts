@@ -1,6 +1,14 @@
 import type { Cluster, WatchOptions } from '../port.ts';
 import type { KindRef } from '../objects.ts';
-import { CALL_METHODS, isClusterMessage, toWire, type Channel, type FromOwner, type ToOwner } from './protocol.ts';
+import {
+  CALL_METHODS,
+  isClusterMessage,
+  sent,
+  toWire,
+  type Channel,
+  type FromOwner,
+  type ToOwner,
+} from './protocol.ts';
 
 export interface ServedCluster {
   /** Stops answering the channel and ends the watches it opened. */
@@ -15,7 +23,7 @@ export interface ServedCluster {
 export function serveCluster(cluster: Cluster, channel: Channel): ServedCluster {
   const watches = new Map<number, AbortController>();
   const send = (message: FromOwner) => {
-    if (channel.connected) channel.send(message);
+    if (channel.connected) channel.send(message, sent);
   };
 
   const call = async (id: number, method: (typeof CALL_METHODS)[number], args: unknown[]) => {
