@@ -34,7 +34,7 @@ export interface ZarrServingOptions {
 export function zarrServingOptions(env: NodeJS.ProcessEnv): ZarrServingOptions {
   return {
     seconds: Number(env.BENCH_SECONDS ?? 10),
-    runs: Number(env.BENCH_ZARR_RUNS ?? 5),
+    runs: Number(env.BENCH_ZARR_RUNS ?? 3),
     processes: (env.BENCH_ZARR_PROCESSES ?? '1,2').split(',').map(Number),
   };
 }
