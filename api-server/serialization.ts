@@ -35,20 +35,23 @@ export function itemJson<T extends object, R>(schema: z.ZodType<R>, record: (ite
 const COMMA = Buffer.from(',');
 
 /**
- * Sends a JSON object whose member `member` is the array of `items` (each item's JSON, see `itemJson`), after
- * the members of `head` and before those of `tail`; fastify writes bytes without serializing them.
+ * The bytes of a JSON object whose member `member` is the array of `items` (each item's JSON, see `itemJson`), after
+ * the members of `head` and before those of `tail`; fastify sends bytes without serializing them.
  */
-export function sendJsonList(
-  reply: FastifyReply,
+export function jsonListBytes(
   head: Record<string, unknown>,
   member: string,
   items: Buffer[],
   tail: Record<string, unknown>,
-): FastifyReply {
+): Buffer {
   const open = JSON.stringify(head).slice(0, -1);
   const close = JSON.stringify(tail).slice(1);
   const parts: Buffer[] = [Buffer.from(`${open}${open.length > 1 ? ',' : ''}${JSON.stringify(member)}:[`)];
   items.forEach((item, i) => parts.push(...(i === 0 ? [item] : [COMMA, item])));
   parts.push(Buffer.from(`]${close.length > 1 ? ',' : ''}${close}`));
-  return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts));
+  return Buffer.concat(parts);
 }
+
+/** Sends JSON bytes (`jsonListBytes`) as fastify would send the serialized object. */
+export const sendJson = (reply: FastifyReply, bytes: Buffer): FastifyReply =>
+  reply.type('application/json; charset=utf-8').send(bytes);

@@ -20,16 +20,22 @@ import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import { parseInstanceConfig } from '../core/config/index.ts';
 import { datasetKind } from '../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../core/resources/registry.ts';
+import { median, medianRange, round, times } from './summary.ts';
 
 const run = promisify(execFile);
 const AUTOCANNON = join(import.meta.dirname, '../node_modules/autocannon/autocannon.js');
 const PEER = join(import.meta.dirname, 'json-peer.ts');
+/** The headers Node's http server writes itself, on the peer's answers as on Stratus's. */
+const NODE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
 
 export interface ApiRun {
   stratusRequestsPerSecond: number;
   peerRequestsPerSecond: number;
   stratusLatencyP99Ms: number;
   peerLatencyP99Ms: number;
+  /** Server CPU time (user + system) per answered request, in µs: robust to a loaded machine, unlike rates. */
+  stratusCpuPerRequestUs: number;
+  peerCpuPerRequestUs: number;
 }
 
 export interface EndpointFigures {
@@ -48,7 +54,7 @@ export interface ApiBenchOptions {
 }
 
 interface Load {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p99: number };
   non2xx: number;
   errors: number;
@@ -67,20 +73,40 @@ async function load(url: string, seconds: number, connections: number): Promise<
   return result;
 }
 
-/** The peer as a process of its own, answering each path with the bytes in `bodiesFile`. */
-async function startPeer(bodiesFile: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [PEER, bodiesFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+const cpuMicros = ({ user, system }: NodeJS.CpuUsage) => user + system;
+
+/** A server's CPU time while `run` loads it, per request answered. */
+async function perRequestCpu(cpu: () => Promise<number>, run: () => Promise<Load>): Promise<[Load, number]> {
+  const before = await cpu();
+  const result = await run();
+  return [result, ((await cpu()) - before) / result.requests.total];
+}
+
+/** What the peer answers a path with (`bench/json-peer.ts`). */
+export interface PeerAnswer {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The peer as a process of its own, answering each path with the headers and bytes in `bodiesFile`. */
+async function startPeer(
+  bodiesFile: string,
+): Promise<{ url: string; cpuMicros(): Promise<number>; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [PEER, bodiesFile], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   return {
     url: line.trim(),
+    cpuMicros: async () => {
+      child.send('cpu');
+      const [usage] = (await once(child, 'message')) as [NodeJS.CpuUsage];
+      return cpuMicros(usage);
+    },
     stop: async () => {
       child.kill('SIGTERM');
       await once(child, 'exit');
     },
   };
 }
-
-export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Creates `count` Datasets, `parallel` at a time. */
 async function createDatasets(cluster: Awaited<ReturnType<typeof openEmbeddedCluster>>, count: number) {
@@ -124,8 +150,14 @@ export async function benchApi(options: ApiBenchOptions): Promise<EndpointFigure
       // 6.5 MB a response for 10,000: 4 connections, so that a request does not wait out the others' transfers.
       { path: '/datasets', label: `GET /datasets (all ${options.datasets}, no limit; 4 connections)`, connections: 4 },
     ];
-    const bodies: Record<string, string> = {};
-    for (const { path } of endpoints) bodies[path] = await (await fetch(`${address}${path}`)).text();
+    // The peer answers each path with Stratus's bytes and headers, so that both put the same bytes on the wire
+    // (its own `date`, `connection`, `keep-alive` and `content-length`, as Node writes them for both).
+    const bodies: Record<string, PeerAnswer> = {};
+    for (const { path } of endpoints) {
+      const response = await fetch(`${address}${path}`);
+      const headers = Object.fromEntries([...response.headers].filter(([name]) => !NODE_HEADERS.has(name)));
+      bodies[path] = { headers, body: await response.text() };
+    }
     const bodiesFile = join(root, 'peer-bodies.json');
     await writeFile(bodiesFile, JSON.stringify(bodies));
     const peer = await startPeer(bodiesFile);
@@ -133,7 +165,7 @@ export async function benchApi(options: ApiBenchOptions): Promise<EndpointFigure
     const figures: EndpointFigures[] = endpoints.map((e) => ({
       ...e,
       connections: e.connections ?? options.connections,
-      bytes: Buffer.byteLength(bodies[e.path]!),
+      bytes: Buffer.byteLength(bodies[e.path]!.body),
       runs: [],
     }));
     try {
@@ -144,13 +176,21 @@ export async function benchApi(options: ApiBenchOptions): Promise<EndpointFigure
       }
       for (let r = 0; r < options.runs; r++)
         for (const figure of figures) {
-          const stratus = await load(`${address}${figure.path}`, options.seconds, figure.connections);
-          const bare = await load(`${peer.url}${figure.path}`, options.seconds, figure.connections);
+          // The server's process is this one (autocannon and the peer have their own), idle but for the server.
+          const [stratus, stratusCpu] = await perRequestCpu(
+            async () => cpuMicros(process.cpuUsage()),
+            () => load(`${address}${figure.path}`, options.seconds, figure.connections),
+          );
+          const [bare, peerCpu] = await perRequestCpu(peer.cpuMicros, () =>
+            load(`${peer.url}${figure.path}`, options.seconds, figure.connections),
+          );
           figure.runs.push({
             stratusRequestsPerSecond: stratus.requests.average,
             peerRequestsPerSecond: bare.requests.average,
             stratusLatencyP99Ms: stratus.latency.p99,
             peerLatencyP99Ms: bare.latency.p99,
+            stratusCpuPerRequestUs: stratusCpu,
+            peerCpuPerRequestUs: peerCpu,
           });
         }
     } finally {
@@ -166,28 +206,35 @@ export async function benchApi(options: ApiBenchOptions): Promise<EndpointFigure
 
 /** The table rows: the median of the runs with their range. */
 export function apiReport(figures: EndpointFigures[], options: ApiBenchOptions): string[] {
-  const round = (n: number) => Math.round(n).toLocaleString('en-US');
-  const range = (values: number[], format: (n: number) => string) =>
-    `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
   const lines = [
     `API server, ${options.datasets.toLocaleString('en-US')} datasets in embedded mode (autocannon in its own process, ` +
       `${options.connections} connections, ${options.seconds} s, ${options.runs} runs: median (range))`,
-    '| endpoint | bytes | Stratus (req/s) | Stratus p99 (ms) | peer: bare node:http, own process (req/s) | ratio |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| endpoint | bytes | Stratus (req/s) | Stratus p99 (ms) | peer: bare node:http, own process (req/s) | ' +
+      'peer p99 (ms) | ratio | ' +
+      'server CPU per request, Stratus / peer (µs) | CPU ratio (peer / Stratus) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const f of figures) {
     const ratios = f.runs.map((r) => r.stratusRequestsPerSecond / r.peerRequestsPerSecond);
     lines.push(
-      `| ${f.label} | ${round(f.bytes)} | ${range(
+      `| ${f.label} | ${round(f.bytes)} | ${medianRange(
         f.runs.map((r) => r.stratusRequestsPerSecond),
         round,
-      )} | ${range(
+      )} | ${medianRange(
         f.runs.map((r) => r.stratusLatencyP99Ms),
         String,
-      )} | ${range(
+      )} | ${medianRange(
         f.runs.map((r) => r.peerRequestsPerSecond),
         round,
-      )} | ${range(ratios, (n) => `${n.toFixed(2)}x`)} |`,
+      )} | ${medianRange(
+        f.runs.map((r) => r.peerLatencyP99Ms),
+        String,
+      )} | ${medianRange(ratios, times)} | ${round(median(f.runs.map((r) => r.stratusCpuPerRequestUs)))} / ${round(
+        median(f.runs.map((r) => r.peerCpuPerRequestUs)),
+      )} | ${medianRange(
+        f.runs.map((r) => r.peerCpuPerRequestUs / r.stratusCpuPerRequestUs),
+        times,
+      )} |`,
     );
   }
   return lines;

@@ -1,6 +1,8 @@
 /**
  * Issue 17's token endpoint figures: Stratus's `/oauth2/token` against node-oidc-provider configured the same way
- * (bench/auth-peer.ts), and what bearer validation adds to a small GET. Each server runs in a process of its own
+ * (bench/auth-peer.ts), twice: with its default in-memory adapter, and with its records written to disk as durably as
+ * Stratus writes its authorization records (bench/auth-peer-store.ts), the like-for-like row; and what bearer
+ * validation adds to a small GET. Each server runs in a process of its own
  * and every load comes from yet another process (bench/auth-load.ts, autocannon's command), as issue 22 asks.
  *
  * Stratus is `stratus embedded` itself (the operator included, over its file store, with its default logging),
@@ -26,6 +28,7 @@ import { API_VERSION } from '../core/resources/kind.ts';
 import { freePort } from '../scripts/free-port.ts';
 import { prepareCodes, type CodeRequest } from './auth-codes.ts';
 import type { LoadJob, LoadResult } from './auth-load.ts';
+import { medianRange, times } from './summary.ts';
 
 const run = promisify(execFile);
 const REPOSITORY = resolve(import.meta.dirname, '..');
@@ -59,9 +62,12 @@ interface Side {
   cpuMsPerOp: number;
 }
 
+/** Stratus, node-oidc-provider with its in-memory adapter, and node-oidc-provider writing as durably as Stratus. */
+type Sides = { stratus: Side; peer: Side; durable: Side };
+
 export interface AuthTokenRun {
-  code: { stratus: Side; peer: Side };
-  refresh: { stratus: Side; peer: Side };
+  code: Sides;
+  refresh: Sides;
   bearer: { anonymous: Side; bearer: Side };
 }
 
@@ -177,10 +183,11 @@ async function startStratus(work: string, secret: string, password: string): Pro
   );
 }
 
-async function startPeer(secret: string): Promise<Server> {
+async function startPeer(secret: string, store?: string): Promise<Server> {
   const port = await freePort();
   const env = {
     ...process.env,
+    ...(store ? { BENCH_PEER_STORE: store } : {}),
     PORT: String(port),
     BENCH_CLIENT_ID: CLIENT_ID,
     BENCH_CLIENT_SECRET: secret,
@@ -242,6 +249,8 @@ export async function benchAuthToken(options: AuthTokenOptions): Promise<AuthTok
     servers.push(stratus);
     const peer = await startPeer(secret);
     servers.push(peer);
+    const durable = await startPeer(secret, join(work, 'peer-store'));
+    servers.push(durable);
     const authorization = `Basic ${Buffer.from(`${CLIENT_ID}:${secret}`).toString('base64')}`;
     const sides = {
       stratus: {
@@ -252,11 +261,13 @@ export async function benchAuthToken(options: AuthTokenOptions): Promise<AuthTok
         scope: 'openid profile',
       },
       peer: { server: peer, url: peer.url, authorize: '/auth', token: '/token', scope: 'openid profile api' },
+      durable: { server: durable, url: durable.url, authorize: '/auth', token: '/token', scope: 'openid profile api' },
     };
+    const names = ['stratus', 'peer', 'durable'] as const;
     const runs: AuthTokenRun[] = [];
     for (let r = 0; r < options.runs; r++) {
-      // Who goes first alternates, so that neither side always meets a warmer or a colder machine.
-      const order = r % 2 === 0 ? (['stratus', 'peer'] as const) : (['peer', 'stratus'] as const);
+      // Who goes first rotates, so that no side always meets a warmer or a colder machine.
+      const order = names.map((_, i) => names[(i + r) % names.length]!);
       const code = {} as AuthTokenRun['code'];
       const refresh = {} as AuthTokenRun['refresh'];
       let accessToken = '';
@@ -302,42 +313,43 @@ export async function benchAuthToken(options: AuthTokenOptions): Promise<AuthTok
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
 /** The figures as Markdown tables: every run, then the median and range of each ratio. */
 export function authTokenReport(figures: AuthTokenFigures): string[] {
   const { options, runs } = figures;
   const cell = (s: Side) =>
     `${Math.round(s.perSecond).toLocaleString('en-US')} (${s.p50Ms.toFixed(1)} / ${s.p95Ms.toFixed(1)}; ${s.cpuMsPerOp.toFixed(2)})`;
-  const summary = (values: number[], format: (n: number) => string) =>
-    `${format(median(values))} (${format(Math.min(...values))} to ${format(Math.max(...values))})`;
-  const times = (n: number) => `${n.toFixed(2)}x`;
   const percent = (n: number) => `${(n * 100).toFixed(1)} %`;
-  // Throughput ratios are Stratus over the peer; CPU ratios the peer's CPU per operation over Stratus's (> 1: cheaper).
-  const ratios = (pick: (r: AuthTokenRun) => { stratus: Side; peer: Side }) => ({
-    rate: runs.map((r) => pick(r).stratus.perSecond / pick(r).peer.perSecond),
-    cpu: runs.map((r) => pick(r).peer.cpuMsPerOp / pick(r).stratus.cpuMsPerOp),
+  // Throughput ratios are Stratus over a peer; CPU ratios the peer's CPU per operation over Stratus's (> 1: cheaper).
+  const ratios = (pick: (r: AuthTokenRun) => Sides, peer: 'peer' | 'durable') => ({
+    rate: runs.map((r) => pick(r).stratus.perSecond / pick(r)[peer].perSecond),
+    cpu: runs.map((r) => pick(r)[peer].cpuMsPerOp / pick(r).stratus.cpuMsPerOp),
   });
-  const code = ratios((r) => r.code);
-  const refresh = ratios((r) => r.refresh);
+  const grants = [
+    { name: 'code exchange', pick: (r: AuthTokenRun) => r.code },
+    { name: 'refresh', pick: (r: AuthTokenRun) => r.refresh },
+  ];
   // What bearer validation adds to a request: the anonymous rate over the bearer rate less one, and the CPU likewise.
   const added = {
     rate: runs.map((r) => r.bearer.anonymous.perSecond / r.bearer.bearer.perSecond - 1),
     cpu: runs.map((r) => r.bearer.bearer.cpuMsPerOp / r.bearer.anonymous.cpuMsPerOp - 1),
   };
   return [
-    `Token endpoint, ${options.codes} code exchanges over ${options.concurrency} connections, then ${options.concurrency} refresh chains of ${options.refreshesPerChain} rotations: ops/s (p50 / p95 ms; server CPU ms per op)`,
-    '| run | code: Stratus | code: node-oidc-provider | ratio (CPU) | refresh: Stratus | refresh: node-oidc-provider | ratio (CPU) |',
+    `Token endpoint, ${options.codes} code exchanges over ${options.concurrency} connections, then ${options.concurrency} refresh chains of ${options.refreshesPerChain} rotations: ops/s (p50 / p95 ms; server CPU ms per op). Peers: node-oidc-provider with its in-memory adapter (memory), and with every record written durably as Stratus's are (durable).`,
+    '| run | grant | Stratus | memory | durable | ratio to memory (CPU) | ratio to durable (CPU) |',
     '| --- | --- | --- | --- | --- | --- | --- |',
-    ...runs.map(
-      (r, i) =>
-        `| ${i + 1} | ${cell(r.code.stratus)} | ${cell(r.code.peer)} | ${times(code.rate[i]!)} (${times(code.cpu[i]!)}) | ${cell(r.refresh.stratus)} | ${cell(r.refresh.peer)} | ${times(refresh.rate[i]!)} (${times(refresh.cpu[i]!)}) |`,
+    ...runs.flatMap((r, i) =>
+      grants.map(({ name, pick }) => {
+        const memory = ratios(pick, 'peer');
+        const durable = ratios(pick, 'durable');
+        const sides = pick(r);
+        return `| ${i + 1} | ${name} | ${cell(sides.stratus)} | ${cell(sides.peer)} | ${cell(sides.durable)} | ${times(memory.rate[i]!)} (${times(memory.cpu[i]!)}) | ${times(durable.rate[i]!)} (${times(durable.cpu[i]!)}) |`;
+      }),
     ),
-    `Median (range): code exchange ${summary(code.rate, times)}, by CPU ${summary(code.cpu, times)}; refresh ${summary(refresh.rate, times)}, by CPU ${summary(refresh.cpu, times)}`,
+    ...grants.map(({ name, pick }) => {
+      const memory = ratios(pick, 'peer');
+      const durable = ratios(pick, 'durable');
+      return `Median (range), ${name}: to memory ${medianRange(memory.rate, times)}, by CPU ${medianRange(memory.cpu, times)}; to durable ${medianRange(durable.rate, times)}, by CPU ${medianRange(durable.cpu, times)}`;
+    }),
     '',
     `Bearer validation, GET /collections on Stratus, autocannon 16 connections ${options.bearerSeconds} s each: req/s (p50 / p97.5 ms; server CPU ms per request)`,
     '| run | anonymous | bearer access token | added: by rate (by CPU) |',
@@ -346,7 +358,7 @@ export function authTokenReport(figures: AuthTokenFigures): string[] {
       (r, i) =>
         `| ${i + 1} | ${cell(r.bearer.anonymous)} | ${cell(r.bearer.bearer)} | ${percent(added.rate[i]!)} (${percent(added.cpu[i]!)}) |`,
     ),
-    `Median (range) of the added cost: by rate ${summary(added.rate, percent)}, by CPU ${summary(added.cpu, percent)}`,
+    `Median (range) of the added cost: by rate ${medianRange(added.rate, percent)}, by CPU ${medianRange(added.cpu, percent)}`,
   ];
 }
 

@@ -1,31 +1,88 @@
 /**
- * Raster write paths against their peers in one run (issue 4):
+ * Raster write paths against their peers (issue 4), several runs:
  * - Zarr writing: RasterCubeWriter against zarr-python 2.13 (Debian) writing the same cube, chunks and codec;
  * - ingestion: a year of daily CHIRPS-like COG windows over a country through the chirps provider into Zarr,
  *   against GDAL reading the same windows over HTTP (/vsicurl/) with zarr-python writing them.
  * Both sides fetch from the same nginx. Figures are MB/s of float32 cube written, and periods/s.
+ *
+ * Each peer runs twice a run. Like for like: as many chunk compressions at once as RasterCubeWriter keeps on
+ * libuv's pool (`PARALLEL_CHUNKS`), as many windows read at once as the ingestion's read-ahead (`READ_AHEAD`),
+ * and every file flushed to disk as Stratus flushes its keys. As usually run (the rows before issue 22): one
+ * thread, nothing flushed.
+ *
+ * `node bench/rasters.ts` runs it alone (BENCH_DAYS, BENCH_RUNS).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatPeriod, periodRange } from '../core/periods/index.ts';
+import { formatPeriod, periodRange, type Period } from '../core/periods/index.ts';
 import { chirpsProvider, chirpsUrl } from '../core/providers/chirps.ts';
-import { readInOrder } from '../core/providers/read-ahead.ts';
+import type { RasterGrid } from '../core/providers/raster.ts';
+import { READ_AHEAD, readInOrder } from '../core/providers/read-ahead.ts';
 import { sampleProvider } from '../core/providers/sample.ts';
-import { chunkShape, RasterCubeWriter } from '../core/stores/raster-cube.ts';
+import { chunkShape, PARALLEL_CHUNKS, RasterCubeWriter } from '../core/stores/raster-cube.ts';
 import { python } from '../test/support/python.ts';
 import { startNginx } from './peers.ts';
+import { benchRuns, medianRange, repeat, times } from './summary.ts';
 
 const PEER = join(import.meta.dirname, 'raster-peer.py');
 const MAKE_COGS = join(import.meta.dirname, '../test/fixtures/providers/make-cogs.py');
 export const SIERRA_LEONE: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
 
-export interface RasterFigures {
-  zarrWrite: { megabytes: number; stratusMBps: number; peerMBps: number };
-  ingestion: { periods: number; stratusPerSecond: number; peerPerSecond: number };
+/** How a peer runs: chunks compressed and written at once, windows read at once, files flushed. */
+interface PeerMode {
+  writers: number;
+  reads: number;
+  sync: boolean;
+}
+const LIKE_FOR_LIKE: PeerMode = { writers: PARALLEL_CHUNKS, reads: READ_AHEAD, sync: true };
+const AS_USUALLY_RUN: PeerMode = { writers: 1, reads: 1, sync: false };
+
+/** Seconds of wall clock and of CPU (every thread of the process) that one side took. */
+export interface Timing {
+  seconds: number;
+  cpuSeconds: number;
 }
 
-async function benchZarrWrite(root: string, days: number) {
+/** One run of a measurement: Stratus, the peer like for like, the peer as usually run. */
+export interface RasterSides {
+  stratus: Timing;
+  peer: Timing;
+  peerUsual: Timing;
+}
+
+export interface RasterRun {
+  zarrWrite: RasterSides;
+  ingestion: RasterSides;
+}
+
+export interface RasterFigures {
+  megabytes: number;
+  periods: number;
+  runs: RasterRun[];
+}
+
+const peerArgs = (mode: PeerMode) => [mode.writers, mode.sync ? 1 : 0];
+
+/** Times `work` in this process, CPU of every thread included (libuv's pool compresses and flushes). */
+async function timed(work: () => Promise<unknown>): Promise<Timing> {
+  const [start, cpu] = [performance.now(), process.cpuUsage()];
+  await work();
+  const { user, system } = process.cpuUsage(cpu);
+  return { seconds: (performance.now() - start) / 1000, cpuSeconds: (user + system) / 1e6 };
+}
+
+async function runPeer(args: (string | number)[]): Promise<Timing> {
+  const { seconds, cpu_seconds } = await python<{ seconds: number; cpu_seconds: number }>(
+    await readFile(PEER, 'utf8'),
+    args.map(String),
+    600_000,
+  );
+  return { seconds, cpuSeconds: cpu_seconds };
+}
+
+/** The sample cube in memory and as the raw float32 file the peer reads; returns one run's writer. */
+async function zarrWriteBench(root: string, days: number) {
   const periods = periodRange(
     'daily',
     '2024-01-01',
@@ -38,29 +95,38 @@ async function benchZarrWrite(root: string, days: number) {
   });
   const planes = await Promise.all(periods.map((p) => session.read(p)));
   const [ny, nx] = [session.grid.lat.length, session.grid.lon.length];
-  const bytes = planes.length * ny * nx * 4;
-  const start = performance.now();
-  const writer = await RasterCubeWriter.create(join(root, 'stratus.zarr'), {
-    variable: 'value',
-    periodType: 'daily',
-    periods,
-    grid: session.grid,
-    attributes: {},
-  });
-  for (const plane of planes) await writer.append(plane);
-  await writer.finish();
-  const stratusSeconds = (performance.now() - start) / 1000;
-
+  const megabytes = (planes.length * ny * nx * 4) / 1e6;
   const raw = join(root, 'cube.f32');
   await writeFile(raw, Buffer.concat(planes.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
   const [ct, cy, cx] = chunkShape(planes.length, ny, nx);
-  const peer = await python<{ seconds: number }>(
-    await readFile(PEER, 'utf8'),
-    ['zarr-write', raw, planes.length, ny, nx, ct, cy, cx, join(root, 'peer.zarr')].map(String),
-    600_000,
-  );
-  const megabytes = bytes / 1e6;
-  return { megabytes, stratusMBps: megabytes / stratusSeconds, peerMBps: megabytes / peer.seconds };
+  const peer = async (mode: PeerMode, out: string) => {
+    const timing = await runPeer(['zarr-write', ...peerArgs(mode), raw, planes.length, ny, nx, ct, cy, cx, out]);
+    await rm(out, { recursive: true, force: true });
+    return timing;
+  };
+  return {
+    megabytes,
+    run: async (run: number): Promise<RasterSides> => {
+      const out = join(root, `stratus-${run}.zarr`);
+      const stratus = await timed(async () => {
+        const writer = await RasterCubeWriter.create(out, {
+          variable: 'value',
+          periodType: 'daily',
+          periods,
+          grid: session.grid,
+          attributes: {},
+        });
+        for (const plane of planes) await writer.append(plane);
+        await writer.finish();
+      });
+      await rm(out, { recursive: true, force: true });
+      return {
+        stratus,
+        peer: await peer(LIKE_FOR_LIKE, join(root, `peer-${run}.zarr`)),
+        peerUsual: await peer(AS_USUALLY_RUN, join(root, `peer-usual-${run}.zarr`)),
+      };
+    },
+  };
 }
 
 /**
@@ -77,53 +143,130 @@ export async function makeChirpsCogs(dir: string, days: number): Promise<string>
   return last;
 }
 
-async function benchIngestion(root: string, days: number) {
-  const cogs = join(root, 'cogs');
-  const last = await makeChirpsCogs(cogs, days);
-  const nginx = await startNginx(join(root, 'nginx'), '/final/', cogs);
-  try {
-    const base = `${nginx.url}/final`;
-    const periods = periodRange('daily', '2024-01-01', last);
-    const start = performance.now();
+/** One run of the ingestion of `periods` from `base` on each side. */
+async function ingestionRun(root: string, base: string, periods: Period[], run: number): Promise<RasterSides> {
+  const out = join(root, `ingested-${run}.zarr`);
+  let grid: RasterGrid | undefined;
+  const stratus = await timed(async () => {
     const session = await chirpsProvider.open({
       parameters: { baseUrl: base },
       bbox: SIERRA_LEONE,
       signal: new AbortController().signal,
     });
-    const writer = await RasterCubeWriter.create(join(root, 'ingested.zarr'), {
+    grid = session.grid;
+    const writer = await RasterCubeWriter.create(out, {
       variable: 'precip',
       periodType: 'daily',
       periods,
-      grid: session.grid,
+      grid,
       attributes: {},
     });
     for await (const values of readInOrder(session, periods)) await writer.append(values);
     await writer.finish();
-    const stratusSeconds = (performance.now() - start) / 1000;
+  });
+  await rm(out, { recursive: true, force: true });
 
-    const urls = join(root, 'urls.txt');
-    await writeFile(urls, periods.map((p) => chirpsUrl(base, 'rnl', formatPeriod(p))).join('\n'));
-    const [ct, cy, cx] = chunkShape(periods.length, session.grid.lat.length, session.grid.lon.length);
-    const peer = await python<{ seconds: number }>(
-      await readFile(PEER, 'utf8'),
-      ['ingest', urls, ...SIERRA_LEONE, ct, cy, cx, join(root, 'peer-ingested.zarr')].map(String),
-      600_000,
-    );
-    return {
-      periods: periods.length,
-      stratusPerSecond: periods.length / stratusSeconds,
-      peerPerSecond: periods.length / peer.seconds,
-    };
-  } finally {
-    await nginx.stop();
-  }
+  const urls = join(root, 'urls.txt');
+  await writeFile(urls, periods.map((p) => chirpsUrl(base, 'rnl', formatPeriod(p))).join('\n'));
+  const [ct, cy, cx] = chunkShape(periods.length, grid!.lat.length, grid!.lon.length);
+  const peer = async (mode: PeerMode) => {
+    const peerOut = join(root, `peer-ingested-${run}.zarr`);
+    const timing = await runPeer(['ingest', ...peerArgs(mode), mode.reads, urls, ...SIERRA_LEONE, ct, cy, cx, peerOut]);
+    await rm(peerOut, { recursive: true, force: true });
+    return timing;
+  };
+  return { stratus, peer: await peer(LIKE_FOR_LIKE), peerUsual: await peer(AS_USUALLY_RUN) };
 }
 
-export async function benchRasters(days = 366): Promise<RasterFigures> {
+export async function benchRasters(days = 366, runs = benchRuns()): Promise<RasterFigures> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-rasters-'));
   try {
-    return { zarrWrite: await benchZarrWrite(root, days), ingestion: await benchIngestion(root, days) };
+    const zarrWrite = await zarrWriteBench(root, days);
+    const cogs = join(root, 'cogs');
+    const last = await makeChirpsCogs(cogs, days);
+    const periods = periodRange('daily', '2024-01-01', last);
+    const nginx = await startNginx(join(root, 'nginx'), '/final/', cogs);
+    try {
+      return {
+        megabytes: zarrWrite.megabytes,
+        periods: periods.length,
+        runs: await repeat(runs, async (run) => ({
+          zarrWrite: await zarrWrite.run(run),
+          ingestion: await ingestionRun(root, `${nginx.url}/final`, periods, run),
+        })),
+      };
+    } finally {
+      await nginx.stop();
+    }
   } finally {
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * The table: each rate and ratio as the median of the runs with their range; the CPU ratio is the peer's CPU
+ * seconds over Stratus's (above 1: Stratus cheaper), steadier than wall time on a shared machine.
+ */
+export function rastersReport({ megabytes, periods, runs }: RasterFigures): string[] {
+  const rate = (n: number) => n.toFixed(1);
+  const row = (
+    label: string,
+    unit: string,
+    work: number,
+    sides: RasterSides[],
+    peerLabel: string,
+    peer: 'peer' | 'peerUsual',
+  ) =>
+    `| ${label} | ${medianRange(
+      sides.map((s) => work / s.stratus.seconds),
+      rate,
+    )} ${unit} | ${peerLabel}: ${medianRange(
+      sides.map((s) => work / s[peer].seconds),
+      rate,
+    )} ${unit} | ${medianRange(
+      sides.map((s) => s[peer].seconds / s.stratus.seconds),
+      times,
+    )} | ${medianRange(
+      sides.map((s) => s[peer].cpuSeconds / s.stratus.cpuSeconds),
+      times,
+    )} |`;
+  const zarr = runs.map((r) => r.zarrWrite);
+  const ingestion = runs.map((r) => r.ingestion);
+  const write = `Zarr v2 write, ${Math.round(megabytes)} MB float32 (Stratus: ${PARALLEL_CHUNKS} chunks at once, flushed)`;
+  const ingest = `ingestion, ${periods} daily COG windows (Stratus: ${READ_AHEAD} reads in flight, ${PARALLEL_CHUNKS} chunks at once, flushed)`;
+  return [
+    `Raster writing, ${runs.length} runs: median (range)`,
+    '| measurement | Stratus | peer | ratio | ratio by CPU |',
+    '| --- | --- | --- | --- | --- |',
+    row(
+      write,
+      'MB/s',
+      megabytes,
+      zarr,
+      `zarr-python 2.13, ${PARALLEL_CHUNKS} threads, flushed (like for like)`,
+      'peer',
+    ),
+    row(write, 'MB/s', megabytes, zarr, 'zarr-python 2.13, 1 thread, not flushed (as usually run)', 'peerUsual'),
+    row(
+      ingest,
+      'periods/s',
+      periods,
+      ingestion,
+      `GDAL /vsicurl/ + zarr-python, ${READ_AHEAD} reads in flight, ${PARALLEL_CHUNKS} writer threads, flushed (like for like)`,
+      'peer',
+    ),
+    row(
+      ingest,
+      'periods/s',
+      periods,
+      ingestion,
+      'GDAL /vsicurl/ + zarr-python, one period at a time, not flushed (as usually run)',
+      'peerUsual',
+    ),
+  ];
+}
+
+if (import.meta.main) {
+  console.log(rastersReport(await benchRasters(Number(process.env.BENCH_DAYS ?? 366))).join('\n'));
+  process.exit(0);
 }

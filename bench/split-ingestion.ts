@@ -2,7 +2,9 @@
  * A split ingestion against the same ingestion in one worker, in one run: a year of daily CHIRPS-like COG windows
  * from nginx behind a proxy that holds every request for a round trip's time, as a remote provider does. Both run
  * as embedded worker processes through the ChildProcessRunner, the split one in parts at once. Figures are
- * periods/s, from the start of the attempt to its end (process starts and the completion included).
+ * periods/s, from the start of the attempt to its end (process starts and the completion included). Not a peer:
+ * Stratus against itself, so the ratio is the gain of splitting (each part keeps its own read-ahead). Each run
+ * times both again over the same files. `node bench/split-ingestion.ts` runs it alone (BENCH_DAYS, BENCH_RUNS).
  */
 import { createServer, request, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,13 +16,13 @@ import type { JobSpec, JobState } from '../operator/jobs/runner.ts';
 import type { IngestionInput } from '../operator/worker/ingestion-input.ts';
 import { startNginx } from './peers.ts';
 import { makeChirpsCogs, SIERRA_LEONE } from './rasters.ts';
+import { benchRuns, medianRange, repeat, times } from './summary.ts';
 
 export interface SplitIngestionFigures {
   periods: number;
   parts: number;
   roundTripMs: number;
-  splitPerSecond: number;
-  wholePerSecond: number;
+  runs: { splitPerSecond: number; wholePerSecond: number }[];
 }
 
 /** A reverse proxy to `target` that answers every request `delayMs` late. */
@@ -61,7 +63,12 @@ function finished(runner: ChildProcessRunner, name: string): Promise<JobState> {
   });
 }
 
-export async function benchSplitIngestion(days = 366, parts = 4, roundTripMs = 100): Promise<SplitIngestionFigures> {
+export async function benchSplitIngestion(
+  days = 366,
+  parts = 4,
+  roundTripMs = 100,
+  runs = benchRuns(),
+): Promise<SplitIngestionFigures> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-split-'));
   const runner = new ChildProcessRunner();
   try {
@@ -93,15 +100,25 @@ export async function benchSplitIngestion(days = 366, parts = 4, roundTripMs = 1
         return (performance.now() - start) / 1000;
       };
       const owner = { kind: ingestionKind, name: 'bench' };
-      const whole = await timed({ name: 'whole', task: 'ingestion', input: input(join(root, 'whole')), owner });
-      const split = await timed({
-        name: 'split',
-        task: 'ingestion',
-        input: input(join(root, 'split')),
-        owner,
-        parts: { count: parts, parallelism: parts },
+      const figures = await repeat(runs, async (run) => {
+        const whole = await timed({
+          name: `whole-${run}`,
+          task: 'ingestion',
+          input: input(join(root, `whole-${run}`)),
+          owner,
+        });
+        const split = await timed({
+          name: `split-${run}`,
+          task: 'ingestion',
+          input: input(join(root, `split-${run}`)),
+          owner,
+          parts: { count: parts, parallelism: parts },
+        });
+        await rm(join(root, `whole-${run}`), { recursive: true, force: true });
+        await rm(join(root, `split-${run}`), { recursive: true, force: true });
+        return { splitPerSecond: days / split, wholePerSecond: days / whole };
       });
-      return { periods: days, parts, roundTripMs, splitPerSecond: days / split, wholePerSecond: days / whole };
+      return { periods: days, parts, roundTripMs, runs: figures };
     } finally {
       await proxy.close();
       await nginx.stop();
@@ -110,4 +127,29 @@ export async function benchSplitIngestion(days = 366, parts = 4, roundTripMs = 1
     await runner.stop();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** The table: each figure and ratio as the median of the runs with their range. */
+export function splitIngestionReport({ periods, parts, roundTripMs, runs }: SplitIngestionFigures): string[] {
+  const rate = (n: number) => n.toFixed(1);
+  return [
+    `Split ingestion (${roundTripMs} ms per upstream request, embedded worker processes), ${runs.length} runs: median (range)`,
+    '| measurement | Stratus, split (periods/s) | Stratus in one worker, not a peer (periods/s) | ratio |',
+    '| --- | --- | --- | --- |',
+    `| ${periods} daily COG windows in ${parts} parts | ${medianRange(
+      runs.map((r) => r.splitPerSecond),
+      rate,
+    )} | ${medianRange(
+      runs.map((r) => r.wholePerSecond),
+      rate,
+    )} | ${medianRange(
+      runs.map((r) => r.splitPerSecond / r.wholePerSecond),
+      times,
+    )} |`,
+  ];
+}
+
+if (import.meta.main) {
+  console.log(splitIngestionReport(await benchSplitIngestion(Number(process.env.BENCH_DAYS ?? 366))).join('\n'));
+  process.exit(0);
 }

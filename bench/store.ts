@@ -1,12 +1,15 @@
 /**
  * Embedded store throughput at 10,000 resources: create, update, and watch delivery, side by side with the
- * floor any crash-safe file store must pay (write a temp file, fsync, rename: the peer below).
+ * floor any crash-safe file store must pay (write a temp file, fsync, rename: the peer below). Like for like: one
+ * writer against one loop of the peer, `writers` concurrent writers against as many loops, all in this process
+ * (one libuv pool). `node bench/store.ts` runs it alone (BENCH_STORE_COUNT, BENCH_STORE_WRITERS, BENCH_RUNS).
  */
 import { mkdtemp, open, rename, rm, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import type { KindRef, KubeObject } from '../core/cluster/objects.ts';
+import { benchRuns, medianRange, repeat, round, times } from './summary.ts';
 
 const benchKind: KindRef = {
   apiVersion: 'bench.stratus.dev/v1',
@@ -115,4 +118,45 @@ export async function benchStore(count = 10_000, writers = 16): Promise<StoreFig
   } finally {
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** The table: each figure and ratio as the median of the runs with their range. */
+export function storeReport(runs: StoreFigures[]): string[] {
+  const { count, writers } = runs[0]!;
+  const row = (label: string, stratus: (r: StoreFigures) => number, peer: (r: StoreFigures) => number) =>
+    `| ${label} | ${medianRange(runs.map(stratus), round)} | ${medianRange(runs.map(peer), round)} | ${medianRange(
+      runs.map((r) => stratus(r) / peer(r)),
+      times,
+    )} |`;
+  return [
+    `Embedded store, ${round(count)} resources, ${runs.length} runs: median (range)`,
+    '| operation | Stratus (ops/s) | peer: temp+fsync+rename (ops/s) | ratio |',
+    '| --- | --- | --- | --- |',
+    row(
+      'create, one writer (peer: one)',
+      (r) => r.createPerSecond,
+      (r) => r.peerAtomicWritesPerSecond,
+    ),
+    row(
+      'update (merge patch), one writer (peer: one)',
+      (r) => r.updatePerSecond,
+      (r) => r.peerAtomicWritesPerSecond,
+    ),
+    row(
+      `create, ${writers} concurrent writers (peer: as many)`,
+      (r) => r.concurrentCreatePerSecond,
+      (r) => r.peerConcurrentWritesPerSecond,
+    ),
+    `| watch replay (events/s) | ${medianRange(
+      runs.map((r) => r.watchEventsPerSecond),
+      round,
+    )} | - | - |`,
+  ];
+}
+
+if (import.meta.main) {
+  const count = Number(process.env.BENCH_STORE_COUNT ?? 10_000);
+  const writers = Number(process.env.BENCH_STORE_WRITERS ?? 16);
+  console.log(storeReport(await repeat(benchRuns(), () => benchStore(count, writers))).join('\n'));
+  process.exit(0);
 }

@@ -13,8 +13,8 @@ import { datasetKind } from '../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../core/resources/registry.ts';
 import { setCurrentVersion } from '../test/support/current-version.ts';
 import { freePort } from '../scripts/free-port.ts';
-import { median } from './api.ts';
 import { startNginx, wrk } from './peers.ts';
+import { benchRuns, medianRange, round, times } from './summary.ts';
 
 export interface ChunkServingFigures {
   chunk: string;
@@ -34,7 +34,7 @@ export interface ZarrServingOptions {
 export function zarrServingOptions(env: NodeJS.ProcessEnv): ZarrServingOptions {
   return {
     seconds: Number(env.BENCH_SECONDS ?? 10),
-    runs: Number(env.BENCH_ZARR_RUNS ?? 3),
+    runs: benchRuns(env),
     processes: (env.BENCH_ZARR_PROCESSES ?? '1,2').split(',').map(Number),
   };
 }
@@ -97,9 +97,6 @@ export async function benchZarrServing(options: ZarrServingOptions): Promise<Chu
 
 /** The table: the median of the runs with their range, and the median and range of the runs' ratios. */
 export function zarrServingReport(figures: ChunkServingFigures[], options: ZarrServingOptions): string[] {
-  const round = (n: number) => Math.round(n).toLocaleString('en-US');
-  const spread = (values: number[], format: (n: number) => string) =>
-    `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
   const lines = [
     `/zarr chunk GETs (wrk in its own process, 2 threads, 32 connections, keys in turn; ${options.seconds} s, ` +
       `${options.runs} runs alternating: median (range); load average ${loadavg()
@@ -111,7 +108,7 @@ export function zarrServingReport(figures: ChunkServingFigures[], options: ZarrS
   for (const f of figures) {
     const ratios = f.stratus.map((s, i) => s / f.nginx[i]!);
     lines.push(
-      `| ${f.chunk} | ${f.processes} | ${spread(f.stratus, round)} | ${spread(f.nginx, round)} | ${spread(ratios, (r) => `${r.toFixed(2)}x`)} |`,
+      `| ${f.chunk} | ${f.processes} | ${medianRange(f.stratus, round)} | ${medianRange(f.nginx, round)} | ${medianRange(ratios, times)} |`,
     );
   }
   return lines;

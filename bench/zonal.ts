@@ -1,14 +1,26 @@
 /**
  * The zonal statistics sections of `make bench` (in memory, then from a compressed Zarr store), which
  * `node bench/zonal.ts` also runs alone; sizes and worker threads from `BENCH_ZONAL_STEPS`, `BENCH_ZONAL_SIZE`,
- * `BENCH_ZONAL_POLYGONS` and `BENCH_ZONAL_THREADS` (default: the cores).
+ * `BENCH_ZONAL_POLYGONS` and `BENCH_ZONAL_THREADS` (default: the cores), each section `BENCH_RUNS` times (each
+ * figure and ratio the median of the runs, with their range). The peers are single-threaded; the rows with one
+ * worker thread are the like-for-like ones.
  */
 import { availableParallelism } from 'node:os';
+import { benchRuns, medianRange, repeat, round, times } from './summary.ts';
 import { benchZonalStats } from './zonal-stats.ts';
 import { benchZonalFromStore } from './zonal-store.ts';
 
-const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-const round = (n: number) => Math.round(n).toLocaleString('en-US');
+const seconds = (n: number) => n.toFixed(2);
+
+/** One row: Stratus's and the peer's wall and CPU seconds, and both ratios (peer over Stratus), over the runs. */
+function row(name: string, sides: { wall: number; cpu: number; peerWall: number; peerCpu: number }[]): string {
+  const pick = (f: (s: (typeof sides)[number]) => number, format: (n: number) => string) =>
+    medianRange(sides.map(f), format);
+  return `| ${name} | ${pick((s) => s.wall, seconds)}, ${pick((s) => s.cpu, seconds)} | ${pick((s) => s.peerWall, seconds)}, ${pick(
+    (s) => s.peerCpu,
+    seconds,
+  )} | ${pick((s) => s.peerWall / s.wall, times)}, ${pick((s) => s.peerCpu / s.cpu, times)} |`;
+}
 
 export async function zonalSections(): Promise<void> {
   /** Time steps, height, width, polygons and worker threads of both zonal sections. */
@@ -19,46 +31,62 @@ export async function zonalSections(): Promise<void> {
     Number(process.env.BENCH_ZONAL_POLYGONS ?? 150),
     Number(process.env.BENCH_ZONAL_THREADS ?? availableParallelism()),
   ] as const;
-  const zonal = await benchZonalStats(...zonalSize);
+  const runs = benchRuns();
+  const zonal = await repeat(runs, () => benchZonalStats(...zonalSize));
+  const z = zonal[0]!;
   console.log(
-    `\nZonal means, in memory: ${zonal.steps} × ${zonal.height} × ${zonal.width} float32 over ${zonal.polygons} polygons (peak RSS ${round(zonal.peakRssMegabytes)} MB, largest difference from the peer ${zonal.maxDifference.toExponential(1)}); the peer is single-threaded`,
+    `\nZonal means, in memory: ${z.steps} × ${z.height} × ${z.width} float32 over ${z.polygons} polygons, ${runs} runs: median (range) (peak RSS up to ${round(Math.max(...zonal.map((r) => r.peakRssMegabytes)))} MB, largest difference from the peer ${Math.max(...zonal.map((r) => r.maxDifference)).toExponential(1)}); the peer is single-threaded`,
   );
   console.log(
     '| measurement | Stratus (s, CPU s) | peer: numpy masking per polygon and time step (s, CPU s) | ratio (wall, CPU) |',
   );
   console.log('| --- | --- | --- | --- |');
-  for (const [name, wall, cpu] of [
-    [
-      `pixel centre (aggregate_spatial, mean), ${zonal.threads} worker threads`,
-      zonal.centreSeconds,
-      zonal.centreCpuSeconds,
-    ],
-    ['pixel centre, 1 worker thread (like for like)', zonal.singleCentreSeconds, zonal.singleCentreCpuSeconds],
-    [
-      `coverage fractions (weighting "coverage") vs the peer's pixel centre, ${zonal.threads} worker threads`,
-      zonal.coverageSeconds,
-      zonal.coverageCpuSeconds,
-    ],
-  ] as const)
-    console.log(
-      `| ${name} | ${wall.toFixed(2)}, ${cpu.toFixed(2)} | ${zonal.peerSeconds.toFixed(2)}, ${zonal.peerCpuSeconds.toFixed(2)} | ${ratio(zonal.peerSeconds, wall)}, ${ratio(zonal.peerCpuSeconds, cpu)} |`,
-    );
-
-  const stored = await benchZonalFromStore(...zonalSize);
+  const peer = (r: (typeof zonal)[number]) => ({ peerWall: r.peerSeconds, peerCpu: r.peerCpuSeconds });
   console.log(
-    `\nZonal means from a compressed Zarr v2 store (${stored.storeMegabytes.toFixed(0)} MB on disk), same cube and polygons (largest difference from the peer ${stored.maxDifference.toExponential(1)}); the peer is single-threaded`,
+    row(
+      `pixel centre (aggregate_spatial, mean), ${z.threads} worker threads`,
+      zonal.map((r) => ({ wall: r.centreSeconds, cpu: r.centreCpuSeconds, ...peer(r) })),
+    ),
+  );
+  console.log(
+    row(
+      'pixel centre, 1 worker thread (like for like)',
+      zonal.map((r) => ({ wall: r.singleCentreSeconds, cpu: r.singleCentreCpuSeconds, ...peer(r) })),
+    ),
+  );
+  console.log(
+    row(
+      `coverage fractions (weighting "coverage") vs the peer's pixel centre, ${z.threads} worker threads`,
+      zonal.map((r) => ({ wall: r.coverageSeconds, cpu: r.coverageCpuSeconds, ...peer(r) })),
+    ),
+  );
+
+  const stored = await repeat(runs, () => benchZonalFromStore(...zonalSize));
+  const s = stored[0]!;
+  console.log(
+    `\nZonal means from a compressed Zarr v2 store (${s.storeMegabytes.toFixed(0)} MB on disk), same cube and polygons, ${runs} runs: median (range) (largest difference from the peer ${Math.max(...stored.map((r) => r.maxDifference)).toExponential(1)}); the peer is single-threaded`,
   );
   console.log('| measurement | Stratus | peer: xarray + zarr-python + numpy | ratio |');
   console.log('| --- | --- | --- | --- |');
-  for (const [name, wall, cpu, rss] of [
-    [`${stored.threads} worker threads`, stored.seconds, stored.cpuSeconds, stored.peakRssMegabytes],
-    ['1 worker thread (like for like)', stored.singleSeconds, stored.singleCpuSeconds, stored.singlePeakRssMegabytes],
-  ] as const) {
+  const storePeer = (r: (typeof stored)[number]) => ({ peerWall: r.peerSeconds, peerCpu: r.peerCpuSeconds });
+  for (const [name, pick] of [
+    [`${s.threads} worker threads`, (r) => [r.seconds, r.cpuSeconds, r.peakRssMegabytes]],
+    ['1 worker thread (like for like)', (r) => [r.singleSeconds, r.singleCpuSeconds, r.singlePeakRssMegabytes]],
+  ] as const satisfies readonly (readonly [string, (r: (typeof stored)[number]) => number[]])[]) {
     console.log(
-      `| read, decode, mask, reduce (s, CPU s), ${name} | ${wall.toFixed(2)}, ${cpu.toFixed(2)} | ${stored.peerSeconds.toFixed(2)}, ${stored.peerCpuSeconds.toFixed(2)} | ${ratio(stored.peerSeconds, wall)}, ${ratio(stored.peerCpuSeconds, cpu)} |`,
+      row(
+        `read, decode, mask, reduce (s, CPU s), ${name}`,
+        stored.map((r) => ({ wall: pick(r)[0]!, cpu: pick(r)[1]!, ...storePeer(r) })),
+      ),
     );
     console.log(
-      `| peak RSS of the process (MB), ${name} | ${round(rss)} | ${round(stored.peerPeakRssMegabytes)} | - |`,
+      `| peak RSS of the process (MB), ${name} | ${medianRange(
+        stored.map((r) => pick(r)[2]!),
+        round,
+      )} | ${medianRange(
+        stored.map((r) => r.peerPeakRssMegabytes),
+        round,
+      )} | - |`,
     );
   }
 }

@@ -11,6 +11,8 @@ export interface AuthContext {
   /** `server.base.url` without a trailing slash: `iss` of every token. */
   issuer: string;
   keys: SigningKeys;
+  /** The installation's MAC key of refresh tokens (keys/token-key.ts). */
+  refreshTokenKey: Buffer;
   clients: ClientDirectory;
   users: UserDirectory;
   authorizations: AuthorizationRecords;

@@ -15,12 +15,25 @@ export const isTempName = (name: string) => name.endsWith(TEMP_SUFFIX);
 
 /** Writes `data` to `path` and flushes it to disk before returning, so a later rename publishes complete bytes. */
 export async function writeDurable(path: string, data: Uint8Array | string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   await writeFlushed(path, data);
 }
 
+/**
+ * Opens `path` for writing, making its directory only when it is missing: most writes go to a directory that
+ * exists, and a recursive mkdir of an existing one costs a failed mkdir and a stat on every write.
+ */
+async function openForWrite(path: string, mode?: number) {
+  try {
+    return await open(path, 'w', mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await mkdir(dirname(path), { recursive: true });
+    return open(path, 'w', mode);
+  }
+}
+
 async function writeFlushed(path: string, data: Uint8Array | string, mode?: number): Promise<void> {
-  const handle = await open(path, 'w', mode);
+  const handle = await openForWrite(path, mode);
   try {
     await handle.writeFile(data);
     await handle.datasync();
@@ -106,7 +119,6 @@ export async function prepareFileChange(change: FileChange): Promise<PreparedCha
   if (change.data === undefined) return { path: change.path };
   const dir = dirname(change.path);
   const temporary = join(dir, `.${basename(change.path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
-  await mkdir(dir, { recursive: true });
   try {
     await writeFlushed(temporary, change.data, change.mode);
   } catch (err) {

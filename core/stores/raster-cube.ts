@@ -36,7 +36,7 @@ const storeOf = (target: string | WritableStore) => (typeof target === 'string' 
 const TARGET_CHUNK_BYTES = 2 * 1024 * 1024;
 const MAX_SPATIAL_CHUNK = 256;
 /** Compressions in flight at once; they run on libuv's pool, sized 4 by default. */
-const PARALLEL_CHUNKS = 4;
+export const PARALLEL_CHUNKS = 4;
 
 export function chunkShape(periods: number, ny: number, nx: number): [number, number, number] {
   const cy = Math.min(ny, MAX_SPATIAL_CHUNK);

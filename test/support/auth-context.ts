@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { ClientDirectory } from '../../core/auth/clients/directory.ts';
 import type { AuthContext } from '../../core/auth/context.ts';
+import { tokenMacKey } from '../../core/auth/keys/token-key.ts';
 import { resolveSigningKeys } from '../../core/auth/keys/resolve.ts';
 import { hashPassword } from '../../core/auth/password.ts';
 import { AuthorizationRecords } from '../../core/auth/records/authorizations.ts';
@@ -110,6 +111,7 @@ export async function authContext(): Promise<TestAuth> {
     namespace: NAMESPACE,
     issuer: ISSUER,
     keys,
+    refreshTokenKey: await tokenMacKey(cluster, NAMESPACE),
     clients: new ClientDirectory(cluster, NAMESPACE),
     users: new UserDirectory(cluster, NAMESPACE),
     authorizations: new AuthorizationRecords(cluster, NAMESPACE),

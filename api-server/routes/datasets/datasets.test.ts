@@ -54,6 +54,27 @@ describe('dataset routes', () => {
     });
   });
 
+  it('answers a page asked again with the same bytes until the list changes, with the links of each public URL', async () => {
+    const { app, cluster } = await build();
+    for (const name of ['a-one', 'b-two', 'c-three']) await cluster.create(datasetKind, dataset(name));
+    const page = (host: string, url = '/datasets?limit=2') => app.inject({ url, headers: { host } });
+    const first = await page('one.test');
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(first.json().items.map((r: { dataset_id: string }) => r.dataset_id)).toEqual(['a-one', 'b-two']);
+    expect((await page('one.test')).body).toBe(first.body);
+    // The links name the public URL of each request: another host is another page.
+    const other = await page('two.test');
+    expect(other.json().links[0].href).toMatch(/^http:\/\/two\.test\/datasets\?limit=2&token=/);
+    expect(other.body).toBe(first.body.replaceAll('one.test', 'two.test'));
+
+    await cluster.delete(datasetKind, 'a-one', 'default');
+    const changed = (await page('one.test')).json();
+    expect(changed.items.map((r: { dataset_id: string }) => r.dataset_id)).toEqual(['b-two', 'c-three']);
+    expect(changed.links).toEqual([]);
+    // A bad token is still refused, however often it is asked.
+    for (let i = 0; i < 2; i++) expect((await page('one.test', '/datasets?limit=2&token=nope')).statusCode).toBe(400);
+  });
+
   it('answers one dataset with its versions newest first', async () => {
     const { app, cluster } = await build();
     await cluster.create(datasetKind, dataset('chirps-daily'));

@@ -8,6 +8,8 @@ import { featureCollectionKind } from '../../../core/resources/feature-collectio
 import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { build, type Built } from '../../test/build.ts';
+import { zodBytes } from '../../test/zod-bytes.ts';
+import { featureCollectionListResponseSchema } from './schemas.ts';
 
 const template = (name: string, provider: string, itemType: 'feature' | 'coverage' = 'feature') => ({
   apiVersion: API_VERSION,
@@ -106,7 +108,10 @@ describe('feature collection records', () => {
       links: [],
     });
     await storeCollection(built);
-    const list = (await app.inject({ url: '/features' })).json();
+    const response = await app.inject({ url: '/features' });
+    // Compiled serializer: the bytes the zod serializer writes.
+    expect(response.body).toBe(zodBytes(featureCollectionListResponseSchema, response.body));
+    const list = response.json();
     expect(list.items.map((r: { id: string }) => r.id)).toEqual(['districts']);
     expect((await app.inject({ url: '/features/stray' })).statusCode).toBe(404);
     expect((await app.inject({ url: '/features/never-refreshed' })).statusCode).toBe(404);

@@ -19,11 +19,16 @@ import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdS
 import { mapChoices } from '../../services/map/choices.ts';
 import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
 import { Lru } from '../../services/cache/lru.ts';
+import { compiledSerializer } from '../../serialization.ts';
+import { derived } from '../../services/resources/derived.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { featureCollectionPage } from './pages.ts';
 import { featureCollectionListResponseSchema } from './schemas.ts';
 
 const params = z.object({ collection_id: resourceIdSchema });
+
+/** Registered collections with a stored file, the ones `/features` lists. */
+const storedOnly = (collections: readonly FeatureCollection[]) => collections.filter(isStored);
 
 /** GeoJSON documents of stored files kept in memory, least recently used out first. */
 const GEOJSON_CACHE_BYTES = 32 * 1024 * 1024;
@@ -55,6 +60,7 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/features',
     {
+      serializerCompiler: compiledSerializer,
       schema: {
         summary: 'List the stored feature collections',
         description:
@@ -67,7 +73,7 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const stored = (await collections.list()).filter(isStored);
+      const stored = derived(await collections.list(), storedOnly);
       const page = paginate(request, stored, byName, {
         baseUrl: app.stratus.config.server.baseUrl,
         invalid: 'BadRequest',

@@ -167,6 +167,36 @@ describe('codes and refresh tokens are single use', () => {
       400,
     );
   });
+
+  it('refuses a made-up refresh token naming a real authorization without revoking it', async () => {
+    const app = await setup({ tokenSettings: { 'settings.token.reuse-refresh-tokens': false } });
+    const issued = (await exchange(app, await code(app))).body;
+    const [name, secret, mac] = issued.refresh_token!.split('.') as [string, string, string];
+    // The authorization's name is no secret (access tokens carry it): forge the rest, or reuse the MAC elsewhere.
+    const forgeries = [
+      `${name}.${'A'.repeat(43)}.${mac}`,
+      `${name}.${secret}.${'A'.repeat(43)}`,
+      `${name}.${secret}`,
+      `${name}.${secret}.${mac}.x`,
+    ];
+    for (const forged of forgeries)
+      expect((await token(app, { grant_type: 'refresh_token', refresh_token: forged })).body).toEqual({
+        error: 'invalid_grant',
+        error_description: 'the refresh token is not valid',
+      });
+    expect(await introspect(app, forgeries[0]!)).toEqual({ active: false });
+    // The family lives on: the genuine token is live, still refreshes, and the new access token works.
+    expect(await introspect(app, issued.refresh_token!)).toMatchObject({
+      active: true,
+      token_type: 'refresh_token',
+      client_id: 'cli',
+      username: 'ada',
+    });
+    const refreshed = await token(app, { grant_type: 'refresh_token', refresh_token: issued.refresh_token! });
+    expect(refreshed.status).toBe(200);
+    const me = await fetch(`${app.url}/me`, { headers: { authorization: `Bearer ${refreshed.body.access_token}` } });
+    expect(me.status).toBe(200);
+  });
 });
 
 describe('PKCE is S256 and required', () => {

@@ -11,6 +11,7 @@ import { negotiate, represent, sendHtml } from '../../negotiation.ts';
 import { HTML_PAGE_LIMIT, pageQuerySchema, paginate } from '../../pagination.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, formatQuerySchema } from '../../schemas.ts';
+import { compiledSerializer } from '../../serialization.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
 import { byId, findCollection, publishedCollections } from '../../services/catalogue/collection-kinds.ts';
 import { JSON_TYPE, type StacCollection } from '../../services/catalogue/stac.ts';
@@ -21,6 +22,8 @@ import type { ProcessDescription } from './process-catalogue.ts';
 import { openEoRoutes } from '../../plugins/app/errors.ts';
 
 const tags = ['openEO discovery'];
+
+export const collectionListSchema = freeForm('Collections', 'openEO and STAC API collection list.');
 
 export interface OpenEoRoutesOptions {
   /** The official descriptions of the implemented processes, by id. */
@@ -181,6 +184,7 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
   app.get(
     '/collections',
     {
+      serializerCompiler: compiledSerializer,
       schema: {
         summary: 'Published collections',
         description:
@@ -191,7 +195,7 @@ export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
         querystring: formatQuerySchema.extend(pageQuerySchema.shape),
         produces: ['application/json', 'text/html'],
         response: {
-          200: freeForm('Collections', 'openEO and STAC API collection list.'),
+          200: collectionListSchema,
           400: openeoErrorSchema,
           ...commonErrorResponses,
         },

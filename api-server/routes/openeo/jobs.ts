@@ -17,6 +17,8 @@ import { isSafeName } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { newestFirst, pageQuerySchema, paginate } from '../../pagination.ts';
 import { publicBaseUrl } from '../../public-url.ts';
+import { compiledSerializer } from '../../serialization.ts';
+import { derived } from '../../services/resources/derived.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
 
 const tags = ['openEO batch jobs'];
@@ -65,6 +67,11 @@ async function changeJob(
   }
 }
 
+export const batchJobsSchema = freeForm('BatchJobs', '`jobs` (records without their process) and `links`.');
+
+/** The jobs `/jobs` lists: those not being deleted. */
+const liveJobs = (jobs: readonly ProcessingJob[]) => jobs.filter((job) => !job.metadata.deletionTimestamp);
+
 const locked = (id: string) =>
   new HttpError(
     'JobLocked',
@@ -99,6 +106,7 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/jobs',
     {
+      serializerCompiler: compiledSerializer,
       schema: {
         summary: 'List batch jobs',
         description:
@@ -106,13 +114,13 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         querystring: pageQuerySchema,
         response: {
-          200: freeForm('BatchJobs', '`jobs` (records without their process) and `links`.'),
+          200: batchJobsSchema,
           400: openeoErrorSchema,
         },
       },
     },
     async (request) => {
-      const live = (await jobs.list(newestFirst)).filter((job) => !job.metadata.deletionTimestamp);
+      const live = derived(await jobs.list(newestFirst), liveJobs);
       const page = paginate(request, live, newestFirst, {
         baseUrl: config.server.baseUrl,
         invalid: 'PaginationInvalid',

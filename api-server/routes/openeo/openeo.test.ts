@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { IMPLEMENTED_PROCESSES } from '../../../core/processing/index.ts';
 import { build } from '../../test/build.ts';
 import { publishedDataset } from '../../test/published-dataset.ts';
+import { zodBytes } from '../../test/zod-bytes.ts';
+import { collectionListSchema } from './index.ts';
 import { sharedDir } from '../../../test/support/shared-dir.ts';
 
 /** The official process descriptions, in the shared material (CI checks out shared/ beside the clone). */
@@ -54,7 +56,10 @@ describe('openEO discovery', () => {
   it('lists published collections with summaries, and describes one with openEO links', async () => {
     const built = await build();
     await publishedDataset(built, 'chirps-daily');
-    const list = (await built.app.inject({ url: '/collections', headers: { host: 'api.test' } })).json();
+    const listed = await built.app.inject({ url: '/collections', headers: { host: 'api.test' } });
+    // Compiled serializer: the bytes the zod serializer writes.
+    expect(listed.body).toBe(zodBytes(collectionListSchema, listed.body));
+    const list = listed.json();
     expect(list.collections.map((c: { id: string }) => c.id)).toEqual(['chirps-daily']);
     expect(list.collections[0].summaries).toMatchObject({ variables: ['precip'], period_type: ['daily'] });
     expect(list.links).toContainEqual(expect.objectContaining({ rel: 'self', href: 'http://api.test/collections' }));

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { workflowKind, type Workflow } from '../../../core/resources/workflow/schema.ts';
 import { build } from '../../test/build.ts';
+import { zodBytes } from '../../test/zod-bytes.ts';
+import { userProcessesSchema } from './process-graphs.ts';
 
 /** `x * factor + 1`: a user-defined process with two parameters, one with a default. */
 const scaled = {
@@ -28,7 +30,10 @@ describe('/process_graphs: user-defined processes as Workflow resources', () => 
     expect(items.map((w) => w.spec.id)).toEqual(['scale_shift']);
     expect(items[0]!.metadata.name).toMatch(/^scale-shift-[0-9a-f]{8}$/);
 
-    const list = (await app.inject({ url: '/process_graphs' })).json();
+    const listed = await app.inject({ url: '/process_graphs' });
+    // Compiled serializer: the bytes the zod serializer writes.
+    expect(listed.body).toBe(zodBytes(userProcessesSchema, listed.body));
+    const list = listed.json();
     expect(list).toEqual({
       processes: [
         { id: 'scale_shift', summary: 'Scale and shift', parameters: scaled.parameters, returns: scaled.returns },

@@ -7,17 +7,23 @@ import { builtInRegistry } from '../../../core/processing/registry.ts';
 import { storedWorkflows, userProcessesOf, workflowName, workflowOf } from '../../../core/processing/workflows.ts';
 import { workflowKind, type Workflow } from '../../../core/resources/workflow/schema.ts';
 import { pageQuerySchema, paginate, sortForPaging, type PageOrder } from '../../pagination.ts';
+import { compiledSerializer } from '../../serialization.ts';
+import { derived } from '../../services/resources/derived.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
 
 const tags = ['openEO user-defined processes'];
 const PROCESS_ID = /^\w+$/;
 const params = z.object({ process_graph_id: z.string() });
+export const userProcessesSchema = freeForm('UserDefinedProcesses', '`processes` (without their graphs) and `links`.');
 const userProcessSchema = freeForm('UserDefinedProcess', 'openEO user-defined process, with its graph.');
 
 const notFound = (id: string) =>
   new ProcessingError('ProcessGraphNotFound', `User-defined process '${id.slice(0, 100)}' does not exist.`);
 
 const byId: PageOrder<UserProcess> = { key: (p) => [p.id] };
+
+/** The stored processes in the order `/process_graphs` pages them. */
+const processesById = (workflows: readonly Workflow[]) => sortForPaging(userProcessesOf(workflows), byId);
 
 /** The metadata of a process as a list shows it: everything but its graph. */
 const summaryOf = ({ process_graph: _graph, ...metadata }: UserProcess) => metadata;
@@ -35,19 +41,20 @@ export const processGraphRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/process_graphs',
     {
+      serializerCompiler: compiledSerializer,
       schema: {
         summary: 'List user-defined processes',
         description: 'By id, paginated with `limit` and `token` (docs/pagination.md); without `limit`, every process.',
         tags,
         querystring: pageQuerySchema,
         response: {
-          200: freeForm('UserDefinedProcesses', '`processes` (without their graphs) and `links`.'),
+          200: userProcessesSchema,
           400: openeoErrorSchema,
         },
       },
     },
     async (request) => {
-      const processes = sortForPaging(userProcessesOf(await stored.list()), byId);
+      const processes = derived(await stored.list(), processesById);
       const page = paginate(request, processes, byId, {
         baseUrl: app.stratus.config.server.baseUrl,
         invalid: 'PaginationInvalid',

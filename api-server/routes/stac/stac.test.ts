@@ -33,6 +33,19 @@ describe('STAC catalogue', () => {
     expect((await built.app.inject({ url: '/stac' })).json()).toMatchObject({ id: 'stratus', type: 'Catalog' });
   });
 
+  it('lists a collection published after the catalogue was first read, and none after it is gone', async () => {
+    const built = await build();
+    const children = async () =>
+      ((await built.app.inject({ url: '/stac' })).json().links as { rel: string; title?: string }[])
+        .filter((l) => l.rel === 'child')
+        .map((l) => l.title);
+    expect(await children()).toEqual([]);
+    await publishedDataset(built, 'chirps-daily');
+    expect(await children()).toHaveLength(1);
+    await built.cluster.delete(datasetKind, 'chirps-daily', 'default');
+    expect(await children()).toEqual([]);
+  });
+
   it('describes a raster dataset as a data cube with its Zarr store, grid step and thumbnail', async () => {
     const built = await build(
       'instance.name = Test\ninstance.bbox = -13.5,6.9,-10.2,10.0\nserver.base.url = https://c.example/',

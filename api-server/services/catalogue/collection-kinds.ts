@@ -12,6 +12,7 @@ import {
 } from '../../records/feature-collection.ts';
 import { sortForPaging, type PageOrder } from '../../pagination.ts';
 import { resourceIdSchema } from '../../schemas.ts';
+import { derived } from '../resources/derived.ts';
 import type { ResourceCaches } from '../resources/resource-caches.ts';
 import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
 import { featureStacCollection } from './feature-collection.ts';
@@ -30,7 +31,7 @@ export interface PublishedCollection {
  */
 export interface CollectionKind {
   /** The published collections of this kind, by id. */
-  published(): Promise<PublishedCollection[]>;
+  published(): Promise<readonly PublishedCollection[]>;
   /** The collection with this id, or undefined when this kind publishes none by that id. */
   collection(id: string, links: CollectionLinks): Promise<StacCollection | undefined>;
 }
@@ -57,12 +58,12 @@ function resourceCollections<T extends KubeObject, Listed extends T>(
   of: ResourceCollections<T, Listed>,
 ): CollectionKind {
   const resources = caches.of<T>(of.kind);
+  // In the cache's order, by name: the collection's id.
+  const published = (items: readonly T[]) =>
+    items.filter((r): r is Listed => of.listed(r)).map((r) => ({ id: r.metadata.name, title: of.title(r) }));
   return {
     async published() {
-      // In the cache's order, by name: the collection's id.
-      return (await resources.list())
-        .filter((r): r is Listed => of.listed(r))
-        .map((r) => ({ id: r.metadata.name, title: of.title(r) }));
+      return derived(await resources.list(), published);
     },
     async collection(id, links) {
       // openEO takes any string as a collection id; one that no resource can be named is simply not found.
@@ -122,9 +123,23 @@ export function collectionKinds(context: CatalogueContext): CollectionKind[] {
   return [rasterCollections(context), featureCollections(context)];
 }
 
-/** Every published collection of every kind, by id (in code-unit order, which pagination relies on). */
-export async function publishedCollections(kinds: CollectionKind[]): Promise<PublishedCollection[]> {
-  return sortForPaging((await Promise.all(kinds.map((k) => k.published()))).flat(), byId);
+/** The last merge of each set of kinds, and the lists it merged (each the same array until its cache changes). */
+const merges = new WeakMap<
+  CollectionKind[],
+  { parts: (readonly PublishedCollection[])[]; all: readonly PublishedCollection[] }
+>();
+
+/**
+ * Every published collection of every kind, by id (in code-unit order, which pagination relies on); merged again
+ * only when a kind's list changed.
+ */
+export async function publishedCollections(kinds: CollectionKind[]): Promise<readonly PublishedCollection[]> {
+  const parts = await Promise.all(kinds.map((k) => k.published()));
+  const last = merges.get(kinds);
+  if (last && parts.every((part, i) => part === last.parts[i])) return last.all;
+  const all = sortForPaging(parts.flat(), byId);
+  merges.set(kinds, { parts, all });
+  return all;
 }
 
 /** Collections in the order of their ids. */

@@ -2,16 +2,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { openEmbeddedCluster } from '../../../core/cluster/embedded/index.ts';
 import { ApiError } from '../../../core/cluster/errors.ts';
 import type { KubeObject } from '../../../core/cluster/objects.ts';
+import type { Dataset } from '../../../core/resources/dataset/schema.ts';
 import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
 import { parseInstanceConfig } from '../../../core/config/index.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { buildApp } from '../../app.ts';
+import { byName, newestFirst, sortForPaging } from '../../pagination.ts';
+import { ResourceCaches } from './resource-caches.ts';
 
 const WATCH_DELAY_MS = 400;
 
@@ -117,5 +121,94 @@ describe('list routes read informer caches', () => {
     const app = await appOver(down, dataDir);
     const response = await app.inject({ url: '/datasets' });
     expect([response.statusCode, response.json()]).toEqual([503, { detail: 'The resource store is unavailable.' }]);
+  });
+
+  it.each([
+    ['a few changes, each moved into place', 5],
+    ['more changes than are moved one by one, by a new sort', 80],
+  ])('keep each order through %s, as a new sort would, never changing an array they answered', async (_, count) => {
+    // The embedded store's own watch, prompt: every list below answers from the cache, none falls back to the store.
+    const { embedded: cluster } = await slowWatchCluster();
+    const caches = new ResourceCaches({ cluster, namespace: 'default', logger: pino({ level: 'silent' }) });
+    onTestFinished(() => caches.stop());
+    const datasets = caches.of<Dataset>(datasetKind);
+    const write = caches.cluster;
+    const dataset = (name: string) => ({
+      apiVersion: API_VERSION,
+      kind: 'Dataset',
+      metadata: { name, namespace: 'default' },
+      spec: { source: 'sample', datasetName: name, itemType: 'coverage', format: 'zarr' },
+    });
+    const names = (items: readonly Dataset[]) => items.map((d) => d.metadata.name);
+    for (const name of ['m', 'c', 'x', 'a', 'q']) await write.create(datasetKind, dataset(name));
+    const before = { byName: await datasets.list(byName), newest: await datasets.list(newestFirst) };
+    const seen = { byName: names(before.byName), newest: names(before.newest) };
+
+    await Promise.all([
+      write.delete(datasetKind, 'c', 'default'),
+      write.patchStatus(datasetKind, 'x', { type: 'merge', body: { status: { lastUpdated: '2026-01-01' } } }),
+      ...Array.from({ length: count }, (_, i) => write.create(datasetKind, dataset(`n${String(i).padStart(3, '0')}`))),
+    ]);
+    await write.delete(datasetKind, 'n000', 'default');
+    await write.create(datasetKind, dataset('n000'));
+
+    const { items } = await cluster.list<Dataset>(datasetKind, { namespace: 'default' });
+    const after = { byName: await datasets.list(byName), newest: await datasets.list(newestFirst) };
+    expect(names(after.byName)).toEqual(names(sortForPaging<Dataset>([...items], byName)));
+    expect(names(after.newest)).toEqual(names(sortForPaging<Dataset>([...items], newestFirst)));
+    expect(after.byName.find((d) => d.metadata.name === 'x')?.status?.lastUpdated).toBe('2026-01-01');
+    expect({ byName: names(before.byName), newest: names(before.newest) }).toEqual(seen);
+  });
+});
+
+describe('reads through the caches', () => {
+  const dataset = (name: string, datasetName = name) => ({
+    apiVersion: API_VERSION,
+    kind: 'Dataset',
+    metadata: { name, namespace: 'default' },
+    spec: { source: 'sample', datasetName, itemType: 'coverage', format: 'zarr' },
+  });
+
+  it("answer gets from the cache, see this process's writes at once, and ask the store for what it lacks", async () => {
+    const { cluster, embedded } = await slowWatchCluster();
+    let gets = 0;
+    const counting = new Proxy(cluster, {
+      get(target, property) {
+        if (property === 'get') return (...args: Parameters<Cluster['get']>) => (gets++, target.get(...args));
+        return Reflect.get(target, property);
+      },
+    });
+    const caches = new ResourceCaches({ cluster: counting, namespace: 'default', logger: pino({ level: 'silent' }) });
+    onTestFinished(() => caches.stop());
+    const reads = caches.readingThrough([datasetKind]);
+
+    await caches.cluster.create(datasetKind, dataset('mine'));
+    // Written through the API server's port: the read waits for the late watch instead of missing it.
+    expect((await reads.get(datasetKind, 'mine', 'default'))?.metadata.name).toBe('mine');
+    const afterFirst = gets;
+    for (let i = 0; i < 5; i++) expect(await reads.get(datasetKind, 'mine', 'default')).toBeDefined();
+    expect(gets).toBe(afterFirst);
+
+    // Created by another writer a moment ago: not in the cache yet, so the store answers.
+    await embedded.create(datasetKind, dataset('theirs'));
+    expect((await reads.get(datasetKind, 'theirs', 'default'))?.metadata.name).toBe('theirs');
+    expect(gets).toBe(afterFirst + 1);
+
+    // Changed by another writer: the cache's copy until the watch brings the change, as on any informer.
+    await embedded.patch(datasetKind, 'mine', { type: 'merge', body: { spec: { datasetName: 'Renamed' } } }, 'default');
+    expect((await reads.get<ReturnType<typeof dataset>>(datasetKind, 'mine', 'default'))?.spec.datasetName).toBe(
+      'mine',
+    );
+    await sleep(WATCH_DELAY_MS * 2);
+    expect((await reads.get<ReturnType<typeof dataset>>(datasetKind, 'mine', 'default'))?.spec.datasetName).toBe(
+      'Renamed',
+    );
+    expect((await reads.list(datasetKind, { namespace: 'default' })).items.map((d) => d.metadata.name)).toEqual([
+      'mine',
+      'theirs',
+    ]);
+    // Other namespaces and label selectors are not cached: the store answers them.
+    expect(await reads.get(datasetKind, 'mine', 'elsewhere')).toBeUndefined();
+    expect(gets).toBe(afterFirst + 2);
   });
 });

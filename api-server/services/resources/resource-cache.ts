@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { inform } from '../../../core/cluster/informer.ts';
 import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
-import { byName, sortForPaging, type PageOrder } from '../../pagination.ts';
+import { byName, seek, sortForPaging, type PageOrder } from '../../pagination.ts';
 
 export interface ResourceCacheOptions {
   cluster: Cluster;
@@ -18,6 +18,18 @@ export interface ResourceCacheOptions {
 type Expectation = { resourceVersion: number } | { deleted: string };
 
 /**
+ * The objects in one order as last read, and what changed since, by name: the object it replaced (absent when new)
+ * and the one now (absent when deleted).
+ */
+interface Ordered<T> {
+  items: readonly T[];
+  changes: Map<string, { was?: T; now?: T }>;
+}
+
+/** Past this many changes since the last read, a list is sorted again rather than edited change by change. */
+const EDITS_BEFORE_SORT = 64;
+
+/**
  * One kind's objects in the API server's namespace, kept by an informer (list, then watch; `core/cluster/informer.ts`)
  * so that list routes cost no request to the resource store. It starts on its first read.
  *
@@ -30,13 +42,20 @@ type Expectation = { resourceVersion: number } | { deleted: string };
 export class ResourceCache<T extends KubeObject> {
   readonly #options: ResourceCacheOptions;
   readonly #objects = new Map<string, T>();
-  /** The objects in each order read; sorted again on the first read after a change. */
-  #sorted = new Map<PageOrder<T>, T[]>();
+  /**
+   * The objects in each order read, and the changes since: the first read after a few changes answers a new array
+   * with those objects moved (a binary search each), after many or a relist a new sort; never an array it answered
+   * before changed, since routes keep what they make of one (`derived.ts`).
+   */
+  #ordered = new Map<PageOrder<T>, Ordered<T>>();
   /** The resourceVersion the cache has reached: its last list or event. */
   #version = 0;
   #expectations: Expectation[] = [];
-  #changed = new Set<() => void>();
+  /** Waiting lists, called when the cache reached a new version. */
+  #notified = new Set<() => void>();
   #informer: { synced: Promise<void>; done: Promise<void> } | undefined;
+  /** Set once the first list is in: reads then skip the race against `catchUpMs`, a timer per read. */
+  #listed = false;
 
   constructor(options: ResourceCacheOptions) {
     this.#options = options;
@@ -56,12 +75,15 @@ export class ResourceCache<T extends KubeObject> {
       logger: this.#options.logger,
       signal: this.#options.signal,
       onList: (items) => {
+        this.#listed = true;
+        this.#ordered.clear();
         this.#objects.clear();
         for (const item of items) this.#objects.set(item.metadata.name, item);
         this.#forget((name) => !this.#objects.has(name));
         this.#reached(items);
       },
       onEvent: ({ type, object }) => {
+        this.#changed(object.metadata.name, type === 'DELETED' ? undefined : object);
         if (type === 'DELETED') {
           this.#objects.delete(object.metadata.name);
           this.#forget((name) => name === object.metadata.name);
@@ -74,13 +96,39 @@ export class ResourceCache<T extends KubeObject> {
 
   #reached(objects: T[]): void {
     for (const object of objects) this.#version = Math.max(this.#version, Number(object.metadata.resourceVersion));
-    this.#sorted.clear();
-    for (const notify of this.#changed) notify();
+    for (const notify of this.#notified) notify();
+  }
+
+  /** Notes, for each order read, that the object of this name is now `now` (undefined: deleted). */
+  #changed(name: string, now: T | undefined): void {
+    const was = this.#objects.get(name);
+    for (const [order, ordered] of this.#ordered) {
+      if (ordered.changes.size >= EDITS_BEFORE_SORT) this.#ordered.delete(order);
+      else {
+        // The object the read array holds is the one before the first change since (none: new since).
+        const first = ordered.changes.get(name);
+        ordered.changes.set(name, { was: first ? first.was : was, now });
+      }
+    }
+  }
+
+  /** Every object in `order`: the last read's array with the changes since, or a new sort. */
+  #inOrder(order: PageOrder<T>): readonly T[] {
+    const ordered = this.#ordered.get(order);
+    if (ordered && ordered.changes.size === 0) return ordered.items;
+    const items = (ordered && edited(ordered, order)) ?? sortForPaging([...this.#objects.values()], order);
+    this.#ordered.set(order, { items, changes: new Map() });
+    return items;
   }
 
   /** Drops the expected deletions the cache has now seen (a re-creation may follow: the name alone cannot tell). */
   #forget(seen: (name: string) => boolean): void {
     this.#expectations = this.#expectations.filter((e) => !('deleted' in e && seen(e.deleted)));
+  }
+
+  /** The resourceVersion the cache has reached, as a collection's: what a list from it is as of. */
+  get resourceVersion(): string {
+    return String(this.#version);
   }
 
   /** Resolves once the informer has stopped (its signal aborted), at once when it never started. */
@@ -97,6 +145,7 @@ export class ResourceCache<T extends KubeObject> {
   }
 
   #caughtUp(): boolean {
+    if (this.#expectations.length === 0) return true;
     this.#expectations = this.#expectations.filter((e) => 'deleted' in e || e.resourceVersion > this.#version);
     return this.#expectations.length === 0;
   }
@@ -108,9 +157,7 @@ export class ResourceCache<T extends KubeObject> {
       const { items } = await this.#options.cluster.list<T>(this.#options.kind, { namespace: this.#options.namespace });
       return sortForPaging(items, order);
     }
-    let sorted = this.#sorted.get(order);
-    if (!sorted) this.#sorted.set(order, (sorted = sortForPaging([...this.#objects.values()], order)));
-    return sorted;
+    return this.#inOrder(order);
   }
 
   /** The object of this name as the cache holds it (read after `list`, which waits for this process's writes). */
@@ -118,8 +165,22 @@ export class ResourceCache<T extends KubeObject> {
     return this.#objects.get(name);
   }
 
+  /**
+   * The object of this name, as of at least this process's last write of the kind. One the cache does not hold is
+   * read from the cluster: another replica may have created it a moment ago, before the watch brought it here.
+   * The object is the cache's own: callers must not change it.
+   */
+  async get(name: string): Promise<T | undefined> {
+    const ready = (await this.#synced()) && (this.#caughtUp() || (await this.#catchUp()));
+    return (
+      (ready ? this.#objects.get(name) : undefined) ??
+      this.#options.cluster.get<T>(this.#options.kind, name, this.#options.namespace)
+    );
+  }
+
   /** Starts the informer; false when its first list is not in within `catchUpMs` (the store is slow or down). */
   async #synced(): Promise<boolean> {
+    if (this.#listed) return true;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<false>(
       (resolve) => (timer = setTimeout(resolve, this.#options.catchUpMs ?? 2_000, false)),
@@ -139,12 +200,30 @@ export class ResourceCache<T extends KubeObject> {
       if (left <= 0) return false;
       let notify = () => {};
       const changed = new Promise<void>((resolve) => (notify = resolve));
-      this.#changed.add(notify);
+      this.#notified.add(notify);
       const timer = setTimeout(notify, left);
       await changed;
       clearTimeout(timer);
-      this.#changed.delete(notify);
+      this.#notified.delete(notify);
     }
     return true;
   }
+}
+
+/**
+ * A copy of `items` with each change applied: the object it replaced taken out at its place in the order (found by
+ * binary search), the new one put in at its own; undefined when a replaced object is not where its key says, which
+ * an order whose key changed would do, so that the caller sorts anew.
+ */
+function edited<T extends KubeObject>({ items, changes }: Ordered<T>, order: PageOrder<T>): T[] | undefined {
+  const copy = [...items];
+  for (const { was, now } of changes.values()) {
+    if (was) {
+      const at = seek(copy, order, order.key(was), false);
+      if (copy[at] !== was) return undefined;
+      copy.splice(at, 1);
+    }
+    if (now) copy.splice(seek(copy, order, order.key(now), false), 0, now);
+  }
+  return copy;
 }

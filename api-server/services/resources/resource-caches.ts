@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
-import type { Cluster, DeleteOptions } from '../../../core/cluster/port.ts';
+import type { Cluster, DeleteOptions, ListOptions } from '../../../core/cluster/port.ts';
 import { ResourceCache } from './resource-cache.ts';
 
 export interface ResourceCachesOptions {
@@ -44,6 +44,31 @@ export class ResourceCaches {
       this.#caches.set(kindKey(kind), cache);
     }
     return cache as unknown as ResourceCache<T>;
+  }
+
+  /**
+   * The cluster port with reads of `kinds` in the API server's namespace answered by their caches: `get` (a miss
+   * still asks the cluster) and `list` without a label selector. Every other call goes to `cluster`. For the hot
+   * paths that read the same few objects on every request (a bearer token's client, user and authorization), which
+   * must not cost a request to the store each. Objects read are the caches' own, not copies.
+   */
+  readingThrough(kinds: readonly KindRef[]): Cluster {
+    const cached = new Set(kinds.map(kindKey));
+    const cacheFor = (kind: KindRef, namespace: string | undefined) =>
+      cached.has(kindKey(kind)) && (namespace ?? this.#options.namespace) === this.#options.namespace
+        ? this.of(kind)
+        : undefined;
+    const cluster = this.cluster;
+    return {
+      ...cluster,
+      get: (kind, name, namespace) => cacheFor(kind, namespace)?.get(name) ?? cluster.get(kind, name, namespace),
+      list: async <T extends KubeObject>(kind: KindRef, options?: ListOptions) => {
+        const cache = options?.labelSelector === undefined ? cacheFor(kind, options?.namespace) : undefined;
+        if (!cache) return cluster.list<T>(kind, options);
+        const items = [...(await cache.list())] as T[];
+        return { items, resourceVersion: cache.resourceVersion };
+      },
+    } as Cluster;
   }
 
   async stop(): Promise<void> {

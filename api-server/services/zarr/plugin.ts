@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import type { Logger } from 'pino';
 import { requestIdOf, requestLogger } from '../../plugins/app/log-context.ts';
 import { CORS_HEADERS_WITHOUT_ORIGIN } from '../../plugins/external/cors.ts';
@@ -10,7 +11,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The keys of datasets' current Zarr versions, for the `/zarr` route and its fast path (`zarr-keys.ts`). */
     zarrKeys: ZarrKeys;
-    /** The served version of each dataset, kept by a watch (`served-versions.ts`); only with the fast path. */
+    /** The served version of each dataset, from the Dataset cache (`served-versions.ts`); only with the fast path. */
     servedVersions: ServedVersions;
     /** Answers existing `/zarr` keys in front of fastify (`zarr-fast-path.ts`); the HTTP server calls it. */
     zarrFastPath: ZarrFastPath;
@@ -32,15 +33,17 @@ export const zarrKeysPlugin = fp(
   },
 );
 
-/** The watch of the served versions runs while the application is open. */
+/** The served versions, read from the Dataset cache, whose informer runs while the application is open. */
 export const servedVersionsPlugin = fp(
   async (app) => {
-    const { cluster, namespace, storageRoot } = app.stratus;
-    const versions = new ServedVersions({ cluster, namespace, storageRoot, logger: app.log as Logger });
-    app.decorate('servedVersions', versions);
-    app.addHook('onClose', () => versions.stop());
+    const datasets = app.resourceCaches.of<Dataset>(datasetKind);
+    app.decorate('servedVersions', new ServedVersions({ datasets, storageRoot: app.stratus.storageRoot }));
   },
-  { name: 'stratus-served-versions', fastify: '5.x', dependencies: ['stratus-context'] },
+  {
+    name: 'stratus-served-versions',
+    fastify: '5.x',
+    dependencies: ['stratus-context', 'stratus-resource-caches'],
+  },
 );
 
 /**

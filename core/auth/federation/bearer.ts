@@ -33,17 +33,33 @@ export function acceptsTokensOf(sources: Pick<BearerSources, 'internal' | 'exter
   return provider.kind === 'internal' ? sources.internal !== undefined : sources.external !== undefined;
 }
 
+/**
+ * Unverified claims of recent tokens, by token: they only pick the provider that verifies the token, and decoding a
+ * token's base64url JSON on every request of a client that presents it for minutes was most of the bearer check's
+ * cost once its signature check is remembered (core/auth/tokens/jwt.ts).
+ */
+const DECODED_MAX = 5_000;
+const decoded = new Map<string, JWTPayload>();
+
+function decodeOnce(token: string): JWTPayload {
+  let claims = decoded.get(token);
+  if (claims) return claims;
+  try {
+    claims = decodeJwt(token);
+  } catch {
+    throw new OAuthError('invalid_token', 'the token is not a JWT');
+  }
+  if (decoded.size >= DECODED_MAX) decoded.delete(decoded.keys().next().value!);
+  decoded.set(token, claims);
+  return claims;
+}
+
 export async function authenticateAnyBearer(
   sources: BearerSources,
   token: string,
   providerKey?: string,
 ): Promise<BearerCaller> {
-  let unverified: JWTPayload;
-  try {
-    unverified = decodeJwt(token);
-  } catch {
-    throw new OAuthError('invalid_token', 'the token is not a JWT');
-  }
+  const unverified = decodeOnce(token);
   const named = providerKey === undefined ? undefined : sources.providers.byKey(providerKey);
   if (providerKey !== undefined && (!named || !acceptsTokensOf(sources, named)))
     throw new OAuthError('invalid_token', `the token names an unknown OpenID Connect provider (${providerKey})`);

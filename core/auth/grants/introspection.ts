@@ -31,10 +31,10 @@ export async function introspect(
   context: AuthContext,
   client: OAuth2Client,
   method: AuthenticationMethod,
-  params: { token?: string; token_type_hint?: string },
+  params: { token?: string },
 ): Promise<IntrospectionResponse> {
   if (!params.token) throw new OAuthError('invalid_request', 'token is missing');
-  const found = await lookUpToken(context, params.token, params.token_type_hint);
+  const found = await lookUpToken(context, params.token);
   if ('dead' in found) return { active: false };
   const { claims, authorization, kind } = found;
   if (method === 'none' && claims.client_id !== client.spec.clientId) return { active: false };

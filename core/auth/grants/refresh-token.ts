@@ -3,16 +3,16 @@ import type { AuthenticationMethod } from '../clients/authenticate.ts';
 import type { AuthContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { isExpired, isTokenOf, revokedCopy } from '../records/authorizations.ts';
-import { InvalidJwtError, verifyJwt } from '../tokens/jwt.ts';
+import { refreshTokenAuthorization } from '../tokens/refresh-token.ts';
 import { activeUser } from '../users/directory.ts';
 import { requestedScopes } from './authorization-request.ts';
 import { mintForUser, rotatesRefreshTokens, settingsOf, type TokenResponse } from './token-response.ts';
 
 /**
- * The refresh token grant (RFC 6749 §6) with rotation per the client's token settings. The refresh token is a
- * signed JWT naming its authorization; the record holds the hash of the one current refresh token. A genuine
- * refresh token that is not the current one was superseded: presenting it again is a replay, answered with
- * `invalid_grant` and the revocation of the whole authorization (its token family), as RFC 9700 §4.14 advises.
+ * The refresh token grant (RFC 6749 §6) with rotation per the client's token settings. The refresh token names its
+ * authorization under a MAC (tokens/refresh-token.ts); the record holds the hash of the one current refresh token.
+ * A genuine refresh token that is not the current one was superseded: presenting it again is a replay, answered
+ * with `invalid_grant` and the revocation of the whole authorization (its token family), as RFC 9700 §4.14 advises.
  */
 type Outcome = { ok: true; response: TokenResponse } | { ok: false; description: string };
 const refused = (description: string): Outcome => ({ ok: false, description });
@@ -25,22 +25,7 @@ export async function refresh(
 ): Promise<TokenResponse> {
   const token = params.refresh_token;
   if (!token) throw new OAuthError('invalid_request', 'refresh_token is missing');
-  let claims;
-  try {
-    claims = await verifyJwt(token, context.keys, {
-      kind: 'refresh',
-      issuer: context.issuer,
-      audience: context.issuer,
-      now: context.now(),
-    });
-  } catch (err) {
-    if (err instanceof InvalidJwtError)
-      throw new OAuthError('invalid_grant', `the refresh token is not valid: ${err.message}`);
-    throw err;
-  }
-  if (claims.client_id !== client.spec.clientId)
-    throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
-  const name = String(claims.authorization_id ?? '');
+  const name = refreshTokenAuthorization(context.refreshTokenKey, token);
   if (!name) throw new OAuthError('invalid_grant', 'the refresh token is not valid');
   const settings = settingsOf(client);
   const rotate = rotatesRefreshTokens(settings, method);
@@ -51,6 +36,8 @@ export async function refresh(
     const now = context.now();
     const record = current?.spec.refreshToken;
     if (!current || !record) return { result: refused('the refresh token is not valid') };
+    if (current.spec.clientId !== client.spec.clientId)
+      return { result: refused('the refresh token was issued to another client') };
     if (current.spec.revocation) return { result: refused('the refresh token was revoked') };
     if (!isTokenOf(record, token))
       return {

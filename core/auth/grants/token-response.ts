@@ -70,10 +70,8 @@ export async function mintForUser(
     ttlSeconds: input.settings.accessTokenTtlSeconds,
   });
   const refresh = input.refresh
-    ? await mintRefreshToken(context, {
+    ? mintRefreshToken(context.refreshTokenKey, {
         authorizationName: input.authorizationName,
-        clientId,
-        subject,
         now,
         ttlSeconds: input.settings.refreshTokenTtlSeconds,
       })

@@ -8,6 +8,7 @@ import { ConfigError } from '../../config/index.ts';
 import { secretKind } from '../../resources/secret.ts';
 import { ephemeralSigningKey, SIGNING_KEY_SECRET } from './ephemeral.ts';
 import { resolveSigningKeys } from './resolve.ts';
+import { TOKEN_KEY_SECRET, tokenMacKey } from './token-key.ts';
 
 async function cluster() {
   const dir = await mkdtemp(join(tmpdir(), 'stratus-keys-'));
@@ -31,6 +32,19 @@ describe('signing keys', () => {
     const again = await ephemeralSigningKey(store, 'default');
     expect(again.export({ format: 'jwk' }).n).toBe([...moduli][0]);
     expect((await store.list(secretKind)).items.map((s) => s.metadata.name)).toEqual([SIGNING_KEY_SECRET]);
+  });
+
+  it('creates the refresh-token MAC key once, apart from the signing key: replicas starting together share it', async () => {
+    const store = await cluster();
+    const keys = await Promise.all(Array.from({ length: 4 }, () => tokenMacKey(store, 'default')));
+    expect(new Set(keys.map((k) => k.toString('hex'))).size).toBe(1);
+    expect(keys[0]).toHaveLength(32);
+    expect((await tokenMacKey(store, 'default')).equals(keys[0]!)).toBe(true);
+    await ephemeralSigningKey(store, 'default');
+    expect((await store.list(secretKind)).items.map((s) => s.metadata.name).sort()).toEqual([
+      SIGNING_KEY_SECRET,
+      TOKEN_KEY_SECRET,
+    ]);
   });
 
   it('publishes the active key as an RS256 signing JWK named by its RFC 7638 thumbprint', async () => {

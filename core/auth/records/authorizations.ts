@@ -85,10 +85,16 @@ const MAX_ATTEMPTS = 50;
 export class AuthorizationRecords {
   readonly #cluster: Cluster;
   readonly #namespace: string;
+  readonly #reads: Cluster;
 
-  constructor(cluster: Cluster, namespace: string) {
+  /**
+   * `reads` answers `get`, the check of every bearer request, and may be an informer cache a moment behind other
+   * replicas' writes; a change always reads `cluster`, so a compare-and-swap never loses to a stale read.
+   */
+  constructor(cluster: Cluster, namespace: string, reads: Cluster = cluster) {
     this.#cluster = cluster;
     this.#namespace = namespace;
+    this.#reads = reads;
   }
 
   get namespace(): string {
@@ -97,8 +103,12 @@ export class AuthorizationRecords {
 
   /** The record, or undefined; a malformed name reads nothing (on Kubernetes an empty name would list the kind). */
   async get(name: string): Promise<Authorization | undefined> {
-    if (!isAuthorizationName(name)) return undefined;
-    return this.#cluster.get<Authorization>(oauth2AuthorizationKind, name, this.#namespace);
+    return this.#read(this.#reads, name);
+  }
+
+  #read(cluster: Cluster, name: string): Promise<Authorization | undefined> {
+    if (!isAuthorizationName(name)) return Promise.resolve(undefined);
+    return cluster.get<Authorization>(oauth2AuthorizationKind, name, this.#namespace);
   }
 
   create(authorization: Authorization): Promise<Authorization> {
@@ -111,7 +121,7 @@ export class AuthorizationRecords {
    */
   async change<T>(name: string, step: (current: Authorization | undefined) => Promise<Step<T>>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const current = await this.get(name);
+      const current = await this.#read(this.#cluster, name);
       const { write, result } = await step(current);
       if (!write) return result;
       try {

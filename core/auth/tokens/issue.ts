@@ -4,14 +4,14 @@ import type { User } from '../../resources/user/schema.ts';
 import type { SigningKeys } from '../keys/signing-keys.ts';
 import { tokenRecord, type TokenRecord } from '../records/authorizations.ts';
 import { signJwt } from './jwt.ts';
+import { newRefreshToken } from './refresh-token.ts';
 
 /**
- * The tokens the authorization server issues, all RS256 JWTs:
- * - access tokens (RFC 9068, `typ: at+jwt`) for the API: `aud` is the client id (spec 2), `username` (and
- *   `email`) map the token to the local user, `authorization_id` names the record that can revoke it;
- * - refresh tokens (`typ: rt+jwt`, `aud` the issuer itself): signed, so a superseded refresh token presented
- *   again is recognised as this server's and its whole authorization revoked, with only the current one's hash kept;
- * - ID tokens (OIDC Core §2) with the claims the granted scopes allow.
+ * The tokens the authorization server issues:
+ * - access tokens, RS256 JWTs (RFC 9068, `typ: at+jwt`) for the API: `aud` is the client id (spec 2), `username`
+ *   (and `email`) map the token to the local user, `authorization_id` names the record that can revoke it;
+ * - refresh tokens, opaque and MAC'd (`refresh-token.ts`): only the authorization server reads them;
+ * - ID tokens, RS256 JWTs (OIDC Core §2) with the claims the granted scopes allow.
  */
 export interface TokenContext {
   issuer: string;
@@ -47,7 +47,7 @@ export interface AccessTokenInput {
 
 async function mint(
   context: TokenContext,
-  kind: 'access' | 'refresh' | 'id',
+  kind: 'access' | 'id',
   claims: JWTPayload,
   now: Date,
   ttl: number,
@@ -78,23 +78,13 @@ export function mintAccessToken(context: TokenContext, input: AccessTokenInput):
   return mint(context, 'access', claims, input.now, input.ttlSeconds);
 }
 
+/** An opaque refresh token (`refresh-token.ts`) of the authorization, valid for `ttlSeconds`. */
 export function mintRefreshToken(
-  context: TokenContext,
-  input: Pick<AccessTokenInput, 'authorizationName' | 'clientId' | 'subject' | 'now' | 'ttlSeconds'>,
-): Promise<Minted> {
-  return mint(
-    context,
-    'refresh',
-    {
-      sub: input.subject,
-      aud: context.issuer,
-      client_id: input.clientId,
-      jti: randomUUID(),
-      authorization_id: input.authorizationName,
-    },
-    input.now,
-    input.ttlSeconds,
-  );
+  refreshTokenKey: Buffer,
+  input: Pick<AccessTokenInput, 'authorizationName' | 'now' | 'ttlSeconds'>,
+): Minted {
+  const value = newRefreshToken(refreshTokenKey, input.authorizationName);
+  return { value, record: tokenRecord(value, input.now, input.ttlSeconds) };
 }
 
 /** OIDC Core §3.1.3.6: the left half of the access token's SHA-256, base64url. */

@@ -120,15 +120,13 @@ describe('bearer tokens: what a forged or stale token gets', () => {
       now,
       ttlSeconds: 300,
     });
-    const refresh = await mintRefreshToken(auth.context, {
+    const refresh = mintRefreshToken(auth.context.refreshTokenKey, {
       authorizationName: String(auth.claims.authorization_id),
-      clientId: 'app',
-      subject: 'ada',
       now,
       ttlSeconds: 300,
     });
     expect(await reason(auth, id.value)).toBe("invalid_token: the token's typ claim is not accepted");
-    expect(await reason(auth, refresh.value)).toBe("invalid_token: the token's typ claim is not accepted");
+    expect(await reason(auth, refresh.value)).toBe('invalid_token: the token is not a valid token of this server');
   });
 
   it('refuses the token of a revoked authorization, and of a disabled user', async () => {

@@ -9,14 +9,12 @@ import { SIGNING_ALG, type SigningKeys } from '../keys/signing-keys.ts';
 export const CLOCK_TOLERANCE_SECONDS = 30;
 
 /**
- * Header `typ` of each token: RFC 9068 for access tokens; refresh tokens and initial access tokens (device
- * enrolment) and the state of an external sign-in get their own, so no token passes for another (an IAT is no API
- * credential).
+ * Header `typ` of each JWT: RFC 9068 for access tokens; initial access tokens (device enrolment) and the state of
+ * an external sign-in get their own, so no token passes for another (an IAT is no API credential).
  */
 export const TOKEN_TYP = {
   access: 'at+jwt',
   id: 'JWT',
-  refresh: 'rt+jwt',
   initialAccess: 'iat+jwt',
   // The browser's half of a sign-in through an external provider (core/auth/federation/login/state.ts).
   loginState: 'login-state+jwt',

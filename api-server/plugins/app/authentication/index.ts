@@ -11,13 +11,17 @@ import {
   type InternalProvider,
   type ProviderRegistry,
 } from '../../../../core/auth/federation/providers.ts';
+import { tokenMacKey } from '../../../../core/auth/keys/token-key.ts';
 import { resolveSigningKeys } from '../../../../core/auth/keys/resolve.ts';
 import { AuthorizationRecords } from '../../../../core/auth/records/authorizations.ts';
 import { Consents } from '../../../../core/auth/records/consents.ts';
 import { Sessions, type SessionRecord } from '../../../../core/auth/records/sessions.ts';
 import { readSystemSettings, type SystemSettings } from '../../../../core/auth/system-settings.ts';
 import { activeUser, UserDirectory } from '../../../../core/auth/users/directory.ts';
-import type { User } from '../../../../core/resources/user/schema.ts';
+import type { Cluster } from '../../../../core/cluster/port.ts';
+import { oauth2AuthorizationKind } from '../../../../core/resources/oauth2-authorization/schema.ts';
+import { oauth2ClientKind } from '../../../../core/resources/oauth2-client/schema.ts';
+import { userKind, type User } from '../../../../core/resources/user/schema.ts';
 import { HttpError } from '../../../errors.ts';
 import { basicChallenge, REALM } from './authority.ts';
 import { ANONYMOUS, callerOf, type Caller } from './caller.ts';
@@ -94,7 +98,7 @@ function userCredentials(encoded: string): { username: string; password: string 
  */
 export const authenticationPlugin = fp(
   async (app) => {
-    const { cluster, config, namespace } = app.stratus;
+    const { config, namespace } = app.stratus;
     // Set by the onRequest hook below on every request; null only until it runs.
     app.decorateRequest('caller', null as never);
     const providers = resolveProviders(config, app.log);
@@ -103,7 +107,9 @@ export const authenticationPlugin = fp(
     app.decorate('identityProviderKeys', providerKeys);
     // The internal provider exists when the authorization server is on (with its issuer, server.base.url).
     const internal = providers.internal;
-    const users = new UserDirectory(cluster, namespace);
+    // Every bearer request reads its user, client and authorization: from the informer caches, not the store.
+    const reads = app.resourceCaches.readingThrough([userKind, oauth2ClientKind, oauth2AuthorizationKind]);
+    const users = new UserDirectory(reads, namespace);
     const external = config.oidc.jwtTokenAuthenticationEnabled
       ? { keys: providerKeys, users, linkedAccounts: config.linkedAccounts.enabled }
       : undefined;
@@ -114,7 +120,7 @@ export const authenticationPlugin = fp(
       });
       return;
     }
-    const services = internal ? await authorizationServer(app, internal, users) : undefined;
+    const services = internal ? await authorizationServer(app, internal, users, reads) : undefined;
     app.decorate('auth', services);
     const bearer: BearerSources = {
       providers,
@@ -169,6 +175,7 @@ async function authorizationServer(
   app: FastifyInstance,
   internal: InternalProvider,
   users: UserDirectory,
+  reads: Cluster,
 ): Promise<AuthServices> {
   const { cluster, config, namespace } = app.stratus;
   const keys = await resolveSigningKeys(config.oauth2.keystore, cluster, namespace);
@@ -179,9 +186,10 @@ async function authorizationServer(
     namespace,
     issuer: internal.issuer,
     keys,
-    clients: new ClientDirectory(cluster, namespace),
+    refreshTokenKey: await tokenMacKey(cluster, namespace),
+    clients: new ClientDirectory(reads, namespace),
     users,
-    authorizations: new AuthorizationRecords(cluster, namespace),
+    authorizations: new AuthorizationRecords(cluster, namespace, reads),
     mappingClaim: internal.mappingClaim,
     now: () => new Date(),
   };
