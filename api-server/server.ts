@@ -6,14 +6,26 @@ export interface RunningServer {
 
 /** What starting and stopping needs of the app, whatever its logger and type provider. */
 export interface ListeningApp {
-  listen(options: { host: string; port: number }): Promise<string>;
+  listen(options: { host: string; port: number } | { host: string; handle: object }): Promise<string>;
   close(): PromiseLike<unknown>;
   server: { closeAllConnections(): void; closeIdleConnections(): void };
   log: { warn(object: object, message: string): void };
 }
 
 export async function startApiServer(app: ListeningApp, host: string, port: number): Promise<RunningServer> {
-  const url = await app.listen({ host, port });
+  return running(app, await app.listen({ host, port }));
+}
+
+/**
+ * The same, on a socket that another process listens on and handed over (`handle`: "anything with an underlying
+ * _handle member", node:net): embedded mode's further API processes accept connections on the first one's port.
+ */
+export async function startApiServerOn(app: ListeningApp, handle: object): Promise<RunningServer> {
+  // Any host but `localhost`, on which fastify would open sockets of its own beside the one handed over.
+  return running(app, await app.listen({ host: '127.0.0.1', handle }));
+}
+
+function running(app: ListeningApp, url: string): RunningServer {
   return {
     url,
     stop: async (deadlineMs = 10_000) => {

@@ -12,15 +12,23 @@ export interface Nginx {
   stop(): Promise<void>;
 }
 
-/** nginx (Debian's, from scripts/install-bench-tools.sh) serving `dir` at `prefix`, tuned as a static file server. */
-export async function startNginx(work: string, prefix: string, dir: string): Promise<Nginx> {
+/**
+ * nginx (Debian's, from scripts/install-bench-tools.sh) serving `dir` at `prefix`, tuned as a static file server,
+ * with `workers` worker processes (one per core by default).
+ */
+export async function startNginx(
+  work: string,
+  prefix: string,
+  dir: string,
+  workers: number | 'auto' = 'auto',
+): Promise<Nginx> {
   const port = await freePort();
   await mkdir(join(work, 'logs'), { recursive: true });
   const conf = join(work, 'nginx.conf');
   await writeFile(
     conf,
     `${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes auto;
+worker_processes ${workers};
 pid ${join(work, 'nginx.pid')};
 error_log ${join(work, 'logs/error.log')} warn;
 events { worker_connections 1024; }

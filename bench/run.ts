@@ -10,11 +10,10 @@ import { benchSplitIngestion, splitIngestionReport } from './split-ingestion.ts'
 import { benchTiles } from './tiles.ts';
 import { benchStore, storeReport } from './store.ts';
 import { benchRuns, repeat } from './summary.ts';
-import { benchZarrServing } from './zarr-serving.ts';
+import { benchZarrServing, zarrServingOptions, zarrServingReport } from './zarr-serving.ts';
 import { zonalSections } from './zonal.ts';
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-const round = (n: number) => Math.round(n).toLocaleString('en-US');
 
 const storeCount = Number(process.env.BENCH_STORE_COUNT ?? 10_000);
 const storeWriters = Number(process.env.BENCH_STORE_WRITERS ?? 16);
@@ -22,13 +21,8 @@ console.log(`\n${storeReport(await repeat(benchRuns(), () => benchStore(storeCou
 
 const apiOptions = apiBenchOptions(process.env);
 console.log(`\n${apiReport(await benchApi(apiOptions), apiOptions).join('\n')}`);
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const serving = await benchZarrServing(seconds);
-console.log('\n/zarr chunk GETs (wrk, 2 threads, 32 connections, keys in turn)');
-console.log('| chunk | Stratus (req/s) | peer: nginx (req/s) | ratio |');
-console.log('| --- | --- | --- | --- |');
-for (const f of serving)
-  console.log(`| ${f.chunk} | ${round(f.stratus)} | ${round(f.nginx)} | ${ratio(f.stratus, f.nginx)} |`);
+const servingOptions = zarrServingOptions(process.env);
+console.log(`\n${zarrServingReport(await benchZarrServing(servingOptions), servingOptions).join('\n')}`);
 
 const days = Number(process.env.BENCH_DAYS ?? 366);
 console.log(`\n${rastersReport(await benchRasters(days)).join('\n')}`);

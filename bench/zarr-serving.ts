@@ -1,69 +1,121 @@
 /**
- * `/zarr` chunk GETs per second against nginx serving the same directory (issue 4): 4 KiB and 1 MiB chunk files,
- * loaded by wrk in turn over many keys so neither server answers one file from a hot path only.
+ * `/zarr` chunk GETs per second against nginx serving the same directory (issues 4 and 22): 4 KiB and 1 MiB chunk
+ * files, loaded by wrk in turn over many keys so neither server answers one file from a hot path only. Like for
+ * like: Stratus in embedded mode with N API processes (`--api-processes N`, a separate process from this one)
+ * against nginx with N worker processes, for each N, alternating the two over several runs.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Registry } from 'prom-client';
-import { buildApp } from '../api-server/app.ts';
-import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
-import { parseInstanceConfig } from '../core/config/index.ts';
+import { runEmbedded } from '../cmd/embedded.ts';
 import { datasetKind } from '../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../core/resources/registry.ts';
 import { setCurrentVersion } from '../test/support/current-version.ts';
+import { freePort } from '../scripts/free-port.ts';
 import { startNginx, wrk } from './peers.ts';
+import { benchRuns, medianRange, round, times } from './summary.ts';
 
 export interface ChunkServingFigures {
   chunk: string;
-  stratus: number;
-  nginx: number;
+  /** Processes serving on each side: Stratus's API processes, nginx's workers. */
+  processes: number;
+  /** Requests per second of each run, in the order run. */
+  stratus: number[];
+  nginx: number[];
 }
 
-export async function benchZarrServing(seconds: number): Promise<ChunkServingFigures[]> {
+export interface ZarrServingOptions {
+  seconds: number;
+  runs: number;
+  processes: number[];
+}
+
+export function zarrServingOptions(env: NodeJS.ProcessEnv): ZarrServingOptions {
+  return {
+    seconds: Number(env.BENCH_SECONDS ?? 10),
+    runs: benchRuns(env),
+    processes: (env.BENCH_ZARR_PROCESSES ?? '1,2').split(',').map(Number),
+  };
+}
+
+const SETS = [
+  { chunk: '4 KiB', dir: 'small', size: 4096, count: 1000 },
+  { chunk: '1 MiB', dir: 'big', size: 1 << 20, count: 64 },
+];
+
+export async function benchZarrServing(options: ZarrServingOptions): Promise<ChunkServingFigures[]> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-zarr-'));
   const version = join(root, 'store/datasets/bench/versions/v1');
-  const sets = [
-    { chunk: '4 KiB', dir: 'small', size: 4096, count: 1000 },
-    { chunk: '1 MiB', dir: 'big', size: 1 << 20, count: 64 },
-  ];
-  for (const set of sets) {
+  for (const set of SETS) {
     await mkdir(join(version, set.dir), { recursive: true });
     for (let i = 0; i < set.count; i++) await writeFile(join(version, set.dir, `${i}.0.0`), randomBytes(set.size));
   }
-  const cluster = await openEmbeddedCluster({ dataDir: join(root, 'cluster') });
-  await cluster.create(datasetKind, {
-    apiVersion: API_VERSION,
-    kind: 'Dataset',
-    metadata: { name: 'bench', namespace: 'default' },
-    spec: { source: 'sample', datasetName: 'Bench', itemType: 'coverage', format: 'zarr' },
-  });
-  await setCurrentVersion(cluster, 'bench', 'v1');
-  const app = await buildApp({
-    cluster,
-    config: parseInstanceConfig('instance.name = Bench', 'bench'),
-    registry: new Registry(),
-    logger: false,
-    storageRoot: join(root, 'store'),
-  });
-  const stratus = await app.listen({ port: 0, host: '127.0.0.1' });
-  const nginx = await startNginx(join(root, 'nginx'), '/zarr/bench/', version);
+  const config = join(root, 'stratus.properties');
+  await writeFile(config, 'instance.name = Bench\noauth2.server.enabled = off\nlogging.level.api-server = WARN\n');
   const figures: ChunkServingFigures[] = [];
   try {
-    for (const set of sets) {
-      const paths = Array.from({ length: set.count }, (_, i) => `/zarr/bench/${set.dir}/${i}.0.0`);
-      figures.push({
-        chunk: set.chunk,
-        stratus: await wrk(stratus, paths, seconds),
-        nginx: await wrk(nginx.url, paths, seconds),
+    for (const processes of options.processes) {
+      const stratus = await runEmbedded({
+        dataDir: root,
+        manifests: [],
+        config,
+        host: '127.0.0.1',
+        port: await freePort(),
+        apiProcesses: processes,
       });
+      const nginx = await startNginx(join(root, `nginx-${processes}`), '/zarr/bench/', version, processes);
+      try {
+        await stratus.cluster.apply(datasetKind, {
+          apiVersion: API_VERSION,
+          kind: 'Dataset',
+          metadata: { name: 'bench', namespace: 'default' },
+          spec: { source: 'sample', datasetName: 'Bench', itemType: 'coverage', format: 'zarr' },
+        });
+        await setCurrentVersion(stratus.cluster, 'bench', 'v1');
+        for (const set of SETS) {
+          const paths = Array.from({ length: set.count }, (_, i) => `/zarr/bench/${set.dir}/${i}.0.0`);
+          // Every process has seen the version before the clock starts (each follows the switch by its own watch).
+          await wrk(stratus.url, paths, 1);
+          const row: ChunkServingFigures = { chunk: set.chunk, processes, stratus: [], nginx: [] };
+          for (let run = 0; run < options.runs; run++) {
+            row.stratus.push(await wrk(stratus.url, paths, options.seconds));
+            row.nginx.push(await wrk(nginx.url, paths, options.seconds));
+          }
+          figures.push(row);
+        }
+      } finally {
+        await nginx.stop();
+        await stratus.stop();
+      }
     }
   } finally {
-    await nginx.stop();
-    await app.close();
-    await cluster.close();
     await rm(root, { recursive: true, force: true });
   }
   return figures;
+}
+
+/** The table: the median of the runs with their range, and the median and range of the runs' ratios. */
+export function zarrServingReport(figures: ChunkServingFigures[], options: ZarrServingOptions): string[] {
+  const lines = [
+    `/zarr chunk GETs (wrk in its own process, 2 threads, 32 connections, keys in turn; ${options.seconds} s, ` +
+      `${options.runs} runs alternating: median (range); load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')})`,
+    '| chunk | processes | Stratus, embedded (req/s) | peer: nginx, as many workers (req/s) | ratio |',
+    '| --- | --- | --- | --- | --- |',
+  ];
+  for (const f of figures) {
+    const ratios = f.stratus.map((s, i) => s / f.nginx[i]!);
+    lines.push(
+      `| ${f.chunk} | ${f.processes} | ${medianRange(f.stratus, round)} | ${medianRange(f.nginx, round)} | ${medianRange(ratios, times)} |`,
+    );
+  }
+  return lines;
+}
+
+if (import.meta.main) {
+  const options = zarrServingOptions(process.env);
+  console.log(zarrServingReport(await benchZarrServing(options), options).join('\n'));
+  process.exit(0);
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 
 export interface EmbeddedArgs {
@@ -6,6 +7,8 @@ export interface EmbeddedArgs {
   config?: string;
   host: string;
   port: number;
+  /** How many processes serve the API (docs/adr/0010): this one, which owns the store, and `apiProcesses - 1` more. */
+  apiProcesses?: number;
 }
 
 export const usage = `Usage: node cmd/stratus.ts embedded [options]
@@ -18,6 +21,7 @@ Options:
   --config FILE      instance configuration properties file (default: $STRATUS_CONFIG, else config/stratus.properties when present)
   --host HOST        address to listen on (default: 127.0.0.1)
   --port PORT        port to listen on (default: 8000)
+  --api-processes N  processes serving the API on that port, or "auto" for one per core (default: 1)
   -h, --help         show this help
 
 Kubernetes mode: node cmd/stratus.ts operator | api-server
@@ -34,6 +38,7 @@ export function parseEmbeddedArgs(argv: string[]): EmbeddedArgs | 'help' {
       config: { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '8000' },
+      'api-processes': { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -43,11 +48,15 @@ export function parseEmbeddedArgs(argv: string[]): EmbeddedArgs | 'help' {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be 0..65535, got ${values.port}`);
+  const apiProcesses = values['api-processes'] === 'auto' ? availableParallelism() : Number(values['api-processes']);
+  if (!Number.isInteger(apiProcesses) || apiProcesses < 1 || apiProcesses > 64)
+    throw new UsageError(`--api-processes must be 1..64 or auto, got ${values['api-processes']}`);
   return {
     dataDir: values['data-dir'],
     manifests: values.manifests,
     config: values.config,
     host: values.host,
     port,
+    apiProcesses,
   };
 }

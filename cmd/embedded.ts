@@ -18,6 +18,7 @@ import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
 import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
 import type { JobRunner } from '../operator/jobs/runner.ts';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/manager.ts';
+import { InstallationRegistry, startApiProcesses } from './api-processes.ts';
 import { splitEnv } from './kubernetes-env.ts';
 import type { EmbeddedArgs } from './args.ts';
 
@@ -53,7 +54,8 @@ export async function runEmbedded(
   const configPath =
     args.config ?? process.env.STRATUS_CONFIG ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
   const config = await loadInstanceConfig(configPath);
-  const logging = createLogging(logSettings(config, { home: process.env.STRATUS_HOME ?? dataDir }));
+  const home = process.env.STRATUS_HOME ?? dataDir;
+  const logging = createLogging(logSettings(config, { home }));
   const log = logging.forModule('embedded');
   for (const warning of config.warnings) log.warn(warning);
 
@@ -73,7 +75,8 @@ export async function runEmbedded(
   if (firstAdmin?.created) log.info({ username: firstAdmin.username }, 'created the first admin');
 
   const storageRoot = resolve(config.storageRoot ?? join(dataDir, 'store'));
-  const registry = new Registry();
+  const apiProcesses = args.apiProcesses ?? 1;
+  const registry = apiProcesses > 1 ? new InstallationRegistry() : new Registry();
   collectDefaultMetrics({ register: registry });
   const operator = startOperator({
     ingestion: { ...defaultIngestionPlanOptions, split: splitEnv(process.env) },
@@ -98,13 +101,31 @@ export async function runEmbedded(
   });
   const app = await buildApp({ cluster, config, storageRoot, registry, logger: logging.forModule('api-server') });
   const server = await startApiServer(app, args.host, args.port);
+  // With several API processes, the others accept on this one's socket and reach the store through it (adr/0010).
+  const processes =
+    registry instanceof InstallationRegistry
+      ? await startApiProcesses({
+          count: apiProcesses - 1,
+          server: app.server,
+          cluster,
+          registry,
+          settings: { config: configPath, home, storageRoot },
+          log,
+        }).catch(async (err: unknown) => {
+          await server.stop();
+          await operator.stop();
+          await cluster.close();
+          throw err;
+        })
+      : undefined;
   return {
     url: server.url,
     cluster,
     firstAdmin,
     operator,
     stop: async () => {
-      await server.stop();
+      // The other processes still reach the store through this one while their requests finish.
+      await Promise.all([processes?.stop(), server.stop()]);
       await operator.stop();
       await cluster.close();
       logging.close();
