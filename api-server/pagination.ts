@@ -125,7 +125,7 @@ function limitOf(raw: string | undefined, options: PageOptions): number | undefi
 }
 
 /** The index of the first item whose key is not before `key` in the list's order (`strict`: after it). */
-export function seek<T>(items: readonly T[], order: PageOrder<T>, key: string[], strict: boolean): number {
+function seek<T>(items: readonly T[], order: PageOrder<T>, key: string[], strict: boolean): number {
   const sign = order.descending ? -1 : 1;
   let low = 0;
   let high = items.length;

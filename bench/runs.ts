@@ -1,5 +1,5 @@
 /**
- * Runs without end (issue 22): a schedule simulation in embedded mode makes BENCH_RUNS finished runs (default
+ * Runs without end (issue 22): a schedule simulation in embedded mode makes BENCH_RUNS_TOTAL finished runs (default
  * 100,000) and reports, at 0 and at each of BENCH_RUNS_AT, the process's memory, what the store holds and what the
  * API server lists, and whether every dataset's history stays within its limits.
  *
@@ -34,7 +34,7 @@ import { writerClaimKind } from '../core/resources/writer-claim/schema.ts';
 import type { IngestionResult } from '../operator/worker/ingestion-input.ts';
 import { attemptKey, type JobRunner, type JobSpec, type JobState } from '../operator/jobs/runner.ts';
 
-const total = Number(process.env.BENCH_RUNS ?? 100_000);
+const total = Number(process.env.BENCH_RUNS_TOTAL ?? 100_000);
 const checkpoints = (process.env.BENCH_RUNS_AT ?? '10000,50000,100000').split(',').map(Number);
 const datasets = Number(process.env.BENCH_RUNS_DATASETS ?? 100);
 const failEvery = Number(process.env.BENCH_RUNS_FAIL_EVERY ?? 10);
