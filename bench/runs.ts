@@ -127,8 +127,17 @@ async function diskUse(dir: string): Promise<{ files: number; bytes: number }> {
   let bytes = 0;
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile()) continue;
+    // The store keeps writing while this counts: a file removed since the listing (an expired Event) is not counted.
+    const size = await stat(join(entry.parentPath, entry.name)).then(
+      (stats) => stats.size,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return undefined;
+        throw err;
+      },
+    );
+    if (size === undefined) continue;
     files++;
-    bytes += (await stat(join(entry.parentPath, entry.name))).size;
+    bytes += size;
   }
   return { files, bytes };
 }
