@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleDatasetManifest } from '../test/support/embedded.ts';
 import { eventually } from '../test/support/eventually.ts';
+import { isAlive } from '../test/support/processes.ts';
 
 const root = resolve(import.meta.dirname, '..');
 const REQUESTS = 40;
@@ -41,15 +42,6 @@ async function apiProcessesOf(pid: number): Promise<number[]> {
     .filter((line) => line.includes('cmd/api-process.ts'))
     .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 interface Started {
   child: ChildProcess;
@@ -117,7 +109,7 @@ describe('embedded mode with two API processes', () => {
   }, 240_000);
   afterAll(async () => {
     running.child.kill('SIGKILL');
-    for (const pid of forked) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of forked) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
     // A worker of the owner killed last may write its staging for up to 2 s more (operator/worker/main.ts).
     await rm(dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 250 });
   });
@@ -198,13 +190,13 @@ describe('embedded mode with two API processes', () => {
   it('stops every process on Ctrl+C, and a second process never outlives the first', async () => {
     process.kill(-running.child.pid!, 'SIGINT');
     expect(await running.exited).toBe(0);
-    for (const pid of forked) await eventually(async () => !alive(pid) || undefined, { timeoutMs: 5_000 });
+    for (const pid of forked) await eventually(async () => !isAlive(pid) || undefined, { timeoutMs: 5_000 });
 
     // The owner killed outright: the other process sees its channel close, and ends.
     running = await start(dataDir);
     forked = await apiProcessesOf(running.child.pid!);
     expect(forked).toHaveLength(1);
     running.child.kill('SIGKILL');
-    for (const pid of forked) await eventually(async () => !alive(pid) || undefined, { timeoutMs: 15_000 });
+    for (const pid of forked) await eventually(async () => !isAlive(pid) || undefined, { timeoutMs: 15_000 });
   }, 120_000);
 });

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
 import { seededRandom } from '../support/seeded-random.ts';
+import { isAlive } from '../support/processes.ts';
 
 const SEED = Number(process.env.STRATUS_CRASH_SEED ?? Date.now() % 2 ** 31);
 /** Each round kills once per run kind and target; two rounds take about a minute here. */
@@ -72,15 +73,6 @@ async function workerPids(parent: number): Promise<number[]> {
   }
   return pids;
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const digest = (bytes: ArrayBuffer) => createHash('sha256').update(new Uint8Array(bytes)).digest('hex');
 
@@ -196,7 +188,7 @@ async function killDuringRun(kind: RunKind, target: 'worker' | 'server'): Promis
   );
   await sleep(Math.floor(next() * kind.killWindowMs));
   const victim = target === 'worker' ? worker! : server.child.pid!;
-  const killed = alive(worker!) && alive(victim);
+  const killed = isAlive(worker!) && isAlive(victim);
   if (killed) process.kill(victim, 'SIGKILL');
   return { worker: worker!, killed };
 }
@@ -267,7 +259,7 @@ describe(`crash suite (seed ${SEED}; replay with STRATUS_CRASH_SEED=${SEED})`, (
           if (target === 'server' && killed) {
             await server.exited;
             // The orphaned worker stops writing: its runner is gone and a successor will start the attempt again.
-            const gone = await eventually(async () => !alive(worker) || undefined, { timeoutMs: 10_000 }).catch(
+            const gone = await eventually(async () => !isAlive(worker) || undefined, { timeoutMs: 10_000 }).catch(
               () => false,
             );
             if (!gone) counts.orphanWorkersLeft++;
