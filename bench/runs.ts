@@ -8,7 +8,9 @@
  * Embedded mode is built by `runEmbedded` (cmd/embedded.ts) as `make run` builds it: the file-backed cluster, every
  * controller, the API server on a loopback port. Two things are the simulation's own:
  * - The clock of the controllers (and of the Event collector) is a simulated one that this bench moves a minute at
- *   a time; the Schedules are every-minute crons, so each move is one tick of every Schedule.
+ *   a time; the Schedules are every-minute crons, so each move is one tick of every Schedule. The collectors sweep
+ *   every COLLECTION_INTERVAL_MS of that clock too (their own timers count real time, in which a simulated day
+ *   passes in seconds).
  * - The job runner finishes each sync attempt at once, at the job-execution edge only: a worker process per run
  *   (the real ChildProcessRunner forks one) costs about a second of CPU, which would make 100,000 runs a day on
  *   this machine. Every other step is the real one: the Schedule leader submits the run, the Ingestion controller
@@ -31,6 +33,7 @@ import { DATASET_LABEL, isFinished } from '../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../core/resources/ingestion/schema.ts';
 import { scheduleKind, type Schedule } from '../core/resources/schedule/schema.ts';
 import { writerClaimKind } from '../core/resources/writer-claim/schema.ts';
+import { COLLECTION_INTERVAL_MS } from '../operator/collectors/auth-records.ts';
 import type { IngestionResult } from '../operator/worker/ingestion-input.ts';
 import { attemptKey, type JobRunner, type JobSpec, type JobState } from '../operator/jobs/runner.ts';
 
@@ -290,6 +293,8 @@ try {
       break;
     }
     clock += MINUTE;
+    if ((clock / MINUTE) % (COLLECTION_INTERVAL_MS / MINUTE) === 0)
+      for (const collector of operator.collectors) await collector.sweep();
     const tick = now().toISOString();
     for (const schedule of schedules) scheduleQueue.add(`default/${schedule}`);
     // Each Schedule checks at this tick (its status says so), then its run ends.

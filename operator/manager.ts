@@ -12,6 +12,7 @@ import type { IngestionPlanOptions } from './controllers/ingestion/options.ts';
 import { processingJobController } from './controllers/processing-job/controller.ts';
 import { scheduleController } from './controllers/schedule/controller.ts';
 import { startRecordCollector } from './collectors/auth-records.ts';
+import type { Collector } from './collectors/collector.ts';
 import { startEventCollector } from './collectors/events.ts';
 import type { JobRunner } from './jobs/runner.ts';
 import { objectKey } from '../core/cluster/objects.ts';
@@ -60,6 +61,8 @@ export interface OperatorOptions {
 
 export interface RunningOperator {
   controllers: Controller[];
+  /** The collectors of expired records and Events; each sweeps on its own timer, or when asked. */
+  collectors: readonly Collector[];
   /** Settles once every controller has listed what it watches (what `/readyz` waits for). */
   synced(): Promise<void>;
   stop(): Promise<void>;
@@ -125,6 +128,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   ];
   return {
     controllers,
+    collectors,
     synced: () => Promise.all(controllers.map((c) => c.synced())).then(() => undefined),
     stop: async () => {
       await Promise.all(collectors.map((c) => c.stop()));
