@@ -1,5 +1,5 @@
 /**
- * The one least-recently-used cache of the API server. Each entry has a weight (its bytes, or 1 to count entries),
+ * The one least-recently-used cache of Stratus (the API server's caches, the authorization server's remembered checks). Each entry has a weight (its bytes, or 1 to count entries),
  * and the least recently used entries go first once the weights add up past the budget. A `Map` keeps insertion
  * order, so a hit is moved to the end and eviction walks from the start.
  */

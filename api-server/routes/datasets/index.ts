@@ -9,7 +9,7 @@ import { datasetRecord, datasetRecordSchema } from '../../records/dataset.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { itemJson, jsonListBytes, sendJson } from '../../serialization.ts';
 import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
-import { Lru } from '../../services/cache/lru.ts';
+import { Lru } from '../../../core/cache/lru.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { mapChoices } from '../../services/map/choices.ts';
 import { derived } from '../../services/resources/derived.ts';

@@ -18,7 +18,7 @@ import { negotiate, represent } from '../../negotiation.ts';
 import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
 import { mapChoices } from '../../services/map/choices.ts';
 import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
-import { Lru } from '../../services/cache/lru.ts';
+import { Lru } from '../../../core/cache/lru.ts';
 import { compiledSerializer } from '../../serialization.ts';
 import { derived } from '../../services/resources/derived.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { Lru } from '../cache/lru.ts';
+import { Lru } from '../../../core/cache/lru.ts';
 import { fileEntity, type Entity, type EntityDescription } from './entity.ts';
 
 /** What one entry costs beyond its bytes, so that the budget also bounds how many entries are held. */

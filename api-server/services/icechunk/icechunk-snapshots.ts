@@ -1,7 +1,7 @@
 import type { Repository, Session } from '@earthmover/icechunk';
 import { openRepository } from '../../../core/stores/icechunk/repository.ts';
 import { icechunkStore, notAKey } from '../../../core/stores/icechunk/store.ts';
-import { Lru } from '../cache/lru.ts';
+import { Lru } from '../../../core/cache/lru.ts';
 import type { DirectoryEntry } from '../files/directory.ts';
 
 interface OpenSnapshot {

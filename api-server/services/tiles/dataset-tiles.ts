@@ -16,7 +16,7 @@ import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resou
 import { storeFile } from '../../../core/stores/layout.ts';
 import { openVersionStore } from '../../../core/stores/version-store.ts';
 import { HttpError } from '../../errors.ts';
-import { Lru } from '../cache/lru.ts';
+import { Lru } from '../../../core/cache/lru.ts';
 
 /** A served version opened for tiles: its lazy cube, grid, period labels and the source's display settings. */
 export interface TiledVersion {

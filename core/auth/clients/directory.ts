@@ -1,4 +1,5 @@
 import type { KubeObject } from '../../cluster/objects.ts';
+import { Lru } from '../../cache/lru.ts';
 import type { Cluster } from '../../cluster/port.ts';
 import { oauth2ClientKind, type OAuth2Client } from '../../resources/oauth2-client/schema.ts';
 import { secretKind, secretValue, type Secret } from '../../resources/secret.ts';
@@ -31,7 +32,7 @@ export class ClientDirectory {
    * The rule failures of a client, by its uid, resourceVersion and the allow-list it was judged with: both change
    * whenever the judgement could, so a kept one is never stale.
    */
-  readonly #judged = new Map<string, string[]>();
+  readonly #judged = new Lru<string[]>(JUDGEMENTS_KEPT);
 
   constructor(cluster: Cluster, namespace: string) {
     this.#cluster = cluster;
@@ -59,7 +60,6 @@ export class ClientDirectory {
     if (!problems) {
       const registrar = isRegistrar(client);
       problems = clientRuleFailures(draft, { allowlist, rivals: [], registrar, registration }).map((f) => f.message);
-      if (this.#judged.size >= JUDGEMENTS_KEPT) this.#judged.delete(this.#judged.keys().next().value!);
       this.#judged.set(key, problems);
     }
     return problems.length === 0 ? { found: true, client } : { found: false, why: 'invalid', problems };

@@ -1,6 +1,7 @@
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import { authenticateBearer, type BearerCaller } from '../bearer.ts';
+import { Lru } from '../../cache/lru.ts';
 import type { AuthContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
 import { CLOCK_TOLERANCE_SECONDS, timely } from '../tokens/jwt.ts';
@@ -39,7 +40,7 @@ export function acceptsTokensOf(sources: Pick<BearerSources, 'internal' | 'exter
  * cost once its signature check is remembered (core/auth/tokens/jwt.ts).
  */
 const DECODED_MAX = 5_000;
-const decoded = new Map<string, JWTPayload>();
+const decoded = new Lru<JWTPayload>(DECODED_MAX);
 
 function decodeOnce(token: string): JWTPayload {
   let claims = decoded.get(token);
@@ -49,7 +50,6 @@ function decodeOnce(token: string): JWTPayload {
   } catch {
     throw new OAuthError('invalid_token', 'the token is not a JWT');
   }
-  if (decoded.size >= DECODED_MAX) decoded.delete(decoded.keys().next().value!);
   decoded.set(token, claims);
   return claims;
 }
@@ -109,7 +109,7 @@ function refusal(err: unknown, provider: ExternalProvider): OAuthError {
  * leave this cache (5,000 tokens) or expire, as for this server's own tokens (core/auth/tokens/jwt.ts).
  */
 const VERIFIED_MAX = 5_000;
-const verified = new WeakMap<ProviderKeySets, Map<string, JWTPayload>>();
+const verified = new WeakMap<ProviderKeySets, Lru<JWTPayload>>();
 
 async function verifiedClaims(
   keys: ProviderKeySets,
@@ -118,7 +118,7 @@ async function verifiedClaims(
   now: Date,
 ): Promise<JWTPayload> {
   let cache = verified.get(keys);
-  if (!cache) verified.set(keys, (cache = new Map()));
+  if (!cache) verified.set(keys, (cache = new Lru(VERIFIED_MAX)));
   const id = `${provider.key}\n${token}`;
   const known = cache.get(id);
   if (known && timely(known, now)) return known;
@@ -131,7 +131,6 @@ async function verifiedClaims(
   });
   if (!audiencesOf(payload).includes(provider.clientId))
     throw new OAuthError('invalid_token', `the token's audience is not the client of ${provider.key}`);
-  if (cache.size >= VERIFIED_MAX) cache.delete(cache.keys().next().value!);
   cache.set(id, payload);
   return payload;
 }

@@ -1,5 +1,6 @@
 import { createLocalJWKSet, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { SIGNING_ALG, type SigningKeys } from '../keys/signing-keys.ts';
+import { Lru } from '../../cache/lru.ts';
 
 /**
  * Signing and checking the JWTs the authorization server issues. Every check pins the algorithm (RS256 only, so
@@ -51,7 +52,7 @@ export function signJwt(keys: SigningKeys, kind: TokenKind, claims: JWTPayload):
  * restart, which empties the cache.
  */
 const VERIFIED_MAX = 5_000;
-const verified = new WeakMap<SigningKeys, Map<string, JWTPayload>>();
+const verified = new WeakMap<SigningKeys, Lru<JWTPayload>>();
 
 /** Whether a verified token's `exp` (required) and `nbf` hold at `now`, with the leeway. */
 export function timely(payload: JWTPayload, now: Date): boolean {
@@ -74,12 +75,11 @@ export interface VerifyOptions {
 /** The claims of a token this server issued, or InvalidJwtError saying why it is refused. */
 export async function verifyJwt(token: string, keys: SigningKeys, options: VerifyOptions): Promise<JWTPayload> {
   let cache = verified.get(keys);
-  if (!cache) verified.set(keys, (cache = new Map()));
+  if (!cache) verified.set(keys, (cache = new Lru(VERIFIED_MAX)));
   const key = `${options.kind}\n${options.issuer}\n${JSON.stringify(options.audience ?? null)}\n${token}`;
   const known = cache.get(key);
   if (known && timely(known, options.now)) return known;
   const payload = await verifyAfresh(token, keys, options);
-  if (cache.size >= VERIFIED_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, payload);
   return payload;
 }

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { KubeObject } from '../../cluster/objects.ts';
+import { Lru } from '../../cache/lru.ts';
 import type { Cluster } from '../../cluster/port.ts';
 import { secretKind, secretValue, type Secret } from '../../resources/secret.ts';
 import { userKind, type User } from '../../resources/user/schema.ts';
@@ -43,7 +44,7 @@ export class UserDirectory {
   readonly #cluster: Cluster;
   readonly #namespace: string;
   /** Keyed digest of (user, hash, password) -> when it was verified; a changed hash or password misses. */
-  readonly #verified = new Map<string, number>();
+  readonly #verified = new Lru<number>(VERIFIED_MAX);
   /** A per-process key, so the remembered digests are no fast hash of a password. */
   readonly #cacheKey = randomBytes(32);
 
@@ -100,7 +101,6 @@ export class UserDirectory {
     const at = this.#verified.get(key);
     if (at !== undefined && now - at < VERIFIED_TTL_MS) return true;
     if (!(await verifyPassword(password, stored))) return false;
-    if (this.#verified.size >= VERIFIED_MAX) this.#verified.delete(this.#verified.keys().next().value!);
     this.#verified.set(key, now);
     return true;
   }
