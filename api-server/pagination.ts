@@ -36,6 +36,7 @@ export const pageLinkSchema = z
 
 /** How a list is ordered: by `key`, compared element by element in code-unit order, the whole key unique. */
 export interface PageOrder<T> {
+  /** The sort key, unique per item and fixed for an item's life (its name, its creation time). */
   key(item: T): string[];
   descending?: boolean;
 }
@@ -125,6 +126,20 @@ function limitOf(raw: string | undefined, options: PageOptions): number | undefi
 }
 
 /** The index of the first item whose key is not before `key` in the list's order (`strict`: after it). */
+/**
+ * Moves one item of a list sorted in `order` into place: `now` is its current state, undefined when it is gone. Its
+ * key is the same in every state, so it is found where it was.
+ */
+export function placeInOrder<T>(items: T[], order: PageOrder<T>, was: T, now: T | undefined): void {
+  const key = order.key(was);
+  const at = seek(items, order, key, false);
+  const held = at < items.length && compareKeys(order.key(items[at]!), key) === 0;
+  if (now === undefined) {
+    if (held) items.splice(at, 1);
+  } else if (held) items[at] = now;
+  else items.splice(at, 0, now);
+}
+
 function seek<T>(items: readonly T[], order: PageOrder<T>, key: string[], strict: boolean): number {
   const sign = order.descending ? -1 : 1;
   let low = 0;

@@ -1,7 +1,7 @@
 import type { InformerCache } from '../../../core/cluster/informer-cache.ts';
 import { objectKey, type KubeObject } from '../../../core/cluster/objects.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
-import { byName, sortForPaging, type PageOrder } from '../../pagination.ts';
+import { byName, placeInOrder, sortForPaging, type PageOrder } from '../../pagination.ts';
 
 export interface ResourceCacheOptions {
   cluster: Cluster;
@@ -19,16 +19,28 @@ export interface ResourceCacheOptions {
  * informer cache, and a list waits until the watch has delivered them; past `catchUpMs` it reads the cluster
  * instead, as it does while the first list is not in. Other writers' changes appear as the watch delivers them.
  */
+/** Past this many changes between two reads of an order, a new sort is cheaper than moving each into place. */
+const MOVED_ONE_BY_ONE = 64;
+
 export class ResourceCache<T extends KubeObject> {
   readonly #options: ResourceCacheOptions;
   readonly #informer: InformerCache<T>;
-  /** The objects in each order read; sorted again on the first read after a change. */
-  #sorted = new Map<PageOrder<T>, T[]>();
+  /**
+   * The objects in each order read, as last answered, and the objects changed since. The next read answers a copy
+   * with each changed object moved into place (a key never changes over an object's life), or a new sort when more
+   * than `MOVED_ONE_BY_ONE` changed; an array once answered is never changed (derived.ts keys on it).
+   */
+  #sorted = new Map<PageOrder<T>, { items: T[]; changed: T[] }>();
 
   constructor(informer: InformerCache<T>, options: ResourceCacheOptions) {
     this.#informer = informer;
     this.#options = options;
-    informer.subscribe(() => this.#sorted.clear());
+    informer.subscribe((objects) => {
+      for (const [order, sorted] of this.#sorted) {
+        if (sorted.changed.length + objects.length > MOVED_ONE_BY_ONE) this.#sorted.delete(order);
+        else sorted.changed.push(...objects);
+      }
+    });
   }
 
   /** Starts the informer (else started by the first read); resolves after its first list. */
@@ -46,8 +58,16 @@ export class ResourceCache<T extends KubeObject> {
       return sortForPaging(items, order);
     }
     let sorted = this.#sorted.get(order);
-    if (!sorted) this.#sorted.set(order, (sorted = sortForPaging([...this.#informer.values()], order)));
-    return sorted;
+    if (!sorted)
+      this.#sorted.set(order, (sorted = { items: sortForPaging([...this.#informer.values()], order), changed: [] }));
+    else if (sorted.changed.length > 0) {
+      const items = [...sorted.items];
+      // The object as the cache holds it now, or none: a change seen twice is moved once more, to the same place.
+      for (const changed of sorted.changed) placeInOrder(items, order, changed, this.#informer.get(objectKey(changed)));
+      sorted.items = items;
+      sorted.changed = [];
+    }
+    return sorted.items;
   }
 
   /** The object of this name as the cache holds it (read after `list`, which waits for this process's writes). */
