@@ -4,11 +4,17 @@ import { RunError } from '../runs/errors.ts';
 import { httpGet, type HttpGetOptions } from './http.ts';
 import type { RasterGrid } from './raster.ts';
 
+/** The bytes of `view` as an ArrayBuffer of their own: the view's own buffer when it spans it, else a copy. */
+function ownBuffer(view: Uint8Array): ArrayBuffer {
+  const { buffer, byteOffset, byteLength } = view;
+  if (buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength) return buffer;
+  return buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer;
+}
+
 /** Deflate tiles through Node's native zlib instead of geotiff.js's JavaScript inflate (several times faster). */
 class NativeDeflateDecoder extends BaseDecoder {
   override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
-    const out = inflateSync(new Uint8Array(buffer));
-    return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
+    return ownBuffer(inflateSync(new Uint8Array(buffer)));
   }
 }
 // Compression codes 8 and 32946 are both Deflate (TIFF 6 and the older Adobe code). In-thread: no worker pool.
@@ -32,10 +38,7 @@ class Answer extends BaseResponse {
     return this.#headers.get(name) ?? undefined;
   }
   override async getData() {
-    return this.#bytes.buffer.slice(
-      this.#bytes.byteOffset,
-      this.#bytes.byteOffset + this.#bytes.byteLength,
-    ) as ArrayBuffer;
+    return ownBuffer(this.#bytes);
   }
 }
 
@@ -101,7 +104,11 @@ export async function readTiffWindow(
     signal,
   })) as unknown as ArrayLike<number>;
   const fileNodata = image.getGDALNoData();
-  const values = Float32Array.from(raster, (v) => (v === fileNodata || v === nodata ? Number.NaN : v));
+  const values = new Float32Array(raster.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = raster[i]!;
+    values[i] = v === fileNodata || v === nodata ? Number.NaN : v;
+  }
   const round = (v: number) => Math.round(v * 1e9) / 1e9;
   return {
     grid: {
