@@ -11,10 +11,26 @@ function ownBuffer(view: Uint8Array): ArrayBuffer {
   return buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer;
 }
 
-/** Deflate tiles through Node's native zlib instead of geotiff.js's JavaScript inflate (several times faster). */
+/**
+ * Deflate tiles through Node's native zlib instead of geotiff.js's JavaScript inflate (several times faster), in
+ * the calling thread: zlib's asynchronous inflate on libuv's pool cost more CPU per tile and gained no time with
+ * four reads in flight on a loaded 2-core machine (docs/performance.md, 2026-11-26 "ingestion CPU").
+ */
 class NativeDeflateDecoder extends BaseDecoder {
+  /**
+   * A tile's decoded size, as zlib's output chunk: one buffer of the tile's size instead of 16 KiB pieces joined
+   * at the end (a quarter of the inflation's CPU). Only a hint: a shorter block (the last strip) costs a copy.
+   */
+  readonly #blockBytes: number;
+  constructor(parameters: ConstructorParameters<typeof BaseDecoder>[0]) {
+    super(parameters);
+    const { tileWidth, tileHeight, bitsPerSample, planarConfiguration } = parameters;
+    const bits = typeof bitsPerSample === 'number' ? [bitsPerSample] : Array.from(bitsPerSample);
+    const pixelBits = planarConfiguration === 2 ? bits[0]! : bits.reduce((a, b) => a + b, 0);
+    this.#blockBytes = Math.max(64, Math.ceil((tileWidth * tileHeight * pixelBits) / 8));
+  }
   override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
-    return ownBuffer(inflateSync(new Uint8Array(buffer)));
+    return ownBuffer(inflateSync(new Uint8Array(buffer), { chunkSize: this.#blockBytes }));
   }
 }
 // Compression codes 8 and 32946 are both Deflate (TIFF 6 and the older Adobe code). In-thread: no worker pool.
