@@ -1,7 +1,7 @@
 import { inflateSync } from 'node:zlib';
 import { addDecoder, BaseClient, BaseDecoder, BaseResponse, fromCustomClient, type GeoTIFF } from 'geotiff';
 import { RunError } from '../runs/errors.ts';
-import { httpGet, type HttpGetOptions } from './http.ts';
+import { httpGet, type HttpBody, type HttpGetOptions } from './http.ts';
 import type { RasterGrid } from './raster.ts';
 
 /** The bytes of `view` as an ArrayBuffer of their own: the view's own buffer when it spans it, else a copy. */
@@ -58,19 +58,41 @@ class Answer extends BaseResponse {
   }
 }
 
+/**
+ * Bytes read at once from the start of a file: geotiff.js asks for the header's first KiB, then for a KiB from
+ * the first directory's offset, each a round trip; one read of the start serves both, and a cloud-optimised file's
+ * directories lie there (GDAL's `/vsicurl/` reads 16 KiB first too).
+ */
+const HEAD_BYTES = 16 * 1024;
+
 /** geotiff.js's HTTP client replaced by `httpGet`, so COG range reads get the providers' retry policy. */
 class RetryingClient extends BaseClient {
   readonly #options: HttpGetOptions;
+  #head: Promise<HttpBody> | undefined;
   constructor(url: string, options: HttpGetOptions) {
     super(url);
     this.#options = options;
   }
   override async request(init: RequestInit = {}) {
     const range = /bytes=(\d+)-(\d+)/.exec(new Headers(init.headers).get('range') ?? '');
-    const answer = await httpGet(this.url, {
-      ...this.#options,
-      ...(range && { range: { start: Number(range[1]), end: Number(range[2]) } }),
-    });
+    const [start, end] = range ? [Number(range[1]), Number(range[2])] : [0, 0];
+    if (range && end < HEAD_BYTES) {
+      const head = await (this.#head ??= httpGet(this.url, {
+        ...this.#options,
+        range: { start: 0, end: HEAD_BYTES - 1 },
+      }));
+      const total = /bytes \d+-\d+\/(\d+)/.exec(head.headers.get('content-range') ?? '')?.[1];
+      // A server that ignored the range answered the whole file: geotiff.js refuses it as it would have.
+      if (head.status !== 206 || total === undefined) return new Answer(head.status, head.headers, head.bytes);
+      if (start < head.bytes.length) {
+        const bytes = head.bytes.subarray(start, Math.min(end + 1, head.bytes.length));
+        const headers = new Headers(head.headers);
+        headers.set('content-range', `bytes ${start}-${start + bytes.length - 1}/${total}`);
+        headers.set('content-length', String(bytes.length));
+        return new Answer(206, headers, bytes);
+      }
+    }
+    const answer = await httpGet(this.url, { ...this.#options, ...(range && { range: { start, end } }) });
     return new Answer(answer.status, answer.headers, answer.bytes);
   }
 }
