@@ -10,10 +10,11 @@
  * and every file flushed to disk as Stratus flushes its keys. As usually run (the rows before issue 22): one
  * thread, nothing flushed.
  *
- * `node bench/rasters.ts` runs it alone (BENCH_DAYS, BENCH_RUNS).
+ * `node bench/rasters.ts` runs it alone (BENCH_DAYS, BENCH_RUNS); `BENCH_RASTERS=ingestion` (or `write`) runs one
+ * section only.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatPeriod, periodRange, type Period } from '../core/periods/index.ts';
 import { chirpsProvider, chirpsUrl } from '../core/providers/chirps.ts';
@@ -51,9 +52,14 @@ export interface RasterSides {
   peerUsual: Timing;
 }
 
+/** The sections of the bench; `BENCH_RASTERS` (comma-separated) picks some, both by default. */
+export type RasterSection = 'write' | 'ingestion';
+export const rasterSections = (env: NodeJS.ProcessEnv = process.env) =>
+  (env.BENCH_RASTERS ?? 'write,ingestion').split(',') as RasterSection[];
+
 export interface RasterRun {
-  zarrWrite: RasterSides;
-  ingestion: RasterSides;
+  zarrWrite?: RasterSides;
+  ingestion?: RasterSides;
 }
 
 export interface RasterFigures {
@@ -178,21 +184,27 @@ async function ingestionRun(root: string, base: string, periods: Period[], run: 
   return { stratus, peer: await peer(LIKE_FOR_LIKE), peerUsual: await peer(AS_USUALLY_RUN) };
 }
 
-export async function benchRasters(days = 366, runs = benchRuns()): Promise<RasterFigures> {
+export async function benchRasters(
+  days = 366,
+  runs = benchRuns(),
+  sections = rasterSections(),
+): Promise<RasterFigures> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-rasters-'));
   try {
-    const zarrWrite = await zarrWriteBench(root, days);
+    const zarrWrite = sections.includes('write') ? await zarrWriteBench(root, days) : undefined;
     const cogs = join(root, 'cogs');
     const last = await makeChirpsCogs(cogs, days);
     const periods = periodRange('daily', '2024-01-01', last);
     const nginx = await startNginx(join(root, 'nginx'), '/final/', cogs);
     try {
       return {
-        megabytes: zarrWrite.megabytes,
+        megabytes: zarrWrite?.megabytes ?? 0,
         periods: periods.length,
         runs: await repeat(runs, async (run) => ({
-          zarrWrite: await zarrWrite.run(run),
-          ingestion: await ingestionRun(root, `${nginx.url}/final`, periods, run),
+          zarrWrite: await zarrWrite?.run(run),
+          ingestion: sections.includes('ingestion')
+            ? await ingestionRun(root, `${nginx.url}/final`, periods, run)
+            : undefined,
         })),
       };
     } finally {
@@ -230,39 +242,67 @@ export function rastersReport({ megabytes, periods, runs }: RasterFigures): stri
       sides.map((s) => s[peer].cpuSeconds / s.stratus.cpuSeconds),
       times,
     )} |`;
-  const zarr = runs.map((r) => r.zarrWrite);
-  const ingestion = runs.map((r) => r.ingestion);
+  const zarr = runs.flatMap((r) => r.zarrWrite ?? []);
+  const ingestion = runs.flatMap((r) => r.ingestion ?? []);
   const write = `Zarr v2 write, ${Math.round(megabytes)} MB float32 (Stratus: ${PARALLEL_CHUNKS} chunks at once, flushed)`;
   const ingest = `ingestion, ${periods} daily COG windows (Stratus: ${READ_AHEAD} reads in flight, ${PARALLEL_CHUNKS} chunks at once, flushed)`;
+  /** CPU milliseconds per unit of work of each side: the figure the CPU ratio divides. */
+  const cpu = (label: string, unit: string, work: number, sides: RasterSides[]) =>
+    `${label}, CPU ms per ${unit}: Stratus ${medianRange(
+      sides.map((s) => (1000 * s.stratus.cpuSeconds) / work),
+      rate,
+    )}; peer like for like ${medianRange(
+      sides.map((s) => (1000 * s.peer.cpuSeconds) / work),
+      rate,
+    )}; peer as usually run ${medianRange(
+      sides.map((s) => (1000 * s.peerUsual.cpuSeconds) / work),
+      rate,
+    )}`;
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  const rows = [
+    ...(zarr.length === 0
+      ? []
+      : [
+          row(
+            write,
+            'MB/s',
+            megabytes,
+            zarr,
+            `zarr-python 2.13, ${PARALLEL_CHUNKS} threads, flushed (like for like)`,
+            'peer',
+          ),
+          row(write, 'MB/s', megabytes, zarr, 'zarr-python 2.13, 1 thread, not flushed (as usually run)', 'peerUsual'),
+        ]),
+    ...(ingestion.length === 0
+      ? []
+      : [
+          row(
+            ingest,
+            'periods/s',
+            periods,
+            ingestion,
+            `GDAL /vsicurl/ + zarr-python, ${READ_AHEAD} reads in flight, ${PARALLEL_CHUNKS} writer threads, flushed (like for like)`,
+            'peer',
+          ),
+          row(
+            ingest,
+            'periods/s',
+            periods,
+            ingestion,
+            'GDAL /vsicurl/ + zarr-python, one period at a time, not flushed (as usually run)',
+            'peerUsual',
+          ),
+        ]),
+  ];
   return [
-    `Raster writing, ${runs.length} runs: median (range)`,
+    `Raster writing, ${runs.length} runs: median (range); load average ${load} at the end`,
     '| measurement | Stratus | peer | ratio | ratio by CPU |',
     '| --- | --- | --- | --- | --- |',
-    row(
-      write,
-      'MB/s',
-      megabytes,
-      zarr,
-      `zarr-python 2.13, ${PARALLEL_CHUNKS} threads, flushed (like for like)`,
-      'peer',
-    ),
-    row(write, 'MB/s', megabytes, zarr, 'zarr-python 2.13, 1 thread, not flushed (as usually run)', 'peerUsual'),
-    row(
-      ingest,
-      'periods/s',
-      periods,
-      ingestion,
-      `GDAL /vsicurl/ + zarr-python, ${READ_AHEAD} reads in flight, ${PARALLEL_CHUNKS} writer threads, flushed (like for like)`,
-      'peer',
-    ),
-    row(
-      ingest,
-      'periods/s',
-      periods,
-      ingestion,
-      'GDAL /vsicurl/ + zarr-python, one period at a time, not flushed (as usually run)',
-      'peerUsual',
-    ),
+    ...rows,
+    ...(zarr.length === 0 ? [] : [cpu('Zarr write', 'MB', megabytes, zarr)]),
+    ...(ingestion.length === 0 ? [] : [cpu('Ingestion', 'period', periods, ingestion)]),
   ];
 }
 

@@ -1,14 +1,36 @@
 import { inflateSync } from 'node:zlib';
 import { addDecoder, BaseClient, BaseDecoder, BaseResponse, fromCustomClient, type GeoTIFF } from 'geotiff';
 import { RunError } from '../runs/errors.ts';
-import { httpGet, type HttpGetOptions } from './http.ts';
+import { httpGet, type HttpBody, type HttpGetOptions } from './http.ts';
 import type { RasterGrid } from './raster.ts';
 
-/** Deflate tiles through Node's native zlib instead of geotiff.js's JavaScript inflate (several times faster). */
+/** The bytes of `view` as an ArrayBuffer of their own: the view's own buffer when it spans it, else a copy. */
+function ownBuffer(view: Uint8Array): ArrayBuffer {
+  const { buffer, byteOffset, byteLength } = view;
+  if (buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength) return buffer;
+  return buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer;
+}
+
+/**
+ * Deflate tiles through Node's native zlib instead of geotiff.js's JavaScript inflate (several times faster), in
+ * the calling thread: zlib's asynchronous inflate on libuv's pool cost more CPU per tile and gained no time with
+ * four reads in flight on a loaded 2-core machine (docs/performance.md, 2026-11-26 "ingestion CPU").
+ */
 class NativeDeflateDecoder extends BaseDecoder {
+  /**
+   * A tile's decoded size, as zlib's output chunk: one buffer of the tile's size instead of 16 KiB pieces joined
+   * at the end (a quarter of the inflation's CPU). Only a hint: a shorter block (the last strip) costs a copy.
+   */
+  readonly #blockBytes: number;
+  constructor(parameters: ConstructorParameters<typeof BaseDecoder>[0]) {
+    super(parameters);
+    const { tileWidth, tileHeight, bitsPerSample, planarConfiguration } = parameters;
+    const bits = typeof bitsPerSample === 'number' ? [bitsPerSample] : Array.from(bitsPerSample);
+    const pixelBits = planarConfiguration === 2 ? bits[0]! : bits.reduce((a, b) => a + b, 0);
+    this.#blockBytes = Math.max(64, Math.ceil((tileWidth * tileHeight * pixelBits) / 8));
+  }
   override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
-    const out = inflateSync(new Uint8Array(buffer));
-    return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
+    return ownBuffer(inflateSync(new Uint8Array(buffer), { chunkSize: this.#blockBytes }));
   }
 }
 // Compression codes 8 and 32946 are both Deflate (TIFF 6 and the older Adobe code). In-thread: no worker pool.
@@ -32,26 +54,45 @@ class Answer extends BaseResponse {
     return this.#headers.get(name) ?? undefined;
   }
   override async getData() {
-    return this.#bytes.buffer.slice(
-      this.#bytes.byteOffset,
-      this.#bytes.byteOffset + this.#bytes.byteLength,
-    ) as ArrayBuffer;
+    return ownBuffer(this.#bytes);
   }
 }
+
+/**
+ * Bytes read at once from the start of a file: geotiff.js asks for the header's first KiB, then for a KiB from
+ * the first directory's offset, each a round trip; one read of the start serves both, and a cloud-optimised file's
+ * directories lie there (GDAL's `/vsicurl/` reads 16 KiB first too).
+ */
+const HEAD_BYTES = 16 * 1024;
 
 /** geotiff.js's HTTP client replaced by `httpGet`, so COG range reads get the providers' retry policy. */
 class RetryingClient extends BaseClient {
   readonly #options: HttpGetOptions;
+  #head: Promise<HttpBody> | undefined;
   constructor(url: string, options: HttpGetOptions) {
     super(url);
     this.#options = options;
   }
   override async request(init: RequestInit = {}) {
     const range = /bytes=(\d+)-(\d+)/.exec(new Headers(init.headers).get('range') ?? '');
-    const answer = await httpGet(this.url, {
-      ...this.#options,
-      ...(range && { range: { start: Number(range[1]), end: Number(range[2]) } }),
-    });
+    const [start, end] = range ? [Number(range[1]), Number(range[2])] : [0, 0];
+    if (range && end < HEAD_BYTES) {
+      const head = await (this.#head ??= httpGet(this.url, {
+        ...this.#options,
+        range: { start: 0, end: HEAD_BYTES - 1 },
+      }));
+      const total = /bytes \d+-\d+\/(\d+)/.exec(head.headers.get('content-range') ?? '')?.[1];
+      // A server that ignored the range answered the whole file: geotiff.js refuses it as it would have.
+      if (head.status !== 206 || total === undefined) return new Answer(head.status, head.headers, head.bytes);
+      if (start < head.bytes.length) {
+        const bytes = head.bytes.subarray(start, Math.min(end + 1, head.bytes.length));
+        const headers = new Headers(head.headers);
+        headers.set('content-range', `bytes ${start}-${start + bytes.length - 1}/${total}`);
+        headers.set('content-length', String(bytes.length));
+        return new Answer(206, headers, bytes);
+      }
+    }
+    const answer = await httpGet(this.url, { ...this.#options, ...(range && { range: { start, end } }) });
     return new Answer(answer.status, answer.headers, answer.bytes);
   }
 }
@@ -101,7 +142,11 @@ export async function readTiffWindow(
     signal,
   })) as unknown as ArrayLike<number>;
   const fileNodata = image.getGDALNoData();
-  const values = Float32Array.from(raster, (v) => (v === fileNodata || v === nodata ? Number.NaN : v));
+  const values = new Float32Array(raster.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = raster[i]!;
+    values[i] = v === fileNodata || v === nodata ? Number.NaN : v;
+  }
   const round = (v: number) => Math.round(v * 1e9) / 1e9;
   return {
     grid: {

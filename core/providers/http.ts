@@ -1,3 +1,4 @@
+import { getGlobalDispatcher, interceptors, request, type Dispatcher } from 'undici';
 import { RunError } from '../runs/errors.ts';
 
 export interface HttpGetOptions {
@@ -39,47 +40,65 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
   });
 
+/**
+ * undici's `request` rather than `fetch`: a COG read is a few range requests per period, and `fetch`'s WHATWG
+ * machinery cost two to three times the CPU per request (docs/performance.md, 2026-11-26 "ingestion CPU").
+ * Redirects are followed as `fetch` follows them (at most 20; credentials dropped across origins). No
+ * `accept-encoding` is sent, so bodies arrive as stored: the length check below and byte ranges hold.
+ */
+let client: Dispatcher | undefined;
+const dispatcher = () => (client ??= getGlobalDispatcher().compose(interceptors.redirect({ maxRedirections: 20 })));
+
+type ResponseHeaders = Dispatcher.ResponseData['headers'];
+const header = (headers: ResponseHeaders, name: string) => {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+};
+
 /** The length the response promised: Content-Range's span for a 206, else Content-Length. */
-function promisedLength(response: Response): number | undefined {
-  const range = /bytes (\d+)-(\d+)\//.exec(response.headers.get('content-range') ?? '');
-  if (response.status === 206 && range) return Number(range[2]) - Number(range[1]) + 1;
-  const length = response.headers.get('content-length');
-  return length === null ? undefined : Number(length);
+function promisedLength(status: number, headers: ResponseHeaders): number | undefined {
+  const range = /bytes (\d+)-(\d+)\//.exec(header(headers, 'content-range') ?? '');
+  if (status === 206 && range) return Number(range[2]) - Number(range[1]) + 1;
+  const length = header(headers, 'content-length');
+  return length === undefined ? undefined : Number(length);
 }
 
 async function attempt(url: string, options: HttpGetOptions, timeoutMs: number): Promise<HttpBody> {
   const headers = { ...options.headers };
   if (options.range) headers.range = `bytes=${options.range.start}-${options.range.end}`;
   const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(options.signal ? [options.signal] : [])]);
-  let response: Response;
+  let response: Dispatcher.ResponseData;
   try {
-    response = await fetch(url, { headers, signal });
+    response = await request(url, { headers, signal, dispatcher: dispatcher() });
   } catch (err) {
     if (options.signal?.aborted) throw err;
     throw new Retryable(
       signal.aborted ? `no answer within ${timeoutMs} ms` : `connection failed (${(err as Error).message})`,
     );
   }
-  if (response.status === 404 || response.status === 410)
-    throw new RunError('PeriodUnavailable', `${url} is not published (HTTP ${response.status})`);
-  if (response.status === 401 || response.status === 403)
-    throw new RunError('AuthenticationFailed', `${url} refused the credentials (HTTP ${response.status})`);
-  if (response.status === 429 || response.status >= 500) {
-    await response.body?.cancel();
-    throw new Retryable(`HTTP ${response.status}`);
-  }
-  if (!response.ok) throw new RunError('UpstreamError', `${url} answered HTTP ${response.status}`);
+  const { statusCode: status, body } = response;
+  // A body left unread would hold its connection: every answer but a success is drained.
+  if (status < 200 || status >= 300) await body.dump().catch(() => undefined);
+  if (status === 404 || status === 410)
+    throw new RunError('PeriodUnavailable', `${url} is not published (HTTP ${status})`);
+  if (status === 401 || status === 403)
+    throw new RunError('AuthenticationFailed', `${url} refused the credentials (HTTP ${status})`);
+  if (status === 429 || status >= 500) throw new Retryable(`HTTP ${status}`);
+  if (status < 200 || status >= 300) throw new RunError('UpstreamError', `${url} answered HTTP ${status}`);
   let bytes: Uint8Array;
   try {
-    bytes = new Uint8Array(await response.arrayBuffer());
+    bytes = new Uint8Array(await body.arrayBuffer());
   } catch (err) {
     if (options.signal?.aborted) throw err;
     throw new Retryable(`the body broke off (${(err as Error).message})`);
   }
-  const promised = promisedLength(response);
+  const promised = promisedLength(status, response.headers);
   if (promised !== undefined && bytes.length !== promised)
     throw new Retryable(`truncated body: ${bytes.length} of ${promised} bytes`);
-  return { status: response.status, headers: response.headers, bytes };
+  const answer = new Headers();
+  for (const [name, value] of Object.entries(response.headers))
+    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) answer.append(name, one);
+  return { status, headers: answer, bytes };
 }
 
 /**
