@@ -6,13 +6,19 @@ import { httpGet } from './http.ts';
 describe('httpGet', () => {
   let server: Server;
   let base: string;
-  /** Each request's path and `accept-encoding`. */
-  const seen: { path: string; encoding?: string }[] = [];
+  /** Each request's host, path, `accept-encoding` and `authorization`. */
+  const seen: { host?: string; path: string; encoding?: string; authorization?: string }[] = [];
 
   beforeAll(async () => {
     server = createServer((req, res) => {
-      seen.push({ path: req.url!, encoding: req.headers['accept-encoding'] });
+      const { host, authorization } = req.headers;
+      seen.push({ host, path: req.url!, encoding: req.headers['accept-encoding'], authorization });
       if (req.url === '/moved') return void res.writeHead(302, { location: '/file' }).end('moved');
+      // The same server by another name: another origin.
+      if (req.url === '/away') {
+        const location = `http://localhost:${(server.address() as { port: number }).port}/file`;
+        return void res.writeHead(302, { location }).end('moved');
+      }
       if (req.url === '/file') return void res.writeHead(200, { 'content-length': 5, 'x-kind': 'a' }).end('bytes');
       res.writeHead(404).end('not found');
     });
@@ -32,5 +38,19 @@ describe('httpGet', () => {
     expect(answer.headers.get('x-kind')).toBe('a');
     expect(seen.map((s) => s.path)).toEqual(['/moved', '/file']);
     expect(seen.every((s) => s.encoding === undefined)).toBe(true);
+  });
+
+  it('keeps the credentials on a redirect within the origin and drops them on one to another origin', async () => {
+    const authorization = 'Bearer secret';
+    seen.length = 0;
+    await httpGet(`${base}/moved`, { headers: { authorization } });
+    expect(seen.map((s) => s.authorization)).toEqual([authorization, authorization]);
+    seen.length = 0;
+    const answer = await httpGet(`${base}/away`, { headers: { authorization } });
+    expect(new TextDecoder().decode(answer.bytes)).toBe('bytes');
+    expect(seen.map((s) => [s.host?.split(':')[0], s.path, s.authorization])).toEqual([
+      ['127.0.0.1', '/away', authorization],
+      ['localhost', '/file', undefined],
+    ]);
   });
 });
