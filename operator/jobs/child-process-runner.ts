@@ -9,6 +9,7 @@ import {
   type ToWorker,
 } from '../worker/protocol.ts';
 import { workerLogEnv, type LogSettings } from '../../core/logging/settings.ts';
+import { WORKER_NODE_FLAGS } from '../worker/node-flags.ts';
 import { combinedReport, endedState } from './parts.ts';
 import { attemptKey, runContextOf, type JobRunner, type JobSpec, type JobState } from './runner.ts';
 
@@ -151,6 +152,7 @@ export class ChildProcessRunner implements JobRunner {
   ): void {
     const partEnv = part && { [PART_INDEX_ENV]: String(part.index), [PART_COUNT_ENV]: String(part.count) };
     const child = fork(WORKER, [], {
+      execArgv: [...process.execArgv, ...WORKER_NODE_FLAGS],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
       env: { ...process.env, ...env, ...partEnv, ...workerLogEnv(this.#logging, runContextOf(attempt.job)) },

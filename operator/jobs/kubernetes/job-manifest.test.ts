@@ -74,6 +74,7 @@ describe('the Job of one attempt', () => {
   it('runs the worker with the task and the input as JSON', () => {
     expect(container.command).toEqual([
       'node',
+      '--initial-old-space-size=128',
       'operator/worker/main.ts',
       '--task',
       'ingestion',

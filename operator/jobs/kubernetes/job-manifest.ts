@@ -3,6 +3,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import type { KubeObject, OwnerReference } from '../../../core/cluster/objects.ts';
 import { workerLogEnv, type LogSettings } from '../../../core/logging/settings.ts';
 import { PART_COUNT_ENV, PART_INDEX_ENV, REPORT_TO_ENV, type ReportTarget } from '../../worker/protocol.ts';
+import { WORKER_NODE_FLAGS } from '../../worker/node-flags.ts';
 import { runContextOf, type JobSpec } from '../runner.ts';
 
 /**
@@ -55,7 +56,7 @@ export interface WorkerJobOptions {
 }
 
 export const workerJobDefaults = {
-  command: ['node', 'operator/worker/main.ts'],
+  command: ['node', ...WORKER_NODE_FLAGS, 'operator/worker/main.ts'],
   resources: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '2Gi' } },
   activeDeadlineSeconds: 6 * 3600,
   ttlSecondsAfterFinished: 3600,
