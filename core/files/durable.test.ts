@@ -28,7 +28,7 @@ describe('durable writes', () => {
       await writeFile(temporary, 'bytes');
     });
     expect(dirname(seen)).toBe(dir);
-    expect(basename(seen)).toMatch(/^\.data\.nc\.[0-9a-f]{12}\.stratus-tmp$/);
+    expect(basename(seen)).toMatch(/^\.data\.nc\.[0-9a-f]{12}-[0-9a-z]+\.stratus-tmp$/);
     expect(isTempName(basename(seen))).toBe(true);
     expect(seen.endsWith(TEMP_SUFFIX)).toBe(true);
     expect(await readdir(dir)).toEqual(['data.nc']);
