@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fdatasync,
+  fsync,
+  open as openDescriptor,
+  openSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 
 /**
  * Durable file writes, the one place that flushes and renames: the embedded cluster's resource files, the stores'
@@ -13,27 +24,44 @@ export const TEMP_SUFFIX = '.stratus-tmp';
 
 export const isTempName = (name: string) => name.endsWith(TEMP_SUFFIX);
 
+/**
+ * Temporary names are unique without drawing random bytes for each: a random prefix drawn once per thread (module
+ * state is per thread), so that processes sharing a volume from different machines or containers (where process ids
+ * repeat) never meet, and a counter. Drawing 6 random bytes per write took 5 % of the embedded store's main thread.
+ */
+const temporaryPrefix = randomBytes(6).toString('hex');
+let temporaryCount = 0;
+
+/** A hidden name beside `path` that loaders drop and listings leave out. */
+function temporaryBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${temporaryPrefix}-${(temporaryCount++).toString(36)}${TEMP_SUFFIX}`);
+}
+
 /** Writes `data` to `path` and flushes it to disk before returning, so a later rename publishes complete bytes. */
 export async function writeDurable(path: string, data: Uint8Array | string): Promise<void> {
   await writeFlushed(path, data);
 }
 
+const openFor = promisify(openDescriptor);
+const datasyncFor = promisify(fdatasync);
+const fsyncFor = promisify(fsync);
+
 /**
- * Opens `path` for writing, making its directory only when it is missing: most writes go to a directory that
- * exists, and a recursive mkdir of an existing one costs a failed mkdir and a stat on every write.
+ * Opens `path` for writing with `opener`, making its directory only when it is missing: most writes go to a
+ * directory that exists, and a recursive mkdir of an existing one costs a failed mkdir and a stat on every write.
  */
-async function openForWrite(path: string, mode?: number) {
+async function openForWrite<T>(path: string, opener: (path: string) => Promise<T>): Promise<T> {
   try {
-    return await open(path, 'w', mode);
+    return await opener(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     await mkdir(dirname(path), { recursive: true });
-    return open(path, 'w', mode);
+    return opener(path);
   }
 }
 
 async function writeFlushed(path: string, data: Uint8Array | string, mode?: number): Promise<void> {
-  const handle = await openForWrite(path, mode);
+  const handle = await openForWrite(path, (p) => open(p, 'w', mode));
   try {
     await handle.writeFile(data);
     await handle.datasync();
@@ -51,8 +79,19 @@ async function syncHandle(path: string, flags: string): Promise<void> {
   }
 }
 
-/** Flushes a directory entry table (new names, renames, removals) to disk. */
-export const syncDirectory = (path: string) => syncHandle(path, 'r');
+/**
+ * Flushes a directory entry table (new names, renames, removals) to disk. Only the flush goes to libuv's pool of
+ * four threads: opening and closing a directory seldom wait on the disk, and each trip through the pool queues
+ * behind the flushes that other writers have queued there.
+ */
+export async function syncDirectory(path: string): Promise<void> {
+  const fd = openSync(path, 'r');
+  try {
+    await fsyncFor(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Flushes every directory under `root` (the files were flushed as they were written). */
 export async function syncTree(root: string): Promise<void> {
@@ -64,7 +103,7 @@ export async function syncTree(root: string): Promise<void> {
 /** Writes a temporary file beside `path` with `write` (which flushes it), renames it over `path`, flushes the directory. */
 async function replaceWith(path: string, write: (temporary: string) => Promise<void>): Promise<void> {
   const dir = dirname(path);
-  const temporary = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const temporary = temporaryBeside(path);
   await mkdir(dir, { recursive: true });
   try {
     await write(temporary);
@@ -114,14 +153,20 @@ export interface PreparedChange {
  * The first half of a group commit: the new content written to a temporary file beside its target and flushed.
  * Changes are prepared concurrently; `finishFileChanges` puts a run of prepared ones in place with one flush per
  * directory, where replacing files one by one flushes every directory once per file. The target's directory is made
- * when missing.
+ * when missing. For small contents (resource files): they are written into the page cache on the calling thread,
+ * which costs less than a trip through libuv's pool; only the open (which allocates an inode) and the flush go there.
  */
 export async function prepareFileChange(change: FileChange): Promise<PreparedChange> {
   if (change.data === undefined) return { path: change.path };
-  const dir = dirname(change.path);
-  const temporary = join(dir, `.${basename(change.path)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const temporary = temporaryBeside(change.path);
   try {
-    await writeFlushed(temporary, change.data, change.mode);
+    const fd = await openForWrite(temporary, (p) => openFor(p, 'w', change.mode));
+    try {
+      writeFileSync(fd, change.data);
+      await datasyncFor(fd);
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
     await rm(temporary, { force: true });
     throw err;
@@ -132,14 +177,17 @@ export async function prepareFileChange(change: FileChange): Promise<PreparedCha
 /**
  * The second half: in the given order, each temporary file renamed over its target or the target removed, then
  * each directory flushed once. A crash leaves every file whole, old or new. On failure, temporary files not yet
- * renamed are removed.
+ * renamed are removed. The renames and removals run on the calling thread: they change directory entries in the
+ * cache and seldom wait on the disk (the flush after them does), and awaiting each through libuv's pool queued it
+ * behind the flushes of the changes preparing meanwhile: under 16 writers a run of 7 renames took 19 ms that way,
+ * 0.4 ms here.
  */
 export async function finishFileChanges(changes: readonly PreparedChange[]): Promise<void> {
   let done = 0;
   try {
     for (const change of changes) {
-      if (change.temporary === undefined) await rm(change.path, { force: true });
-      else await rename(change.temporary, change.path);
+      if (change.temporary === undefined) rmSync(change.path, { force: true });
+      else renameSync(change.temporary, change.path);
       done++;
     }
   } catch (err) {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -54,6 +54,23 @@ describe('embedded cluster', () => {
     expect((await reopened.list(kind)).items.map((o) => [o.metadata.name, o.spec])).toEqual([['a', { size: 1 }]]);
     expect((await readdir(dir)).sort()).toEqual(['a.json']);
     await reopened.close();
+  });
+
+  it('writes a Secret readable by its owner only, other objects as the umask allows', async () => {
+    const cluster = await openEmbeddedCluster({ dataDir });
+    const secretKind: KindRef = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      plural: 'secrets',
+      namespaced: true,
+      statusSubresource: false,
+    };
+    await cluster.create(secretKind, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: {} });
+    await cluster.create(kind, thing('a'));
+    await cluster.close();
+    const mode = async (...path: string[]) => (await stat(join(dataDir, 'resources', ...path))).mode & 0o777;
+    expect(await mode('core', 'v1', 'secrets', 'default', 's.json')).toBe(0o600);
+    expect(await mode('test.stratus.dev', 'v1', 'things', 'default', 'a.json')).toBe(0o666 & ~process.umask());
   });
 
   it('answers 410 Gone for a watch older than the retained history, and after a restart', async () => {
