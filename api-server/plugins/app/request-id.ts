@@ -1,14 +1,15 @@
 import type { FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import { requestIdOf, requestLogger } from './log-context.ts';
+import { RequestLines, requestIdOf, requestLogger } from './log-context.ts';
 
 /**
- * The server options that give every request its id (`reqId`) and put spec 3's context (`xRequestID`,
- * `sessionId`) in each of its log lines (plugins/app/log-context.ts).
+ * The server options that give every request its id (`reqId`), put spec 3's context (`xRequestID`,
+ * `sessionId`) in each of its log lines, and record it in one line once answered (plugins/app/log-context.ts).
  */
 export const requestIdOptions = {
   genReqId: requestIdOf,
+  logController: new RequestLines(),
   childLoggerFactory: ((logger, bindings, childOptions, raw) =>
     requestLogger(logger as Logger, raw, bindings, childOptions)) satisfies FastifyServerOptions['childLoggerFactory'],
 };
