@@ -17,8 +17,10 @@ export const requestIdOptions = {
 /** Every answer carries its request id in `X-Request-ID`. */
 export const requestIdPlugin = fp(
   async (app) => {
-    app.addHook('onSend', async (request, reply) => {
+    // A callback hook, not an async one: no promise on every answer.
+    app.addHook('onSend', (request, reply, payload, done) => {
       reply.header('x-request-id', request.id);
+      done(null, payload);
     });
   },
   { name: 'stratus-request-id', fastify: '5.x' },
