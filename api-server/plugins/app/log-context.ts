@@ -40,7 +40,8 @@ function contextOf(raw: IncomingMessage): LogContext {
  * `X-Request-ID` when it sent one, else a fresh one, so that every request can be found (DESIGN.md §6).
  */
 export function requestIdOf(raw: IncomingMessage): string {
-  return contextOf(raw).xRequestID || randomUUID().replace(/-/g, '');
+  // The header alone, not the whole context: a request that writes no line needs no session hash.
+  return xRequestIdOf(raw.headers['x-request-id']) || randomUUID().replace(/-/g, '');
 }
 
 /**
