@@ -42,8 +42,11 @@ describe('API server', () => {
     const res = await app.inject({ url: '/health', headers: { 'x-request-id': 'abc123XYZ' } });
     expect(res.headers['x-request-id']).toBe('abc123XYZ');
     const lines = logLines().filter((l) => l.xRequestID === 'abc123XYZ');
-    expect(lines.length).toBeGreaterThanOrEqual(2); // incoming request and request completed
-    expect(lines.every((l) => l.reqId === 'abc123XYZ' && l.sessionId === '')).toBe(true);
+    // One line per request, written once it is answered (docs/logging.md).
+    expect(lines.map((l) => l.msg)).toEqual(['request completed']);
+    expect(lines[0]).toMatchObject({ reqId: 'abc123XYZ', sessionId: '', req: { method: 'GET', url: '/health' } });
+    expect(lines[0]).toMatchObject({ res: { statusCode: 200 } });
+    expect(typeof lines[0]!.responseTime).toBe('number');
   });
 
   it.each([
@@ -57,7 +60,7 @@ describe('API server', () => {
       const id = res.headers['x-request-id'];
       expect(id).toMatch(/^[a-f0-9]{32}$/);
       const lines = logLines().filter((l) => l.reqId === id);
-      expect(lines.length).toBeGreaterThanOrEqual(2);
+      expect(lines.map((l) => l.msg)).toEqual(['request completed']);
       expect(lines.every((l) => l.xRequestID === '' && l.sessionId === '')).toBe(true);
     },
   );

@@ -19,6 +19,8 @@ describe('log context of a request', () => {
   it('names the session, hashed, in every line written once the session plugin found it', async () => {
     const { app, logLines } = await build();
     await app.register(fakeSessions);
+    // A line written before the session plugin ran.
+    app.addHook('onRequest', async (request) => request.log.info('arrived'));
     app.get('/whoami', async (request) => {
       request.log.info('handling');
       return request.logContext;
@@ -28,7 +30,7 @@ describe('log context of a request', () => {
     expect(res.json()).toEqual({ xRequestID: 'q7', sessionId: hashed });
     const lines = logLines().filter((l) => l.xRequestID === 'q7');
     expect(lines.map((l) => [l.msg, l.sessionId])).toEqual([
-      ['incoming request', ''],
+      ['arrived', ''],
       ['handling', hashed],
       ['request completed', hashed],
     ]);

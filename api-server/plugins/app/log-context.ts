@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { FastifyRequest } from 'fastify';
+import { IncomingMessage } from 'node:http';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 import { sessionLogId, xRequestIdOf, type LogContext } from '../../../core/logging/context.ts';
@@ -23,7 +23,8 @@ const contexts = new WeakMap<IncomingMessage, LogContext>();
 function contextOf(raw: IncomingMessage): LogContext {
   let context = contexts.get(raw);
   if (!context) {
-    // Read from the raw request, so that the lines written before any hook runs ("incoming request") carry it too.
+    // Read from the raw request, so that the lines written before any hook runs (a 404, a body parser's error) carry
+    // it too.
     const session = rawSessionCookie(raw);
     context = {
       xRequestID: xRequestIdOf(raw.headers['x-request-id']),
@@ -39,7 +40,8 @@ function contextOf(raw: IncomingMessage): LogContext {
  * `X-Request-ID` when it sent one, else a fresh one, so that every request can be found (DESIGN.md §6).
  */
 export function requestIdOf(raw: IncomingMessage): string {
-  return contextOf(raw).xRequestID || randomUUID().replace(/-/g, '');
+  // The header alone, not the whole context: a request that writes no line needs no session hash.
+  return xRequestIdOf(raw.headers['x-request-id']) || randomUUID().replace(/-/g, '');
 }
 
 /**
@@ -65,6 +67,48 @@ export function requestLogger(
  */
 export function setLogSession(request: FastifyRequest, session: string): void {
   contextOf(request.raw).sessionId = sessionLogId(session);
+}
+
+/**
+ * The one line that records a request, written once it is answered, as an access log line is: the request
+ * (`req`: method, url, host, remote address), its status (`res.statusCode`) and `responseTime` (ms). Both paths
+ * write it, fastify's (`RequestLines`) and the `/zarr` fast path, so that every answered request has the same line.
+ */
+export function logRequestCompleted(
+  log: Logger,
+  request: FastifyRequest | IncomingMessage,
+  reply: FastifyReply | { statusCode: number },
+  responseTime: number,
+  error?: Error | null,
+): void {
+  // fastify's `req` serializer reads `host` and `ip`, which a bare request has not: named as fastify names them
+  // (without trustProxy, the Host header and the socket's address).
+  const req =
+    request instanceof IncomingMessage
+      ? {
+          method: request.method,
+          url: request.url,
+          headers: request.headers,
+          host: request.headers.host,
+          ip: request.socket.remoteAddress,
+          socket: request.socket,
+        }
+      : request;
+  if (error) log.error({ req, res: reply, err: error, responseTime }, 'request errored');
+  else log.info({ req, res: reply, responseTime }, 'request completed');
+}
+
+/**
+ * One line per request instead of fastify's two ("incoming request" at arrival, "request completed" at the end):
+ * each line costs a write, and the second line said everything the first did but the request's headers. The other
+ * lines fastify writes for a request (a 5xx with its error, a stream that failed) stay as they are.
+ */
+export class RequestLines extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    logRequestCompleted(reply.log as Logger, request, reply, reply.elapsedTime, error);
+  }
 }
 
 export const logContextPlugin = fp(

@@ -24,8 +24,10 @@ export const metricsPlugin = fp(
     const observe = (method: string, route: string, statusCode: number, seconds: number) =>
       duration.observe({ method, route, status_code: String(statusCode) }, seconds);
     app.decorate('observeRequest', observe);
-    app.addHook('onResponse', async (request, reply) => {
+    // A callback hook, not an async one: no promise on every answer.
+    app.addHook('onResponse', (request, reply, done) => {
       observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+      done();
     });
     app.get('/metrics', { schema: { hide: true }, config: { access: 'public' } }, async (_request, reply) => {
       reply.type(registry.contentType);

@@ -8,8 +8,10 @@ const ALLOWED_WRITES = new Set(['POST /result']);
 /** Refuses every write on a read-only instance, for every route registered now or by later areas. */
 export const readOnlyPlugin = fp(
   async (app) => {
+    // The configuration is read once, at start: a read-write instance has no hook to run on each request.
+    if (!app.stratus.config.readOnly) return;
     app.addHook('onRequest', async (request) => {
-      if (!app.stratus.config.readOnly || !WRITES.has(request.method)) return;
+      if (!WRITES.has(request.method)) return;
       const path = request.url.split('?')[0];
       if (ALLOWED_WRITES.has(`${request.method} ${path}`)) return;
       // Signing in is no change of the data: the OAuth2 endpoints and the login page (routes that read their

@@ -60,6 +60,15 @@ export interface Entity {
   stream?: (start: number, end: number) => NodeJS.ReadableStream;
 }
 
+/** `Last-Modified` of each entity's time, formatted once: a held entity is answered many times. */
+const httpDates = new WeakMap<Entity, string>();
+
+function lastModified(entity: Entity): string {
+  let date = httpDates.get(entity);
+  if (date === undefined) httpDates.set(entity, (date = entity.mtime.toUTCString()));
+  return date;
+}
+
 /** The answer to a GET or HEAD of an entity, independent of the HTTP framework that sends it. */
 export interface EntityResponse {
   status: 200 | 206 | 304;
@@ -76,7 +85,7 @@ export function entityResponse(request: EntityRequest, entity: Entity): EntityRe
   const { etag, mtime, size } = entity;
   const headers: EntityResponse['headers'] = {
     etag,
-    'last-modified': mtime.toUTCString(),
+    'last-modified': lastModified(entity),
     'accept-ranges': 'bytes',
     'cache-control': 'public, max-age=0, must-revalidate',
     'content-type': entity.contentType,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import type { Logger } from 'pino';
+import { logRequestCompleted } from '../../plugins/app/log-context.ts';
 import { resourceIdSchema } from '../../schemas.ts';
 import { entityResponse, type Entity } from '../files/entity.ts';
 import type { ServedVersions } from './served-versions.ts';
@@ -76,11 +77,10 @@ export function zarrFastPath(options: ZarrFastPathOptions): ZarrFastPath {
     }
     const requestId = options.requestId(request);
     const requestLog = log.isLevelEnabled('info') ? options.requestLog(log, request, requestId) : undefined;
-    requestLog?.info({ req: request }, 'incoming request');
     const finished = () => {
       const elapsed = performance.now() - started;
       options.observe(request.method!, response.statusCode, elapsed / 1000);
-      requestLog?.info({ res: response, responseTime: elapsed }, 'request completed');
+      if (requestLog) logRequestCompleted(requestLog, request, response, elapsed);
     };
     response.writeHead(answer.status, { ...options.headers, ...answer.headers, 'x-request-id': requestId });
     const { body } = answer;

@@ -59,17 +59,17 @@ export const accessPlugin = fp(
     });
     if (!authenticationConfigured(config)) return;
     const anonymousRead = anonymousReads(config);
-    app.addHook('onRequest', async (request) => {
+    // A callback hook, not an async one (no promise on every request); fastify answers what it throws.
+    app.addHook('onRequest', (request, _reply, done) => {
       const options = request.routeOptions;
-      // No route: the 404 and 405 answers give nothing away.
-      if (options.url === undefined) return;
       const access = options.config?.access ?? (options.config?.authentication === false ? 'public' : undefined);
-      if (access === 'public') return;
-      if (access === undefined || access === 'signed-in') {
-        if (WRITES.has(request.method) || !anonymousRead || access === 'signed-in') requireAuthority(request);
-        return;
+      // No route: the 404 and 405 answers give nothing away.
+      if (options.url !== undefined && access !== 'public') {
+        if (access === undefined || access === 'signed-in') {
+          if (WRITES.has(request.method) || !anonymousRead || access === 'signed-in') requireAuthority(request);
+        } else requireAuthority(request, access);
       }
-      requireAuthority(request, access);
+      done();
     });
   },
   { name: 'stratus-access', dependencies: ['stratus-context', 'stratus-authentication'] },

@@ -115,8 +115,9 @@ export const authenticationPlugin = fp(
       : undefined;
     if (!internal && !external) {
       app.decorate('auth', undefined);
-      app.addHook('onRequest', async (request) => {
+      app.addHook('onRequest', (request, _reply, done) => {
         request.caller = ANONYMOUS;
+        done();
       });
       return;
     }
@@ -130,9 +131,7 @@ export const authenticationPlugin = fp(
       now: () => new Date(),
     };
 
-    app.addHook('onRequest', async (request) => {
-      request.caller = ANONYMOUS;
-      if (request.routeOptions.config?.authentication === false) return;
+    const authenticate = async (request: FastifyRequest) => {
       const header = request.headers.authorization;
       if (header === undefined) {
         const signedIn = await services?.session(request);
@@ -165,6 +164,18 @@ export const authenticationPlugin = fp(
       } catch (err) {
         throw err instanceof OAuthError ? bearerError(err) : err;
       }
+    };
+    // A callback hook: the requests that carry no credentials at all (neither header nor any cookie), most of
+    // them, are anonymous without a promise.
+    app.addHook('onRequest', (request, _reply, done) => {
+      request.caller = ANONYMOUS;
+      const { headers } = request;
+      if (
+        request.routeOptions.config?.authentication === false ||
+        (headers.authorization === undefined && headers.cookie === undefined)
+      )
+        return done();
+      authenticate(request).then(() => done(), done);
     });
   },
   { name: 'stratus-authentication', dependencies: ['stratus-context'] },
