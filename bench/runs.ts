@@ -26,6 +26,7 @@ import { readdir, stat, writeFile, mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { runEmbedded } from '../cmd/embedded.ts';
 import { eventKind, jobKind } from '../core/cluster/builtin-kinds.ts';
 import { datasetKind, currentVersionOf, type Dataset } from '../core/resources/dataset/schema.ts';
@@ -43,6 +44,8 @@ const datasets = Number(process.env.BENCH_RUNS_DATASETS ?? 100);
 const failEvery = Number(process.env.BENCH_RUNS_FAIL_EVERY ?? 10);
 /** The simulation stops here even short of `total`, and says so. */
 const budgetSeconds = Number(process.env.BENCH_RUNS_SECONDS ?? 1500);
+/** A directory: a heap snapshot is written there at each measurement, to find what grows between two. */
+const snapshots = process.env.BENCH_RUNS_HEAP_SNAPSHOTS;
 const SUCCESSFUL_LIMIT = 10;
 const FAILED_LIMIT = 5;
 const MINUTE = 60_000;
@@ -225,6 +228,7 @@ try {
     globalThis.gc?.();
     globalThis.gc?.();
     const memory = process.memoryUsage();
+    if (snapshots) writeHeapSnapshot(join(snapshots, `runs-${finished}.heapsnapshot`));
     const count = async (kind: Parameters<typeof cluster.list>[0]) => (await cluster.list(kind, {})).items.length;
     const response = await fetch(`${running.url}/ingestions`);
     const body = await response.text();
