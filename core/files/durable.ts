@@ -150,8 +150,8 @@ export interface PreparedChange {
 }
 
 /**
- * The first half of a group commit: the new content written to a temporary file beside its target and flushed.
- * Changes are prepared concurrently; `finishFileChanges` puts a run of prepared ones in place with one flush per
+ * The first half of writing a group of files (the embedded store's checkpoints): the new content written to a
+ * temporary file beside its target and flushed. Changes are prepared concurrently; `finishFileChanges` puts a run of prepared ones in place with one flush per
  * directory, where replacing files one by one flushes every directory once per file. The target's directory is made
  * when missing. For small contents (resource files): they are written into the page cache on the calling thread,
  * which costs less than a trip through libuv's pool; only the open (which allocates an inode) and the flush go there.
@@ -194,7 +194,13 @@ export async function finishFileChanges(changes: readonly PreparedChange[]): Pro
     await discardPrepared(changes.slice(done));
     throw err;
   }
-  await Promise.all([...new Set(changes.map((change) => dirname(change.path)))].map(syncDirectory));
+  const directories = new Set(changes.map((change) => dirname(change.path)));
+  // A removal whose file was never written (created and deleted between two checkpoints) may name no directory.
+  await Promise.all([...directories].map((dir) => syncDirectory(dir).catch(ignoreMissing)));
+}
+
+function ignoreMissing(err: NodeJS.ErrnoException): void {
+  if (err.code !== 'ENOENT') throw err;
 }
 
 /** Removes the temporary files of prepared changes that will not be finished. */

@@ -1,4 +1,4 @@
-// One class of about 450 lines on purpose: every verb of the port shares the per-kind state, the write queue and the
+// One class of about 550 lines on purpose: every verb of the port shares the per-kind state, the write queue and the
 // watch history, and splitting the verbs apart would expose that state; names, watch filtering and files are apart.
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.ts';
@@ -17,9 +17,10 @@ import type {
 } from '../port.ts';
 import { isSecretKind, normalizeSecret } from './secrets.ts';
 import { WatchQueue } from '../watch-queue.ts';
-import type { PreparedChange } from '../../files/durable.ts';
-import { kindKey, ResourceFiles, type StagedChange } from './files.ts';
+import { kindKey, ResourceFiles } from './files.ts';
 import { GroupCommit } from './group-commit.ts';
+import { JournaledFiles } from './journaled-files.ts';
+import { encodeRecord, readJournal } from './journal.ts';
 import { checkName, namespaceOf } from './names.ts';
 import { eventFor, matchesFilter, type HistoryEntry, type WatchFilter } from './watch-events.ts';
 
@@ -27,6 +28,8 @@ export interface EmbeddedClusterOptions {
   dataDir: string;
   /** Watch events retained per kind for resuming watches (older resourceVersions get 410 Gone). */
   historyLimit?: number;
+  /** The size past which the journal's active segment is sealed and checkpointed into the object files. */
+  journalSegmentBytes?: number;
   clock?: () => Date;
 }
 
@@ -50,12 +53,21 @@ interface KindState {
   watchers: Set<WatchFilter & { queue: WatchQueue }>;
 }
 
+/** One change of an object, staged for the next group commit: its new text, or none for a deletion. */
+interface StagedChange {
+  object: KubeObject;
+  text?: string;
+  rv: number;
+}
+
 /** A change waiting for the group commit, with what publishing it needs. */
 interface Staged {
   change: StagedChange;
   state: KindState;
   type: WatchEventType;
 }
+
+const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024;
 
 function objectKeyOf(namespace: string | undefined, name: string): string {
   return `${namespace ?? ''}/${name}`;
@@ -73,9 +85,10 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 /**
  * The `Cluster` port over files: the API server's semantics for every verb (compare-and-swap, generations, status
- * subresource, finalizers, cascading deletion, watches from a resourceVersion). Names, watch filtering and the file
- * layout live beside it (`names.ts`, `watch-events.ts`, `files.ts`); what stays here is the one serialized write
- * path (`#serialize`, `#persist`) that every verb shares, which is why the class is a little over 400 lines.
+ * subresource, finalizers, cascading deletion, watches from a resourceVersion). Names, watch filtering, the file
+ * layout and the journal live beside it (`names.ts`, `watch-events.ts`, `files.ts`, `journaled-files.ts`); what
+ * stays here is the one serialized write path (`#serialize`, `#persist`) that every verb shares, and the loading
+ * that rebuilds its state, which is why the class is about 500 lines.
  */
 export class FileCluster implements EmbeddedCluster {
   readonly #files: ResourceFiles;
@@ -90,18 +103,27 @@ export class FileCluster implements EmbeddedCluster {
   #writes: Promise<unknown> = Promise.resolve();
   /** The durability promises of the writes of the serialized step that runs now. */
   #tickets: Promise<void>[] | undefined;
-  readonly #commits = new GroupCommit<Staged, PreparedChange[]>({
-    prepare: ({ change }) => this.#files.prepare(change),
-    finish: (run) => this.#files.finish(run),
-    discard: (prepared) => this.#files.discard(prepared),
+  readonly #commits = new GroupCommit<Staged, Buffer>({
+    prepare: async ({ change, state }) =>
+      encodeRecord({
+        kind: kindKey(state.ref),
+        name: change.object.metadata.name,
+        rv: change.rv,
+        ...(change.object.metadata.namespace !== undefined && { namespace: change.object.metadata.namespace }),
+        ...(change.text !== undefined && { text: change.text }),
+      }),
+    finish: (frames) => this.#durable.append(frames),
+    discard: async () => undefined,
     publish: ({ change, state, type }) => this.#publishCommitted(state, type, change),
     describeFailure: (err) =>
       new ApiError('InternalError', `the embedded store could not write to disk: ${String(err)}`),
   });
+  readonly #durable: JournaledFiles;
   #closed = false;
 
   private constructor(options: EmbeddedClusterOptions) {
     this.#files = new ResourceFiles(options.dataDir);
+    this.#durable = new JournaledFiles(this.#files, options.journalSegmentBytes ?? DEFAULT_SEGMENT_BYTES);
     this.#historyLimit = options.historyLimit ?? 10_000;
     this.#clock = options.clock ?? (() => new Date());
   }
@@ -112,6 +134,10 @@ export class FileCluster implements EmbeddedCluster {
     return cluster;
   }
 
+  /**
+   * Loads the object files, replays the journal over them, and checkpoints what it replayed, so that a new journal
+   * starts empty: a crash at any point of this leaves the files and the segments to replay again.
+   */
   async #load(): Promise<void> {
     for (const ref of await this.#files.kinds()) {
       this.#state(ref);
@@ -127,7 +153,26 @@ export class FileCluster implements EmbeddedCluster {
         this.#resourceVersion = Math.max(this.#resourceVersion, Number(object.metadata.resourceVersion));
       }
     }
+    const journal = await readJournal(this.#files.journalDir);
+    for (const record of journal.records) {
+      const state = this.#kinds.get(record.kind);
+      if (!state) throw new Error(`the embedded store's journal names a kind it never registered: ${record.kind}`);
+      const key = objectKeyOf(record.namespace, record.name);
+      if (record.text === undefined) {
+        state.latest.delete(key);
+        state.objects.delete(key);
+        state.texts.delete(key);
+      } else {
+        const object = JSON.parse(record.text) as KubeObject;
+        state.latest.set(key, object);
+        state.objects.set(key, object);
+        state.texts.set(key, record.text);
+      }
+      this.#resourceVersion = Math.max(this.#resourceVersion, record.rv);
+      this.#durable.changed(state.ref, record, record.text, this.#resourceVersion);
+    }
     this.#committedVersion = this.#resourceVersion;
+    await this.#durable.start(journal.last);
     // History lives in memory: after a restart nothing before now can be replayed.
     for (const state of this.#kinds.values()) state.expiredBelow = this.#resourceVersion;
   }
@@ -212,7 +257,7 @@ export class FileCluster implements EmbeddedCluster {
     const key = objectKeyOf(object.metadata.namespace, object.metadata.name);
     if (type === 'DELETED') state.latest.delete(key);
     else state.latest.set(key, object);
-    const change: StagedChange = { ref: state.ref, object, rv };
+    const change: StagedChange = { object, rv };
     if (type !== 'DELETED') change.text = JSON.stringify(object);
     const durable = this.#commits.stage({ change, state, type });
     state.pending.set(key, durable);
@@ -237,6 +282,7 @@ export class FileCluster implements EmbeddedCluster {
       state.objects.set(key, object);
       state.texts.set(key, text);
     }
+    this.#durable.changed(state.ref, object.metadata, text, rv);
     this.#committedVersion = rv;
     this.#publish(state, { rv, event: { type, object }, ...(relabelled ? { relabelled } : {}) });
   }
@@ -497,10 +543,12 @@ export class FileCluster implements EmbeddedCluster {
     return watcher.queue as AsyncIterable<WatchEvent<T>>;
   }
 
+  /** Waits for the writes under way, closes the watches, and checkpoints what the journal holds. */
   async close(): Promise<void> {
     this.#closed = true;
     await this.#writes;
     await this.#commits.pending()?.catch(() => undefined);
     for (const state of this.#kinds.values()) for (const w of state.watchers) w.queue.close();
+    await this.#durable.close(!this.#commits.failure);
   }
 }

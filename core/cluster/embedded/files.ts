@@ -27,12 +27,10 @@ async function loadJsonFiles(root: string): Promise<{ path: string; value: unkno
   return files;
 }
 
-/** One change of an object, staged for the next group commit: its new text, or none for a deletion. */
-export interface StagedChange {
-  ref: KindRef;
-  object: KubeObject;
-  text?: string;
-  rv: number;
+/** Where an object lives in its kind. */
+export interface ObjectKey {
+  namespace?: string;
+  name: string;
 }
 
 export const kindKey = (ref: KindRef) => `${ref.apiVersion}/${ref.plural}`;
@@ -40,8 +38,9 @@ export const kindKey = (ref: KindRef) => `${ref.apiVersion}/${ref.plural}`;
 /**
  * The embedded cluster's files under its data directory, each written atomically:
  *   kinds/<apiVersion/plural>.json                      every kind ever written (the garbage collector searches them)
- *   state/counter.json                                  the resourceVersion of the last deletion
+ *   state/counter.json                                  the last resourceVersion the last checkpoint covers
  *   resources/<group>/<version>/<plural>/<ns>/<name>.json  one object each (`_cluster` for cluster-scoped kinds)
+ *   journal/<sequence>.wal                              the changes not yet checkpointed (`journal.ts`)
  */
 export class ResourceFiles {
   readonly #dir: string;
@@ -55,8 +54,13 @@ export class ResourceFiles {
     return join(this.#dir, 'resources', group!, version!, ref.plural);
   }
 
-  #objectPath(ref: KindRef, { namespace, name }: KubeObject['metadata']): string {
+  #objectPath(ref: KindRef, { namespace, name }: ObjectKey): string {
     return join(this.#kindDir(ref), namespace ?? '_cluster', `${name}.json`);
+  }
+
+  /** Where the write-ahead log's segments live. */
+  get journalDir(): string {
+    return join(this.#dir, 'journal');
   }
 
   async kinds(): Promise<KindRef[]> {
@@ -67,7 +71,7 @@ export class ResourceFiles {
     await writeFileAtomic(join(this.#dir, 'kinds', `${encodeURIComponent(kindKey(ref))}.json`), JSON.stringify(ref));
   }
 
-  /** The resourceVersion recorded by the last deletion, 0 when none. */
+  /** The last resourceVersion the last checkpoint covered, 0 before the first. */
   async counter(): Promise<number> {
     const counter = (await loadJsonFiles(join(this.#dir, 'state'))).find((f) => f.path.endsWith('counter.json'));
     return Number((counter?.value as { resourceVersion?: string } | undefined)?.resourceVersion ?? 0);
@@ -77,28 +81,28 @@ export class ResourceFiles {
     return (await loadJsonFiles(this.#kindDir(ref))).map(({ value }) => value as KubeObject);
   }
 
+  /** Records the last resourceVersion a checkpoint covers: it stays once the newest object is deleted. */
+  writeCounter(rv: number): Promise<void> {
+    return writeFileAtomic(join(this.#dir, 'state', 'counter.json'), JSON.stringify({ resourceVersion: String(rv) }));
+  }
+
   /**
-   * The first half of writing a change (a group commit's prepare): the object's new text flushed beside its file,
-   * or, for a deletion, the resourceVersion it happened at flushed beside the counter, which keeps it once the
-   * newest object is gone. Secrets are readable by this process's user only, as etcd's data is by the API server's.
+   * The first half of bringing an object's file up to date (a checkpoint writes many at once): its text flushed
+   * beside its file, or nothing to prepare for a deletion. Secrets are readable by this process's user only, as
+   * etcd's data is by the API server's.
    */
-  async prepare(change: StagedChange): Promise<PreparedChange[]> {
-    const path = this.#objectPath(change.ref, change.object.metadata);
-    if (change.text !== undefined)
-      return [await prepareFileChange({ path, data: change.text, ...(isSecretKind(change.ref) && { mode: 0o600 }) })];
-    const counter = join(this.#dir, 'state', 'counter.json');
-    return [
-      await prepareFileChange({ path: counter, data: JSON.stringify({ resourceVersion: String(change.rv) }) }),
-      { path },
-    ];
+  async prepare(ref: KindRef, meta: ObjectKey, text: string | undefined): Promise<PreparedChange> {
+    const path = this.#objectPath(ref, meta);
+    if (text === undefined) return { path };
+    return prepareFileChange({ path, data: text, ...(isSecretKind(ref) && { mode: 0o600 }) });
   }
 
   /** The second half, for a run of prepared changes in order: in place, each directory flushed once. */
-  finish(run: readonly PreparedChange[][]): Promise<void> {
-    return finishFileChanges(run.flat());
+  finish(run: readonly PreparedChange[]): Promise<void> {
+    return finishFileChanges(run);
   }
 
-  discard(prepared: readonly PreparedChange[][]): Promise<void> {
-    return discardPrepared(prepared.flat());
+  discard(prepared: readonly PreparedChange[]): Promise<void> {
+    return discardPrepared(prepared);
   }
 }

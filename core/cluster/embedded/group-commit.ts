@@ -1,10 +1,10 @@
 /**
- * Pipelined group commit: changes accepted one at a time are prepared at once (each its content flushed beside its
- * file, concurrently, as independent writers would) and finished in runs: the longest run of prepared changes at
- * the head of the queue is put in place together, with one flush per directory, while the changes behind it keep
- * preparing. Changes are finished and published in the order they were staged, and each stage's promise settles
- * when its change is durable and published. A failed write fails every change not yet finished, and every later
- * stage (fail-stop, as etcd stops on a failed fsync): those changes were decided on writes that never landed.
+ * Pipelined group commit: changes accepted one at a time are prepared at once (the embedded store encodes each as a
+ * journal frame) and finished in runs: the longest run of prepared changes at the head of the queue is made durable
+ * together (one append and one flush), while the changes behind it keep preparing. Changes are finished and
+ * published in the order they were staged, and each stage's promise settles when its change is durable and
+ * published. A failed write fails every change not yet finished, and every later stage (fail-stop, as etcd stops
+ * on a failed fsync): those changes were decided on writes that never landed.
  */
 const MAX_PREPARING = 64;
 
@@ -19,9 +19,9 @@ interface Entry<T, P> {
 }
 
 export interface GroupCommitSteps<T, P> {
-  /** Writes and flushes an item's content beside its target; runs concurrently for many items. */
+  /** Makes an item ready to be finished; runs concurrently for many items. */
   prepare(item: T): Promise<P>;
-  /** Puts a run of prepared items in place, in order, durably. */
+  /** Makes a run of prepared items durable, in order. */
   finish(run: readonly P[]): Promise<void>;
   /** Drops prepared items that will not be finished. */
   discard(prepared: readonly P[]): Promise<void>;
