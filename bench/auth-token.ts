@@ -13,7 +13,8 @@
  *
  * Run alone: `node bench/auth-token.ts`; `make bench` runs it as a section. Knobs: BENCH_AUTH_RUNS (3),
  * BENCH_AUTH_CODES (codes per side and run, 300), BENCH_AUTH_CONCURRENCY (8: connections, and refresh chains),
- * BENCH_AUTH_REFRESHES (refreshes per chain, 40), BENCH_AUTH_SECONDS (each autocannon load, 5), BENCH_AUTH_CPU_PROF
+ * BENCH_AUTH_REFRESHES (refreshes per chain, 40), BENCH_AUTH_SECONDS (each autocannon load, 5),
+ * BENCH_AUTH_BEARER_PAIRS (anonymous and bearer loads per run, 3), BENCH_AUTH_CPU_PROF
  * (a directory: both servers write a CPU profile there).
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
@@ -42,6 +43,8 @@ export interface AuthTokenOptions {
   concurrency: number;
   refreshesPerChain: number;
   bearerSeconds: number;
+  /** Pairs of bearer and anonymous loads per run, in alternating order, each pair one sample of the added cost. */
+  bearerPairs: number;
 }
 
 export function authTokenOptions(env: NodeJS.ProcessEnv): AuthTokenOptions {
@@ -51,6 +54,7 @@ export function authTokenOptions(env: NodeJS.ProcessEnv): AuthTokenOptions {
     concurrency: Number(env.BENCH_AUTH_CONCURRENCY ?? 8),
     refreshesPerChain: Number(env.BENCH_AUTH_REFRESHES ?? 40),
     bearerSeconds: Number(env.BENCH_AUTH_SECONDS ?? 5),
+    bearerPairs: Number(env.BENCH_AUTH_BEARER_PAIRS ?? 3),
   };
 }
 
@@ -68,7 +72,7 @@ type Sides = { stratus: Side; peer: Side; durable: Side };
 export interface AuthTokenRun {
   code: Sides;
   refresh: Sides;
-  bearer: { anonymous: Side; bearer: Side };
+  bearer: { anonymous: Side; bearer: Side }[];
 }
 
 export interface AuthTokenFigures {
@@ -296,14 +300,20 @@ export async function benchAuthToken(options: AuthTokenOptions): Promise<AuthTok
         if (name === 'stratus') accessToken = refreshed.result.accessToken;
       }
       const bearerHeader = [`authorization=Bearer ${accessToken}`];
-      const bearer = {} as AuthTokenRun['bearer'];
-      for (const kind of r % 2 === 0 ? (['anonymous', 'bearer'] as const) : (['bearer', 'anonymous'] as const))
-        bearer[kind] = await autocannon(
-          stratus,
-          '/collections',
-          options.bearerSeconds,
-          kind === 'bearer' ? bearerHeader : [],
-        );
+      // Alternating which load goes first: the machine's drift over a run then falls on both sides alike.
+      const bearer: AuthTokenRun['bearer'] = [];
+      for (let pair = 0; pair < options.bearerPairs; pair++) {
+        const loads = {} as AuthTokenRun['bearer'][number];
+        const order = (r + pair) % 2 === 0 ? (['anonymous', 'bearer'] as const) : (['bearer', 'anonymous'] as const);
+        for (const kind of order)
+          loads[kind] = await autocannon(
+            stratus,
+            '/collections',
+            options.bearerSeconds,
+            kind === 'bearer' ? bearerHeader : [],
+          );
+        bearer.push(loads);
+      }
       runs.push({ code, refresh, bearer });
     }
     return { options, runs };
@@ -329,9 +339,10 @@ export function authTokenReport(figures: AuthTokenFigures): string[] {
     { name: 'refresh', pick: (r: AuthTokenRun) => r.refresh },
   ];
   // What bearer validation adds to a request: the anonymous rate over the bearer rate less one, and the CPU likewise.
+  const pairs = runs.flatMap((r, i) => r.bearer.map((loads, pair) => ({ label: `${i + 1}.${pair + 1}`, ...loads })));
   const added = {
-    rate: runs.map((r) => r.bearer.anonymous.perSecond / r.bearer.bearer.perSecond - 1),
-    cpu: runs.map((r) => r.bearer.bearer.cpuMsPerOp / r.bearer.anonymous.cpuMsPerOp - 1),
+    rate: pairs.map((p) => p.anonymous.perSecond / p.bearer.perSecond - 1),
+    cpu: pairs.map((p) => p.bearer.cpuMsPerOp / p.anonymous.cpuMsPerOp - 1),
   };
   return [
     `Token endpoint, ${options.codes} code exchanges over ${options.concurrency} connections, then ${options.concurrency} refresh chains of ${options.refreshesPerChain} rotations: ops/s (p50 / p95 ms; server CPU ms per op). Peers: node-oidc-provider with its in-memory adapter (memory), and with every record written durably as Stratus's are (durable).`,
@@ -351,14 +362,14 @@ export function authTokenReport(figures: AuthTokenFigures): string[] {
       return `Median (range), ${name}: to memory ${medianRange(memory.rate, times)}, by CPU ${medianRange(memory.cpu, times)}; to durable ${medianRange(durable.rate, times)}, by CPU ${medianRange(durable.cpu, times)}`;
     }),
     '',
-    `Bearer validation, GET /collections on Stratus, autocannon 16 connections ${options.bearerSeconds} s each: req/s (p50 / p97.5 ms; server CPU ms per request)`,
-    '| run | anonymous | bearer access token | added: by rate (by CPU) |',
+    `Bearer validation, GET /collections on Stratus, ${options.bearerPairs} pairs of loads a run in alternating order, autocannon 16 connections ${options.bearerSeconds} s each: req/s (p50 / p97.5 ms; server CPU ms per request)`,
+    '| run.pair | anonymous | bearer access token | added: by rate (by CPU) |',
     '| --- | --- | --- | --- |',
-    ...runs.map(
-      (r, i) =>
-        `| ${i + 1} | ${cell(r.bearer.anonymous)} | ${cell(r.bearer.bearer)} | ${percent(added.rate[i]!)} (${percent(added.cpu[i]!)}) |`,
+    ...pairs.map(
+      (p, i) =>
+        `| ${p.label} | ${cell(p.anonymous)} | ${cell(p.bearer)} | ${percent(added.rate[i]!)} (${percent(added.cpu[i]!)}) |`,
     ),
-    `Median (range) of the added cost: by rate ${medianRange(added.rate, percent)}, by CPU ${medianRange(added.cpu, percent)}`,
+    `Median (range) of the added cost over ${pairs.length} pairs: by rate ${medianRange(added.rate, percent)}, by CPU ${medianRange(added.cpu, percent)}`,
   ];
 }
 

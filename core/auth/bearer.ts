@@ -1,9 +1,10 @@
 import type { JWTPayload } from 'jose';
+import { Lru } from '../cache/lru.ts';
 import type { User } from '../resources/user/schema.ts';
 import type { AuthContext } from './context.ts';
 import { OAuthError } from './errors.ts';
 import { INVALID_MAPPING_CLAIM } from './federation/mapping.ts';
-import { InvalidJwtError, verifyJwt } from './tokens/jwt.ts';
+import { InvalidJwtError, timely, verifyJwt } from './tokens/jwt.ts';
 import { userClaims } from './tokens/issue.ts';
 import { accountRefusal } from './users/directory.ts';
 
@@ -19,8 +20,48 @@ export interface BearerCaller {
   clientId: string;
 }
 
+/**
+ * The callers of recent tokens, per context (an installation's keys, issuer and directories), each with the stamp of
+ * the directories it was found under. Presenting the same token again while no client, authorization or user has
+ * changed needs only its expiry and the account's state checked again: the full check made five cache reads and
+ * two lookups keyed by the whole token, the most of what a bearer token added to a small GET.
+ */
+const REMEMBERED_MAX = 5_000;
+const remembered = new WeakMap<AuthContext, Lru<{ stamp: string; caller: BearerCaller }>>();
+
+function rememberedOf(context: AuthContext): Lru<{ stamp: string; caller: BearerCaller }> {
+  let callers = remembered.get(context);
+  if (!callers) remembered.set(context, (callers = new Lru(REMEMBERED_MAX)));
+  return callers;
+}
+
+/** The caller of a token checked before under the directories as they are now, if it is still timely and may act. */
+export function rememberedCaller(context: AuthContext, token: string, now: Date): BearerCaller | undefined {
+  const stamp = context.directoriesStamp?.();
+  if (stamp === undefined) return undefined;
+  const known = rememberedOf(context).get(token);
+  if (!known || known.stamp !== stamp) return undefined;
+  return timely(known.caller.claims, now) && !accountRefusal(known.caller.user, now) ? known.caller : undefined;
+}
+
 export async function authenticateBearer(context: AuthContext, token: string): Promise<BearerCaller> {
   const now = context.now();
+  const known = rememberedCaller(context, token, now);
+  if (known) return known;
+  // Taken before the reads: a change while they run leaves the caller unremembered.
+  const stamp = context.directoriesStamp?.();
+  const { caller, bySettings } = await checkBearer(context, token, now);
+  // A client judged by the system settings is judged again each time: the stamp does not cover the settings.
+  if (stamp !== undefined && !bySettings && context.directoriesStamp?.() === stamp)
+    rememberedOf(context).set(token, { stamp, caller });
+  return caller;
+}
+
+async function checkBearer(
+  context: AuthContext,
+  token: string,
+  now: Date,
+): Promise<{ caller: BearerCaller; bySettings: boolean }> {
   let claims: JWTPayload;
   try {
     claims = await verifyJwt(token, context.keys, { kind: 'access', issuer: context.issuer, now });
@@ -30,9 +71,11 @@ export async function authenticateBearer(context: AuthContext, token: string): P
   }
   const audiences = Array.isArray(claims.aud) ? claims.aud : claims.aud ? [claims.aud] : [];
   if (audiences.length === 0) throw new OAuthError('invalid_token', 'the token has no audience');
+  let bySettings = false;
   for (const audience of audiences) {
-    if (!(await context.clients.find(audience)))
-      throw new OAuthError('invalid_token', "the token's audience is not a registered client");
+    const lookup = await context.clients.lookup(audience);
+    if (!lookup.found) throw new OAuthError('invalid_token', "the token's audience is not a registered client");
+    bySettings ||= lookup.bySettings;
   }
   const authorization = await context.authorizations.get(String(claims.authorization_id ?? ''));
   if (!authorization || authorization.spec.revocation) throw new OAuthError('invalid_token', 'the token was revoked');
@@ -44,7 +87,7 @@ export async function authenticateBearer(context: AuthContext, token: string): P
   if (!user) throw new OAuthError('invalid_token', 'the token names no local user');
   const refusal = accountRefusal(user, now);
   if (refusal) throw new OAuthError('invalid_token', refusal);
-  return {
+  const caller = {
     user,
     claims,
     scopes: String(claims.scope ?? '')
@@ -52,6 +95,7 @@ export async function authenticateBearer(context: AuthContext, token: string): P
       .filter(Boolean),
     clientId: String(claims.client_id ?? audiences[0]),
   };
+  return { caller, bySettings };
 }
 
 /** The userinfo response (OIDC Core §5.3): the claims the token's scopes release; `openid` is required. */

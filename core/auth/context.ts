@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { Cluster } from '../cluster/port.ts';
 import type { ClientDirectory } from './clients/directory.ts';
 import type { SigningKeys } from './keys/signing-keys.ts';
@@ -12,7 +13,7 @@ export interface AuthContext {
   issuer: string;
   keys: SigningKeys;
   /** The installation's MAC key of refresh tokens (keys/token-key.ts). */
-  refreshTokenKey: Buffer;
+  refreshTokenKey: KeyObject;
   clients: ClientDirectory;
   users: UserDirectory;
   authorizations: AuthorizationRecords;
@@ -22,4 +23,9 @@ export interface AuthContext {
    */
   mappingClaim: string;
   now(): Date;
+  /**
+   * What the clients, authorizations and users read as now: equal stamps, equal reads. Undefined while a read would
+   * wait for this process's own writes, or when nothing can tell (then nothing is remembered between requests).
+   */
+  directoriesStamp?(): string | undefined;
 }

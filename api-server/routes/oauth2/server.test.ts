@@ -17,6 +17,10 @@ import {
   type AuthApp,
 } from '../../../test/support/auth-app.ts';
 import { build } from '../../test/build.ts';
+import { NAMESPACE } from '../../../test/support/auth-context.ts';
+import { eventually } from '../../../test/support/eventually.ts';
+import { oauth2ClientKind } from '../../../core/resources/oauth2-client/schema.ts';
+import { userKind } from '../../../core/resources/user/schema.ts';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const VERIFIER = 'v'.repeat(43);
@@ -164,6 +168,36 @@ describe('a read-only instance', () => {
     });
     expect(write.status).toBe(403);
     expect(await write.json()).toMatchObject({ code: 'PermissionsInsufficient' });
+  });
+});
+
+describe('bearer tokens used again', () => {
+  it('refuses a token it accepted a moment ago once it is revoked, its user disabled or its client removed', async () => {
+    const app = await startAuthApp();
+    await app.addUser('ada', 'pw');
+    await app.addClient({ clientId: 'cli', clientAuthenticationMethods: ['none'], redirectUris: [REDIRECT_URI] });
+    const me = (token: string) => fetch(`${app.url}/me`, { headers: { authorization: `Bearer ${token}` } });
+    const refused = (token: string) => eventually(async () => ((await me(token)).status === 401 ? true : undefined));
+
+    const revoked = (await tokensFrom(app)).body;
+    expect((await me(revoked.access_token!)).status).toBe(200);
+    expect((await me(revoked.access_token!)).status).toBe(200);
+    expect((await tokenCall(app.url, { token: revoked.refresh_token! }, '/oauth2/revoke')).status).toBe(200);
+    // Revoked through this instance: refused at once.
+    expect((await me(revoked.access_token!)).status).toBe(401);
+
+    // Changed by another writer (kubectl, another replica): refused once the watch brings the change.
+    const disabled = (await tokensFrom(app)).body.access_token!;
+    expect((await me(disabled)).status).toBe(200);
+    await app.cluster.patch(userKind, 'ada', { type: 'merge', body: { spec: { disabled: true } } }, NAMESPACE);
+    await refused(disabled);
+    await app.cluster.patch(userKind, 'ada', { type: 'merge', body: { spec: { disabled: false } } }, NAMESPACE);
+    expect((await me(disabled)).status).toBe(200);
+
+    const orphaned = (await tokensFrom(app)).body.access_token!;
+    expect((await me(orphaned)).status).toBe(200);
+    await app.cluster.delete(oauth2ClientKind, 'cli', NAMESPACE);
+    await refused(orphaned);
   });
 });
 

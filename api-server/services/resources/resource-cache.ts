@@ -88,6 +88,14 @@ export class ResourceCache<T extends KubeObject> {
     );
   }
 
+  /**
+   * The resourceVersion the cache has reached when a read would answer from it at once, else undefined (before its
+   * first list, or while it waits for this process's writes): equal stamps, equal contents.
+   */
+  get stamp(): number | undefined {
+    return this.#informer.caughtUp() ? this.#informer.version : undefined;
+  }
+
   /** The resourceVersion the cache has reached, as a collection's: what a list from it is as of. */
   get resourceVersion(): string {
     return String(this.#informer.version);

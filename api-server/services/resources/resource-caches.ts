@@ -70,6 +70,20 @@ export class ResourceCaches {
     } as Cluster;
   }
 
+  /** A stamp of these kinds' caches together (see `ResourceCache.stamp`), undefined when any has none. */
+  stampOf(kinds: readonly KindRef[]): () => string | undefined {
+    const caches = kinds.map((kind) => this.of(kind));
+    return () => {
+      let stamp = '';
+      for (const cache of caches) {
+        const version = cache.stamp;
+        if (version === undefined) return undefined;
+        stamp += `${version}.`;
+      }
+      return stamp;
+    };
+  }
+
   stop(): Promise<void> {
     return this.#informers.stop();
   }

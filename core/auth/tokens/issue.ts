@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type KeyObject } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import type { User } from '../../resources/user/schema.ts';
 import type { SigningKeys } from '../keys/signing-keys.ts';
@@ -80,7 +80,7 @@ export function mintAccessToken(context: TokenContext, input: AccessTokenInput):
 
 /** An opaque refresh token (`refresh-token.ts`) of the authorization, valid for `ttlSeconds`. */
 export function mintRefreshToken(
-  refreshTokenKey: Buffer,
+  refreshTokenKey: KeyObject,
   input: Pick<AccessTokenInput, 'authorizationName' | 'now' | 'ttlSeconds'>,
 ): Minted {
   const value = newRefreshToken(refreshTokenKey, input.authorizationName);

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newAuthorizationName } from '../records/authorizations.ts';
 import { newRefreshToken, refreshTokenAuthorization } from './refresh-token.ts';
 
 describe('opaque refresh tokens', () => {
-  const key = randomBytes(32);
+  const key = createSecretKey(randomBytes(32));
   const name = newAuthorizationName();
 
   it('name their authorization to the key that made them, and are different every time', () => {
@@ -27,6 +27,6 @@ describe('opaque refresh tokens', () => {
       '',
     ])
       expect(refreshTokenAuthorization(key, value)).toBeUndefined();
-    expect(refreshTokenAuthorization(randomBytes(32), token)).toBeUndefined();
+    expect(refreshTokenAuthorization(createSecretKey(randomBytes(32)), token)).toBeUndefined();
   });
 });

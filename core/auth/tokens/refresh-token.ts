@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import { randomSecret, safeEqual } from '../digest.ts';
 import { isAuthorizationName } from '../records/authorizations.ts';
 
@@ -12,17 +12,17 @@ import { isAuthorizationName } from '../records/authorizations.ts';
  */
 const PURPOSE = 'stratus refresh token\n';
 
-function macOf(key: Buffer, body: string): string {
+function macOf(key: KeyObject, body: string): string {
   return createHmac('sha256', key).update(PURPOSE).update(body).digest('base64url');
 }
 
-export function newRefreshToken(key: Buffer, authorizationName: string): string {
+export function newRefreshToken(key: KeyObject, authorizationName: string): string {
   const body = `${authorizationName}.${randomSecret()}`;
   return `${body}.${macOf(key, body)}`;
 }
 
 /** The authorization a refresh token this server issued belongs to; undefined for anything else. */
-export function refreshTokenAuthorization(key: Buffer, value: string): string | undefined {
+export function refreshTokenAuthorization(key: KeyObject, value: string): string | undefined {
   const parts = value.split('.');
   if (parts.length !== 3) return undefined;
   const [name, secret, mac] = parts as [string, string, string];

@@ -108,7 +108,9 @@ export const authenticationPlugin = fp(
     // The internal provider exists when the authorization server is on (with its issuer, server.base.url).
     const internal = providers.internal;
     // Every bearer request reads its user, client and authorization: from the informer caches, not the store.
-    const reads = app.resourceCaches.readingThrough([userKind, oauth2ClientKind, oauth2AuthorizationKind]);
+    const directoryKinds = [userKind, oauth2ClientKind, oauth2AuthorizationKind];
+    const reads = app.resourceCaches.readingThrough(directoryKinds);
+    const directoriesStamp = app.resourceCaches.stampOf(directoryKinds);
     const users = new UserDirectory(reads, namespace);
     const external = config.oidc.jwtTokenAuthenticationEnabled
       ? { keys: providerKeys, users, linkedAccounts: config.linkedAccounts.enabled }
@@ -121,7 +123,7 @@ export const authenticationPlugin = fp(
       });
       return;
     }
-    const services = internal ? await authorizationServer(app, internal, users, reads) : undefined;
+    const services = internal ? await authorizationServer(app, internal, users, reads, directoriesStamp) : undefined;
     app.decorate('auth', services);
     const bearer: BearerSources = {
       providers,
@@ -187,6 +189,7 @@ async function authorizationServer(
   internal: InternalProvider,
   users: UserDirectory,
   reads: Cluster,
+  directoriesStamp: () => string | undefined,
 ): Promise<AuthServices> {
   const { cluster, config, namespace } = app.stratus;
   const keys = await resolveSigningKeys(config.oauth2.keystore, cluster, namespace);
@@ -203,6 +206,7 @@ async function authorizationServer(
     authorizations: new AuthorizationRecords(cluster, namespace, reads),
     mappingClaim: internal.mappingClaim,
     now: () => new Date(),
+    directoriesStamp,
   };
   const sessions = new Sessions(cluster, namespace);
   const secure = (request: FastifyRequest) => isSecureRequest(request, config);
