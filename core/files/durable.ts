@@ -151,10 +151,11 @@ export interface PreparedChange {
 
 /**
  * The first half of writing a group of files (the embedded store's checkpoints): the new content written to a
- * temporary file beside its target and flushed. Changes are prepared concurrently; `finishFileChanges` puts a run of prepared ones in place with one flush per
- * directory, where replacing files one by one flushes every directory once per file. The target's directory is made
- * when missing. For small contents (resource files): they are written into the page cache on the calling thread,
- * which costs less than a trip through libuv's pool; only the open (which allocates an inode) and the flush go there.
+ * temporary file beside its target and flushed. Changes are prepared concurrently; `finishFileChanges` puts a run of
+ * prepared ones in place with one flush per directory, where replacing files one by one flushes every directory once
+ * per file. The target's directory is made when missing. For small contents (resource files): they are written into
+ * the page cache on the calling thread, which costs less than a trip through libuv's pool; only the open (which
+ * allocates an inode) and the flush go there.
  */
 export async function prepareFileChange(change: FileChange): Promise<PreparedChange> {
   if (change.data === undefined) return { path: change.path };

@@ -88,7 +88,7 @@ function sameJson(a: unknown, b: unknown): boolean {
  * subresource, finalizers, cascading deletion, watches from a resourceVersion). Names, watch filtering, the file
  * layout and the journal live beside it (`names.ts`, `watch-events.ts`, `files.ts`, `journaled-files.ts`); what
  * stays here is the one serialized write path (`#serialize`, `#persist`) that every verb shares, and the loading
- * that rebuilds its state, which is why the class is about 500 lines.
+ * that rebuilds its state, which is why the class is about 550 lines.
  */
 export class FileCluster implements EmbeddedCluster {
   readonly #files: ResourceFiles;

@@ -20,6 +20,7 @@ export class JournaledFiles {
   /** The checkpoint under way, and why writing stopped once one failed. */
   #checkpointing: Promise<void> | undefined;
   #failure: unknown;
+  #closing: Promise<void> | undefined;
 
   constructor(files: ResourceFiles, segmentBytes: number) {
     this.#files = files;
@@ -71,7 +72,12 @@ export class JournaledFiles {
    * Checkpoints everything and closes the journal, so that a data directory closed cleanly has every object in its
    * file; after a failed write (`healthy` false) the journal is left to replay.
    */
-  async close(healthy: boolean): Promise<void> {
+  close(healthy: boolean): Promise<void> {
+    this.#closing ??= this.#close(healthy);
+    return this.#closing;
+  }
+
+  async #close(healthy: boolean): Promise<void> {
     const journal = this.#started();
     await this.#checkpointing;
     let checkpointed = false;
