@@ -1,6 +1,6 @@
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
-import { authenticateBearer, rememberedCaller, type BearerCaller } from '../bearer.ts';
+import { authenticateBearer, type BearerCaller } from '../bearer.ts';
 import { Lru } from '../../cache/lru.ts';
 import type { AuthContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
@@ -59,12 +59,6 @@ export async function authenticateAnyBearer(
   token: string,
   providerKey?: string,
 ): Promise<BearerCaller> {
-  // The internal provider's recent callers first: those tokens were decoded and checked before.
-  const known =
-    sources.internal && providerKey === undefined
-      ? rememberedCaller(sources.internal, token, sources.now())
-      : undefined;
-  if (known) return known;
   const unverified = decodeOnce(token);
   const named = providerKey === undefined ? undefined : sources.providers.byKey(providerKey);
   if (providerKey !== undefined && (!named || !acceptsTokensOf(sources, named)))

@@ -4,6 +4,7 @@ import { ClientDirectory } from '../../../../core/auth/clients/directory.ts';
 import { ensureRegistrarClient } from '../../../../core/auth/clients/registrar.ts';
 import type { AuthContext } from '../../../../core/auth/context.ts';
 import { OAuthError } from '../../../../core/auth/errors.ts';
+import { rememberedCaller } from '../../../../core/auth/bearer.ts';
 import { authenticateAnyBearer, type BearerSources } from '../../../../core/auth/federation/bearer.ts';
 import { ProviderKeySets } from '../../../../core/auth/federation/provider-keys.ts';
 import {
@@ -80,6 +81,12 @@ function openEoBearerToken(value: string): { token: string; providerKey?: string
   return { token, providerKey };
 }
 
+/** The scheme of an `Authorization` header, lower-cased, and its value. */
+function schemeAndValue(header: string): { scheme: string; value: string } {
+  const [scheme = '', value = ''] = header.trim().split(/\s+/, 2);
+  return { scheme: scheme.toLowerCase(), value };
+}
+
 /** RFC 7617: `user:password`, UTF-8, not form-encoded (unlike a client's credentials at the token endpoint). */
 function userCredentials(encoded: string): { username: string; password: string } | undefined {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return undefined;
@@ -140,16 +147,15 @@ export const authenticationPlugin = fp(
         if (signedIn) request.caller = callerOf(signedIn.user, 'session');
         return;
       }
-      const [scheme, value = ''] = header.trim().split(/\s+/, 2);
-      if (scheme?.toLowerCase() === 'basic') {
+      const { scheme, value } = schemeAndValue(header);
+      if (scheme === 'basic') {
         const credentials = userCredentials(value);
         const user = credentials && (await users.signIn(credentials.username, credentials.password, bearer.now()));
         if (!user) throw basicChallenge('The username or password is wrong.');
         request.caller = callerOf(user, 'basic');
         return;
       }
-      if (scheme?.toLowerCase() !== 'bearer')
-        throw basicChallenge(`The ${scheme} authorization scheme is not supported.`);
+      if (scheme !== 'bearer') throw basicChallenge(`The ${scheme} authorization scheme is not supported.`);
       try {
         if (value.startsWith(OPENEO_BASIC_PREFIX)) {
           // openEO's token from /credentials/basic: a session, found by its hash like the login page's.
@@ -167,8 +173,16 @@ export const authenticationPlugin = fp(
         throw err instanceof OAuthError ? bearerError(err) : err;
       }
     };
+    /** The caller of a bearer token of this server checked a moment ago (core/auth/bearer.ts), found at once. */
+    const rememberedBearer = (header: string) => {
+      const { scheme, value } = schemeAndValue(header);
+      if (!services || scheme !== 'bearer' || value.startsWith(OPENEO_BASIC_PREFIX)) return undefined;
+      const { token, providerKey } = openEoBearerToken(value);
+      const caller = providerKey === undefined ? rememberedCaller(services.context, token, bearer.now()) : undefined;
+      return caller && callerOf(caller.user, 'bearer', { clientId: caller.clientId, scopes: caller.scopes });
+    };
     // A callback hook: the requests that carry no credentials at all (neither header nor any cookie), most of
-    // them, are anonymous without a promise.
+    // them, are anonymous without a promise, and so are those with a bearer token remembered from a moment ago.
     app.addHook('onRequest', (request, _reply, done) => {
       request.caller = ANONYMOUS;
       const { headers } = request;
@@ -177,6 +191,11 @@ export const authenticationPlugin = fp(
         (headers.authorization === undefined && headers.cookie === undefined)
       )
         return done();
+      const remembered = headers.authorization === undefined ? undefined : rememberedBearer(headers.authorization);
+      if (remembered) {
+        request.caller = remembered;
+        return done();
+      }
       authenticate(request).then(() => done(), done);
     });
   },
