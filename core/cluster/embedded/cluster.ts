@@ -21,6 +21,7 @@ import { kindKey, ResourceFiles } from './files.ts';
 import { GroupCommit } from './group-commit.ts';
 import { JournaledFiles } from './journaled-files.ts';
 import { encodeRecord, readJournal } from './journal.ts';
+import { acquireOwnerLock } from './owner-lock.ts';
 import { checkName, namespaceOf } from './names.ts';
 import { eventFor, matchesFilter, type HistoryEntry, type WatchFilter } from './watch-events.ts';
 
@@ -119,6 +120,7 @@ export class FileCluster implements EmbeddedCluster {
       new ApiError('InternalError', `the embedded store could not write to disk: ${String(err)}`),
   });
   readonly #durable: JournaledFiles;
+  #releaseOwner: () => Promise<void> = async () => undefined;
   #closed = false;
 
   private constructor(options: EmbeddedClusterOptions) {
@@ -129,8 +131,15 @@ export class FileCluster implements EmbeddedCluster {
   }
 
   static async open(options: EmbeddedClusterOptions): Promise<FileCluster> {
+    const release = await acquireOwnerLock(options.dataDir);
     const cluster = new FileCluster(options);
-    await cluster.#load();
+    cluster.#releaseOwner = release;
+    try {
+      await cluster.#load();
+    } catch (err) {
+      await release();
+      throw err;
+    }
     return cluster;
   }
 
@@ -549,6 +558,10 @@ export class FileCluster implements EmbeddedCluster {
     await this.#writes;
     await this.#commits.pending()?.catch(() => undefined);
     for (const state of this.#kinds.values()) for (const w of state.watchers) w.queue.close();
-    await this.#durable.close(!this.#commits.failure);
+    try {
+      await this.#durable.close(!this.#commits.failure);
+    } finally {
+      await this.#releaseOwner();
+    }
   }
 }

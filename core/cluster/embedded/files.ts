@@ -41,6 +41,7 @@ export const kindKey = (ref: KindRef) => `${ref.apiVersion}/${ref.plural}`;
  *   state/counter.json                                  the last resourceVersion the last checkpoint covers
  *   resources/<group>/<version>/<plural>/<ns>/<name>.json  one object each (`_cluster` for cluster-scoped kinds)
  *   journal/<sequence>.wal                              the changes not yet checkpointed (`journal.ts`)
+ *   owner.pid                                           the process that has the store open (`owner-lock.ts`)
  */
 export class ResourceFiles {
   readonly #dir: string;
