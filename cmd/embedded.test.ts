@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadManifests } from '../core/cluster/manifests.ts';
@@ -229,6 +229,25 @@ describe('embedded mode', () => {
     );
     expect(result.stderr).toMatch(message);
     expect(result.status).toBe(2);
+  });
+
+  it('refuses a data directory another running process has open, in one line', async () => {
+    const owner = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    try {
+      await mkdir(join(dataDir, 'cluster'), { recursive: true });
+      await writeFile(join(dataDir, 'cluster', 'owner.pid'), `${owner.pid}\n${hostname()}\n`);
+      const result = spawnSync(
+        process.execPath,
+        [join(root, 'cmd/stratus.ts'), 'embedded', '--data-dir', dataDir, '--port', '0'],
+        { encoding: 'utf8', cwd: root, timeout: 20_000 },
+      );
+      expect(result.stderr.trim()).toBe(
+        `the embedded store in ${join(dataDir, 'cluster')} is open in process ${owner.pid}; stop it first`,
+      );
+      expect(result.status).toBe(1);
+    } finally {
+      owner.kill('SIGKILL');
+    }
   });
 
   it('explains its usage for an unknown command or option', () => {

@@ -3,6 +3,7 @@
  * `api-server` are Kubernetes mode's two Deployments, configured by their environment (docs/kubernetes.md).
  */
 import { ConfigError } from '../core/config/index.ts';
+import { StoreInUseError } from '../core/cluster/embedded/index.ts';
 import { ManifestError } from '../core/cluster/manifests.ts';
 import { runKubernetesApiServer } from './api-server.ts';
 import { parseEmbeddedArgs, usage, UsageError } from './args.ts';
@@ -109,6 +110,9 @@ try {
   ) {
     console.error(err.message);
     process.exitCode = 2;
+  } else if (err instanceof StoreInUseError) {
+    console.error(err.message);
+    process.exitCode = 1;
   } else if (err instanceof TypeError && (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     console.error(`${err.message}\n\n${usage}`);
     process.exitCode = 2;

@@ -11,6 +11,9 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
  */
 const OWNER_FILE = 'owner.pid';
 
+/** Another process (or this one) has the data directory open: the command line reports the message alone. */
+export class StoreInUseError extends Error {}
+
 /** Data directories open in this process: its own pid in the file cannot tell a second open from a stale file. */
 const openHere = new Set<string>();
 
@@ -39,14 +42,14 @@ async function ownerOf(path: string): Promise<Owner | undefined> {
   return { pid: Number(pid), host };
 }
 
-function refusal(dir: string, path: string, owner: Owner): Error | undefined {
+function refusal(dir: string, path: string, owner: Owner): StoreInUseError | undefined {
   if (owner.pid === process.pid) return undefined;
   if (owner.host !== hostname())
-    return new Error(
+    return new StoreInUseError(
       `the embedded store in ${dir} is owned by process ${owner.pid} on host ${owner.host}; if no process uses it any more, remove ${path}`,
     );
   if (Number.isInteger(owner.pid) && owner.pid > 0 && isRunning(owner.pid))
-    return new Error(`the embedded store in ${dir} is open in process ${owner.pid}; stop it first`);
+    return new StoreInUseError(`the embedded store in ${dir} is open in process ${owner.pid}; stop it first`);
   return undefined;
 }
 
@@ -54,7 +57,7 @@ function refusal(dir: string, path: string, owner: Owner): Error | undefined {
 export async function acquireOwnerLock(dataDir: string): Promise<() => Promise<void>> {
   const dir = resolve(dataDir);
   const path = join(dir, OWNER_FILE);
-  if (openHere.has(dir)) throw new Error(`the embedded store in ${dir} is already open in this process`);
+  if (openHere.has(dir)) throw new StoreInUseError(`the embedded store in ${dir} is already open in this process`);
   openHere.add(dir);
   try {
     await mkdir(dir, { recursive: true });
