@@ -43,7 +43,8 @@ export async function writeDurable(path: string, data: Uint8Array | string): Pro
 }
 
 const openFor = promisify(openDescriptor);
-const datasyncFor = promisify(fdatasync);
+/** Flushes a descriptor's data (and its size) to disk in libuv's pool: the embedded store's journal appends use it too. */
+export const datasyncFor = promisify(fdatasync);
 const fsyncFor = promisify(fsync);
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readlinkSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
+import { isProcessAlive } from '../process/alive.ts';
 
 /**
  * A lock shared by every process that writes one file, on the same host or not: a symbolic link created beside
@@ -88,7 +89,7 @@ export class FileLock {
     const at = Number(time);
     if (!Number.isFinite(at) || Date.now() - at > this.#staleMs) return true;
     // This process holds a lock only within one synchronous call, so a link of its own is left over.
-    return host === this.#host && (Number(pid) === process.pid || !isAlive(Number(pid)));
+    return host === this.#host && (Number(pid) === process.pid || !isProcessAlive(Number(pid)));
   }
 
   /**
@@ -117,16 +118,6 @@ export class FileLock {
 
 /** Tells this process's tokens apart. */
 let sequence = 0;
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 

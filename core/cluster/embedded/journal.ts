@@ -1,9 +1,8 @@
-import { closeSync, fdatasync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
-import { syncDirectory } from '../../files/durable.ts';
+import { datasyncFor, syncDirectory } from '../../files/durable.ts';
 
 /**
  * The embedded cluster's write-ahead log: each group commit appends its changes to the active segment in one write
@@ -43,7 +42,6 @@ const FRAME_HEAD = 8;
 const OVERFULL_SEGMENTS = 4;
 const SEGMENT_NAME = /^(\d{12})\.wal$/;
 const segmentName = (sequence: number) => `${String(sequence).padStart(12, '0')}.wal`;
-const datasyncFor = promisify(fdatasync);
 
 export function encodeRecord(record: JournalRecord): Buffer {
   const header: RecordHeader = { k: record.kind, n: record.name, rv: record.rv };

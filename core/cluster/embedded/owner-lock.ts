@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { isProcessAlive } from '../../process/alive.ts';
 
 /**
  * One process owns an embedded store's data directory at a time: a second one would replay and remove the first's
@@ -22,16 +23,6 @@ interface Owner {
   host: string;
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 async function ownerOf(path: string): Promise<Owner | undefined> {
   const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
@@ -48,7 +39,7 @@ function refusal(dir: string, path: string, owner: Owner): StoreInUseError | und
     return new StoreInUseError(
       `the embedded store in ${dir} is owned by process ${owner.pid} on host ${owner.host}; if no process uses it any more, remove ${path}`,
     );
-  if (Number.isInteger(owner.pid) && owner.pid > 0 && isRunning(owner.pid))
+  if (isProcessAlive(owner.pid))
     return new StoreInUseError(`the embedded store in ${dir} is open in process ${owner.pid}; stop it first`);
   return undefined;
 }
