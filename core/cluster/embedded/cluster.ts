@@ -105,7 +105,7 @@ export class FileCluster implements EmbeddedCluster {
   /** The durability promises of the writes of the serialized step that runs now. */
   #tickets: Promise<void>[] | undefined;
   readonly #commits = new GroupCommit<Staged, Buffer>({
-    prepare: async ({ change, state }) =>
+    encode: ({ change, state }) =>
       encodeRecord({
         kind: kindKey(state.ref),
         name: change.object.metadata.name,
@@ -114,7 +114,6 @@ export class FileCluster implements EmbeddedCluster {
         ...(change.text !== undefined && { text: change.text }),
       }),
     finish: (frames) => this.#durable.append(frames),
-    discard: async () => undefined,
     publish: ({ change, state, type }) => this.#publishCommitted(state, type, change),
     describeFailure: (err) =>
       new ApiError('InternalError', `the embedded store could not write to disk: ${String(err)}`),
