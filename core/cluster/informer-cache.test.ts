@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { slowWatchCluster } from '../../test/support/slow-watch.ts';
@@ -77,6 +78,22 @@ describe('an informer cache', () => {
     expect(cache.byIndex('dataset', 'default/a')).toEqual([]);
     // Each wait was for the watch (one delay per event), not for the timeout.
     expect(Date.now() - started).toBeLessThan(2 * WATCH_DELAY_MS + 1_000);
+  });
+
+  it("forgets each of this process's writes once the watch delivers it, whether or not anybody reads", async () => {
+    const { cluster, embedded } = await slowWatchCluster(WATCH_DELAY_MS);
+    // Late events (as from a remote API server), and events delivered before the write returns (the embedded store).
+    for (const { cache, caches } of [cachesOver(cluster), cachesOver(embedded)]) {
+      await cache.start();
+      for (let i = 0; i < 3; i++) {
+        const created = await caches.cluster.create(ingestionKind, run(`r-${i}`, 'a'));
+        await caches.cluster.delete(ingestionKind, created.metadata.name, 'default');
+      }
+      const last = await caches.cluster.create(ingestionKind, run('last', 'a'));
+      while (cache.version < Number(last.metadata.resourceVersion)) await sleep(10);
+      expect(cache.awaited).toBe(0);
+      await caches.cluster.delete(ingestionKind, 'last', 'default');
+    }
   });
 
   it('does not wait for writes made past its port, and says when it cannot catch up in time', async () => {

@@ -160,6 +160,9 @@ export class InformerCache<T extends KubeObject> {
 
   #reached(objects: readonly T[]): void {
     for (const object of objects) this.#version = Math.max(this.#version, Number(object.metadata.resourceVersion));
+    // Dropped as the watch reaches them, not when a reader asks: a cache nobody reads fresh would keep every one.
+    if (this.#expectations.length > 0)
+      this.#expectations = this.#expectations.filter((e) => 'deleted' in e || e.resourceVersion > this.#version);
     for (const notify of this.#subscribers) notify(objects);
   }
 
@@ -171,15 +174,21 @@ export class InformerCache<T extends KubeObject> {
   /** Records a write of this process: `caughtUp` is false until the cache has seen it. */
   expect(expectation: Expectation): void {
     if (!this.started) return;
-    // A deletion the watch delivered already (the embedded store does before the call returns) awaits nothing.
-    if ('deleted' in expectation && !this.#objects.has(expectation.deleted)) return;
+    // A write the watch delivered already (the embedded store does before the call returns) awaits nothing.
+    if (
+      'deleted' in expectation ? !this.#objects.has(expectation.deleted) : expectation.resourceVersion <= this.#version
+    )
+      return;
     this.#expectations.push(expectation);
+  }
+
+  /** How many of this process's writes, recorded by `expect`, the cache has not seen yet. */
+  get awaited(): number {
+    return this.#expectations.length;
   }
 
   /** Whether the cache has listed and seen every write of this process recorded by `expect`. */
   caughtUp(): boolean {
-    if (this.#synced && this.#expectations.length === 0) return true;
-    this.#expectations = this.#expectations.filter((e) => 'deleted' in e || e.resourceVersion > this.#version);
     return this.#synced && this.#expectations.length === 0;
   }
 
