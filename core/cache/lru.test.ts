@@ -23,6 +23,18 @@ describe('Lru', () => {
     expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([undefined, 3, 4]);
   });
 
+  it('keeps an entry read at least once while half as many new entries as it holds were written', () => {
+    const cache = new Lru<number>(4);
+    for (const key of ['hot', 'b', 'c', 'd']) cache.set(key, 1);
+    expect(cache.get('hot')).toBe(1);
+    for (let i = 0; i < 20; i++) {
+      cache.set(`new-${i}`, 1);
+      if (i % 2 === 1) expect(cache.get('hot')).toBe(1);
+    }
+    expect(cache.get('new-15')).toBeUndefined();
+    expect(cache.get('new-19')).toBe(1);
+  });
+
   it('holds nothing heavier than the whole budget', () => {
     const cache = new Lru<string>(10);
     cache.set('small', 's', 5);
