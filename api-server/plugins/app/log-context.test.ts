@@ -5,7 +5,7 @@ import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { build } from '../../test/build.ts';
-import { setLogSession } from './log-context.ts';
+import { requestIdOf, setLogSession } from './log-context.ts';
 
 /** Stands in for the session plugin: finds the session in a cookie and names it with the hook. */
 const fakeSessions = fp(async (app) => {
@@ -16,6 +16,17 @@ const fakeSessions = fp(async (app) => {
 });
 
 describe('log context of a request', () => {
+  it("takes the client's X-Request-ID as the request's id, else makes a new 32-hex-digit one each time", async () => {
+    const { app } = await build();
+    const ids = await Promise.all(
+      Array.from({ length: 3 }, async () => String((await app.inject({ url: '/health' })).headers['x-request-id'])),
+    );
+    expect(ids).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/), expect.any(String), expect.any(String)]);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[1]!.slice(0, 16)).toBe(ids[0]!.slice(0, 16));
+    expect(requestIdOf({ headers: { 'x-request-id': 'abc123' } } as never)).toBe('abc123');
+  });
+
   it('names the session, hashed, in every line written once the session plugin found it', async () => {
     const { app, logLines } = await build();
     await app.register(fakeSessions);
