@@ -33,18 +33,23 @@ export interface ZarrFastPathOptions {
   closing: () => boolean;
 }
 
+export interface FastPathClaim {
+  id: string;
+  key: string;
+  version: ZarrVersion | undefined;
+}
+
 export interface ZarrFastPath {
-  /** The dataset id and key when the fast path may answer this request, decided without waiting. */
-  claims(request: IncomingMessage): { id: string; key: string } | undefined;
+  /**
+   * The dataset id and key when the fast path may answer this request, decided without waiting, with the served
+   * version when the watch knows the dataset.
+   */
+  claims(request: IncomingMessage): FastPathClaim | undefined;
   /**
    * Answers a claimed request and gives true, or gives false, having sent nothing, for fastify to answer. A key
    * whose entity is in memory is answered at once (true); otherwise the answer is a promise of the same.
    */
-  serve(
-    request: IncomingMessage,
-    response: ServerResponse,
-    claim: { id: string; key: string },
-  ): boolean | Promise<boolean>;
+  serve(request: IncomingMessage, response: ServerResponse, claim: FastPathClaim): boolean | Promise<boolean>;
 }
 
 /**
@@ -100,13 +105,16 @@ export function zarrFastPath(options: ZarrFastPathOptions): ZarrFastPath {
       if (request.headers.authorization !== undefined) return;
       if (options.closing()) return;
       const match = PLAIN_KEY.exec(request.url ?? '');
-      if (!match || !resourceIdSchema.safeParse(match[1]).success) return;
-      return { id: match[1]!, key: match[2]! };
+      if (!match) return;
+      const id = match[1]!;
+      // A dataset the watch holds has a valid id already: only an unknown one is checked.
+      const version = options.versions.current(id);
+      if (!version && !resourceIdSchema.safeParse(id).success) return;
+      return { id, key: match[2]!, version };
     },
 
-    serve(request, response, { id, key }) {
+    serve(request, response, { id, key, version }) {
       const started = performance.now();
-      const version = options.versions.current(id);
       const cached = version && keys.cachedEntity(version, key);
       if (cached) return send(request, response, cached, started);
       return find(id, key, version).then((entity) => entity !== undefined && send(request, response, entity, started));
