@@ -249,6 +249,7 @@ try {
       `${((performance.now() - simulationStart) / 1000).toFixed(0)} s`,
       (memory.rss / 2 ** 20).toFixed(0),
       globalThis.gc ? (memory.heapUsed / 2 ** 20).toFixed(1) : '–',
+      (memory.heapTotal / 2 ** 20).toFixed(1),
       (memory.external / 2 ** 20).toFixed(1),
       (memory.arrayBuffers / 2 ** 20).toFixed(1),
       String(await count(ingestionKind)),
@@ -275,6 +276,7 @@ try {
     'elapsed',
     'RSS MiB',
     'heap used MiB (after GC)',
+    'heap total MiB',
     // Outside the V8 heap: Buffers and typed arrays (within `external`), and the other native memory V8 is told of.
     'external MiB',
     'array buffers MiB',
