@@ -402,9 +402,11 @@ export class FileCluster implements EmbeddedCluster {
       else next.status = stored.status;
     }
     if (isSecretKind(ref)) next = normalizeSecret(next, stored);
-    if (specPart(next, ref) !== specPart(stored, ref)) next.metadata.generation = stored.metadata.generation! + 1;
+    const specChanged = specPart(next, ref) !== specPart(stored, ref);
+    if (specChanged) next.metadata.generation = stored.metadata.generation! + 1;
     if (next.metadata.deletionTimestamp && finalizers.length === 0) return this.#remove(state, next);
-    if (sameJson(next, stored)) return structuredClone(stored);
+    // A changed spec moved the generation, so only an unchanged one can leave the whole object as it was.
+    if (!specChanged && sameJson(next, stored)) return structuredClone(stored);
     return this.#persist(state, 'MODIFIED', next);
   }
 
