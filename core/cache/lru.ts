@@ -20,7 +20,7 @@ export class Lru<V> {
     this.#budget = budget;
   }
 
-  /** The value of `key`, which becomes the most recently used; undefined when not held. */
+  /** The value of `key`, which joins the newer half of the entries when it was not there; undefined when not held. */
   get(key: string): V | undefined {
     const hit = this.#entries.get(key);
     if (!hit) return undefined;
@@ -32,7 +32,7 @@ export class Lru<V> {
     return hit.value;
   }
 
-  /** Holds `value` as the most recently used entry, then lets the least recently used go past the budget. */
+  /** Holds `value` as the newest entry, then lets the least recently used go past the budget. */
   set(key: string, value: V, weight = 1): void {
     this.delete(key);
     this.#entries.set(key, { value, weight, placed: ++this.#written });
