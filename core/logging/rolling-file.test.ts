@@ -87,6 +87,23 @@ describe('RollingFile', () => {
     expect(await readFile(`${path}.2`, 'utf8')).toBe(line(1));
   });
 
+  it('writes a line at the end of its turn, and the lines that follow soon after a write together, an interval later', async () => {
+    const path = join(dir, 'paced.log');
+    const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1, flushIntervalMs: 1_000 });
+    file.write(line(1));
+    await new Promise(setImmediate);
+    expect(await readFile(path, 'utf8')).toBe(line(1));
+    file.write(line(2));
+    await sleep(100);
+    file.write(line(3));
+    await sleep(100);
+    expect(await readFile(path, 'utf8')).toBe(line(1));
+    const start = Date.now();
+    while ((await readFile(path, 'utf8')) === line(1) && Date.now() - start < 5_000) await sleep(20);
+    expect(await readFile(path, 'utf8')).toBe(line(1) + line(2) + line(3));
+    file.close();
+  });
+
   it('holds lines back while another process holds the lock, and writes them once it is released', async () => {
     const path = join(dir, 'held.log');
     const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1 });

@@ -20,10 +20,18 @@ export interface RollingFileOptions {
   maxArchives: number;
   /** When a lock left by a process of another host counts as abandoned. */
   lockStaleMs?: number;
+  /** The least time between two writes of buffered lines (default `FLUSH_INTERVAL_MS`). */
+  flushIntervalMs?: number;
 }
 
 /** Buffered lines are written at once past this many bytes, instead of at the end of the event loop's turn. */
 const FLUSH_BYTES = 256 * 1024;
+/**
+ * After a write, the lines of the next turns wait this long to be written together. Each write takes the lock (a
+ * symbolic link created and removed: two metadata changes of the file system's journal, which wait behind any
+ * `fsync` of the disk under way), so a busy server writing one line per turn would pay that per request.
+ */
+const FLUSH_INTERVAL_MS = 10;
 /** A flush at the end of a turn waits this long for the lock; the lines wait for the next try otherwise. */
 const TURN_WAIT_MS = 20;
 const RETRY_MS = 20;
@@ -40,6 +48,7 @@ process.on('exit', () => {
  *
  * - Lines are buffered for the rest of the event loop's turn, then written under the file's lock (file-lock.ts)
  *   by one `writev` on a descriptor opened with O_APPEND: whole lines, never interleaved with another process's.
+ *   Writes are at least `flushIntervalMs` apart: a line that comes soon after a write waits for the next one.
  * - Under the lock the writer finds the file by its path: when its descriptor is no longer the file at the path
  *   (another writer rolled it), it opens the new one. So no line goes to an archive after it was rolled, and a
  *   size read under the lock is exact: no file grows past the limit.
@@ -54,6 +63,9 @@ export class RollingFile {
   readonly #maxArchives: number;
   readonly #lock: FileLock;
   readonly #lockStaleMs: number;
+  readonly #flushIntervalMs: number;
+  /** When the buffered lines were last written (`performance.now()`), so the next write waits its interval. */
+  #flushedAt = -Infinity;
   #fd: number | undefined;
   #ino = -1;
   #pending: Buffer[] = [];
@@ -68,6 +80,7 @@ export class RollingFile {
     this.#limit = options.limitBytes;
     this.#maxArchives = options.maxArchives;
     this.#lockStaleMs = options.lockStaleMs ?? 5_000;
+    this.#flushIntervalMs = options.flushIntervalMs ?? FLUSH_INTERVAL_MS;
     this.#lock = new FileLock(join(dirname(path), `.${basename(path)}.lock`), this.#lockStaleMs);
     this.#open();
     open.add(this);
@@ -80,7 +93,7 @@ export class RollingFile {
     this.#pending.push(bytes);
     this.#pendingBytes += bytes.length;
     if (this.#pendingBytes >= FLUSH_BYTES) this.flushSync();
-    else this.#scheduled ??= setImmediate(() => this.#flushTurn()).unref();
+    else this.#scheduled ??= this.#schedule();
     return true;
   }
 
@@ -103,6 +116,12 @@ export class RollingFile {
     clearImmediate(this.#scheduled as NodeJS.Immediate);
     clearTimeout(this.#scheduled as NodeJS.Timeout);
     this.#scheduled = undefined;
+  }
+
+  /** At the end of this turn, or when the interval since the last write has passed if that is later. */
+  #schedule(): NodeJS.Immediate | NodeJS.Timeout {
+    const wait = this.#flushedAt + this.#flushIntervalMs - performance.now();
+    return wait > 0 ? setTimeout(() => this.#flushTurn(), wait).unref() : setImmediate(() => this.#flushTurn()).unref();
   }
 
   /** The end-of-turn flush: a busy lock makes the lines wait for a later try rather than block the process. */
@@ -130,6 +149,7 @@ export class RollingFile {
     }
     this.#pending = [];
     this.#pendingBytes = 0;
+    this.#flushedAt = performance.now();
     return true;
   }
 
