@@ -14,8 +14,11 @@
  * Run alone: `node bench/auth-token.ts`; `make bench` runs it as a section. Knobs: BENCH_AUTH_RUNS (3),
  * BENCH_AUTH_CODES (codes per side and run, 300), BENCH_AUTH_CONCURRENCY (8: connections, and refresh chains),
  * BENCH_AUTH_REFRESHES (refreshes per chain, 40), BENCH_AUTH_SECONDS (each autocannon load, 5),
- * BENCH_AUTH_BEARER_PAIRS (anonymous and bearer loads per run, 3), BENCH_AUTH_CPU_PROF
- * (a directory: both servers write a CPU profile there).
+ * BENCH_AUTH_BEARER_PAIRS (anonymous and bearer loads per run, 3), BENCH_AUTH_WARMUP (untimed rounds of both
+ * grants on every side before the runs, 1), BENCH_AUTH_CPU_PROF (a directory: both servers write a CPU profile there).
+ *
+ * Each load lasts about a second, so a server still compiling its hot paths would be measured as much as the
+ * server itself: every side first serves the same untimed round of both grants, and the runs measure warm servers.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -45,6 +48,8 @@ export interface AuthTokenOptions {
   bearerSeconds: number;
   /** Pairs of bearer and anonymous loads per run, in alternating order, each pair one sample of the added cost. */
   bearerPairs: number;
+  /** Untimed rounds of both grants on every side before the first run. */
+  warmup: number;
 }
 
 export function authTokenOptions(env: NodeJS.ProcessEnv): AuthTokenOptions {
@@ -55,6 +60,7 @@ export function authTokenOptions(env: NodeJS.ProcessEnv): AuthTokenOptions {
     refreshesPerChain: Number(env.BENCH_AUTH_REFRESHES ?? 40),
     bearerSeconds: Number(env.BENCH_AUTH_SECONDS ?? 5),
     bearerPairs: Number(env.BENCH_AUTH_BEARER_PAIRS ?? 3),
+    warmup: Number(env.BENCH_AUTH_WARMUP ?? 1),
   };
 }
 
@@ -268,6 +274,30 @@ export async function benchAuthToken(options: AuthTokenOptions): Promise<AuthTok
       durable: { server: durable, url: durable.url, authorize: '/auth', token: '/token', scope: 'openid profile api' },
     };
     const names = ['stratus', 'peer', 'durable'] as const;
+    /** One side's round: fresh codes exchanged, then the refresh chains they start. */
+    const round = async (name: (typeof names)[number]) => {
+      const s = sides[name];
+      const request: CodeRequest = {
+        base: s.url,
+        path: s.authorize,
+        clientId: CLIENT_ID,
+        redirectUri: REDIRECT_URI,
+        scope: s.scope,
+        username: USERNAME,
+        password,
+      };
+      const codes = await prepareCodes(request, options.codes);
+      const common = { base: s.url, path: s.token, authorization, concurrency: options.concurrency };
+      const exchanged = await measure(s.server, work, { ...common, kind: 'code', redirectUri: REDIRECT_URI, codes });
+      const refreshed = await measure(s.server, work, {
+        ...common,
+        kind: 'refresh',
+        refreshTokens: exchanged.result.refreshTokens,
+        perChain: options.refreshesPerChain,
+      });
+      return { code: exchanged.side, refresh: refreshed.side, accessToken: refreshed.result.accessToken };
+    };
+    for (let w = 0; w < options.warmup; w++) for (const name of names) await round(name);
     const runs: AuthTokenRun[] = [];
     for (let r = 0; r < options.runs; r++) {
       // Who goes first rotates, so that no side always meets a warmer or a colder machine.
@@ -276,28 +306,10 @@ export async function benchAuthToken(options: AuthTokenOptions): Promise<AuthTok
       const refresh = {} as AuthTokenRun['refresh'];
       let accessToken = '';
       for (const name of order) {
-        const s = sides[name];
-        const request: CodeRequest = {
-          base: s.url,
-          path: s.authorize,
-          clientId: CLIENT_ID,
-          redirectUri: REDIRECT_URI,
-          scope: s.scope,
-          username: USERNAME,
-          password,
-        };
-        const codes = await prepareCodes(request, options.codes);
-        const common = { base: s.url, path: s.token, authorization, concurrency: options.concurrency };
-        const exchanged = await measure(s.server, work, { ...common, kind: 'code', redirectUri: REDIRECT_URI, codes });
-        code[name] = exchanged.side;
-        const refreshed = await measure(s.server, work, {
-          ...common,
-          kind: 'refresh',
-          refreshTokens: exchanged.result.refreshTokens,
-          perChain: options.refreshesPerChain,
-        });
-        refresh[name] = refreshed.side;
-        if (name === 'stratus') accessToken = refreshed.result.accessToken;
+        const measured = await round(name);
+        code[name] = measured.code;
+        refresh[name] = measured.refresh;
+        if (name === 'stratus') accessToken = measured.accessToken;
       }
       const bearerHeader = [`authorization=Bearer ${accessToken}`];
       // Alternating which load goes first: the machine's drift over a run then falls on both sides alike.
@@ -345,7 +357,7 @@ export function authTokenReport(figures: AuthTokenFigures): string[] {
     cpu: pairs.map((p) => p.bearer.cpuMsPerOp / p.anonymous.cpuMsPerOp - 1),
   };
   return [
-    `Token endpoint, ${options.codes} code exchanges over ${options.concurrency} connections, then ${options.concurrency} refresh chains of ${options.refreshesPerChain} rotations: ops/s (p50 / p95 ms; server CPU ms per op). Peers: node-oidc-provider with its in-memory adapter (memory), and with every record written durably as Stratus's are (durable).`,
+    `Token endpoint, ${options.codes} code exchanges over ${options.concurrency} connections, then ${options.concurrency} refresh chains of ${options.refreshesPerChain} rotations, after ${options.warmup} untimed round(s) of the same on every side: ops/s (p50 / p95 ms; server CPU ms per op). Peers: node-oidc-provider with its in-memory adapter (memory), and with every record written durably as Stratus's are (durable).`,
     '| run | grant | Stratus | memory | durable | ratio to memory (CPU) | ratio to durable (CPU) |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...runs.flatMap((r, i) =>
@@ -361,15 +373,20 @@ export function authTokenReport(figures: AuthTokenFigures): string[] {
       const durable = ratios(pick, 'durable');
       return `Median (range), ${name}: to memory ${medianRange(memory.rate, times)}, by CPU ${medianRange(memory.cpu, times)}; to durable ${medianRange(durable.rate, times)}, by CPU ${medianRange(durable.cpu, times)}`;
     }),
-    '',
-    `Bearer validation, GET /collections on Stratus, ${options.bearerPairs} pairs of loads a run in alternating order, autocannon 16 connections ${options.bearerSeconds} s each: req/s (p50 / p97.5 ms; server CPU ms per request)`,
-    '| run.pair | anonymous | bearer access token | added: by rate (by CPU) |',
-    '| --- | --- | --- | --- |',
-    ...pairs.map(
-      (p, i) =>
-        `| ${p.label} | ${cell(p.anonymous)} | ${cell(p.bearer)} | ${percent(added.rate[i]!)} (${percent(added.cpu[i]!)}) |`,
-    ),
-    `Median (range) of the added cost over ${pairs.length} pairs: by rate ${medianRange(added.rate, percent)}, by CPU ${medianRange(added.cpu, percent)}`,
+    // With no bearer pairs (BENCH_AUTH_BEARER_PAIRS=0, to profile the token endpoint alone) the section is left out.
+    ...(pairs.length === 0
+      ? []
+      : [
+          '',
+          `Bearer validation, GET /collections on Stratus, ${options.bearerPairs} pairs of loads a run in alternating order, autocannon 16 connections ${options.bearerSeconds} s each: req/s (p50 / p97.5 ms; server CPU ms per request)`,
+          '| run.pair | anonymous | bearer access token | added: by rate (by CPU) |',
+          '| --- | --- | --- | --- |',
+          ...pairs.map(
+            (p, i) =>
+              `| ${p.label} | ${cell(p.anonymous)} | ${cell(p.bearer)} | ${percent(added.rate[i]!)} (${percent(added.cpu[i]!)}) |`,
+          ),
+          `Median (range) of the added cost over ${pairs.length} pairs: by rate ${medianRange(added.rate, percent)}, by CPU ${medianRange(added.cpu, percent)}`,
+        ]),
   ];
 }
 
