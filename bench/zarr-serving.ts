@@ -2,9 +2,13 @@
  * `/zarr` chunk GETs per second against nginx serving the same directory (issues 4 and 22): 4 KiB and 1 MiB chunk
  * files, loaded by wrk in turn over many keys so neither server answers one file from a hot path only. Like for
  * like: Stratus in embedded mode with N API processes (`--api-processes N`, a separate process from this one)
- * against nginx with N worker processes, for each N, alternating the two over several runs.
+ * against nginx with N worker processes, for each N, alternating the two over several runs. A third server shows
+ * the floor of Node.js itself: bare `node:http` in N processes answering the same bytes and headers from memory
+ * (bench/chunk-floor.ts).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +27,8 @@ export interface ChunkServingFigures {
   /** Requests per second of each run, in the order run. */
   stratus: number[];
   nginx: number[];
+  /** Bare `node:http` with as many processes (bench/chunk-floor.ts). */
+  floor: number[];
 }
 
 export interface ZarrServingOptions {
@@ -65,6 +71,7 @@ export async function benchZarrServing(options: ZarrServingOptions): Promise<Chu
         apiProcesses: processes,
       });
       const nginx = await startNginx(join(root, `nginx-${processes}`), '/zarr/bench/', version, processes);
+      const floor = await startFloor(version, processes);
       try {
         await stratus.cluster.apply(datasetKind, {
           apiVersion: API_VERSION,
@@ -77,14 +84,16 @@ export async function benchZarrServing(options: ZarrServingOptions): Promise<Chu
           const paths = Array.from({ length: set.count }, (_, i) => `/zarr/bench/${set.dir}/${i}.0.0`);
           // Every process has seen the version before the clock starts (each follows the switch by its own watch).
           await wrk(stratus.url, paths, 1);
-          const row: ChunkServingFigures = { chunk: set.chunk, processes, stratus: [], nginx: [] };
+          const row: ChunkServingFigures = { chunk: set.chunk, processes, stratus: [], nginx: [], floor: [] };
           for (let run = 0; run < options.runs; run++) {
             row.stratus.push(await wrk(stratus.url, paths, options.seconds));
             row.nginx.push(await wrk(nginx.url, paths, options.seconds));
+            row.floor.push(await wrk(floor.url, paths, options.seconds));
           }
           figures.push(row);
         }
       } finally {
+        await floor.stop();
         await nginx.stop();
         await stratus.stop();
       }
@@ -95,6 +104,24 @@ export async function benchZarrServing(options: ZarrServingOptions): Promise<Chu
   return figures;
 }
 
+/** bench/chunk-floor.ts over `dir` with `processes` processes, once it has printed its URL. */
+async function startFloor(dir: string, processes: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(import.meta.dirname, 'chunk-floor.ts'), dir, '/zarr/bench/', String(processes)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  return {
+    url: String(line).trim(),
+    stop: async () => {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 /** The table: the median of the runs with their range, and the median and range of the runs' ratios. */
 export function zarrServingReport(figures: ChunkServingFigures[], options: ZarrServingOptions): string[] {
   const lines = [
@@ -102,13 +129,17 @@ export function zarrServingReport(figures: ChunkServingFigures[], options: ZarrS
       `${options.runs} runs alternating: median (range); load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')})`,
-    '| chunk | processes | Stratus, embedded (req/s) | peer: nginx, as many workers (req/s) | ratio |',
-    '| --- | --- | --- | --- | --- |',
+    '| chunk | processes | Stratus, embedded (req/s) | peer: nginx, as many workers (req/s) | ratio | floor: bare node:http, as many processes (req/s) | floor to nginx | Stratus to floor |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const f of figures) {
-    const ratios = f.stratus.map((s, i) => s / f.nginx[i]!);
+    const ratio = (a: number[], b: number[]) =>
+      medianRange(
+        a.map((x, i) => x / b[i]!),
+        times,
+      );
     lines.push(
-      `| ${f.chunk} | ${f.processes} | ${medianRange(f.stratus, round)} | ${medianRange(f.nginx, round)} | ${medianRange(ratios, times)} |`,
+      `| ${f.chunk} | ${f.processes} | ${medianRange(f.stratus, round)} | ${medianRange(f.nginx, round)} | ${ratio(f.stratus, f.nginx)} | ${medianRange(f.floor, round)} | ${ratio(f.floor, f.nginx)} | ${ratio(f.stratus, f.floor)} |`,
     );
   }
   return lines;
