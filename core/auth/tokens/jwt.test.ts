@@ -1,5 +1,5 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { base64url, decodeJwt, SignJWT, UnsecuredJWT } from 'jose';
+import { base64url, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { addClient, addUser, authContext, ISSUER, type TestAuth } from '../../../test/support/auth-context.ts';
 import { authenticateBearer } from '../bearer.ts';
@@ -9,6 +9,7 @@ import { API_VERSION } from '../../resources/kind.ts';
 import { userKind, type User } from '../../resources/user/schema.ts';
 import type { KubeObject } from '../../cluster/objects.ts';
 import { mintAccessToken, mintIdToken, mintRefreshToken } from './issue.ts';
+import { signJwt } from './jwt.ts';
 
 /** A store with a user, a client and an authorization, and a valid access token's claims to tamper with. */
 async function setup(): Promise<TestAuth & { claims: Record<string, unknown>; valid: string }> {
@@ -42,6 +43,35 @@ const reason = async (auth: TestAuth, token: string) =>
     () => 'accepted',
     (err: Error & { code?: string }) => `${err.code}: ${err.message}`,
   );
+
+describe('signJwt', () => {
+  it('signs a compact RS256 JWS that jose verifies with the public key alone', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const keys = await signingKeys(privateKey, [], 'test');
+    const claims = {
+      iss: ISSUER,
+      sub: 'ada',
+      aud: 'app',
+      scope: 'openid',
+      iat: 1_000,
+      exp: 2_000,
+      name: 'Ada Lovelace ü',
+    };
+    const token = await signJwt(keys, 'access', claims);
+    expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]{342}$/);
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'RS256', kid: keys.kid, typ: 'at+jwt' });
+    const { payload } = await jwtVerify(token, publicKey, {
+      algorithms: ['RS256'],
+      typ: 'at+jwt',
+      currentDate: new Date(1_500_000),
+    });
+    expect(payload).toEqual(claims);
+    // One character of the signed part changed, and the signature no longer holds.
+    const [header, body, signature] = token.split('.') as [string, string, string];
+    const tampered = `${header}.${body.slice(0, -2)}${body.at(-2) === 'A' ? 'B' : 'A'}${body.at(-1)}.${signature}`;
+    await expect(jwtVerify(tampered, publicKey, { currentDate: new Date(1_500_000) })).rejects.toThrow();
+  });
+});
 
 describe('bearer tokens: what a forged or stale token gets', () => {
   it('accepts the genuine access token', async () => {
