@@ -111,9 +111,12 @@ async function startFloor(dir: string, processes: number): Promise<{ url: string
     [join(import.meta.dirname, 'chunk-floor.ts'), dir, '/zarr/bench/', String(processes)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once('data', (line: Buffer) => resolve(String(line).trim()));
+    child.once('exit', (code) => reject(new Error(`bench/chunk-floor.ts ended (${code}) before it listened`)));
+  });
   return {
-    url: String(line).trim(),
+    url,
     stop: async () => {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
