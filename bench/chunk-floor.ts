@@ -1,7 +1,8 @@
 /**
  * The floor of any Node.js server for `bench/zarr-serving.ts`: bare `node:http` answering each chunk path with the
- * bytes of its file, read into memory at start, and the headers Stratus sends with a chunk (validators, caching,
- * CORS, a request id), with no logic at all: no lookup but one `Map` get, no validation, no log, no metric. It runs
+ * bytes of its file, read into memory at start, and the headers Stratus sends with a chunk (made once by Stratus's
+ * own `entityResponse`, with its CORS headers, and its request id per answer), with no other logic: no lookup but
+ * one `Map` get, no validation, no conditional request, no log, no metric. It runs
  * in N processes that accept on one listening socket, as Stratus's API processes do (docs/adr/0010), so the
  * difference between this row and nginx's is what Node's HTTP stack costs, and the difference between this row
  * and Stratus's is what Stratus adds.
@@ -10,12 +11,13 @@
  * `DIR`, prints its URL once every process listens, and serves until killed.
  */
 import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
+import { requestIdOf } from '../api-server/plugins/app/log-context.ts';
 import { CORS_HEADERS_WITHOUT_ORIGIN } from '../api-server/plugins/external/cors.ts';
+import { entityResponse, fileEntity } from '../api-server/services/files/entity.ts';
 
 const [dir, prefix, count] = process.argv.slice(2) as [string, string, string];
 
@@ -25,34 +27,30 @@ async function answers(): Promise<Map<string, { headers: Record<string, string |
   for (const file of files) {
     const path = join(file.parentPath, file.name);
     const [body, info] = await Promise.all([readFile(path), stat(path)]);
-    map.set(`${prefix}${relative(dir, path)}`, {
-      body,
-      headers: {
-        ...CORS_HEADERS_WITHOUT_ORIGIN,
-        etag: `"v1-${info.size.toString(36)}-${info.mtimeMs.toString(36)}"`,
-        'last-modified': info.mtime.toUTCString(),
-        'accept-ranges': 'bytes',
-        'cache-control': 'public, max-age=0, must-revalidate',
-        'content-type': 'application/octet-stream',
-        'content-length': body.length,
+    // Stratus's own answer to a plain GET of the file, made once: the same headers, byte for byte in form.
+    const entity = fileEntity(
+      path,
+      { size: info.size, mtime: info.mtime, bytes: body },
+      {
+        contentType: 'application/octet-stream',
+        etagPrefix: 'v1',
       },
-    });
+    );
+    const { headers } = entityResponse({ method: 'GET', headers: {} }, entity);
+    map.set(`${prefix}${relative(dir, path)}`, { body, headers: { ...CORS_HEADERS_WITHOUT_ORIGIN, ...headers } });
   }
   return map;
 }
 
 async function serve(): Promise<Server> {
   const byPath = await answers();
-  const idPrefix = randomBytes(8).toString('hex');
-  let requests = 0;
   return createServer((request, response) => {
     const answer = byPath.get(request.url ?? '');
     if (answer === undefined) {
       response.writeHead(404);
       return void response.end();
     }
-    const requestId = `${idPrefix}${(++requests).toString(16).padStart(16, '0')}`;
-    response.writeHead(200, { ...answer.headers, 'x-request-id': requestId });
+    response.writeHead(200, { ...answer.headers, 'x-request-id': requestIdOf(request) });
     response.end(answer.body);
   });
 }
