@@ -1,48 +1,75 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readlinkSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { isProcessAlive } from '../process/alive.ts';
 
 /**
- * A lock shared by every process that writes one file, on the same host or not: a symbolic link created beside
- * it. Creating a link is atomic and fails when one exists (on local file systems and NFS alike), it holds its
- * owner in its target (`host:pid:time:nonce`) without writing a data block, and it costs about as much as a
- * `stat`. Node has no `flock`, and an advisory lock would not be seen by a process on another node anyway.
+ * A lock shared by every process that writes one file, on the same host or not: a hard link beside it, to a small
+ * file of the holder's own (its owner file, `<lock>.<pid>.<nonce>`, holding `host:pid:nonce`). Creating a link is
+ * atomic and fails when the name exists, on local file systems and NFS alike (the classic lock file of mail
+ * spools). A hard link allocates no inode: a symbolic link does, and on ext4 the allocation of an inode among
+ * recently freed ones cost a busy server more than the write the lock guards (docs/performance.md, stop 36).
+ * Node has no `flock`, and an advisory lock would not be seen by a process on another node anyway.
  *
- * A holder that died leaves its link behind. It is taken over when its process is gone (same host) or when it is
- * older than `staleMs` (another host, whose processes this one cannot see); holders keep it for a few system
- * calls, so a link that old belongs to a process that was killed or stopped.
+ * A holder that died leaves its link behind. It is taken over when its process is gone (same host) or when the
+ * link is older than `staleMs` (another host, whose processes this one cannot see): the link's age is its inode's
+ * change time, which linking sets. Holders keep it for a few system calls, so a link that old belongs to a
+ * process that was killed or stopped. An owner file is removed by `dispose`; those that processes of this host
+ * left when they were killed are swept when a lock on the same path is made.
  */
 export class FileLock {
   readonly path: string;
   readonly #staleMs: number;
   readonly #host = hostname();
-  #token: string | undefined;
+  readonly #token: string;
+  readonly #ownerPath: string;
+  #ownerMade = false;
+  #held = false;
   #acquiredAt = 0;
 
   constructor(path: string, staleMs = 5_000) {
     this.path = path;
     this.#staleMs = staleMs;
+    const nonce = randomBytes(4).toString('hex');
+    this.#token = `${this.#host}:${process.pid}:${nonce}`;
+    this.#ownerPath = `${path}.${process.pid}.${nonce}`;
+    this.#sweepDeadOwners();
   }
 
   /** Takes the lock if it is free, or takes over a stale one; false when a live holder has it. */
   tryAcquire(): boolean {
     const now = Date.now();
-    const token = `${this.#host}:${process.pid}:${now}:${++sequence}`;
     try {
-      symlinkSync(token, this.path);
-      this.#token = token;
+      if (!this.#ownerMade) this.#makeOwner();
+      linkSync(this.#ownerPath, this.path);
+      this.#held = true;
       this.#acquiredAt = now;
       return true;
     } catch (err) {
       const { code } = err as NodeJS.ErrnoException;
-      // The directory went away (removed by hand): it is made again, and the next attempt takes the lock.
-      if (code === 'ENOENT') mkdirSync(dirname(this.path), { recursive: true });
-      else if (code !== 'EEXIST') throw err;
+      // The directory, or this process's owner file in it, went away (removed by hand): both are made again, and
+      // the next attempt takes the lock.
+      if (code === 'ENOENT') {
+        this.#ownerMade = false;
+        return false;
+      }
+      if (code !== 'EEXIST') throw err;
     }
     const holder = this.#holder();
-    if (holder !== undefined && this.#isStale(holder)) this.#breakStale(holder);
+    if (holder !== undefined && this.#isStale(holder)) this.#breakStale(holder.token);
     return false;
   }
 
@@ -64,38 +91,55 @@ export class FileLock {
    * long enough to be judged stale by its age can have been taken over, so only then is the link read first.
    */
   release(): void {
-    const token = this.#token;
-    this.#token = undefined;
-    if (token === undefined) return;
-    if (Date.now() - this.#acquiredAt >= this.#staleMs / 2 && this.#holder() !== token) return;
-    try {
-      unlinkSync(this.path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+    if (!this.#held) return;
+    this.#held = false;
+    if (Date.now() - this.#acquiredAt >= this.#staleMs / 2 && this.#holder()?.token !== this.#token) return;
+    unlinkIfThere(this.path);
   }
 
-  #holder(): string | undefined {
+  /** Removes this process's owner file; the lock makes it again if it is used after. */
+  dispose(): void {
+    if (!this.#ownerMade) return;
+    this.#ownerMade = false;
+    unlinkIfThere(this.#ownerPath);
+  }
+
+  #makeOwner(): void {
+    mkdirSync(dirname(this.path), { recursive: true });
+    writeFileSync(this.#ownerPath, this.#token);
+    this.#ownerMade = true;
+  }
+
+  /** The holder's token and when its link was made, read through one descriptor so both are of the same link. */
+  #holder(): { token: string; linkedAt: number } | undefined {
+    let fd;
     try {
-      return readlinkSync(this.path);
+      fd = openSync(this.path, 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
+    try {
+      const buffer = Buffer.alloc(512);
+      const length = readSync(fd, buffer, 0, buffer.length, 0);
+      return { token: buffer.toString('utf8', 0, length), linkedAt: fstatSync(fd).ctimeMs };
+    } finally {
+      closeSync(fd);
+    }
   }
 
-  #isStale(holder: string): boolean {
-    const [host, pid, time] = holder.split(':');
-    const at = Number(time);
-    if (!Number.isFinite(at) || Date.now() - at > this.#staleMs) return true;
+  #isStale({ token, linkedAt }: { token: string; linkedAt: number }): boolean {
+    const [host, pid] = token.split(':');
+    if (!host || Date.now() - linkedAt > this.#staleMs) return true;
     // This process holds a lock only within one synchronous call, so a link of its own is left over.
     return host === this.#host && (Number(pid) === process.pid || !isProcessAlive(Number(pid)));
   }
 
   /**
    * Moves a stale link aside under a name of its own, so that of several processes breaking it at once exactly one
-   * succeeds (the others find it gone), and removes it. Taking the lock is left to the next attempt. When the link
-   * moved is not the stale one (another process broke that and took the lock in between), it is put back.
+   * succeeds (the others find it gone), and removes it with the owner file of a dead process of this host. Taking
+   * the lock is left to the next attempt. When the link moved is not the stale one (another process broke that and
+   * took the lock in between), it is put back.
    */
   #breakStale(holder: string): void {
     const aside = `${this.path}.stale-${randomBytes(6).toString('hex')}`;
@@ -105,19 +149,51 @@ export class FileLock {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
-    const moved = readlinkSync(aside);
+    const moved = readFileSync(aside, 'utf8');
+    if (moved !== holder) {
+      try {
+        linkSync(aside, this.path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    }
     unlinkSync(aside);
-    if (moved === holder) return;
+    const [host, pid, nonce] = holder.split(':');
+    if (moved === holder && host === this.#host && Number(pid) !== process.pid)
+      unlinkIfThere(`${this.path}.${pid}.${nonce}`);
+  }
+
+  /** Removes the owner files that processes of this host left when they were killed. */
+  #sweepDeadOwners(): void {
+    const prefix = `${basename(this.path)}.`;
+    let names: string[];
     try {
-      symlinkSync(moved, this.path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      names = readdirSync(dirname(this.path));
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const match = /^(\d+)\.[0-9a-f]+$/.exec(name.startsWith(prefix) ? name.slice(prefix.length) : '');
+      if (!match || isProcessAlive(Number(match[1]))) continue;
+      const path = join(dirname(this.path), name);
+      let token;
+      try {
+        token = readFileSync(path, 'utf8');
+      } catch {
+        continue;
+      }
+      if (token.startsWith(`${this.#host}:${match[1]}:`)) unlinkIfThere(path);
     }
   }
 }
 
-/** Tells this process's tokens apart. */
-let sequence = 0;
+function unlinkIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { symlinkSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RollingFile } from './rolling-file.ts';
@@ -105,12 +104,20 @@ describe('RollingFile', () => {
     file.close();
   });
 
+  /** A lock held by `pid` of `host`: its owner file (in `ownerDir`), and the link to it beside the log file. */
+  async function holdLock(logPath: string, host: string, pid: number, ownerDir = dir): Promise<string> {
+    const lock = join(dirname(logPath), `.${basename(logPath)}.lock`);
+    const owner = join(ownerDir, `.${basename(logPath)}.lock.${pid}.cafe`);
+    await writeFile(owner, `${host}:${pid}:cafe`);
+    await link(owner, lock);
+    return lock;
+  }
+
   it('holds lines back while another process holds the lock, and writes them once it is released', async () => {
     const path = join(dir, 'held.log');
     const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1 });
-    const lock = join(dir, '.held.log.lock');
     // The parent of this test process is alive, and holds the lock for as long as this test says.
-    symlinkSync(`${hostname()}:${process.ppid}:${Date.now()}:cafe`, lock);
+    const lock = await holdLock(path, hostname(), process.ppid);
     file.write(line(1));
     await sleep(100);
     expect(await readFile(path, 'utf8')).toBe('');
@@ -120,17 +127,43 @@ describe('RollingFile', () => {
     file.close();
   });
 
-  it.each([
-    ['a process of this host that is gone', () => `${hostname()}:999999999:${Date.now()}:dead`],
-    ['a process of another host, long ago', () => `elsewhere:12:${Date.now() - 60_000}:old`],
-  ])('takes over a lock left by %s', async (_, token) => {
+  it('takes over a lock left by a process of this host that is gone, and removes its owner file', async () => {
     const path = join(dir, 'stale.log');
-    symlinkSync(token(), join(dir, '.stale.log.lock'));
+    await holdLock(path, hostname(), 999_999_999);
     const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1 });
     file.write(line(1));
     file.close();
     expect(await readFile(path, 'utf8')).toBe(line(1));
     expect(await readdir(dir)).toEqual(['stale.log']);
+  });
+
+  it('takes over a lock of another host once its link is older than lockStaleMs', async () => {
+    const path = join(dir, 'stale.log');
+    const elsewhere = await mkdtemp(join(tmpdir(), 'stratus-elsewhere-'));
+    try {
+      // The owner file of another host's process is not this host's to remove: it lives outside the directory.
+      await holdLock(path, 'elsewhere', 12, elsewhere);
+      const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1, lockStaleMs: 300 });
+      file.write(line(1));
+      await sleep(100);
+      expect(await readFile(path, 'utf8')).toBe('');
+      file.close();
+      expect(await readFile(path, 'utf8')).toBe(line(1));
+      expect(await readdir(dir)).toEqual(['stale.log']);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('sweeps the owner files that killed processes of this host left, and keeps live ones', async () => {
+    const path = join(dir, 'swept.log');
+    const dead = join(dir, '.swept.log.lock.999999999.0bad');
+    const live = join(dir, `.swept.log.lock.${process.ppid}.0900d`);
+    await writeFile(dead, `${hostname()}:999999999:0bad`);
+    await writeFile(live, `${hostname()}:${process.ppid}:0900d`);
+    const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1 });
+    file.close();
+    expect((await readdir(dir)).sort()).toEqual([basename(live), 'swept.log']);
   });
 
   it('keeps every line whole and none lost when several processes write across ten rolls', async () => {
@@ -160,7 +193,8 @@ describe('RollingFile', () => {
     const archived = names.filter((n) => n !== 'stress.log').map((n) => Number(n.slice('stress.log.'.length)));
     expect(archived.length, 'rolls').toBeGreaterThanOrEqual(10);
     expect(archived.length).toBeLessThanOrEqual(archives);
-    expect(names).not.toContain('.stress.log.lock');
+    // Neither the lock nor a writer's owner file outlives the writers.
+    expect((await readdir(dir)).filter((n) => n.startsWith('.stress.log.lock'))).toEqual([]);
     // Oldest first: per writer, its lines come in the order it wrote them.
     const files = [...archived.sort((a, b) => b - a).map((n) => `${path}.${n}`), path];
     const next = new Array<number>(writers).fill(0);

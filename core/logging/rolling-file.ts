@@ -28,18 +28,18 @@ export interface RollingFileOptions {
 const FLUSH_BYTES = 256 * 1024;
 /**
  * After a write, the lines of the next turns wait this long to be written together. Each write takes the lock (a
- * symbolic link created and removed: two metadata changes of the file system's journal, which wait behind any
- * `fsync` of the disk under way), so a busy server writing one line per turn would pay that per request.
+ * link created and removed: two metadata changes of the file system's journal, which wait behind any `fsync` of
+ * the disk under way), so a busy server writing one line per turn would pay that per request.
  */
 const FLUSH_INTERVAL_MS = 10;
 /** A flush at the end of a turn waits this long for the lock; the lines wait for the next try otherwise. */
 const TURN_WAIT_MS = 20;
 const RETRY_MS = 20;
 
-/** Files with lines not yet written; the process writes them as it exits. */
+/** Files still open; the process writes their buffered lines and gives their locks up as it exits. */
 const open = new Set<RollingFile>();
 process.on('exit', () => {
-  for (const file of open) file.flushSync();
+  for (const file of open) file.close();
 });
 
 /**
@@ -107,6 +107,7 @@ export class RollingFile {
     this.flushSync();
     this.#closed = true;
     open.delete(this);
+    this.#lock.dispose();
     if (this.#fd !== undefined) closeSync(this.#fd);
     this.#fd = undefined;
   }
