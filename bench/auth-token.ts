@@ -19,6 +19,10 @@
  *
  * Each load lasts about a second, so a server still compiling its hot paths would be measured as much as the
  * server itself: every side first serves the same untimed round of both grants, and the runs measure warm servers.
+ *
+ * node-oidc-provider's in-memory adapter keeps its records in an LRU of 1,000 entries (and warns at startup that it
+ * is for development only): a round makes several records per code, so with BENCH_AUTH_CODES much above 300 it
+ * evicts codes and refresh tokens before they are used, and the load stops on its `invalid_grant`.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
