@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  constants,
   fstatSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   readSync,
   renameSync,
   unlinkSync,
@@ -110,25 +113,12 @@ export class FileLock {
     this.#ownerMade = true;
   }
 
-  /** The holder's token and when its link was made, read through one descriptor so both are of the same link. */
-  #holder(): { token: string; linkedAt: number } | undefined {
-    let fd;
-    try {
-      fd = openSync(this.path, 'r');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-    try {
-      const buffer = Buffer.alloc(512);
-      const length = readSync(fd, buffer, 0, buffer.length, 0);
-      return { token: buffer.toString('utf8', 0, length), linkedAt: fstatSync(fd).ctimeMs };
-    } finally {
-      closeSync(fd);
-    }
+  /** The holder of the lock, or undefined when it is free. */
+  #holder(): Holder | undefined {
+    return holderAt(this.path);
   }
 
-  #isStale({ token, linkedAt }: { token: string; linkedAt: number }): boolean {
+  #isStale({ token, linkedAt }: Holder): boolean {
     const [host, pid] = token.split(':');
     if (!host || Date.now() - linkedAt > this.#staleMs) return true;
     // This process holds a lock only within one synchronous call, so a link of its own is left over.
@@ -149,7 +139,7 @@ export class FileLock {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
-    const moved = readFileSync(aside, 'utf8');
+    const moved = holderAt(aside)?.token;
     if (moved !== holder) {
       try {
         linkSync(aside, this.path);
@@ -184,6 +174,41 @@ export class FileLock {
       }
       if (token.startsWith(`${this.#host}:${match[1]}:`)) unlinkIfThere(path);
     }
+  }
+}
+
+/** A lock's holder: its token, and when its link was made. */
+interface Holder {
+  token: string;
+  linkedAt: number;
+}
+
+/**
+ * The holder of the lock link at `path`, read through one descriptor so that both facts are of the same link. A
+ * symbolic link is the lock as Stratus made it before stop 36, left by a process of an earlier version: its target
+ * is its token (`host:pid:time:n`), and its own change time when it was made.
+ */
+function holderAt(path: string): Holder | undefined {
+  let fd;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    const { code } = err as NodeJS.ErrnoException;
+    if (code === 'ENOENT') return undefined;
+    if (code !== 'ELOOP') throw err;
+    try {
+      return { token: readlinkSync(path), linkedAt: lstatSync(path).ctimeMs };
+    } catch (inner) {
+      if ((inner as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw inner;
+    }
+  }
+  try {
+    const buffer = Buffer.alloc(512);
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    return { token: buffer.toString('utf8', 0, length), linkedAt: fstatSync(fd).ctimeMs };
+  } finally {
+    closeSync(fd);
   }
 }
 

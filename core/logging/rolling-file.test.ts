@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { link, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -130,6 +130,17 @@ describe('RollingFile', () => {
   it('takes over a lock left by a process of this host that is gone, and removes its owner file', async () => {
     const path = join(dir, 'stale.log');
     await holdLock(path, hostname(), 999_999_999);
+    const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1 });
+    file.write(line(1));
+    file.close();
+    expect(await readFile(path, 'utf8')).toBe(line(1));
+    expect(await readdir(dir)).toEqual(['stale.log']);
+  });
+
+  it('takes over the symbolic link that a process of an earlier version left as its lock', async () => {
+    const path = join(dir, 'stale.log');
+    // Before stop 36 the lock was a symbolic link whose target named its holder; this one's holder is gone.
+    await symlink(`${hostname()}:999999999:${Date.now()}:1`, join(dir, '.stale.log.lock'));
     const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1 });
     file.write(line(1));
     file.close();
