@@ -154,7 +154,7 @@ describe('RollingFile', () => {
     try {
       // The owner file of another host's process is not this host's to remove: it lives outside the directory.
       await holdLock(path, 'elsewhere', 12, elsewhere);
-      const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1, lockStaleMs: 300 });
+      const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1, lockStaleMs: 1_000 });
       file.write(line(1));
       await sleep(100);
       expect(await readFile(path, 'utf8')).toBe('');
