@@ -71,7 +71,7 @@ export class FileLock {
       }
       if (code !== 'EEXIST') throw err;
     }
-    const holder = this.#holder();
+    const holder = holderAt(this.path);
     if (holder !== undefined && this.#isStale(holder)) this.#breakStale(holder.token);
     return false;
   }
@@ -96,7 +96,7 @@ export class FileLock {
   release(): void {
     if (!this.#held) return;
     this.#held = false;
-    if (Date.now() - this.#acquiredAt >= this.#staleMs / 2 && this.#holder()?.token !== this.#token) return;
+    if (Date.now() - this.#acquiredAt >= this.#staleMs / 2 && holderAt(this.path)?.token !== this.#token) return;
     unlinkIfThere(this.path);
   }
 
@@ -111,11 +111,6 @@ export class FileLock {
     mkdirSync(dirname(this.path), { recursive: true });
     writeFileSync(this.#ownerPath, this.#token);
     this.#ownerMade = true;
-  }
-
-  /** The holder of the lock, or undefined when it is free. */
-  #holder(): Holder | undefined {
-    return holderAt(this.path);
   }
 
   #isStale({ token, linkedAt }: Holder): boolean {

@@ -127,20 +127,19 @@ describe('RollingFile', () => {
     file.close();
   });
 
-  it('takes over a lock left by a process of this host that is gone, and removes its owner file', async () => {
+  it.each([
+    [
+      'a process of this host that is gone, and removes its owner file',
+      (path: string) => holdLock(path, hostname(), 999_999_999),
+    ],
+    [
+      // Before stop 36 the lock was a symbolic link whose target named its holder; this one's holder is gone.
+      'the symbolic link that a process of an earlier version left as its lock',
+      (path: string) => symlink(`${hostname()}:999999999:${Date.now()}:1`, join(dir, `.${basename(path)}.lock`)),
+    ],
+  ])('takes over the lock left by %s', async (_, leaveLock) => {
     const path = join(dir, 'stale.log');
-    await holdLock(path, hostname(), 999_999_999);
-    const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1 });
-    file.write(line(1));
-    file.close();
-    expect(await readFile(path, 'utf8')).toBe(line(1));
-    expect(await readdir(dir)).toEqual(['stale.log']);
-  });
-
-  it('takes over the symbolic link that a process of an earlier version left as its lock', async () => {
-    const path = join(dir, 'stale.log');
-    // Before stop 36 the lock was a symbolic link whose target named its holder; this one's holder is gone.
-    await symlink(`${hostname()}:999999999:${Date.now()}:1`, join(dir, '.stale.log.lock'));
+    await leaveLock(path);
     const file = new RollingFile(path, { limitBytes: 1000, maxArchives: 1 });
     file.write(line(1));
     file.close();
