@@ -48,7 +48,7 @@ export class FileLock {
     this.#staleMs = staleMs;
     const nonce = randomBytes(4).toString('hex');
     this.#token = `${this.#host}:${process.pid}:${nonce}`;
-    this.#ownerPath = `${path}.${process.pid}.${nonce}`;
+    this.#ownerPath = ownerPathOf(path, process.pid, nonce);
     this.#sweepDeadOwners();
   }
 
@@ -145,7 +145,7 @@ export class FileLock {
     unlinkSync(aside);
     const [host, pid, nonce] = holder.split(':');
     if (moved === holder && host === this.#host && Number(pid) !== process.pid)
-      unlinkIfThere(`${this.path}.${pid}.${nonce}`);
+      unlinkIfThere(ownerPathOf(this.path, pid!, nonce!));
   }
 
   /** Removes the owner files that processes of this host left when they were killed. */
@@ -170,6 +170,11 @@ export class FileLock {
       if (token.startsWith(`${this.#host}:${match[1]}:`)) unlinkIfThere(path);
     }
   }
+}
+
+/** Where the process `pid` keeps the owner file it links as the lock at `lockPath`. */
+function ownerPathOf(lockPath: string, pid: number | string, nonce: string): string {
+  return `${lockPath}.${pid}.${nonce}`;
 }
 
 /** A lock's holder: its token, and when its link was made. */
