@@ -14,7 +14,7 @@ describe('API server', () => {
     for (const [method, url] of [
       ['POST', '/widgets'],
       ['DELETE', '/widgets/x'],
-      ['PUT', '/datasets/x'],
+      ['PUT', '/process_graphs/x'],
     ] as const) {
       const res = await app.inject({ method, url });
       expect(res.statusCode).toBe(403);
@@ -29,6 +29,18 @@ describe('API server', () => {
     const result = await app.inject({ method: 'POST', url: '/result', payload: { process: { process_graph: sum } } });
     expect(result.json()).toBe(42);
     expect((await app.inject({ url: '/datasets' })).statusCode).toBe(200);
+  });
+
+  it('answers a write that no route takes on a read-only instance as a read-write one does: 404, or 405', async () => {
+    const { app } = await build('read_only = on');
+    for (const [method, url, status] of [
+      ['POST', '/no/such/path', 404],
+      ['DELETE', '/datasets/x/nothing', 404],
+      ['PUT', '/datasets/x', 405],
+    ] as const) {
+      const res = await app.inject({ method, url });
+      expect([res.statusCode, res.json()]).toEqual([status, { detail: expect.any(String) }]);
+    }
   });
 
   it('lets writes through on a read-write instance', async () => {

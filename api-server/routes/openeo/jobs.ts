@@ -242,11 +242,11 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Start a batch job',
         description:
-          'Queues the job (202). A queued or running job is left as it is; a finished, failed or cancelled job ' +
+          'Queues the job (202, no body). A queued or running job is left as it is; a finished, failed or cancelled job ' +
           'runs again and its previous results go.',
         tags,
         params: jobParams,
-        response: { 202: z.null().describe('Queued.'), 404: openeoErrorSchema },
+        response: { 202: z.undefined().describe('Queued.'), 404: openeoErrorSchema },
       },
     },
     async (request, reply) => {
@@ -265,7 +265,8 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
           namespace,
         );
       });
-      return reply.code(202).send(null);
+      // openEO answers a start with no body at all; `send(null)` would write the JSON text `null`.
+      return reply.code(202).send();
     },
   );
 
