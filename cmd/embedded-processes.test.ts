@@ -157,7 +157,7 @@ describe('embedded mode with two API processes', () => {
       body: JSON.stringify({ dataset_id: 'sample', start: '2024-01-01', end: '2024-01-01' }),
     });
     expect(started.status).toBe(202);
-    const { jobID } = (await started.json()) as { jobID: string };
+    const { ingestion_id: jobID } = (await started.json()) as { ingestion_id: string };
     // A single read goes to the store: every process sees the run at once.
     const reads = await Promise.all(
       Array.from({ length: REQUESTS }, () => freshGet(`${running.url}/ingestions/jobs/${jobID}`)),

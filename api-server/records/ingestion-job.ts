@@ -83,6 +83,9 @@ export function runRecordFields(run: { metadata: unknown }, status: RunStatus) {
   };
 }
 
+/** Where the job record of run `name` is served: every run kind's 202 points there (`Location`). */
+export const jobRecordHref = (name: string) => `/ingestions/jobs/${name}`;
+
 /** The job record of a run (DESIGN.md §4), from the Ingestion resource and its status. */
 export function ingestionJob(run: Ingestion): IngestionJob {
   const { metadata, spec } = run;
@@ -95,7 +98,7 @@ export function ingestionJob(run: Ingestion): IngestionJob {
     result: status.result ?? null,
     cancelRequested: spec.cancelRequested,
     links: [
-      { href: `/ingestions/jobs/${id}`, rel: 'self', title: 'Job record' },
+      { href: jobRecordHref(id), rel: 'self', title: 'Job record' },
       { href: `/ingestions/${id}`, rel: 'ingestion', title: 'Ingestion' },
     ],
   };

@@ -37,6 +37,13 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
 
 const rawStatus = (path: string) => rawRequestStatus(url, path);
 
+/** What `POST /ingestions` answers with `Prefer: respond-async`. */
+interface Accepted {
+  ingestion_id: string;
+  status: string;
+  dataset: null;
+}
+
 interface Job {
   jobID: string;
   status: string;
@@ -247,12 +254,13 @@ describe('ingestion requests', () => {
       { prefer: 'respond-async' },
     );
     expect(response.status).toBe(202);
-    const accepted = (await response.json()) as Job;
-    expect(response.headers.get('location')).toBe(`/ingestions/jobs/${accepted.jobID}`);
-    expect(accepted).toMatchObject({ status: 'accepted', cancelRequested: false });
+    const accepted = (await response.json()) as Accepted;
+    expect(response.headers.get('location')).toBe(`/ingestions/jobs/${accepted.ingestion_id}`);
+    expect(accepted).toMatchObject({ status: 'accepted', dataset: null });
+    expect(await job(accepted.ingestion_id)).toMatchObject({ jobID: accepted.ingestion_id, cancelRequested: false });
     const second = await post('/ingestions', { dataset_id: 'sample', start: '2024-01-01', overwrite: true });
     expect(second.status).toBe(409);
-    const done = await until(accepted.jobID, ['successful', 'failed']);
+    const done = await until(accepted.ingestion_id, ['successful', 'failed']);
     expect(done).toMatchObject({ status: 'successful', progress: { done: 396, total: 396 } });
     expect(done.events).toMatchObject([
       {
@@ -260,7 +268,7 @@ describe('ingestion requests', () => {
         data: { dataset_id: 'sample', current_start: '2023-06-01', current_end: '2024-06-30' },
       },
     ]);
-    expect((await fetch(`${url}/ingestions/jobs/${accepted.jobID}`, { method: 'DELETE' })).status).toBe(409);
+    expect((await fetch(`${url}/ingestions/jobs/${accepted.ingestion_id}`, { method: 'DELETE' })).status).toBe(409);
   });
 
   it('cancels a running ingestion between periods and keeps the version readers are served', async () => {
@@ -270,7 +278,7 @@ describe('ingestion requests', () => {
       { dataset_id: 'sample', start: '1990-01-01', end: '2024-12-31', overwrite: true },
       { prefer: 'respond-async' },
     );
-    const { jobID } = (await response.json()) as Job;
+    const { ingestion_id: jobID } = (await response.json()) as Accepted;
     await eventually(async () => ((await job(jobID)).progress?.done ?? 0) > 0 || undefined, { timeoutMs: 20_000 });
     const cancel = await fetch(`${url}/ingestions/jobs/${jobID}`, { method: 'DELETE' });
     expect(cancel.status).toBe(202);
@@ -375,7 +383,7 @@ describe('an ERA5-Land ingestion with credentials from a Secret', () => {
       { dataset_id: 'era5-wrong-password', start: '2024-01-01T00', end: '2024-01-01T01' },
       { prefer: 'respond-async' },
     );
-    const { jobID } = (await response.json()) as Job;
+    const { ingestion_id: jobID } = (await response.json()) as Accepted;
     const failed = await eventually(
       async () => {
         const record = (await job(jobID)) as Job & { error: { type: string } | null };

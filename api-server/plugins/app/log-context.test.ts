@@ -64,7 +64,7 @@ describe('log context of a request', () => {
       payload: { dataset_id: 'sample', start: '2024-01-01', end: '2024-01-03' },
     });
     expect(res.statusCode, res.body).toBe(202);
-    const run = await cluster.get<Ingestion>(ingestionKind, res.json().jobID, 'default');
+    const run = await cluster.get<Ingestion>(ingestionKind, res.json().ingestion_id, 'default');
     expect(contextOf(run!)).toEqual({ xRequestID: 'ingest42', sessionId: sessionLogId('abc') });
   });
 });

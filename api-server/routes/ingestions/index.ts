@@ -11,10 +11,21 @@ import { HttpError } from '../../errors.ts';
 import { newestFirst, pageQuerySchema, paginate } from '../../pagination.ts';
 import { compiledSerializer } from '../../serialization.ts';
 import { datasetRecord } from '../../records/dataset.ts';
-import { ingestionJob, ingestionJobSchema } from '../../records/ingestion-job.ts';
+import { ingestionJob, ingestionJobSchema, jobRecordHref } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
-import { createIngestionRequestSchema, ingestionListResponseSchema, ingestionResponseSchema } from './schemas.ts';
+import {
+  acceptedHeaders,
+  preferAsync,
+  preferHeaders,
+  runStartResponses,
+  untilFinished,
+} from '../../services/runs/replies.ts';
+import {
+  createIngestionRequestSchema,
+  ingestionAcceptedSchema,
+  ingestionListResponseSchema,
+  ingestionResponseSchema,
+} from './schemas.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
 export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -42,11 +53,12 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Ingest a data source into its managed dataset',
         description:
           'Checks the request, then starts an Ingestion run. Without `Prefer: respond-async` the response waits ' +
-          'for the run to finish; with it, 202 and `Location: /ingestions/jobs/<job_id>`.',
+          'for the run to finish; with it, 202 with the IngestionResponse (`status` accepted, `dataset` null), ' +
+          '`Location: /ingestions/jobs/<job_id>` and that job record as the `monitor` link.',
         tags: ['Ingestions'],
         headers: preferHeaders,
         body: createIngestionRequestSchema,
-        response: { 200: ingestionResponseSchema, ...runStartResponses },
+        response: { 200: ingestionResponseSchema, ...runStartResponses, 202: ingestionAcceptedSchema },
       },
     },
     async (request, reply) => {
@@ -86,7 +98,17 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         'dataset',
         request.logContext,
       );
-      if (preferAsync(request.headers.prefer)) return accepted(reply, run);
+      if (preferAsync(request.headers.prefer)) {
+        acceptedHeaders(reply, run);
+        const id = run.metadata.name;
+        return {
+          ...response(run, undefined),
+          links: [
+            { href: jobRecordHref(id), rel: 'monitor', title: 'Job record' },
+            { href: `/ingestions/${id}`, rel: 'self', title: 'Ingestion' },
+          ],
+        };
+      }
       return responseOf((await untilFinished(app.runs, run, reply)) ?? run);
     },
   );

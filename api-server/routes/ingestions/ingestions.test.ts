@@ -29,7 +29,7 @@ describe('POST /ingestions start', () => {
       payload: { dataset_id: 'forecast' },
     });
     expect(res.statusCode).toBe(202);
-    const run = await cluster.get<Ingestion>(ingestionKind, res.json().jobID, 'default');
+    const run = await cluster.get<Ingestion>(ingestionKind, res.json().ingestion_id, 'default');
     expect(run?.spec).toMatchObject({ source: 'forecast', mode: 'ingestion' });
     expect(run?.spec.start).toBeUndefined();
   });
@@ -40,6 +40,33 @@ describe('POST /ingestions start', () => {
     const res = await app.inject({ method: 'POST', url: '/ingestions', payload: { dataset_id: 'history' } });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ detail: 'start is required for this data source' });
+  });
+});
+
+describe('POST /ingestions with Prefer: respond-async', () => {
+  it("answers 202 with spec 1's IngestionResponse, without a dataset, and the job record in Location and links", async () => {
+    const { app, cluster } = await build();
+    await cluster.create(dataSourceKind, source('history', 'past'));
+    const res = await app.inject({
+      method: 'POST',
+      url: '/ingestions',
+      headers: { prefer: 'respond-async' },
+      payload: { dataset_id: 'history', start: '2024-01-01', end: '2024-01-31' },
+    });
+    expect(res.statusCode).toBe(202);
+    const body = res.json() as { ingestion_id: string };
+    const job = `/ingestions/jobs/${body.ingestion_id}`;
+    expect(body).toEqual({
+      ingestion_id: expect.stringMatching(/^history-[0-9a-f]{8}$/),
+      status: 'accepted',
+      dataset: null,
+      links: [
+        { href: job, rel: 'monitor', title: 'Job record' },
+        { href: `/ingestions/${body.ingestion_id}`, rel: 'self', title: 'Ingestion' },
+      ],
+    });
+    expect(res.headers).toMatchObject({ location: job, 'preference-applied': 'respond-async' });
+    expect((await app.inject({ url: job })).json()).toMatchObject({ jobID: body.ingestion_id, processID: 'ingestion' });
   });
 });
 
@@ -59,7 +86,7 @@ describe('one writer per dataset', () => {
     );
     const accepted = responses.filter((r) => r.statusCode === 202);
     expect(accepted).toHaveLength(1);
-    const run = accepted[0]!.json().jobID as string;
+    const run = accepted[0]!.json().ingestion_id as string;
     for (const refused of responses.filter((r) => r.statusCode !== 202)) {
       expect(refused.statusCode).toBe(409);
       expect(refused.json()).toEqual({

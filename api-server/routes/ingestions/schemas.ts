@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageLinksSchema } from '../../pagination.ts';
 import { datasetRecordSchema } from '../../records/dataset.ts';
+import { linkSchema } from '../../schemas.ts';
 
 export const createIngestionRequestSchema = z
   .object({
@@ -20,6 +21,17 @@ export const ingestionResponseSchema = z
     dataset: datasetRecordSchema.nullable(),
   })
   .meta({ id: 'IngestionResponse' });
+
+/** Spec 1's IngestionResponse of an async request: no dataset yet, and links to follow the run. */
+export const ingestionAcceptedSchema = ingestionResponseSchema
+  .extend({
+    dataset: z.null(),
+    links: z.array(linkSchema).describe('`monitor`: the job record, as in `Location`; `self`: this ingestion.'),
+  })
+  .meta({
+    id: 'IngestionAccepted',
+    description: 'The IngestionResponse of a request with `Prefer: respond-async`, with the links of the run.',
+  });
 
 export const ingestionListResponseSchema = z
   .object({

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
-import { ingestionJob, ingestionJobSchema } from '../../records/ingestion-job.ts';
+import { ingestionJob, ingestionJobSchema, jobRecordHref } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema } from '../../schemas.ts';
 import type { Runs } from './runs.ts';
 
@@ -25,10 +25,15 @@ export const runStartResponses = {
 export const preferAsync = (prefer: string | undefined) =>
   (prefer ?? '').split(/[,;]/).some((p) => p.trim().toLowerCase() === 'respond-async');
 
-/** The answer to `Prefer: respond-async`: 202, the job record and where it stays. */
-export function accepted(reply: FastifyReply, run: Ingestion) {
-  reply.code(202).header('location', `/ingestions/jobs/${run.metadata.name}`);
+/** The status and headers of every answer to `Prefer: respond-async`: 202 and where the job record stays. */
+export function acceptedHeaders(reply: FastifyReply, run: Ingestion): void {
+  reply.code(202).header('location', jobRecordHref(run.metadata.name));
   reply.header('preference-applied', 'respond-async');
+}
+
+/** The answer to `Prefer: respond-async` of the routes whose 202 body is the job record. */
+export function accepted(reply: FastifyReply, run: Ingestion) {
+  acceptedHeaders(reply, run);
   return ingestionJob(run);
 }
 
