@@ -12,7 +12,8 @@ import type { KindRef, KubeObject } from './objects.ts';
  * - `metadata.generation` moves only when `spec` (or any non-metadata, non-status member) changes.
  * - Writes to the main resource ignore `status`; `updateStatus`/`patchStatus` change only `status`.
  * - `delete` of an object with finalizers sets `deletionTimestamp` and keeps it until the last
- *   finalizer is removed; dependents (ownerReferences) are deleted in the background after their owner.
+ *   finalizer is removed (that write answers the object as last stored); dependents (ownerReferences) are deleted
+ *   in the background after their owner.
  */
 export interface ListOptions {
   namespace?: string;

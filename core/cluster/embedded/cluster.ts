@@ -366,7 +366,7 @@ export class FileCluster implements EmbeddedCluster {
     return this.#serialize(() => this.#update(ref, structuredClone(input)) as Promise<T>);
   }
 
-  async #update(ref: KindRef, input: KubeObject): Promise<KubeObject | undefined> {
+  async #update(ref: KindRef, input: KubeObject): Promise<KubeObject> {
     const state = await this.#remember(ref);
     const namespace = namespaceOf(ref, input.metadata?.namespace);
     const stored = this.#stored(ref, input.metadata?.name, namespace);
@@ -489,15 +489,23 @@ export class FileCluster implements EmbeddedCluster {
     return this.#persist(state, 'MODIFIED', next);
   }
 
-  async #remove(state: KindState, object: KubeObject, policy: DeleteOptions['propagationPolicy'] = 'Background') {
-    await this.#persist(state, 'DELETED', object);
+  /**
+   * Returns the object as last stored, which Kubernetes answers too when an update released the last finalizer of
+   * an object being deleted: a write that removes an object still returns one.
+   */
+  async #remove(
+    state: KindState,
+    object: KubeObject,
+    policy: DeleteOptions['propagationPolicy'] = 'Background',
+  ): Promise<KubeObject> {
+    const removed = await this.#persist(state, 'DELETED', object);
     const uid = object.metadata.uid;
     // Like the garbage collector of kube-controller-manager, dependents go after their owner, asynchronously.
     queueMicrotask(() => {
       if (this.#closed) return;
       void this.#serialize(() => this.#collectDependents(uid!, policy)).catch(() => undefined);
     });
-    return undefined;
+    return removed;
   }
 
   async #collectDependents(uid: string, policy: DeleteOptions['propagationPolicy']): Promise<void> {
