@@ -1,9 +1,10 @@
 /**
  * openEO batch jobs end to end in embedded mode, driven by the openEO JavaScript client: create a job from a
  * builder graph, start it, poll it, read its STAC results and download every asset, check the GeoTIFF with GDAL
- * against the synchronous `/result` of the same graph; cancel a job; delete both, and their files go.
+ * against the synchronous `/result` of the same graph; cancel a job; delete both, and their files go; delete a job
+ * while it runs.
  */
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { OpenEO, type Connection, type Job } from '@openeo/js-client';
@@ -384,6 +385,38 @@ describe('openEO batch jobs (embedded, @openeo/js-client)', () => {
     expect(files.filter((f) => f !== 'logs' && !f.endsWith('.staging'))).toEqual([]);
     await job.deleteJob();
   }, 90_000);
+
+  it('deletes a running job: 404 at once, its attempt stopped, its files removed, no error logged', async () => {
+    // Held for 120 s unless cancelled: the job can only be gone well before that if deleting stopped its attempt.
+    process.env.STRATUS_TEST_HOLD_STEPS = '2400';
+    try {
+      const job = await connection.createJob(await maxGraph('netCDF', 'held_deleted'), 'Deleted while running');
+      await job.startJob();
+      await eventually(async () => ((await job.describeJob()).status === 'running' ? true : undefined), {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+      });
+      await job.deleteJob();
+      const gone = await fetch(`${running.url}/jobs/${job.id}`);
+      expect([gone.status, ((await gone.json()) as { code: string }).code]).toEqual([404, 'JobNotFound']);
+      await eventually(
+        async () =>
+          (await running.cluster.get(processingJobKind, job.id, 'default')) === undefined ? true : undefined,
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+      const jobDirs = await readdir(join(dataDir, 'store', 'jobs', 'default')).catch(() => [] as string[]);
+      expect(jobDirs).not.toContain(job.id);
+      const logs = join(dataDir, 'logs');
+      const lines = (await Promise.all((await readdir(logs)).map((file) => readFile(join(logs, file), 'utf8'))))
+        .flatMap((text) => text.split('\n'))
+        .filter((line) => line.includes(`"default/${job.id}"`))
+        .map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+    } finally {
+      delete process.env.STRATUS_TEST_HOLD_STEPS;
+    }
+  }, 120_000);
 
   it('fails a job whose graph reads a collection that does not exist, with the openEO code and a 424', async () => {
     const builder = await connection.buildProcess('missing');

@@ -54,7 +54,7 @@ describe('openEO /jobs', () => {
     expect([traversal.statusCode, error(traversal)]).toEqual([404, 'JobNotFound']);
   });
 
-  it('changes a created job; refuses to change or delete a queued or running one (JobLocked); queues and cancels', async () => {
+  it('changes a created job; refuses to change a queued or running one (JobLocked); queues and cancels', async () => {
     const built = await build();
     const id = (await created(built)).headers['openeo-identifier'] as string;
     const patch = await built.app.inject({ method: 'PATCH', url: `/jobs/${id}`, payload: { title: 'New' } });
@@ -77,8 +77,6 @@ describe('openEO /jobs', () => {
       await setStatus(built, id, { phase: status, queuedAt: queued.spec.queuedAt, attempt: 1, jobName: `${id}-a1` });
       const locked = await built.app.inject({ method: 'PATCH', url: `/jobs/${id}`, payload: { title: 'x' } });
       expect([locked.statusCode, error(locked)]).toEqual([400, 'JobLocked']);
-      const deleting = await built.app.inject({ method: 'DELETE', url: `/jobs/${id}` });
-      expect([deleting.statusCode, error(deleting)]).toEqual([400, 'JobLocked']);
       const results = await built.app.inject({ url: `/jobs/${id}/results` });
       expect([results.statusCode, error(results)]).toEqual([400, 'JobNotFinished']);
     }
@@ -91,6 +89,30 @@ describe('openEO /jobs', () => {
     const restarted = (await built.cluster.get<ProcessingJob>(processingJobKind, id, 'default'))!;
     expect(restarted.spec.queuedAt).not.toBe(queued.spec.queuedAt);
     expect(restarted.spec.cancelRequested).toBe(false);
+  });
+
+  it.each(['queued', 'running'] as const)('deletes a %s job (204), which answers 404 from then on', async (phase) => {
+    const built = await build();
+    const id = (await created(built)).headers['openeo-identifier'] as string;
+    await built.app.inject({ method: 'POST', url: `/jobs/${id}/results` });
+    const { queuedAt } = (await built.cluster.get<ProcessingJob>(processingJobKind, id, 'default'))!.spec;
+    await setStatus(built, id, { phase, queuedAt, attempt: 1, jobName: `${id}-a1` });
+    // The controller's finalizer holds the job until its attempt stopped and its files are gone.
+    await built.cluster.patch(
+      processingJobKind,
+      id,
+      { type: 'merge', body: { metadata: { finalizers: ['climate.stratus.dev/job-results'] } } },
+      'default',
+    );
+    const deleting = await built.app.inject({ method: 'DELETE', url: `/jobs/${id}` });
+    expect([deleting.statusCode, deleting.body]).toEqual([204, '']);
+    const held = await built.cluster.get<ProcessingJob>(processingJobKind, id, 'default');
+    expect(held?.metadata.deletionTimestamp).toBeDefined();
+    for (const url of [`/jobs/${id}`, `/jobs/${id}/results`]) {
+      const gone = await built.app.inject({ url });
+      expect([gone.statusCode, error(gone)]).toEqual([404, 'JobNotFound']);
+    }
+    expect((await built.app.inject({ url: '/jobs' })).json()).toEqual({ jobs: [], links: expect.any(Array) });
   });
 
   it('answers a failed job with 424 and its error, also as the last log entry', async () => {

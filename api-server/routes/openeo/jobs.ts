@@ -216,15 +216,17 @@ export const jobRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'F_JOB_MANAGE' },
       schema: {
         summary: 'Delete a batch job',
-        description: 'Deletes the job and its results; 400 `JobLocked` while queued or running.',
+        description:
+          'Deletes the job and its results (204); 404 from then on. A queued or running job is cancelled: its ' +
+          'attempt stops and its results are never published.',
         tags,
         params: jobParams,
-        response: { 204: z.null().describe('Deleted.'), 400: openeoErrorSchema, 404: openeoErrorSchema },
+        response: { 204: z.null().describe('Deleted.'), 404: openeoErrorSchema },
       },
     },
     async (request, reply) => {
+      // Deleting cancels too (the controller stops the attempt before its files go), as openEO clients expect.
       await changeJob(cluster, namespace, request.params.job_id, async (job) => {
-        if (isLocked(job)) throw locked(job.metadata.name);
         await cluster
           .delete(processingJobKind, job.metadata.name, namespace, { resourceVersion: job.metadata.resourceVersion })
           .catch((err: unknown) => {
