@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
-import { build } from '../../test/build.ts';
+import { build, type Built } from '../../test/build.ts';
 
 const source = (name: string, temporalDirection: 'past' | 'future') => ({
   apiVersion: API_VERSION,
@@ -18,16 +18,14 @@ const source = (name: string, temporalDirection: 'past' | 'future') => ({
   },
 });
 
+const startAsync = (app: Built['app'], payload: Record<string, unknown>) =>
+  app.inject({ method: 'POST', url: '/ingestions', headers: { prefer: 'respond-async' }, payload });
+
 describe('POST /ingestions start', () => {
   it('may be omitted for a forecast source: the run starts from now', async () => {
     const { app, cluster } = await build();
     await cluster.create(dataSourceKind, source('forecast', 'future'));
-    const res = await app.inject({
-      method: 'POST',
-      url: '/ingestions',
-      headers: { prefer: 'respond-async' },
-      payload: { dataset_id: 'forecast' },
-    });
+    const res = await startAsync(app, { dataset_id: 'forecast' });
     expect(res.statusCode).toBe(202);
     const run = await cluster.get<Ingestion>(ingestionKind, res.json().ingestion_id, 'default');
     expect(run?.spec).toMatchObject({ source: 'forecast', mode: 'ingestion' });
@@ -47,12 +45,7 @@ describe('POST /ingestions with Prefer: respond-async', () => {
   it("answers 202 with spec 1's IngestionResponse, without a dataset, and the job record in Location and links", async () => {
     const { app, cluster } = await build();
     await cluster.create(dataSourceKind, source('history', 'past'));
-    const res = await app.inject({
-      method: 'POST',
-      url: '/ingestions',
-      headers: { prefer: 'respond-async' },
-      payload: { dataset_id: 'history', start: '2024-01-01', end: '2024-01-31' },
-    });
+    const res = await startAsync(app, { dataset_id: 'history', start: '2024-01-01', end: '2024-01-31' });
     expect(res.statusCode).toBe(202);
     const body = res.json() as { ingestion_id: string };
     const job = `/ingestions/jobs/${body.ingestion_id}`;
@@ -76,12 +69,7 @@ describe('one writer per dataset', () => {
     await cluster.create(dataSourceKind, source('history', 'past'));
     const responses = await Promise.all(
       Array.from({ length: count }, () =>
-        app.inject({
-          method: 'POST',
-          url: '/ingestions',
-          headers: { prefer: 'respond-async' },
-          payload: { dataset_id: 'history', start: '2024-01-01', end: '2024-01-31', overwrite: true },
-        }),
+        startAsync(app, { dataset_id: 'history', start: '2024-01-01', end: '2024-01-31', overwrite: true }),
       ),
     );
     const accepted = responses.filter((r) => r.statusCode === 202);
