@@ -7,6 +7,7 @@ import { BACKGROUND_PROCESSES, configuredLevel, type BackgroundProcess, type Log
 import { RollingFile } from './rolling-file.ts';
 import { RUN_LOG_FILES, type RunKind } from './runs.ts';
 import type { LogSettings } from './settings.ts';
+import { standardOutput } from './stdout.ts';
 
 export type { Logger } from 'pino';
 export type { LogContext } from './context.ts';
@@ -59,10 +60,11 @@ function optionsOf(config: LogConfig): LoggerOptions {
 }
 
 /**
- * The loggers of one process. By default lines go to standard output and to `<home>/logs/stratus.log`, and the
- * lines of runs also to `stratus-<process>.log`, each file a `RollingFile` shared with the installation's other
- * processes. A `STRATUS_LOG_CONFIG` file replaces those destinations with its transport (its options are laid
- * over the defaults); module levels apply either way. A home whose files cannot be written stops startup.
+ * The loggers of one process. By default lines go to standard output (or the file `STRATUS_LOG_STDOUT_FILE` names
+ * in its place) and to `<home>/logs/stratus.log`, and the lines of runs also to `stratus-<process>.log`, each file
+ * a `RollingFile` shared with the installation's other processes. A `STRATUS_LOG_CONFIG` file replaces those
+ * destinations with its transport (its options are laid over the defaults); module levels apply either way. A home
+ * whose files cannot be written stops startup.
  */
 export function createLogging(settings: LogSettings): Logging {
   const files = new Map<string, RollingFile>();
@@ -97,7 +99,7 @@ export function createLogging(settings: LogSettings): Logging {
     // The lowest level here: each logger's own level decides what reaches the destinations.
     const entry = (stream: DestinationStream): StreamEntry => ({ level: 'trace', stream });
     const main = [
-      ...(settings.stdout ? [entry(process.stdout)] : []),
+      ...(settings.stdout ? [entry(standardOutput())] : []),
       ...(settings.home ? [entry(file('stratus.log'))] : []),
     ];
     const make = (streams: StreamEntry[]) => pino({ ...defaultOptions, level: 'trace' }, pino.multistream(streams));
