@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { TestLogsReporter } from './test/support/test-logs.ts';
 
 /** Tests that need the real API server (scripts/kube-test-cluster.sh) are named `*.kube.test.ts`. */
 const kubeTests = '**/*.kube.test.ts';
@@ -7,6 +8,9 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     pool: 'forks',
+    // Server logs go to one file per test file, kept and named when the file fails (test/support/test-logs.ts).
+    setupFiles: ['test/support/test-logs.setup.ts'],
+    reporters: ['default', new TestLogsReporter()],
     projects: [
       {
         extends: true,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KindRef } from '../../core/cluster/objects.ts';
 import { parseInstanceConfig } from '../../core/config/index.ts';
 import { logSettings, workerLogEnv } from '../../core/logging/settings.ts';
+import { LOG_STDOUT_FILE_ENV } from '../../core/logging/stdout.ts';
 import { ChildProcessRunner } from './child-process-runner.ts';
 import type { JobState } from './runner.ts';
 
@@ -326,6 +327,8 @@ describe('worker entry point as a Job container', () => {
         env: {
           ...process.env,
           STRATUS_WORKER_TASK_MODULES: '',
+          // Its standard output, not the test file's log (test/support/test-logs.setup.ts), is what is tested.
+          [LOG_STDOUT_FILE_ENV]: '',
           ...workerLogEnv(settings, { run: 'climate/run-7', job: 'run-7-a1', xRequestID: 'req7', sessionId: '' }),
         },
       },
