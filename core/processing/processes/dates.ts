@@ -24,6 +24,22 @@ function parsed(value: unknown, process: string, parameter: string): DateTimePar
   return parts;
 }
 
+/** RFC 3339 writes a year in four digits: a result outside them cannot be returned as a date or date-time. */
+const LAST_YEAR = 9999;
+
+function shifted(parts: DateTimeParts, value: number, unit: string): DateTimeParts {
+  const result = shiftDate(parts, value, unit);
+  // Written so that NaN fails too: a shift past the instants a Date holds leaves the year NaN.
+  if (!(result.year >= 0 && result.year <= LAST_YEAR)) {
+    throw invalidArgument(
+      'date_shift',
+      'value',
+      `${formatDateTime(parts)} shifted by ${value} ${unit} lies outside the years 0000 to ${LAST_YEAR} that RFC 3339 writes`,
+    );
+  }
+  return result;
+}
+
 export function shiftDate(parts: DateTimeParts, value: number, unit: string): DateTimeParts {
   if (unit in CLOCK_MS) {
     const instant = instantOf(parts) + value * CLOCK_MS[unit]!;
@@ -57,7 +73,7 @@ export const dateProcesses: ProcessDefinition[] = [
   {
     id: 'date_shift',
     run: ({ date, value, unit }: Args) =>
-      formatDateTime(shiftDate(parsed(date, 'date_shift', 'date'), value as number, unit as string)),
+      formatDateTime(shifted(parsed(date, 'date_shift', 'date'), value as number, unit as string)),
   },
   {
     id: 'date_difference',

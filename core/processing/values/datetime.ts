@@ -34,7 +34,9 @@ export function parseDateTime(text: string): DateTimeParts | undefined {
   const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  // A year past what an instant can hold (about ±275,000) has no length of month: refused, not computed as NaN.
+  const monthLength = daysInMonth(year, month);
+  if (month < 1 || month > 12 || day < 1 || !(day <= monthLength)) return undefined;
   if (h === undefined) {
     return { kind: 'date', year, month, day, hour: 0, minute: 0, second: 0, millisecond: 0, offsetMinutes: 0 };
   }
