@@ -144,6 +144,7 @@ describe('creating and reading clients', () => {
       clientId: 'Mobile App',
       clientAuthenticationMethods: 'none',
       authorizationGrantTypes: 'authorization_code',
+      scopes: 'openid',
     });
     const shown = await call(app, 'GET', `${PATH}/${uid}?fields=name,clientSettings`);
     expect(shown.body).toEqual({
@@ -248,6 +249,18 @@ describe('the client rules of spec 2, each a 409 E4000', () => {
     ['no grant type', { authorizationGrantTypes: undefined }, 'authorizationGrantTypes'],
     ['a client id that is no string', { clientId: 42 }, 'clientId'],
     ['a list that is no string', { scopes: ['openid'] }, 'scopes'],
+    ['a 70,000-character client id', { clientId: 'c'.repeat(70_000) }, 'clientId'],
+    ['a name of 201 characters', { name: 'n'.repeat(201) }, 'name'],
+    ['a secret of 201 characters', { clientSecret: 's'.repeat(201) }, 'clientSecret'],
+    ['redirect URIs of 1001 characters', { redirectUris: `https://a.example.org/${'p'.repeat(979)}` }, 'redirectUris'],
+    ['scopes of 1399 characters', { scopes: Array(200).fill('openid').join(',') }, 'scopes'],
+    [
+      'grant types of 1899 characters',
+      { authorizationGrantTypes: Array(100).fill('authorization_code').join(',') },
+      'authorizationGrantTypes',
+    ],
+    ['empty scopes', { scopes: '' }, 'scopes'],
+    ['no scopes', { scopes: undefined }, 'scopes'],
   ] as const)('refuses %s', async (_what, change, property) => {
     const app = await setup();
     const refused = await call(app, 'POST', PATH, { body: { ...portal, ...change } });

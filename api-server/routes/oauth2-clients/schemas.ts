@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CLIENT_TEXT_LIMITS } from '../../../core/auth/clients/rules.ts';
 import { dhis2FieldsQuery, dhis2PagingQuery, pagerSchema } from '../../dhis2.ts';
 
 const list = (what: string) => z.string().describe(`Comma-separated ${what}.`);
@@ -10,6 +11,9 @@ export const clientBodySchema = z
     clientSecret: z
       .string()
       .min(1, { message: 'the client secret must not be empty' })
+      .max(CLIENT_TEXT_LIMITS.clientSecret, {
+        message: `the client secret must hold at most ${CLIENT_TEXT_LIMITS.clientSecret} characters`,
+      })
       .optional()
       .describe(
         'Write-only: kept in a Secret, never returned. Needed by the client_secret_* methods; a PUT without it keeps the stored secret, a PUT with it invalidates the old one at once.',

@@ -30,7 +30,7 @@ export type StoredClient = OAuth2Client & KubeObject;
 
 /** A client as a write gives it: judged by the rules (with `hasSecret` from the write or the stored client). */
 export interface ClientInput {
-  draft: Omit<ClientDraft, 'hasSecret'>;
+  draft: Omit<ClientDraft, 'hasSecret' | 'name'>;
   /** Absent: a new client is named like its id; a replaced one keeps its name. */
   name?: string;
   requireAuthorizationConsent: boolean;
@@ -92,7 +92,7 @@ export class ClientAdministration {
     // Claiming the registrar's id is reported once, as the reserved id, not also as a duplicate.
     const reserved = input.draft.clientId === REGISTRAR_CLIENT_ID;
     return clientRuleFailures(
-      { ...input.draft, hasSecret },
+      { ...input.draft, ...(input.name !== undefined && { name: input.name }), hasSecret },
       {
         allowlist,
         rivals: reserved ? [] : rivals,

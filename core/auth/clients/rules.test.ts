@@ -71,6 +71,35 @@ describe('the client rules of spec 2', () => {
     expect(found[0]![1]).toMatch(message);
   });
 
+  it.each([
+    ['clientId', { clientId: 'c'.repeat(101) }],
+    ['name', { name: 'n'.repeat(201) }],
+    ['redirectUris', { redirectUris: ['https://a.example.org/cb', `stratus://${'p'.repeat(975)}`] }],
+    ['scopes', { scopes: Array(144).fill('openid') }],
+    ['authorizationGrantTypes', { authorizationGrantTypes: Array(53).fill('authorization_code') }],
+    ['clientAuthenticationMethods', { clientAuthenticationMethods: Array(51).fill('client_secret_basic') }],
+  ] as const)('refuse %s past its length limit by its length alone, without quoting it', (property, draft) => {
+    expect(failures(draft as Partial<ClientDraft>)).toEqual([
+      [property, expect.stringMatching(/^\w+ holds \d+ characters; at most (100|200|1000) are allowed\.$/)],
+    ]);
+  });
+
+  it('take every member at its length limit', () => {
+    expect(
+      failures({
+        clientId: 'c'.repeat(100),
+        name: 'n'.repeat(200),
+        redirectUris: [`https://a.example.org/${'p'.repeat(978)}`],
+      }),
+    ).toEqual([]);
+  });
+
+  it('refuse a client without a scope, but the registrar', () => {
+    expect(failures({ scopes: [] })).toEqual([['scopes', expect.stringMatching(/must name a scope/)]]);
+    const registrar = { clientId: 'system-dcr-registrar-client', authorizationGrantTypes: ['client_credentials'] };
+    expect(failures({ ...registrar, scopes: [] }, { registrar: true })).toEqual([]);
+  });
+
   it('report every failure at once', () => {
     expect(failures({ scopes: ['x'], requireProofKey: false, redirectUris: ['a://b'] }).map(([p]) => p)).toEqual([
       'redirectUris',

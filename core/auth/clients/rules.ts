@@ -27,6 +27,7 @@ export interface ClientRuleFailure {
 
 export type ClientProperty =
   | 'clientId'
+  | 'name'
   | 'clientSecret'
   | 'clientAuthenticationMethods'
   | 'authorizationGrantTypes'
@@ -42,9 +43,27 @@ export const SECRET_METHODS: readonly string[] = ['client_secret_basic', 'client
 export const CLIENT_GRANT_TYPES: readonly string[] = ['authorization_code', 'refresh_token'];
 const REGISTRAR_GRANT_TYPES: readonly string[] = [...CLIENT_GRANT_TYPES, 'client_credentials'];
 
+/**
+ * The longest text each member of a client may hold, in characters: the columns of Spring Authorization Server's
+ * client table, whose records Stratus's are shaped like (DESIGN.md §5). A list counts as the API writes it, its
+ * items joined by commas. The secret is bounded where it is written (the API's body schema), since the rules
+ * see only whether there is one.
+ */
+export const CLIENT_TEXT_LIMITS = {
+  clientId: 100,
+  name: 200,
+  clientSecret: 200,
+  clientAuthenticationMethods: 1000,
+  authorizationGrantTypes: 1000,
+  redirectUris: 1000,
+  scopes: 1000,
+} as const satisfies Partial<Record<ClientProperty, number>>;
+
 /** A client as the rules see it. */
 export interface ClientDraft {
   clientId: string;
+  /** The display name; absent: the client id stands for it. */
+  name?: string;
   clientAuthenticationMethods: readonly string[];
   authorizationGrantTypes: readonly string[];
   redirectUris: readonly string[];
@@ -82,19 +101,31 @@ export function clientRuleFailures(draft: ClientDraft, context: RuleContext): Cl
   const fail = (errorProperty: ClientProperty, message: string) =>
     failures.push({ message, errorCode: 'E4000', errorProperty });
 
+  // A member past its limit is reported by its length alone: its items are not judged, nor quoted in messages.
+  const withinLimit = (property: keyof typeof CLIENT_TEXT_LIMITS, text: string) => {
+    const limit = CLIENT_TEXT_LIMITS[property];
+    if (text.length <= limit) return true;
+    fail(property as ClientProperty, `${property} holds ${text.length} characters; at most ${limit} are allowed.`);
+    return false;
+  };
+
+  const clientIdWithinLimit = withinLimit('clientId', draft.clientId);
   if (draft.clientId.trim() === '') fail('clientId', 'clientId must not be empty.');
   if (draft.clientId === REGISTRAR_CLIENT_ID && !context.registrar)
     fail('clientId', `The client id ${REGISTRAR_CLIENT_ID} is reserved for the internal registrar client.`);
-  if (context.rivals.length > 0)
+  if (clientIdWithinLimit && context.rivals.length > 0)
     fail(
       'clientId',
       `The client id '${draft.clientId}' is not unique: it is also claimed by ${context.rivals.join(', ')}.`,
     );
 
+  if (draft.name !== undefined) withinLimit('name', draft.name);
+
   const methods = draft.clientAuthenticationMethods;
+  const methodsWithinLimit = withinLimit('clientAuthenticationMethods', methods.join(','));
   const unknownMethods = methods.filter((m) => !(clientAuthenticationMethod.options as string[]).includes(m));
   if (methods.length === 0) fail('clientAuthenticationMethods', 'clientAuthenticationMethods must name a method.');
-  if (unknownMethods.length > 0)
+  if (methodsWithinLimit && unknownMethods.length > 0)
     fail(
       'clientAuthenticationMethods',
       `Unknown client authentication methods ${quoted(unknownMethods)}: allowed are ${clientAuthenticationMethod.options.join(', ')}.`,
@@ -112,21 +143,27 @@ export function clientRuleFailures(draft: ClientDraft, context: RuleContext): Cl
   const grants = draft.authorizationGrantTypes;
   const allowedGrants = context.registrar ? REGISTRAR_GRANT_TYPES : CLIENT_GRANT_TYPES;
   const refusedGrants = grants.filter((g) => !allowedGrants.includes(g));
+  const grantsWithinLimit = withinLimit('authorizationGrantTypes', grants.join(','));
   if (grants.length === 0) fail('authorizationGrantTypes', 'authorizationGrantTypes must name a grant type.');
-  if (refusedGrants.length > 0)
+  if (grantsWithinLimit && refusedGrants.length > 0)
     fail(
       'authorizationGrantTypes',
       `Grant types ${quoted(refusedGrants)} are not allowed: a client may have only ${CLIENT_GRANT_TYPES.join(' and ')}` +
         ` (client_credentials belongs to the internal registrar client).`,
     );
 
-  for (const uri of draft.redirectUris) {
+  const redirectUrisWithinLimit = withinLimit('redirectUris', draft.redirectUris.join(','));
+  for (const uri of redirectUrisWithinLimit ? draft.redirectUris : []) {
     const refusal = redirectUriRefusal(uri, context.allowlist, context.registration);
     if (refusal) fail('redirectUris', `The redirect URI '${uri}' ${refusals[refusal]}.`);
   }
 
   const refusedScopes = draft.scopes.filter((s) => !(oauth2Scope.options as string[]).includes(s));
-  if (refusedScopes.length > 0)
+  const scopesWithinLimit = withinLimit('scopes', draft.scopes.join(','));
+  // The registrar signs initial access tokens for itself and asks for no user's consent: it alone has no scope.
+  if (draft.scopes.length === 0 && !context.registrar)
+    fail('scopes', `scopes must name a scope: ${oauth2Scope.options.join(', ')}.`);
+  if (scopesWithinLimit && refusedScopes.length > 0)
     fail('scopes', `Scopes ${quoted(refusedScopes)} are not allowed: only ${oauth2Scope.options.join(', ')}.`);
 
   if (draft.requireProofKey !== true)
@@ -147,6 +184,7 @@ export function draftOf(client: OAuth2Client): ClientDraft {
   const { spec } = client;
   return {
     clientId: spec.clientId,
+    ...(spec.name !== undefined && { name: spec.name }),
     clientAuthenticationMethods: spec.clientAuthenticationMethods,
     authorizationGrantTypes: spec.authorizationGrantTypes,
     redirectUris: spec.redirectUris ?? [],
