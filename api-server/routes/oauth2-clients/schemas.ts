@@ -2,32 +2,42 @@ import { z } from 'zod';
 import { CLIENT_TEXT_LIMITS } from '../../../core/auth/clients/rules.ts';
 import { dhis2FieldsQuery, dhis2PagingQuery, pagerSchema } from '../../dhis2.ts';
 
-const list = (what: string) => z.string().describe(`Comma-separated ${what}.`);
+const limits = CLIENT_TEXT_LIMITS;
+const list = (what: string, limit: number) =>
+  z.string().describe(`Comma-separated ${what}; at most ${limit} characters.`);
 
 /** Spec 2's representation of a client: lists as comma-separated strings, settings as JSON strings. */
 export const clientBodySchema = z
   .object({
-    clientId: z.string().describe('Unique; `system-dcr-registrar-client` is reserved.'),
+    clientId: z
+      .string()
+      .describe(`Unique; \`system-dcr-registrar-client\` is reserved; at most ${limits.clientId} characters.`),
     clientSecret: z
       .string()
       .min(1, { message: 'the client secret must not be empty' })
-      .max(CLIENT_TEXT_LIMITS.clientSecret, {
-        message: `the client secret must hold at most ${CLIENT_TEXT_LIMITS.clientSecret} characters`,
+      .max(limits.clientSecret, {
+        message: `the client secret must hold at most ${limits.clientSecret} characters`,
       })
       .optional()
       .describe(
-        'Write-only: kept in a Secret, never returned. Needed by the client_secret_* methods; a PUT without it keeps the stored secret, a PUT with it invalidates the old one at once.',
+        `Write-only: kept in a Secret, never returned; at most ${limits.clientSecret} characters. Needed by the client_secret_* methods; a PUT without it keeps the stored secret, a PUT with it invalidates the old one at once.`,
       ),
     name: z
       .string()
       .optional()
-      .describe('Display name; the client id when a POST has none, the stored name when a PUT has none.'),
+      .describe(
+        `Display name, at most ${limits.name} characters; the client id when a POST has none, the stored name when a PUT has none.`,
+      ),
     clientAuthenticationMethods: list(
       'client_secret_basic, client_secret_post, client_secret_jwt (accepted, not supported at the token endpoint), private_key_jwt, none',
+      limits.clientAuthenticationMethods,
     ).optional(),
-    authorizationGrantTypes: list('authorization_code, refresh_token').optional(),
-    redirectUris: list('redirect URIs: http(s), or a custom scheme on deviceEnrollmentRedirectAllowlist').optional(),
-    scopes: list('openid, profile, username, email').optional(),
+    authorizationGrantTypes: list('authorization_code, refresh_token', limits.authorizationGrantTypes).optional(),
+    redirectUris: list(
+      'redirect URIs: http(s), or a custom scheme on deviceEnrollmentRedirectAllowlist',
+      limits.redirectUris,
+    ).optional(),
+    scopes: list('openid, profile, username, email: at least one', limits.scopes).optional(),
     clientSettings: z
       .string()
       .optional()
