@@ -17,6 +17,7 @@ import { logContextPlugin } from './plugins/app/log-context.ts';
 import { metricsPlugin } from './plugins/app/metrics.ts';
 import { readOnlyPlugin } from './plugins/app/read-only.ts';
 import { requestIdOptions, requestIdPlugin } from './plugins/app/request-id.ts';
+import { singleHeadersPlugin } from './plugins/app/single-headers.ts';
 import { corsPlugin } from './plugins/external/cors.ts';
 import { openApiPlugin } from './plugins/external/openapi.ts';
 import { assetRoutes } from './routes/assets/index.ts';
@@ -111,6 +112,7 @@ export async function buildApp(options: BuildAppOptions) {
     storageRoot: options.storageRoot,
   });
   await app.register(errorsPlugin);
+  await app.register(singleHeadersPlugin);
   // CORS before the read-only refusal, so that a refused cross-origin write still carries its CORS headers.
   await app.register(corsPlugin);
   await app.register(authenticationPlugin);

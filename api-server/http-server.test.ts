@@ -122,6 +122,24 @@ describe('the HTTP server', () => {
     expect(JSON.parse(tunnel.body)).toEqual({ detail: 'CONNECT is not supported: this server is no proxy.' });
   });
 
+  it.each([
+    ['Host', 'Host: a.example.org\r\nHost: b.example.org'],
+    ['Authorization', 'Host: x\r\nAuthorization: Basic YTpi\r\nauthorization: Bearer t'],
+    ['Content-Type', 'Host: x\r\nContent-Type: text/plain\r\nContent-Type: application/json'],
+  ])('answers a repeated %s 400 with the catalogue body, then closes', async (name, headers) => {
+    const url = await listen();
+    const single = await raw(url, ['GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
+    expect(single.status).toBe(200);
+    // Without Connection: close: the server closes the connection itself.
+    const answer = await raw(url, [`GET /health HTTP/1.1\r\n${headers}\r\n\r\n`]);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toEqual({
+      detail: `The request carries the header ${name.toLowerCase()} more than once.`,
+    });
+    expect(answer.headers['connection']).toBe('close');
+    expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f]{32}$/);
+  });
+
   it('cuts a body that never finishes at server.timeout.request with 408, and trickled headers at server.timeout.headers', async () => {
     const url = await listen('server.timeout.headers = 1\nserver.timeout.request = 2');
     // Content-Length 1000, one byte sent: held open for ever before.

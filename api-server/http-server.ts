@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { InstanceConfig } from '../core/config/index.ts';
 import { errorBody, HttpError, type ErrorCode } from './errors.ts';
+import { repeatedSingleHeader } from './plugins/app/single-headers.ts';
 import type { ZarrFastPath } from './services/zarr/zarr-fast-path.ts';
 
 /**
@@ -61,7 +62,8 @@ export function serverFactory(
       },
       (request, response) => {
         const path = fastPath();
-        const claim = path?.claims(request);
+        // A request that repeats a single header is fastify's to refuse (plugins/app/single-headers.ts).
+        const claim = repeatedSingleHeader(request) ? undefined : path?.claims(request);
         if (!claim) return handler(request, response);
         const served = path!.serve(request, response, claim);
         if (served === false) handler(request, response);
