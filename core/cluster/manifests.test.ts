@@ -145,6 +145,49 @@ describe('manifests refused before anything is applied', () => {
     expect(error.message).toContain(`resources.yaml [document 1] ${field}`);
   });
 
+  it('reports every failure of every document: name and namespace beside the schema, refinements beside fields', async () => {
+    const exportWith = (target: string[], more: string[] = []) =>
+      [
+        'apiVersion: climate.stratus.dev/v1alpha1',
+        'kind: Export',
+        'metadata:',
+        '  name: dhis2',
+        'spec:',
+        '  target:',
+        ...target.map((line) => `    ${line}`),
+        ...more,
+      ].join('\n');
+    const first = await writeDir(
+      'several',
+      [
+        dataSource('Bad_Name', 'Bad_NS').replace('datasetName: Sample', 'datasetName: 5'),
+        dataSource('fine'),
+        exportWith(
+          ['type: dhis2-tracker', 'url: not-a-url', 'credentialsSecret: a', 'tokenSecret: b'],
+          ['  deliveryHistoryLimit: 0', '  rules:', '    missingValues: delete'],
+        ),
+        exportWith(['type: dhis2-data-value-sets', 'url: 5']),
+      ].join('\n---\n'),
+    );
+    const second = await writeDir('more', `${dataSource('Also_Bad')}\n`);
+    const error = await refusal([first, second]);
+    const found = error.problems.map((p) => `${p.file.split('/').slice(-2).join('/')} ${p.document} ${p.field}`);
+    expect(found).toEqual([
+      'several/resources.yaml 0 metadata.name',
+      'several/resources.yaml 0 metadata.namespace',
+      'several/resources.yaml 0 spec.datasetName',
+      'several/resources.yaml 2 spec.target.url',
+      'several/resources.yaml 2 spec.target.url',
+      'several/resources.yaml 2 spec.deliveryHistoryLimit',
+      'several/resources.yaml 2 spec.target',
+      'several/resources.yaml 2 spec.target.program',
+      'several/resources.yaml 2 spec.rules.missingValues',
+      'several/resources.yaml 3 spec.target.url',
+      'more/resources.yaml 0 metadata.name',
+    ]);
+    expect((await cluster.list(findKind('climate.stratus.dev/v1alpha1', 'DataSource')!)).items).toEqual([]);
+  });
+
   it('validates every directory before applying any: a bad second directory keeps the first unapplied', async () => {
     const first = await writeDir('first', `${dataSource('first')}\n`);
     const second = await writeDir('second', `${dataSource('Bad_Name')}\n`);

@@ -16,6 +16,27 @@ export const dhis2Uid = z.string().regex(/^[A-Za-z][A-Za-z0-9]{10}$/, {
   message: 'must be a DHIS2 uid: a letter, then 10 letters or digits',
 });
 
+/**
+ * The options of a refinement of an object that reads the fields at `paths`: it runs beside the failures of the
+ * object's other fields, so that one parse reports every failure (zod skips it after any), and is skipped only
+ * when a field it reads, or an object holding one, failed to parse. Another refinement's failure (`custom`) leaves
+ * the value parsed, so it does not count.
+ */
+export function refinementReading(...paths: (readonly PropertyKey[])[]): {
+  when: (payload: z.core.ParsePayload) => boolean;
+} {
+  const overlaps = (a: readonly PropertyKey[], b: readonly PropertyKey[]) =>
+    a.slice(0, b.length).every((key, i) => key === b[i]);
+  return {
+    when: (payload) =>
+      !payload.issues.some(
+        (issue) =>
+          issue.code !== 'custom' &&
+          paths.some((path) => overlaps(issue.path ?? [], path) || overlaps(path, issue.path ?? [])),
+      ),
+  };
+}
+
 export const metadataSchema = z
   .object({
     name: z.string().describe('Name of the object, unique in its namespace.'),

@@ -76,6 +76,30 @@ export function issuesOf(error: z.ZodError): FieldCause[] {
   return error.issues.map((issue) => ({ field: issuePath(issue.path) || '(root)', message: issue.message }));
 }
 
+/**
+ * The API server's name and namespace rules, each checked on its own and on the object as written, so that a
+ * manifest fails before anything is applied and with these failures beside those of its schema.
+ */
+function nameIssues(kind: KindRef, object: unknown): FieldCause[] {
+  const metadata = (object as { metadata?: unknown }).metadata;
+  if (typeof metadata !== 'object' || metadata === null) return [];
+  const { name, namespace } = metadata as { name?: unknown; namespace?: unknown };
+  const causes: FieldCause[] = [];
+  const check = (rule: () => unknown, field: string) => {
+    try {
+      rule();
+    } catch (err) {
+      if (!isApiError(err)) throw err;
+      causes.push(...(err.causes.length > 0 ? err.causes : [{ field, message: err.message }]));
+    }
+  };
+  // A name or namespace of another type than a string is the schema's to report.
+  if (name === undefined || typeof name === 'string') check(() => checkName(kind, name), 'metadata.name');
+  if (namespace === undefined || typeof namespace === 'string')
+    check(() => namespaceOf(kind, namespace), 'metadata.namespace');
+  return causes;
+}
+
 /** Validates a Stratus object against its kind's schema and returns it with defaults applied. */
 export function validateObject(object: unknown): ValidationResult {
   const { apiVersion, kind } = (object ?? {}) as { apiVersion?: unknown; kind?: unknown };
@@ -90,16 +114,12 @@ export function validateObject(object: unknown): ValidationResult {
     };
   }
   const parsed = found.schema.safeParse(object);
-  if (!parsed.success) return { ok: false, issues: issuesOf(parsed.error) };
-  const metadata = (parsed.data as KubeObject).metadata;
-  // The API server's name and namespace rules, checked here so that a manifest fails before anything is applied.
-  try {
-    checkName(found, metadata.name);
-    namespaceOf(found, metadata.namespace);
-  } catch (err) {
-    if (isApiError(err))
-      return { ok: false, issues: err.causes.length > 0 ? err.causes : [{ field: 'metadata', message: err.message }] };
-    throw err;
-  }
+  const schemaIssues = parsed.success ? [] : issuesOf(parsed.error);
+  // A field the schema already refused is not reported twice.
+  const issues = [
+    ...nameIssues(found, object).filter((cause) => !schemaIssues.some((issue) => issue.field === cause.field)),
+    ...schemaIssues,
+  ];
+  if (!parsed.success || issues.length > 0) return { ok: false, issues };
   return { ok: true, object: parsed.data as KubeObject };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dhis2Uid, dnsLabel, statusBase } from '../common.ts';
+import { dhis2Uid, dnsLabel, refinementReading, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 
 /** The period types of DHIS2 that exports deliver (its ids: `20240105`, `2024W5`, `202401`, `2024`). */
@@ -101,14 +101,17 @@ export const exportSpecSchema = z
   .refine((spec) => !(spec.target.credentialsSecret && spec.target.tokenSecret), {
     message: 'set credentialsSecret or tokenSecret, not both',
     path: ['target'],
+    ...refinementReading(['target', 'credentialsSecret'], ['target', 'tokenSecret']),
   })
   .refine((spec) => (spec.target.type === 'dhis2-tracker') === (spec.target.program !== undefined), {
     message: 'a dhis2-tracker target names its program, and only it does',
     path: ['target', 'program'],
+    ...refinementReading(['target', 'type'], ['target', 'program']),
   })
   .refine((spec) => spec.target.type !== 'dhis2-tracker' || spec.rules.missingValues === 'keep', {
     message: 'missingValues: delete applies to aggregate targets only',
     path: ['rules', 'missingValues'],
+    ...refinementReading(['target', 'type'], ['rules', 'missingValues']),
   })
   .describe('A DHIS2-compatible target for the saved export payloads (dhis2-json results) of finished jobs.');
 
