@@ -4,7 +4,7 @@ import { PeriodError } from '../../../core/periods/index.ts';
 import { runRange } from '../../../core/sync/range.ts';
 import { isProviderAvailable } from '../../../core/providers/available.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
-import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { HttpError } from '../../errors.ts';
@@ -54,7 +54,9 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Checks the request, then starts an Ingestion run. Without `Prefer: respond-async` the response waits ' +
           'for the run to finish; with it, 202 with the IngestionResponse (`status` accepted, `dataset` null), ' +
-          '`Location: /ingestions/jobs/<job_id>` and that job record as the `monitor` link.',
+          '`Location: /ingestions/jobs/<job_id>` and that job record as the `monitor` link. 409 while another run ' +
+          'writes the dataset, and for a request identical to one a run already serves (same periods, same ' +
+          'current version): identical requests make one run.',
         tags: ['Ingestions'],
         headers: preferHeaders,
         body: createIngestionRequestSchema,
@@ -77,12 +79,14 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         );
       if (!source.spec.periodType)
         throw new HttpError('BadRequest', `Data source ${body.dataset_id} declares no period type`);
+      let range: ReturnType<typeof runRange>;
       try {
-        runRange(source, source.spec.periodType, body.start ?? undefined, body.end ?? undefined, new Date());
+        range = runRange(source, source.spec.periodType, body.start ?? undefined, body.end ?? undefined, new Date());
       } catch (err) {
         if (err instanceof PeriodError) throw new HttpError('BadRequest', err.message);
         throw err;
       }
+      const dataset = await cluster.get<Dataset>(datasetKind, body.dataset_id, namespace);
       const run = await app.runs.start(
         {
           source: source.metadata.name,
@@ -97,6 +101,8 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
         },
         'dataset',
         request.logContext,
+        // Requests for the same periods that find the same version are the same request: one run serves them.
+        { range, version: currentVersionOf(dataset)?.id ?? null },
       );
       if (preferAsync(request.headers.prefer)) {
         acceptedHeaders(reply, run);

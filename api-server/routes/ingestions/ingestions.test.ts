@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import type { Cluster } from '../../../core/cluster/port.ts';
 import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
@@ -84,5 +86,88 @@ describe('one writer per dataset', () => {
     expect(
       (await cluster.list<Ingestion>(ingestionKind, { namespace: 'default' })).items.map((r) => r.metadata.name),
     ).toEqual([run]);
+  });
+});
+
+/**
+ * The operator's part for runs whose periods the current version holds, as fast as it can be: each run succeeds,
+ * reusing the version, as soon as it is created, so the writer claim is free again at once.
+ */
+async function reuseEveryRun(cluster: Cluster, signal: AbortSignal): Promise<void> {
+  try {
+    for await (const event of cluster.watch<Ingestion>(ingestionKind, { namespace: 'default', signal }))
+      if (event.type === 'ADDED' && !event.object.status?.phase)
+        await cluster.patchStatus(
+          ingestionKind,
+          event.object.metadata.name,
+          { type: 'merge', body: { status: { phase: 'successful', result: { reused: true } } } },
+          'default',
+        );
+  } catch (err) {
+    if (!signal.aborted) throw err;
+  }
+}
+
+describe('identical synchronous ingestions', () => {
+  it('make one run when it ends at once: of 20 concurrent requests one gets 200, 19 get 409 naming the run', async () => {
+    const { app, cluster } = await build();
+    await cluster.create(dataSourceKind, source('history', 'past'));
+    const operator = new AbortController();
+    const reusing = reuseEveryRun(cluster, operator.signal);
+    const request = { dataset_id: 'history', start: '2024-01-01', end: '2024-01-31' };
+    // Sent over 200 ms, as clients over the network arrive: later ones find the first run already ended.
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        await sleep(10 * i);
+        return app.inject({ method: 'POST', url: '/ingestions', payload: request });
+      }),
+    );
+    const runs = (await cluster.list<Ingestion>(ingestionKind, { namespace: 'default' })).items;
+    expect(runs.map((r) => r.metadata.name)).toHaveLength(1);
+    const run = runs[0]!.metadata.name;
+    const answered = responses.map((r) => r.statusCode).sort();
+    expect(answered).toEqual([200, ...Array<number>(19).fill(409)]);
+    expect(responses.find((r) => r.statusCode === 200)!.json()).toMatchObject({
+      ingestion_id: run,
+      status: 'successful',
+    });
+    for (const refused of responses.filter((r) => r.statusCode === 409))
+      expect(refused.json().detail).toMatch(new RegExp(`^Run ${run} (is already writing|already carried out)`));
+
+    // Later, the same request again is the same request while the dataset has not changed; another is not.
+    expect((await app.inject({ method: 'POST', url: '/ingestions', payload: request })).statusCode).toBe(409);
+    const other = await app.inject({ method: 'POST', url: '/ingestions', payload: { ...request, end: '2024-02-29' } });
+    expect(other.statusCode).toBe(200);
+    operator.abort();
+    await reusing;
+  });
+
+  it('start again after the run of the same request failed', async () => {
+    const { app, cluster } = await build();
+    await cluster.create(dataSourceKind, source('history', 'past'));
+    const request = { dataset_id: 'history', start: '2024-01-01', end: '2024-01-31' };
+    const first = await app.inject({
+      method: 'POST',
+      url: '/ingestions',
+      headers: { prefer: 'respond-async' },
+      payload: request,
+    });
+    const failed = first.json().jobID as string;
+    await cluster.patchStatus(
+      ingestionKind,
+      failed,
+      { type: 'merge', body: { status: { phase: 'failed' } } },
+      'default',
+    );
+    const retries = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        app.inject({ method: 'POST', url: '/ingestions', headers: { prefer: 'respond-async' }, payload: request }),
+      ),
+    );
+    expect(retries.map((r) => r.statusCode).sort()).toEqual([202, 409, 409, 409, 409]);
+    const names = (await cluster.list<Ingestion>(ingestionKind, { namespace: 'default' })).items.map(
+      (r) => r.metadata.name,
+    );
+    expect(names.sort()).toEqual([failed, retries.find((r) => r.statusCode === 202)!.json().jobID].sort());
   });
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isApiError, isRetriable } from '../../../core/cluster/errors.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
@@ -8,6 +8,13 @@ import { claimWriter } from '../../../core/runs/writer-claim.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { HttpError } from '../../errors.ts';
+
+/** The digest of the request a run was named after (`Runs.start` with `sameRequest`). */
+export const REQUEST_DIGEST_ANNOTATION = 'climate.stratus.dev/request-digest';
+/** How many names a request tries past runs of its own that failed, or of other requests that share its name. */
+const MAX_NAMES = 20;
+
+const hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
 export interface RunsOptions {
   cluster: Cluster;
@@ -34,20 +41,60 @@ export class Runs {
    * holds the target's writer claim (`core/runs/writer-claim.ts`): there is one writer at a time, across API server
    * replicas and the operator, and a second start is refused with 409 naming the first. The run records the log
    * context of the request that started it, which its operator and worker lines then carry.
+   *
+   * With `sameRequest` (what, beside the spec, makes two requests the same: the periods they resolve to, the
+   * version they find), the 8 hex come from a digest of both, so identical requests name one run: the first
+   * creates it and the others are answered 409 naming it, while it runs and after it succeeded. The claim alone
+   * cannot do this for a run that ends at once (one that reuses the current version): it is free again before the
+   * next identical request claims it. After a failed or cancelled run the name is derived from the failed one, so
+   * that identical retries again name one run.
    */
   async start(
     spec: Ingestion['spec'] & { datasetId: string },
     target: 'dataset' | 'feature collection',
     context: LogContext,
+    sameRequest?: unknown,
+  ): Promise<Ingestion> {
+    const prefix = spec.datasetId.slice(0, 50);
+    if (sameRequest === undefined)
+      return this.#create(spec, target, context, `${prefix}-${randomBytes(4).toString('hex')}`);
+    const digest = hex(JSON.stringify({ spec, sameRequest }));
+    let name = `${prefix}-${digest.slice(0, 8)}`;
+    for (let tried = 0; tried < MAX_NAMES; tried++) {
+      const existing = await this.#cluster.get<Ingestion>(ingestionKind, name, this.#namespace);
+      if (!existing) {
+        try {
+          return await this.#create(spec, target, context, name, digest);
+        } catch (err) {
+          // An identical request created it first: read it again.
+          if (isApiError(err, 'AlreadyExists')) continue;
+          throw err;
+        }
+      }
+      const annotations = existing.metadata.annotations as Record<string, string> | undefined;
+      if (annotations?.[REQUEST_DIGEST_ANNOTATION] === digest) {
+        if (!isFinished(existing)) throw writing(existing.metadata.name, target, spec.datasetId);
+        if (existing.status?.phase === 'successful')
+          throw new HttpError(
+            'Conflict',
+            `Run ${name} already carried out this request on ${target} ${spec.datasetId}, which has not changed since`,
+          );
+      }
+      name = `${prefix}-${hex(`${name}:${digest}`).slice(0, 8)}`;
+    }
+    throw new HttpError('Conflict', `Too many runs of this request on ${target} ${spec.datasetId} failed; retry later`);
+  }
+
+  async #create(
+    spec: Ingestion['spec'] & { datasetId: string },
+    target: 'dataset' | 'feature collection',
+    context: LogContext,
+    name: string,
+    digest?: string,
   ): Promise<Ingestion> {
     const namespace = this.#namespace;
-    const name = `${spec.datasetId.slice(0, 50)}-${randomBytes(4).toString('hex')}`;
     const claim = await claimWriter(this.#cluster, namespace, spec.datasetId, name);
-    if (!claim.claimed)
-      throw new HttpError(
-        'Conflict',
-        `Run ${claim.holder} is already writing ${target} ${spec.datasetId}; wait for it or cancel it`,
-      );
+    if (!claim.claimed) throw writing(claim.holder, target, spec.datasetId);
     return this.#cluster.create<Ingestion>(ingestionKind, {
       apiVersion: API_VERSION,
       kind: ingestionKind.kind,
@@ -55,7 +102,7 @@ export class Runs {
         name,
         namespace,
         labels: { [DATASET_LABEL]: spec.datasetId, 'climate.stratus.dev/source': spec.source },
-        annotations: contextAnnotations(context),
+        annotations: { ...contextAnnotations(context), ...(digest && { [REQUEST_DIGEST_ANNOTATION]: digest }) },
       },
       spec,
     } as Ingestion);
@@ -105,3 +152,6 @@ export class Runs {
     return undefined;
   }
 }
+
+const writing = (run: string, target: string, id: string) =>
+  new HttpError('Conflict', `Run ${run} is already writing ${target} ${id}; wait for it or cancel it`);
