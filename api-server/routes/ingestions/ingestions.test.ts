@@ -152,7 +152,7 @@ describe('identical synchronous ingestions', () => {
       headers: { prefer: 'respond-async' },
       payload: request,
     });
-    const failed = first.json().jobID as string;
+    const failed = first.json().ingestion_id as string;
     await cluster.patchStatus(
       ingestionKind,
       failed,
@@ -168,6 +168,6 @@ describe('identical synchronous ingestions', () => {
     const names = (await cluster.list<Ingestion>(ingestionKind, { namespace: 'default' })).items.map(
       (r) => r.metadata.name,
     );
-    expect(names.sort()).toEqual([failed, retries.find((r) => r.statusCode === 202)!.json().jobID].sort());
+    expect(names.sort()).toEqual([failed, retries.find((r) => r.statusCode === 202)!.json().ingestion_id].sort());
   });
 });
