@@ -8,6 +8,7 @@
 
 /** openEO API error codes the engine raises, with the HTTP status errors.json gives them. */
 export const API_CODES = {
+  ProcessInvalid: 400,
   ProcessGraphMissing: 400,
   ProcessGraphInvalid: 400,
   ProcessGraphComplexity: 400,

@@ -4,6 +4,8 @@
  * resources it creates after the id (`workflowName`), and finds a process by id whatever its resource is named.
  */
 import { createHash } from 'node:crypto';
+import { isApiError } from '../cluster/errors.ts';
+import type { Cluster } from '../cluster/port.ts';
 import type { ResourceReader } from './jobs/pinned.ts';
 import { API_VERSION } from '../resources/registry.ts';
 import { workflowKind, type Workflow } from '../resources/workflow/schema.ts';
@@ -50,6 +52,35 @@ export function workflowOf(process: UserProcess, name: string, namespace: string
       processGraph: process_graph as Record<string, unknown>,
     },
   } as Workflow;
+}
+
+/** Tries of one replacement: each one lost means that a concurrent write of the same process landed meanwhile. */
+const REPLACE_ATTEMPTS = 100;
+
+/**
+ * Stores `process` as the whole of its Workflow's process, by compare-and-swap on `metadata.resourceVersion`: nothing
+ * of the process stored before stays (an apply would merge the two graphs' nodes). What the Workflow holds beside
+ * the openEO process stays: its name, labels, annotations and `spec.triggers`. A write that loses the swap to a
+ * concurrent one reads again and retries, so of concurrent writes the last to land is stored, whole.
+ */
+export async function replaceWorkflow(cluster: Cluster, namespace: string, process: UserProcess): Promise<Workflow> {
+  const workflows = storedWorkflows(cluster, namespace);
+  for (let attempt = 1; ; attempt++) {
+    const existing = await workflows.find(process.id);
+    try {
+      if (!existing)
+        return await cluster.create<Workflow>(workflowKind, workflowOf(process, workflowName(process.id), namespace));
+      const { spec } = workflowOf(process, existing.metadata.name, namespace);
+      const { triggers } = existing.spec;
+      return await cluster.update<Workflow>(workflowKind, {
+        ...existing,
+        spec: { ...spec, ...(triggers !== undefined && { triggers }) },
+      });
+    } catch (err) {
+      const lost = isApiError(err, 'Conflict') || isApiError(err, 'AlreadyExists') || isApiError(err, 'NotFound');
+      if (!lost || attempt === REPLACE_ATTEMPTS) throw err;
+    }
+  }
 }
 
 export interface StoredWorkflows extends UserProcessResolver {

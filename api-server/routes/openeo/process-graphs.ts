@@ -4,7 +4,13 @@ import { isApiError } from '../../../core/cluster/errors.ts';
 import { ProcessingError, validateProcessGraph } from '../../../core/processing/index.ts';
 import type { UserProcess } from '../../../core/processing/index.ts';
 import { builtInRegistry } from '../../../core/processing/registry.ts';
-import { storedWorkflows, userProcessesOf, workflowName, workflowOf } from '../../../core/processing/workflows.ts';
+import { userProcessMetadata } from '../../../core/processing/descriptions/user-process-metadata.ts';
+import {
+  replaceWorkflow,
+  storedWorkflows,
+  userProcessOf,
+  userProcessesOf,
+} from '../../../core/processing/workflows.ts';
 import { workflowKind, type Workflow } from '../../../core/resources/workflow/schema.ts';
 import { pageQuerySchema, paginate, sortForPaging, type PageOrder } from '../../pagination.ts';
 import { compiledSerializer } from '../../serialization.ts';
@@ -89,8 +95,12 @@ export const processGraphRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Store a user-defined process',
         description:
-          'Stores or replaces the process as a `Workflow` resource. The graph is checked first, as `POST /result` ' +
-          'checks one; the id of a predefined process is refused (`PredefinedProcessExists`).',
+          'Stores the process as a `Workflow` resource, or replaces the whole of the process stored under the id: ' +
+          "nothing of the earlier one stays. The Workflow's name, labels, annotations and `spec.triggers` stay. " +
+          'The write is a compare-and-swap on the resourceVersion: of concurrent PUTs of one id the last to land is ' +
+          'stored, whole, and each answers 200. `summary`, `description`, `parameters` and `returns` are checked ' +
+          "against openEO's schema (400 `ProcessInvalid`, naming the member), the graph as `POST /result` checks " +
+          'one; the id of a predefined process is refused (`PredefinedProcessExists`). Answers the process as stored.',
         tags,
         params,
         body: freeForm('UserDefinedProcessBody', 'openEO user-defined process: `process_graph`, and metadata.'),
@@ -111,16 +121,13 @@ export const processGraphRoutes: FastifyPluginAsyncZod = async (app) => {
         throw new ProcessingError('ProcessGraphInvalid', `The body's id '${String(body.id)}' is not '${id}'.`);
       if (body.process_graph === undefined || body.process_graph === null)
         throw new ProcessingError('ProcessGraphMissing', 'The process has no process_graph.');
-      const process: UserProcess = { ...body, id, process_graph: body.process_graph };
-      const declared = Array.isArray(process.parameters) ? process.parameters : [];
-      await validateProcessGraph(process.process_graph, {
+      const metadata = userProcessMetadata(body, { context: 'Invalid process specified' });
+      await validateProcessGraph(body.process_graph, {
         userProcesses: workflows,
-        arguments: Object.fromEntries(declared.map((p) => [(p as { name: string }).name, null])),
+        arguments: Object.fromEntries((metadata.parameters ?? []).map((p) => [p.name, null])),
       });
-      const existing = await workflows.find(id);
-      const stored = workflowOf(process, existing?.metadata.name ?? workflowName(id), namespace);
-      await cluster.apply(workflowKind, stored);
-      return { ...process };
+      const stored = await replaceWorkflow(cluster, namespace, { id, ...metadata, process_graph: body.process_graph });
+      return { ...userProcessOf(stored) };
     },
   );
 

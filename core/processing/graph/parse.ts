@@ -9,6 +9,7 @@
  * ProcessingError naming the node.
  */
 import type { ParameterDescription, ProcessDescription } from '../descriptions/types.ts';
+import { userProcessMetadata } from '../descriptions/user-process-metadata.ts';
 import { ProcessingError } from '../errors.ts';
 import { callbackParameters, mismatch } from '../schema/match.ts';
 import { isPlainObject } from '../values/kinds.ts';
@@ -175,12 +176,17 @@ async function userProcess(
       `User-defined processes are nested more than ${state.options.limits.maxUserProcessDepth} deep.`,
       { node: path },
     );
-  const parameters = definition.parameters ?? [];
+  // A Workflow applied by hand reaches here unchecked: its declarations are read only once they fit.
+  const metadata = userProcessMetadata(definition, {
+    context: `User-defined process '${id}' is stored with invalid metadata; store it again`,
+    node: path,
+  });
+  const parameters = metadata.parameters ?? [];
   const description: ProcessDescription = {
     id,
-    description: definition.description ?? definition.summary ?? `User-defined process ${id}.`,
+    description: metadata.description ?? metadata.summary ?? `User-defined process ${id}.`,
     parameters,
-    returns: definition.returns ?? { schema: {} },
+    returns: metadata.returns ?? { schema: {} },
   };
   state.userStack.push(id);
   try {
