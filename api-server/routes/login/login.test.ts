@@ -169,7 +169,26 @@ describe('return_to', () => {
     ['/\\evil.example.org', '/'],
     ['/a\nb', '/'],
     [undefined, '/'],
+    ['/caf\u00e9 \u20ac?q=\u{1f600}', '/caf%C3%A9%20%E2%82%AC?q=%F0%9F%98%80'],
+    ['/caf%C3%A9', '/caf%C3%A9'],
+    ['/lone\ud800', '/'],
   ])('keeps %s as %s', (value, expected) => {
     expect(localReturnPath(value, '/')).toBe(expected);
+  });
+
+  it('sends the browser to a return_to with characters above U+00FF, percent-encoded, after signing in', async () => {
+    const app = await setup();
+    const browser = new Browser(app.url);
+    const page = await browser.get('/login');
+    const returnTo = '/datasets?title=\u20ac\u0100';
+    const signedIn = await browser.post('/login', {
+      ...formFields(page.body),
+      return_to: returnTo,
+      username: 'ada',
+      password: 'pw',
+    });
+    expect([signedIn.status, signedIn.location]).toEqual([303, '/datasets?title=%E2%82%AC%C4%80']);
+    const again = await browser.get(`/login?return_to=${encodeURIComponent(returnTo)}`);
+    expect([again.status, again.location]).toEqual([303, '/datasets?title=%E2%82%AC%C4%80']);
   });
 });
