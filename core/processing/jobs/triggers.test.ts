@@ -60,4 +60,14 @@ describe('workflow triggers', () => {
     const none = triggeredJob(workflow('plain', 'chirps', []), event('run-1:1'));
     expect(none.spec.process).toMatchObject({ process_graph: { run: { arguments: {} } } });
   });
+
+  it.each<[string, unknown]>([
+    ['a string', 'start'],
+    ['an object', { name: 'start' }],
+    ['a list of null', [null]],
+  ])('queue the job of a workflow applied with parameters that are %s, with no arguments', (_, parameters) => {
+    const applied = workflow('by-hand', 'chirps');
+    const job = triggeredJob({ ...applied, spec: { ...applied.spec, parameters } } as Workflow, event('run-1:1'));
+    expect(job.spec.process).toMatchObject({ process_graph: { run: { process_id: 'by_hand', arguments: {} } } });
+  });
 });

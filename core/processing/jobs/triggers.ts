@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { API_VERSION } from '../../resources/kind.ts';
 import { processingJobKind, type ProcessingJob } from '../../resources/processing-job/schema.ts';
 import type { Workflow } from '../../resources/workflow/schema.ts';
+import { isPlainObject } from '../values/kinds.ts';
 
 /** Attempts a triggered run may take when its worker fails. */
 export const TRIGGERED_MAX_ATTEMPTS = 3;
@@ -40,7 +41,12 @@ function eventArguments(event: DatasetUpdated): Record<string, unknown> {
 /** The ProcessingJob that runs `workflow` for `event`, with the arguments its process declares. */
 export function triggeredJob(workflow: Workflow, event: DatasetUpdated): ProcessingJob {
   const name = `${workflow.metadata.name.slice(0, 40)}-${createHash('sha256').update(event.eventID).digest('hex').slice(0, 12)}`;
-  const declared = new Set((workflow.spec.parameters ?? []).map((p) => (p as { name?: unknown }).name));
+  // A Workflow applied by hand may hold anything as parameters: what is no parameter object declares nothing here,
+  // and the job then fails with the process's ProcessInvalid, where its owner sees it, instead of the finish.
+  const parameters: unknown = workflow.spec.parameters;
+  const declared = new Set(
+    Array.isArray(parameters) ? parameters.map((p) => (isPlainObject(p) ? p.name : undefined)) : [],
+  );
   const values = eventArguments(event);
   const args = Object.fromEntries(Object.entries(values).filter(([key]) => declared.has(key)));
   return {
