@@ -177,6 +177,36 @@ describe('resource registry', () => {
     expect(iat).toMatchObject({ ok: false, issues: [{ field: 'spec.hash' }] });
   });
 
+  it("rejects a Workflow whose parameters or return value do not fit openEO's schema, naming the member", () => {
+    const workflow = (spec: Record<string, unknown>) =>
+      validateObject({
+        apiVersion: API_VERSION,
+        kind: 'Workflow',
+        metadata: { name: 'w' },
+        spec: { id: 'w', processGraph: {}, ...spec },
+      });
+    const number = { name: 'x', description: 'A number.', schema: { type: 'number' } };
+    expect(workflow({ parameters: [number], returns: { schema: [{ type: 'number' }] } })).toMatchObject({ ok: true });
+    expect(workflow({ parameters: [{ ...number, default: 2, optional: true, unit: 'm' }] })).toMatchObject({
+      ok: true,
+      object: { spec: { parameters: [{ default: 2, unit: 'm' }] } },
+    });
+    expect(workflow({ parameters: [null] })).toMatchObject({ ok: false, issues: [{ field: 'spec.parameters[0]' }] });
+    expect(workflow({ parameters: 'x' })).toMatchObject({ ok: false, issues: [{ field: 'spec.parameters' }] });
+    expect(workflow({ parameters: [{ name: 'x', schema: {} }] })).toMatchObject({
+      ok: false,
+      issues: [{ field: 'spec.parameters[0].description' }],
+    });
+    expect(workflow({ parameters: [number, number] })).toMatchObject({
+      ok: false,
+      issues: [{ field: 'spec.parameters[1].name', message: "'x' is declared twice" }],
+    });
+    expect(workflow({ returns: { schema: [] } })).toMatchObject({
+      ok: false,
+      issues: [{ field: 'spec.returns.schema' }],
+    });
+  });
+
   it('parses a status with KEP-1623 conditions', () => {
     const result = validateObject({
       apiVersion: API_VERSION,

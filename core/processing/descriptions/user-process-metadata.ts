@@ -1,46 +1,21 @@
 /**
  * The metadata of a user-defined process (`summary`, `description`, `parameters`, `returns`) checked against
- * openEO's schema (openapi.yaml: `process_graph_with_metadata`, `process_parameter`, `process_return_value`), so
- * that what the engine reads as parameter declarations is one: once when `PUT /process_graphs/{id}` stores a
- * process, and again when a graph calls one, because a Workflow applied by hand never went through the first.
+ * openEO's schema (openapi.yaml: `process_graph_with_metadata`), so that what the engine reads as parameter
+ * declarations is one: once when `PUT /process_graphs/{id}` stores a process, and again when a graph calls one,
+ * because a Workflow stored before the check, or applied where nothing validates it, never went through the first.
  */
 import { z } from 'zod';
 import { issuesOf } from '../../resources/registry.ts';
+import { processParametersSchema, processReturnValueSchema } from '../../resources/workflow/process-metadata.ts';
 import { ProcessingError } from '../errors.ts';
 import type { ParameterDescription, ProcessDescription } from './types.ts';
-
-/** One data type as a JSON Schema (`process_json_schema`). */
-const dataType = z.record(z.string(), z.unknown());
-/** `process_schema`: one data type, or a non-empty list of them. */
-const dataTypes = z.union([dataType, z.array(dataType).min(1)]);
-
-const processParameter = z.looseObject({
-  name: z.string().regex(/^\w+$/, 'must match ^\\w+$'),
-  description: z.string(),
-  schema: dataTypes,
-  optional: z.boolean().optional(),
-  default: z.unknown().optional(),
-  deprecated: z.boolean().optional(),
-  experimental: z.boolean().optional(),
-});
-
-const processParameters = z.array(processParameter).superRefine((parameters, context) => {
-  const seen = new Set<string>();
-  parameters.forEach(({ name }, index) => {
-    if (seen.has(name))
-      context.addIssue({ code: 'custom', path: [index, 'name'], message: `'${name}' is declared twice` });
-    seen.add(name);
-  });
-});
-
-const processReturnValue = z.looseObject({ description: z.string().optional(), schema: dataTypes });
 
 /** openEO lets each member be `null`, which says the same as its absence. */
 const metadataSchema = z.object({
   summary: z.string().nullish(),
   description: z.string().nullish(),
-  parameters: processParameters.nullish(),
-  returns: processReturnValue.nullish(),
+  parameters: processParametersSchema.nullish(),
+  returns: processReturnValueSchema.nullish(),
 });
 
 export interface UserProcessMetadata {

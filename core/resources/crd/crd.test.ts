@@ -17,8 +17,27 @@ describe('structural schema post-processor', () => {
     );
     const props = schema.properties as Record<string, Record<string, unknown>>;
     expect(props.graph).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
-    expect(props.any).toEqual({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    // z.unknown() is any JSON value, not only an object: a number or null must reach the zod schema unrefused.
+    expect(props.any).toEqual({ nullable: true, 'x-kubernetes-preserve-unknown-fields': true });
     expect(props.fixed).not.toHaveProperty('additionalProperties');
+  });
+
+  it('keeps the undeclared members of a loose object, and any value of a union of other types', () => {
+    const schema = toStructuralSchema(
+      z.object({
+        loose: z.looseObject({ a: z.string() }),
+        objectOrList: z.union([z.record(z.string(), z.unknown()), z.array(z.string())]).describe('Either.'),
+      }),
+    );
+    const props = schema.properties as Record<string, Record<string, unknown>>;
+    expect(props.loose).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      required: ['a'],
+      'x-kubernetes-preserve-unknown-fields': true,
+    });
+    expect(props.objectOrList).toEqual({ description: 'Either.', 'x-kubernetes-preserve-unknown-fields': true });
+    expect(lintStructuralSchema(schema)).toEqual([]);
   });
 
   it('writes unions of literals as one enum and string|integer as int-or-string', () => {

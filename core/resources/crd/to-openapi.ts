@@ -16,17 +16,12 @@ export function toStructuralSchema(schema: z.ZodType): JSONSchemaNode {
   return rewrite(raw, []);
 }
 
-function isFreeForm(node: JSONSchemaNode): boolean {
-  if (Object.keys(node).every((k) => k === 'description')) return true; // z.unknown()
-  const additional = node.additionalProperties;
-  return (
-    node.type === 'object' &&
-    node.properties === undefined &&
-    typeof additional === 'object' &&
-    additional !== null &&
-    Object.keys(additional).length === 0
-  );
-}
+const isEmptyObject = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+
+/** z.record(z.string(), z.unknown()): an object of any members. */
+const isFreeForm = (node: JSONSchemaNode) =>
+  node.type === 'object' && node.properties === undefined && isEmptyObject(node.additionalProperties);
 
 function mergeEnums(variants: JSONSchemaNode[]): JSONSchemaNode | undefined {
   if (!variants.every((v) => Array.isArray(v.enum) && typeof v.type === 'string')) return undefined;
@@ -47,6 +42,10 @@ function rewrite(node: JSONSchemaNode, path: string[]): JSONSchemaNode {
     // Pinned by the API server from the URL; an enum here would break the next served version.
     return { type: 'string', ...(description ? { description } : {}) };
   }
+  if (Object.keys(node).every((k) => k === 'description')) {
+    // z.unknown(): any JSON value, null included, which a structural schema says by preserving it without a type.
+    return { ...(description ? { description } : {}), nullable: true, [PRESERVE]: true };
+  }
   if (isFreeForm(node)) {
     return { ...(description ? { description } : {}), type: 'object', [PRESERVE]: true };
   }
@@ -66,7 +65,15 @@ function rewrite(node: JSONSchemaNode, path: string[]): JSONSchemaNode {
     } else if (types.size === 2 && types.has('string') && (types.has('integer') || types.has('number'))) {
       delete out[key];
       out[INT_OR_STRING] = true;
+    } else if (types.size > 1) {
+      // Alternatives of other types (an object or a list, say) have no structural form: the API server keeps any
+      // value, and the zod schema is what checks it.
+      return { ...(description ? { description } : {}), [PRESERVE]: true };
     }
+  }
+  if (out.properties !== undefined && isEmptyObject(out.additionalProperties)) {
+    // A loose object (z.looseObject): its declared members are checked, and others are kept, not pruned.
+    out[PRESERVE] = true;
   }
   if (out.properties !== undefined) delete out.additionalProperties;
   if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { freeForm, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { processParametersSchema, processReturnValueSchema } from './process-metadata.ts';
 
 export const workflowSpecSchema = z
   .object({
@@ -10,8 +11,8 @@ export const workflowSpecSchema = z
       .describe('openEO process id.'),
     summary: z.string().optional().describe('Short summary.'),
     description: z.string().optional().describe('Description (CommonMark).'),
-    parameters: z.array(freeForm('Parameter description.')).optional().describe('Parameters of the process.'),
-    returns: freeForm('Return value description.').optional(),
+    parameters: processParametersSchema.optional(),
+    returns: processReturnValueSchema.optional(),
     processGraph: freeForm('The process graph.'),
     triggers: z
       .array(
