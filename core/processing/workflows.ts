@@ -63,7 +63,11 @@ const REPLACE_ATTEMPTS = 100;
  * the openEO process stays: its name, labels, annotations and `spec.triggers`. A write that loses the swap to a
  * concurrent one reads again and retries, so of concurrent writes the last to land is stored, whole.
  */
-export async function replaceWorkflow(cluster: Cluster, namespace: string, process: UserProcess): Promise<Workflow> {
+export async function replaceWorkflow(
+  cluster: Pick<Cluster, 'get' | 'list' | 'create' | 'update'>,
+  namespace: string,
+  process: UserProcess,
+): Promise<Workflow> {
   const workflows = storedWorkflows(cluster, namespace);
   for (let attempt = 1; ; attempt++) {
     const existing = await workflows.find(process.id);
