@@ -215,6 +215,7 @@ describe('/process_graphs: user-defined processes as Workflow resources', () => 
     expect((await cluster.list(workflowKind, { namespace: 'default' })).items).toEqual([]);
     // openEO's null says "not known", as the member's absence does.
     const unknown = await putProcess(app, 'mine', {
+      id: null,
       summary: null,
       parameters: null,
       returns: null,

@@ -117,7 +117,7 @@ export const processGraphRoutes: FastifyPluginAsyncZod = async (app) => {
       if (builtInRegistry().get(id))
         throw new ProcessingError('PredefinedProcessExists', `A predefined process '${id}' exists.`);
       const body = request.body as Partial<UserProcess>;
-      if (body.id !== undefined && body.id !== id)
+      if (body.id !== undefined && body.id !== null && body.id !== id)
         throw new ProcessingError('ProcessGraphInvalid', `The body's id '${String(body.id)}' is not '${id}'.`);
       if (body.process_graph === undefined || body.process_graph === null)
         throw new ProcessingError('ProcessGraphMissing', 'The process has no process_graph.');
