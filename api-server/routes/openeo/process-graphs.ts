@@ -98,9 +98,10 @@ export const processGraphRoutes: FastifyPluginAsyncZod = async (app) => {
           'Stores the process as a `Workflow` resource, or replaces the whole of the process stored under the id: ' +
           "nothing of the earlier one stays. The Workflow's name, labels, annotations and `spec.triggers` stay. " +
           'The write is a compare-and-swap on the resourceVersion: of concurrent PUTs of one id the last to land is ' +
-          'stored, whole, and each answers 200. `summary`, `description`, `parameters` and `returns` are checked ' +
-          "against openEO's schema (400 `ProcessInvalid`, naming the member), the graph as `POST /result` checks " +
-          'one; the id of a predefined process is refused (`PredefinedProcessExists`). Answers the process as stored.',
+          'stored, whole, and each answers 200 (409 `Conflict` only after 100 lost swaps in a row). `summary`, ' +
+          "`description`, `parameters` and `returns` are checked against openEO's schema (400 `ProcessInvalid`, " +
+          'naming the member), the graph as `POST /result` checks one; the id of a predefined process is refused ' +
+          '(`PredefinedProcessExists`). Answers the process as stored.',
         tags,
         params,
         body: freeForm('UserDefinedProcessBody', 'openEO user-defined process: `process_graph`, and metadata.'),
