@@ -11,6 +11,7 @@ import { accessPlugin, anonymousReads } from './plugins/app/authentication/acces
 import { authenticationPlugin } from './plugins/app/authentication/index.ts';
 import { contextPlugin, type VersionInfo } from './plugins/app/context.ts';
 import { endpointsPlugin } from './plugins/app/endpoints.ts';
+import { drainingPlugin } from './plugins/app/draining.ts';
 import { errorsPlugin, frameworkErrors } from './plugins/app/errors.ts';
 import { htmlPagesPlugin } from './plugins/app/html-pages.ts';
 import { logContextPlugin } from './plugins/app/log-context.ts';
@@ -83,7 +84,8 @@ export async function buildApp(options: BuildAppOptions) {
   let fastPath: ZarrFastPath | undefined;
   const app = Fastify({
     ...requestIdOptions,
-    return503OnClosing: true,
+    // A closing server's 503 is the catalogue's (`plugins/app/draining.ts`).
+    return503OnClosing: false,
     serverFactory: serverFactory(() => fastPath, options.config.server.timeouts),
     clientErrorHandler,
     frameworkErrors,
@@ -113,6 +115,7 @@ export async function buildApp(options: BuildAppOptions) {
   });
   await app.register(errorsPlugin);
   await app.register(singleHeadersPlugin);
+  await app.register(drainingPlugin);
   // CORS before the read-only refusal, so that a refused cross-origin write still carries its CORS headers.
   await app.register(corsPlugin);
   await app.register(authenticationPlugin);

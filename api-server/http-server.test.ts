@@ -166,3 +166,29 @@ describe('the HTTP server', () => {
     expect(answer.closedAfterMs).toBeLessThan(5_000);
   });
 });
+
+describe('the HTTP server while it drains', () => {
+  it('answers a request that arrives on an open connection with the catalogue 503 and closes it, after finishing the one before', async () => {
+    const url = await listen();
+    const socket = connect(Number(url.port), url.hostname);
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (data: string) => (received += data));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    // A request in flight when the stop begins: its body is not all there yet.
+    socket.write('POST /result HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stopping = running!.stop(5_000);
+    running = undefined;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.write('}GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await closed;
+    await stopping;
+
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 400 /);
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    expect(second).toMatch(/\r\nConnection: close\r\n/i);
+    expect(second!.split('\r\n\r\n')[1]).toBe('{"detail":"The server is shutting down: send the request again."}');
+  });
+});

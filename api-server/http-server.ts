@@ -1,4 +1,5 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { InstanceConfig } from '../core/config/index.ts';
@@ -47,12 +48,24 @@ function refuseConnect(_request: IncomingMessage, socket: Duplex): void {
   writeError(socket, 'MethodNotAllowed', 'CONNECT is not supported: this server is no proxy.');
 }
 
+/** Each server's open connections, with how many responses each has not yet handed to the system. */
+const openConnections = new WeakMap<Server, Map<Socket, number>>();
+
+/**
+ * Breaks every connection the server still has open with a TCP reset: a response cut this way is an error for any
+ * client, where a plain close would end a body without a length as if it were complete.
+ */
+export function resetConnections(server: Server): void {
+  for (const socket of openConnections.get(server)?.keys() ?? []) if (!socket.destroyed) socket.resetAndDestroy();
+}
+
 /** The server fastify is built on (its `serverFactory`), with the instance's timeouts. */
 export function serverFactory(
   fastPath: () => ZarrFastPath | undefined,
   timeouts: InstanceConfig['server']['timeouts'],
 ) {
   return (handler: RequestListener, _options: FastifyServerOptions): Server => {
+    const connections = new Map<Socket, number>();
     const server = createServer(
       {
         headersTimeout: timeouts.headersMs,
@@ -61,6 +74,10 @@ export function serverFactory(
         connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, timeouts.headersMs),
       },
       (request, response) => {
+        const socket = request.socket as Socket;
+        connections.set(socket, (connections.get(socket) ?? 0) + 1);
+        // 'close' comes once the response is handed to the system whole, or its connection is gone.
+        response.once('close', () => connections.has(socket) && connections.set(socket, connections.get(socket)! - 1));
         const path = fastPath();
         // A request that repeats a single header is fastify's to refuse (plugins/app/single-headers.ts).
         const claim = repeatedSingleHeader(request) ? undefined : path?.claims(request);
@@ -73,7 +90,19 @@ export function serverFactory(
           });
       },
     );
+    openConnections.set(server, connections);
     server.on('connect', refuseConnect);
+    server.on('connection', (socket: Socket) => {
+      connections.set(socket, 0);
+      socket.once('close', () => connections.delete(socket));
+    });
+    // What closing calls (node's `server.close()`, fastify's `close()`, `server.ts`'s sweep while draining). Node's
+    // own counts a connection as idle once its response has ended, though the body may still be being written: it
+    // would cut a long answer mid-body. Idle here is no response in progress; a request whose headers have not all
+    // arrived has not started, and its connection is closed too.
+    server.closeIdleConnections = () => {
+      for (const [socket, responses] of connections) if (responses === 0) socket.destroy();
+    };
     return server;
   };
 }

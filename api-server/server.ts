@@ -1,15 +1,25 @@
+import type { Server } from 'node:http';
+import type { InstanceConfig } from '../core/config/index.ts';
+import { resetConnections } from './http-server.ts';
+
 export interface RunningServer {
   url: string;
-  /** Stops accepting connections, lets in-flight requests finish, and gives up after `deadlineMs`. */
+  /**
+   * Stops accepting connections and requests, lets the responses in flight finish for `deadlineMs` (by default
+   * `server.timeout.shutdown`), then resets the connections still open, which cancels what they were computing.
+   */
   stop(deadlineMs?: number): Promise<void>;
+  /** How long `stop` takes at most unless the app's own closing hangs: `server.timeout.shutdown`. */
+  stopTakesMs: number;
 }
 
 /** What starting and stopping needs of the app, whatever its logger and type provider. */
 export interface ListeningApp {
   listen(options: { host: string; port: number } | { host: string; handle: object }): Promise<string>;
   close(): PromiseLike<unknown>;
-  server: { closeAllConnections(): void; closeIdleConnections(): void };
+  server: Server;
   log: { warn(object: object, message: string): void };
+  stratus: { config: Pick<InstanceConfig, 'server'> };
 }
 
 export async function startApiServer(app: ListeningApp, host: string, port: number): Promise<RunningServer> {
@@ -28,20 +38,24 @@ export async function startApiServerOn(app: ListeningApp, handle: object): Promi
 function running(app: ListeningApp, url: string): RunningServer {
   return {
     url,
-    stop: async (deadlineMs = 10_000) => {
+    stopTakesMs: app.stratus.config.server.timeouts.shutdownMs,
+    stop: async (deadlineMs = app.stratus.config.server.timeouts.shutdownMs) => {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
-          app.log.warn({ deadlineMs }, 'shutdown deadline passed: closing remaining connections');
-          app.server.closeAllConnections();
+          app.log.warn({ deadlineMs }, 'shutdown deadline passed: resetting the remaining connections');
+          resetConnections(app.server);
           resolve();
         }, deadlineMs);
       });
       // A keep-alive connection that was busy when closing began turns idle later: close it as soon as it does.
       const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
-      await Promise.race([app.close(), deadline]);
+      const closed = app.close();
+      await Promise.race([closed, deadline]);
       clearInterval(sweep);
       clearTimeout(timer);
+      // Past the deadline too: the app's own closing (worker pools, caches) runs once the last connection is gone.
+      await closed;
     },
   };
 }

@@ -95,6 +95,7 @@ const valueSchemas: Record<string, z.ZodType> = {
   'server.timeout.headers': positiveSeconds,
   'server.timeout.request': positiveSeconds,
   'server.timeout.keep_alive': positiveSeconds,
+  'server.timeout.shutdown': positiveSeconds,
   'oauth2.server.enabled': onOff,
   'oauth2.server.jwt.keystore.generate-if-missing': onOff,
   'oauth2.server.dcr.refresh-token-ttl': positiveSeconds,
@@ -135,8 +136,11 @@ export interface InstanceConfig {
     corsAllowedOrigins: string[];
     /** Whether the reverse proxy's X-Forwarded-Proto is believed (the Secure flag of cookies). */
     proxyTrusted: boolean;
-    /** How long a client may take to send its headers, its whole request, and between two requests (ms). */
-    timeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
+    /**
+     * How long a client may take to send its headers, its whole request, and between two requests; and how long
+     * responses in flight may take to finish once the process is asked to stop (ms).
+     */
+    timeouts: { headersMs: number; requestMs: number; keepAliveMs: number; shutdownMs: number };
   };
   oauth2: {
     serverEnabled: boolean;
@@ -280,6 +284,8 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
         headersMs: headersSeconds * 1000,
         requestMs: requestSeconds * 1000,
         keepAliveMs: get('server.timeout.keep_alive', 5) * 1000,
+        // Fits in the 30 s Kubernetes gives a pod to stop, after the chart's preStop pause (docs/kubernetes.md).
+        shutdownMs: get('server.timeout.shutdown', 20) * 1000,
       },
     },
     oauth2: {

@@ -15,6 +15,7 @@ export const exactKeys = [
   'server.timeout.headers',
   'server.timeout.request',
   'server.timeout.keep_alive',
+  'server.timeout.shutdown',
   'oauth2.server.enabled',
   'oauth2.server.jwt.keystore.path',
   'oauth2.server.jwt.keystore.alias',

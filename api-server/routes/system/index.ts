@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
@@ -119,6 +119,17 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
       return probe.result;
     },
   );
+
+  // The chart's probes: the process answers (liveness), and it takes requests (readiness; while the server
+  // drains, `plugins/app/draining.ts` answers 503 before this route runs).
+  const probeRoute = (summary: string) => ({
+    config: { access: 'public' as const },
+    schema: { summary, tags: ['System'], produces: ['text/plain'], response: { 200: z.string() } },
+  });
+  const ok = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.type('text/plain; charset=utf-8').send('ok\n');
+  app.get('/healthz', probeRoute('Liveness probe'), ok);
+  app.get('/readyz', probeRoute('Readiness probe: 503 while the server shuts down'), ok);
 
   app.get(
     '/info',

@@ -26,6 +26,15 @@ describe('system routes', () => {
     );
   });
 
+  it('answers the probes the chart sets, /healthz and /readyz, with ok while serving', async () => {
+    const { app } = await build();
+    for (const url of ['/healthz', '/readyz']) {
+      const res = await app.inject({ url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).toBe('ok\n');
+    }
+  });
+
   it('answers the landing page as HTML when asked, with the instance name escaped', async () => {
     const { app } = await build('instance.name = <script>alert(1)</script> Land');
     const res = await app.inject({ url: '/', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
