@@ -56,7 +56,10 @@ export class InstallationRegistry extends Registry {
 }
 
 export interface ApiProcesses {
-  /** Asks every process to stop (each lets its in-flight requests finish) and waits for all to exit. */
+  /**
+   * Asks every process to stop (each lets its responses in flight finish within the drain bound, then resets what
+   * is left) and waits for all to exit.
+   */
   stop(): Promise<void>;
 }
 
@@ -69,11 +72,16 @@ export interface ApiProcessesOptions {
   /** This process's registry: its text becomes the installation's. */
   registry: InstallationRegistry;
   settings: ApiProcessSettings;
+  /** How long each process lets its responses finish when it stops (`server.timeout.shutdown`, which it reads too). */
+  drainMs: number;
   log: Logger;
 }
 
-/** Longer than the 10 s an API server takes at most to let its requests finish (`api-server/server.ts`). */
-const STOP_GRACE_MS = 15_000;
+/**
+ * How long past the drain bound a stopping process may take to exit before it is killed: its server has reset its
+ * remaining connections at the bound, and only closing is left.
+ */
+const EXIT_MARGIN_MS = 5_000;
 /** A process that ended on its own is replaced after this long, as nginx's master replaces a worker. */
 const RESPAWN_DELAY_MS = 1_000;
 
@@ -161,7 +169,7 @@ export async function startApiProcesses(options: ApiProcessesOptions): Promise<A
         [...children].map(async (child) => {
           const exited = new Promise((resolve) => child.once('exit', resolve));
           if (child.connected) child.send({ stratusApi: 'stop' } satisfies ToApiProcess, sent);
-          const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+          const timer = setTimeout(() => child.kill('SIGKILL'), options.drainMs + EXIT_MARGIN_MS);
           await exited;
           clearTimeout(timer);
         }),

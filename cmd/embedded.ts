@@ -14,7 +14,7 @@ import { findKind, validateObject } from '../core/resources/registry.ts';
 import { secretKind, secretValue, type Secret } from '../core/resources/secret.ts';
 import type { KubeObject } from '../core/cluster/objects.ts';
 import type { Cluster } from '../core/cluster/port.ts';
-import { ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
+import { CANCEL_GRACE_MS, ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
 import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
 import type { JobRunner } from '../operator/jobs/runner.ts';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/manager.ts';
@@ -30,7 +30,13 @@ export interface RunningEmbedded {
   firstAdmin?: FirstAdmin;
   /** The controllers, for tools that drive them (the run simulation of bench/runs.ts). */
   operator: RunningOperator;
+  /**
+   * Stops serving (new connections refused, responses in flight given `server.timeout.shutdown`, then reset), then
+   * the controllers and the job runner (running workers asked to cancel), then the store.
+   */
   stop(): Promise<void>;
+  /** How long `stop` takes at most unless something hangs: the drain bound, then the workers' cancel grace. */
+  stopTakesMs: number;
 }
 
 const DEFAULT_CONFIG = 'config/stratus.properties';
@@ -110,6 +116,7 @@ export async function runEmbedded(
           cluster,
           registry,
           settings: { config: configPath, home, storageRoot },
+          drainMs: config.server.timeouts.shutdownMs,
           log,
         }).catch(async (err: unknown) => {
           await server.stop();
@@ -123,6 +130,7 @@ export async function runEmbedded(
     cluster,
     firstAdmin,
     operator,
+    stopTakesMs: config.server.timeouts.shutdownMs + CANCEL_GRACE_MS,
     stop: async () => {
       // The other processes still reach the store through this one while their requests finish.
       await Promise.all([processes?.stop(), server.stop()]);

@@ -127,7 +127,8 @@ export async function runKubernetesOperator(
     host: settings.host,
     port: settings.port,
     registry,
-    ready: () => synced || !elector.isLeader,
+    // A stopping operator is not ready: its probe port stays open for the metrics until the very end.
+    ready: () => !stopping && (synced || !elector.isLeader),
   });
   elector.start();
   return {

@@ -20,18 +20,24 @@ function stopSignal(): Promise<string> {
 }
 
 /**
- * Longest a stop may take before the process exits anyway: below the 30 s grace period Kubernetes gives a pod (the
- * chart's default), so the process ends on its own terms rather than by SIGKILL. A second signal exits at once.
+ * How long past what its stop should take (`stopTakesMs`) a process waits before it exits anyway, with status 1. A
+ * second signal exits at once.
  */
-const STOP_DEADLINE_MS = 25_000;
+const STOP_MARGIN_MS = 5_000;
 
-/** Stops a running component, bounded by `STOP_DEADLINE_MS`. */
-async function stopWithin(running: { stop(): Promise<void> }): Promise<void> {
+/**
+ * Longest the operator's stop may take: below the 30 s grace period Kubernetes gives a pod (the chart's default), so
+ * the process ends on its own terms rather than by SIGKILL.
+ */
+const OPERATOR_STOP_MS = 25_000;
+
+/** Stops a running component, giving up after `deadlineMs`. */
+async function stopWithin(running: { stop(): Promise<void> }, deadlineMs: number): Promise<void> {
   const giveUp = (why: string) => () => {
     console.error(`${why}: exiting before the stop completed`);
     process.exit(1);
   };
-  const timer = setTimeout(giveUp(`stopping took over ${STOP_DEADLINE_MS / 1000} s`), STOP_DEADLINE_MS);
+  const timer = setTimeout(giveUp(`stopping took over ${deadlineMs / 1000} s`), deadlineMs);
   process.once('SIGINT', giveUp('SIGINT again'));
   process.once('SIGTERM', giveUp('SIGTERM again'));
   await running.stop();
@@ -44,7 +50,7 @@ async function operator(): Promise<number> {
   console.log(`Stratus operator: probes and metrics on ${running.url}`);
   const why = await Promise.race([stopSignal(), running.lost.then(() => 'leadership lost')]);
   console.log(`${why}: stopping`);
-  await stopWithin(running);
+  await stopWithin(running, OPERATOR_STOP_MS);
   return why === 'leadership lost' ? 1 : 0;
 }
 
@@ -52,7 +58,7 @@ async function apiServer(): Promise<number> {
   const running = await runKubernetesApiServer(apiServerEnv(process.env));
   console.log(`Stratus API server on ${running.url}`);
   console.log(`${await stopSignal()}: stopping`);
-  await stopWithin(running);
+  await stopWithin(running, running.stopTakesMs + STOP_MARGIN_MS);
   return 0;
 }
 
@@ -92,7 +98,7 @@ Stratus is running (embedded mode)
 Press Ctrl+C to stop.
 `);
   console.log(`\n${await stopSignal()}: stopping`);
-  await stopWithin(running);
+  await stopWithin(running, running.stopTakesMs + STOP_MARGIN_MS);
   return 0;
 }
 

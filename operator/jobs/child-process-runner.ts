@@ -15,6 +15,9 @@ import { attemptKey, runContextOf, type JobRunner, type JobSpec, type JobState }
 
 const WORKER = resolve(import.meta.dirname, '../worker/main.ts');
 
+/** How long a cancelled attempt may take to stop before it is killed, unless the runner is told otherwise. */
+export const CANCEL_GRACE_MS = 10_000;
+
 export interface ChildProcessRunnerOptions {
   /** How long a cancelled attempt may take to stop before it is killed. */
   cancelGraceMs?: number;
@@ -55,7 +58,7 @@ export class ChildProcessRunner implements JobRunner {
   readonly #logging: LogSettings | undefined;
 
   constructor(options: ChildProcessRunnerOptions = {}) {
-    this.#grace = options.cancelGraceMs ?? 10_000;
+    this.#grace = options.cancelGraceMs ?? CANCEL_GRACE_MS;
     this.#now = options.now ?? (() => new Date());
     this.#resolveSecret = options.resolveSecret;
     this.#logging = options.logging;
