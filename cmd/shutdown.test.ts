@@ -1,5 +1,5 @@
 /**
- * Embedded mode stopped by SIGTERM while responses are in flight (docs/kubernetes.md, "Stopping"): new connections
+ * Embedded mode (one API process, and two) stopped by SIGTERM while responses are in flight (docs/kubernetes.md, "Stopping"): new connections
  * are refused at once, a response whose client reads finishes whole, a response still unfinished at
  * `server.timeout.shutdown` is broken off so that its client sees an error, and the process then exits with 0.
  */
@@ -58,6 +58,34 @@ function postResult(url: string): Promise<Transfer> {
   });
 }
 
+/**
+ * `POST /result` on a raw connection that stops reading once the answer starts; `ending` reads the rest when
+ * called and tells how the connection ended: a reset (`ECONNRESET`) or the server's orderly close (`end`).
+ */
+function stalledRawPost(url: string): Promise<{ ending: () => Promise<string> }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((started, fail) => {
+    const socket = connect(Number(port), hostname);
+    const ended = new Promise<string>((end) => {
+      socket.once('end', () => end('end'));
+      socket.once('error', (err: NodeJS.ErrnoException) => end(err.code ?? err.message));
+    });
+    socket.once('error', fail);
+    socket.once('data', () => {
+      socket.pause();
+      started({
+        ending: () => {
+          socket.on('data', () => undefined);
+          socket.resume();
+          return ended;
+        },
+      });
+    });
+    const headers = `Host: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${LARGE_RESULT.length}`;
+    socket.write(`POST /result HTTP/1.1\r\n${headers}\r\n\r\n${LARGE_RESULT}`);
+  });
+}
+
 /** Whether a new TCP connection to the server's port is refused. */
 function refused(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
@@ -71,7 +99,8 @@ function refused(url: string): Promise<boolean> {
   });
 }
 
-describe('embedded mode stopped by SIGTERM', () => {
+// With a further API process (docs/adr/0010), responses in flight may be either process's, and both must drain.
+describe.each([1, 2])('embedded mode with %i API process(es) stopped by SIGTERM', (apiProcesses) => {
   let dataDir: string;
   let child: ChildProcess;
   let url: string;
@@ -84,14 +113,8 @@ describe('embedded mode stopped by SIGTERM', () => {
     child = spawn(
       process.execPath,
       [
-        join(root, 'cmd/stratus.ts'),
-        'embedded',
-        '--data-dir',
-        join(dataDir, 'data'),
-        '--config',
-        config,
-        '--port',
-        '0',
+        ...[join(root, 'cmd/stratus.ts'), 'embedded', '--data-dir', join(dataDir, 'data'), '--config', config],
+        ...['--port', '0', '--api-processes', String(apiProcesses)],
       ],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, STRATUS_HOME: dataDir } },
     );
@@ -114,7 +137,7 @@ describe('embedded mode stopped by SIGTERM', () => {
 
   it('finishes a response whose client reads, breaks one unfinished at the bound, refuses new connections, and exits with 0', async () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
-    const [stalled, reading] = await Promise.all([postResult(url), postResult(url)]);
+    const [stalled, reading, stalledRaw] = await Promise.all([postResult(url), postResult(url), stalledRawPost(url)]);
     // One client stops reading at once, so that its response cannot finish before the bound.
     stalled.response.pause();
     for (const transfer of [stalled, reading]) {
@@ -141,5 +164,7 @@ describe('embedded mode stopped by SIGTERM', () => {
     // Never a body shorter than announced that reads as whole.
     expect(cut.complete).toBe(false);
     expect(cut.received).toBeLessThan(stalled.announced);
+    // Broken off by a reset, which every client reports as an error, not by an orderly close.
+    expect(await stalledRaw.ending()).toBe('ECONNRESET');
   }, 60_000);
 });
