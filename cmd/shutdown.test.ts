@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../test/support/eventually.ts';
 
 const root = resolve(import.meta.dirname, '..');
-/** `server.timeout.shutdown` of the process under test. */
-const DRAIN_S = 4;
+/** `server.timeout.shutdown` of the process under test: long enough for the reading client to get 30 MB on a loaded machine. */
+const DRAIN_S = 6;
 /** What the process may take past the drain bound to stop the rest and exit, on a loaded machine. */
 const EXIT_MARGIN_MS = 5_000;
 
@@ -36,8 +36,11 @@ interface Transfer {
   ended: Promise<{ complete: boolean; received: number }>;
 }
 
-/** `POST /result` on a connection of its own; resolves once the response headers are in. */
-function postResult(url: string): Promise<Transfer> {
+/**
+ * `POST /result` on a connection of its own; resolves once the response headers are in. A `stalled` client reads
+ * nothing of the body until its `response.resume()`.
+ */
+function postResult(url: string, { stalled = false } = {}): Promise<Transfer> {
   return new Promise((done, fail) => {
     const req = request(
       `${url}/result`,
@@ -45,6 +48,7 @@ function postResult(url: string): Promise<Transfer> {
       (response) => {
         let received = 0;
         response.on('data', (chunk: Buffer) => (received += chunk.length));
+        if (stalled) response.pause();
         // A broken transfer is what this test looks for: its error is read from `complete`.
         response.on('error', () => undefined);
         const ended = new Promise<{ complete: boolean; received: number }>((end) =>
@@ -137,9 +141,12 @@ describe.each([1, 2])('embedded mode with %i API process(es) stopped by SIGTERM'
 
   it('finishes a response whose client reads, breaks one unfinished at the bound, refuses new connections, and exits with 0', async () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
-    const [stalled, reading, stalledRaw] = await Promise.all([postResult(url), postResult(url), stalledRawPost(url)]);
-    // One client stops reading at once, so that its response cannot finish before the bound.
-    stalled.response.pause();
+    // Two clients stop reading at once, so that their responses cannot finish before the bound.
+    const [stalled, reading, stalledRaw] = await Promise.all([
+      postResult(url, { stalled: true }),
+      postResult(url),
+      stalledRawPost(url),
+    ]);
     for (const transfer of [stalled, reading]) {
       expect(transfer.status).toBe(200);
       expect(transfer.announced).toBe(30_300_001);

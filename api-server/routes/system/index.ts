@@ -124,7 +124,13 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
   // drains, `plugins/app/draining.ts` answers 503 before this route runs).
   const probeRoute = (summary: string) => ({
     config: { access: 'public' as const },
-    schema: { summary, tags: ['System'], produces: ['text/plain'], response: { 200: z.string() } },
+    schema: {
+      summary,
+      tags: ['System'],
+      produces: ['text/plain'],
+      // Every path answers 503 while the server shuts down; for a probe that is the answer that matters.
+      response: { 200: z.string(), 503: errorDetailSchema },
+    },
   });
   const ok = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.type('text/plain; charset=utf-8').send('ok\n');
