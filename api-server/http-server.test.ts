@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApiServer, type RunningServer } from './server.ts';
 import { build } from './test/build.ts';
+import { publishedDataset } from './test/published-dataset.ts';
 
 const CONFIG = 'instance.name = Test instance\ninstance.bbox = -13.5,6.9,-10.2,10.0';
 
@@ -164,6 +165,35 @@ describe('the HTTP server', () => {
     expect(answer.status).toBe(200);
     expect(answer.closedAfterMs).toBeGreaterThanOrEqual(900);
     expect(answer.closedAfterMs).toBeLessThan(5_000);
+  });
+});
+
+describe('the framing of answers', () => {
+  // HTTP/1.0 has no chunked encoding: without a Content-Length only the connection's close would end the body, and a
+  // body cut short (a stop past its bound) would look complete.
+  it('gives an HTTP/1.0 client a Content-Length for JSON, a synchronous result, a store file and an error', async () => {
+    const built = await build(CONFIG);
+    await publishedDataset(built, 'rain');
+    running = await startApiServer(built.app, '127.0.0.1', 0);
+    const url = new URL(running.url);
+    const graph = JSON.stringify({
+      process: { process_graph: { a: { process_id: 'array_create', arguments: { data: [1, 2] }, result: true } } },
+    });
+    const requests: [string, number][] = [
+      ['GET /datasets HTTP/1.0\r\n\r\n', 200],
+      [
+        `POST /result HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: ${graph.length}\r\n\r\n${graph}`,
+        200,
+      ],
+      ['GET /zarr/rain/precip/0.0.0 HTTP/1.0\r\n\r\n', 200],
+      ['GET /zarr/rain/.zmetadata HTTP/1.0\r\n\r\n', 200],
+      ['GET /datasets/none HTTP/1.0\r\n\r\n', 404],
+    ];
+    for (const [request, status] of requests) {
+      const answer = await raw(url, [request]);
+      expect(answer.status, request).toBe(status);
+      expect(Number(answer.headers['content-length']), request).toBe(Buffer.byteLength(answer.body, 'latin1'));
+    }
   });
 });
 
