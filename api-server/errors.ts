@@ -57,7 +57,8 @@ export const errorCatalogue = {
   ServiceUnavailable: {
     status: 503,
     envelope: 'native',
-    description: 'A dependency (resource store, cluster API) is unavailable, or the server is shutting down; retry later.',
+    description:
+      'A dependency (resource store, cluster API) is unavailable, or the server is shutting down; retry later.',
   },
   CollectionNotFound: {
     status: 404,
