@@ -112,6 +112,10 @@ const valueSchemas: Record<string, z.ZodType> = {
   'processing.sync.max_cells': positiveInt,
   'processing.sync.max_read_cells': positiveInt,
   'processing.sync.max_output_size': size,
+  'processing.sync.max_memory': size,
+  'processing.sync.heap_size': size,
+  'processing.sync.young_generation_size': size,
+  'processing.sync.concurrency': positiveInt,
   'processing.worker_threads': nonNegativeInt,
   'changelog.aggregate': onOff,
   'map.basemap.url': tileTemplate,
@@ -179,7 +183,19 @@ export interface InstanceConfig {
    * the cells it may read from the stores, and the size of its answer.
    */
   processing: {
-    sync: { timeoutMs: number; maxCells: number; maxReadCells: number; maxOutputBytes: number };
+    sync: {
+      timeoutMs: number;
+      maxCells: number;
+      maxReadCells: number;
+      maxOutputBytes: number;
+      /** Bytes the arrays and materialized cubes of one run may hold together (core/processing/memory-budget.ts). */
+      maxMemoryBytes: number;
+      /** V8 limits of the worker thread a run executes in: old generation (heap) and young generation, in bytes. */
+      heapBytes: number;
+      youngGenerationBytes: number;
+      /** Runs executing at once; others wait for a free one, within their wall time. */
+      concurrency: number;
+    };
     /** Worker threads of the engine's CPU-heavy work (core/workers/pool.ts); 0 runs it on the main thread. */
     workerThreads: number;
   };
@@ -263,6 +279,7 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
   if (errors.length > 0) throw new ConfigError(`invalid instance configuration:\n  ${errors.join('\n  ')}`);
 
   const maxSizeBytes = get('logging.file.max_size', 100 * MB);
+  const syncHeapBytes = get('processing.sync.heap_size', 2048 * MB);
   return {
     source,
     instance: {
@@ -323,6 +340,11 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
         maxCells: get('processing.sync.max_cells', 20_000_000),
         maxReadCells: get('processing.sync.max_read_cells', 1_000_000_000),
         maxOutputBytes: get('processing.sync.max_output_size', 100 * MB),
+        // Half the heap: a node's result and the copy the next node makes of it fit together under V8's limit.
+        maxMemoryBytes: get('processing.sync.max_memory', Math.floor(syncHeapBytes / 2)),
+        heapBytes: syncHeapBytes,
+        youngGenerationBytes: get('processing.sync.young_generation_size', 64 * MB),
+        concurrency: get('processing.sync.concurrency', 2),
       },
       workerThreads: get('processing.worker_threads', availableParallelism()),
     },

@@ -6,6 +6,7 @@ import { evaluateGraph } from './evaluate/evaluate.ts';
 import { DEFAULT_LIMITS, type EngineLimits } from './graph/limits.ts';
 import { parseProcessGraph } from './graph/parse.ts';
 import type { Graph, UserProcessResolver } from './graph/types.ts';
+import type { MemoryBudget } from './memory-budget.ts';
 import type { ProcessRegistry } from './process.ts';
 import { builtInRegistry, catalogueOf } from './registry.ts';
 import type { EngineServices } from './services.ts';
@@ -16,6 +17,8 @@ export interface RunOptions {
   services?: EngineServices;
   limits?: Partial<EngineLimits>;
   signal?: AbortSignal;
+  /** Counts the memory of the whole run's arrays and materialized cubes; without it nothing is counted. */
+  memory?: MemoryBudget;
   /** Values for the root graph's parameters (a user-defined process run with arguments). */
   arguments?: Record<string, unknown>;
 }
@@ -36,6 +39,7 @@ export async function validateProcessGraph(processGraph: unknown, options: RunOp
     parameters,
     ...(options.userProcesses ? { userProcesses: options.userProcesses } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.memory ? { memory: options.memory } : {}),
   });
 }
 
@@ -48,5 +52,6 @@ export async function runProcessGraph(processGraph: unknown, options: RunOptions
     limits,
     services: options.services ?? {},
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.memory ? { memory: options.memory } : {}),
   });
 }

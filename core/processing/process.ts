@@ -8,6 +8,7 @@
 import type { ProcessDescription } from './descriptions/types.ts';
 import type { EngineLimits } from './graph/limits.ts';
 import type { UserProcessResolver } from './graph/types.ts';
+import type { MemoryBudget } from './memory-budget.ts';
 import type { EngineServices } from './services.ts';
 
 export type Args = Record<string, unknown>;
@@ -22,6 +23,8 @@ export interface ProcessContext {
   readonly node: string;
   readonly services: EngineServices;
   readonly processes: ProcessRegistry;
+  /** The run's memory budget, when it has one: processes that allocate by a user's numbers check it first. */
+  readonly memory?: MemoryBudget;
 }
 
 export interface ElementwiseSpec {

@@ -1,12 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { datasetCollections } from '../../../core/processing/collections/datasets.ts';
-import { readBudget } from '../../../core/processing/collections/read-budget.ts';
-import { storedFeatureCollections } from '../../../core/processing/collections/feature-collections.ts';
-import { isProcessingError, ProcessingError, runProcessGraph } from '../../../core/processing/index.ts';
-import { formatOptions } from '../../../core/processing/results/display.ts';
-import { OUTPUT_FORMATS, outputFormat, type OutputFormat } from '../../../core/processing/results/outputs.ts';
-import type { ResultSink } from '../../../core/processing/services.ts';
-import { storedWorkflows } from '../../../core/processing/workflows.ts';
+import { isProcessingError, ProcessingError } from '../../../core/processing/index.ts';
+import { referencedResources } from '../../../core/processing/jobs/resolve.ts';
+import { SyncRunner } from '../../../core/processing/sync/runner.ts';
 import { closeProcessPool, configureProcessPool } from '../../../core/workers/pool.ts';
 import { jobResultRoutes } from './job-results.ts';
 import { jobRoutes } from './jobs.ts';
@@ -16,35 +11,17 @@ import { openEoRoutes } from '../../plugins/app/errors.ts';
 
 const tags = ['openEO processing'];
 
-/** What a synchronous run's `save_result` was given: the value and its format, written as the response. */
-interface Saved {
-  value: unknown;
-  format: OutputFormat;
-  options: Record<string, unknown>;
-}
-
-function responseSink(): ResultSink & { saved?: Saved } {
-  const sink: ResultSink & { saved?: Saved } = {
-    formats: () => OUTPUT_FORMATS.map((f) => f.name),
-    save: async (value, name, options) => {
-      sink.saved = { value, format: outputFormat(name)!, options };
-      return true;
-    },
-  };
-  return sink;
-}
-
 /**
  * `POST /result`: a process graph run while the client waits, over the datasets and feature collections this
- * instance serves, bounded by `processing.sync.*` (wall time, cells held, cells read, answer size). Past a limit
- * the answer is 400 `ProcessGraphComplexity` pointing to batch jobs; a client that goes away cancels the run.
+ * instance serves, bounded by `processing.sync.*` (wall time, cells held, cells read, memory, answer size). The
+ * main thread only pins what the graph refers to; the run and the encoding of its answer happen in a worker
+ * thread with its own heap limit (`core/processing/sync/`). Past a limit the answer is 400
+ * `ProcessGraphComplexity` naming the limit and pointing to batch jobs; a client that goes away cancels the run.
  */
 export const resultRoute: FastifyPluginAsyncZod = async (app) => {
   const { cluster, namespace, storageRoot, config } = app.stratus;
-  const { timeoutMs, maxCells, maxReadCells, maxOutputBytes } = config.processing.sync;
-  const stores = { cluster, namespace, storageRoot };
-  const features = storedFeatureCollections(stores);
-  const userProcesses = storedWorkflows(cluster, namespace);
+  const runner = new SyncRunner(config.processing.sync);
+  app.addHook('onClose', async () => runner.close());
 
   app.post(
     '/result',
@@ -55,8 +32,11 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
         description:
           'Runs `process.process_graph` and answers the value `save_result` was given, in its format (`JSON`, or ' +
           "`GTiff` for a raster cube), else the result node's value as JSON. Data cubes in JSON are " +
-          '`{"type": "DataCube", "dimensions", "data"}` (docs/processing.md). Bounded by ' +
-          '`processing.sync.*`: wall time, cells held, cells read, answer size.',
+          '`{"type": "DataCube", "dimensions", "data"}` (docs/processing.md). The run executes in a worker thread ' +
+          'of its own, so other requests are answered meanwhile. Bounded by `processing.sync.*`: wall time, cells ' +
+          'held, cells read, memory of arrays and cubes across the graph, heap of the thread, answer size; past ' +
+          'one, 400 `ProcessGraphComplexity` naming the limit. At most `processing.sync.concurrency` runs execute ' +
+          'at once; others wait, within their wall time.',
         tags,
         body: freeForm('SynchronousResultRequest', 'openEO `process` with its `process_graph`, and options.'),
         response: {
@@ -68,56 +48,29 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const graph = (request.body.process as { process_graph?: unknown } | undefined)?.process_graph;
-      const deadline = AbortSignal.timeout(timeoutMs);
+      if (graph === undefined || graph === null)
+        throw new ProcessingError('ProcessGraphMissing', 'The request has no process.process_graph.');
       const gone = new AbortController();
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) gone.abort();
       });
-      const signal = AbortSignal.any([deadline, gone.signal]);
-      const results = responseSink();
       try {
-        if (graph === undefined || graph === null)
-          throw new ProcessingError('ProcessGraphMissing', 'The request has no process.process_graph.');
-        const value = await runProcessGraph(graph, {
-          // A budget per run: the cells read by every load_collection of the graph count together.
-          services: {
-            collections: datasetCollections({ ...stores, budget: readBudget(maxReadCells) }),
-            features,
-            results,
-          },
-          userProcesses,
-          limits: { maxCubeCells: maxCells },
-          signal,
-        });
-        const {
-          value: saved,
-          format,
-          options,
-        } = results.saved ?? { value, format: outputFormat('JSON')!, options: {} };
-        const optionsFor = formatOptions(graph, cluster, namespace);
-        const body = await format.write(saved, maxCells, signal, await optionsFor(format.name, options));
-        const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-        if (size > maxOutputBytes)
-          throw new ProcessingError(
-            'ProcessGraphComplexity',
-            `The result takes ${size} bytes, more than the ${maxOutputBytes} a synchronous run may answer; run it as a batch job (POST /jobs).`,
-          );
-        // Already written: fastify sends a string or bytes as they are, without the schema's serializer.
+        const resources = await referencedResources(graph, cluster, namespace);
+        const { body, mediaType, fileName } = await runner.run(
+          { processGraph: graph, namespace, storageRoot, resources },
+          gone.signal,
+        );
+        // Already written: fastify sends bytes as they are, without the schema's serializer.
         return reply
-          .type(format.mediaType)
-          .header('content-disposition', `inline; filename="${format.fileName}"`)
-          .send(body as unknown as Record<string, unknown>);
+          .type(mediaType)
+          .header('content-disposition', `inline; filename="${fileName}"`)
+          .send(Buffer.from(body.buffer, body.byteOffset, body.byteLength) as unknown as Record<string, unknown>);
       } catch (err) {
-        if (gone.signal.aborted && !deadline.aborted) {
-          // Nobody is left to answer: the run stopped at its next chunk, and the socket is closed.
+        if (gone.signal.aborted) {
+          // Nobody is left to answer: the run's thread is terminated, and the socket is closed.
           request.log.info('synchronous run cancelled: the client closed its connection');
           return reply.hijack();
         }
-        if (deadline.aborted)
-          throw new ProcessingError(
-            'ProcessGraphComplexity',
-            `The run takes longer than the ${timeoutMs / 1000} s a synchronous run may; run it as a batch job (POST /jobs).`,
-          );
         throw err;
       }
     },

@@ -7,6 +7,7 @@
 import { ProcessingError } from '../errors.ts';
 import type { Argument, Graph, GraphNode } from '../graph/types.ts';
 import type { EngineLimits } from '../graph/limits.ts';
+import { arrayBytes, BYTES_PER_ARRAY_ELEMENT, type MemoryBudget } from '../memory-budget.ts';
 import type { ProcessContext, ProcessRegistry } from '../process.ts';
 import { mismatch } from '../schema/match.ts';
 import type { EngineServices } from '../services.ts';
@@ -18,6 +19,7 @@ export interface Environment {
   limits: EngineLimits;
   services: EngineServices;
   signal?: AbortSignal;
+  memory?: MemoryBudget;
 }
 
 /** Evaluates `graph` with `parameters` bound (inside `parent`'s scope) and returns its result node's value. */
@@ -29,16 +31,31 @@ export async function evaluateGraph(
 ): Promise<unknown> {
   const scope = new Scope(parameters, parent);
   const results = new Map<string, unknown>();
-  for (const id of graph.order) {
-    environment.signal?.throwIfAborted();
-    const node = graph.nodes.get(id)!;
-    try {
-      results.set(id, await evaluateNode(node, graph, scope, results, environment));
-    } catch (err) {
-      throw err instanceof ProcessingError ? err.at(node.path) : err;
+  // Every node's arrays count while this graph holds them, which is until it returns.
+  let charged = 0;
+  try {
+    for (const id of graph.order) {
+      environment.signal?.throwIfAborted();
+      const node = graph.nodes.get(id)!;
+      try {
+        const value = await evaluateNode(node, graph, scope, results, environment);
+        const bytes = arrayBytes(value);
+        if (environment.memory && bytes > 0) {
+          environment.memory.charge(
+            bytes,
+            `The array of ${bytes / BYTES_PER_ARRAY_ELEMENT} elements of node '${node.path}'`,
+          );
+          charged += bytes;
+        }
+        results.set(id, value);
+      } catch (err) {
+        throw err instanceof ProcessingError ? err.at(node.path) : err;
+      }
     }
+    return results.get(graph.result);
+  } finally {
+    environment.memory?.release(charged);
   }
-  return results.get(graph.result);
 }
 
 async function evaluateNode(
@@ -76,6 +93,7 @@ async function evaluateNode(
     node: node.path,
     services: environment.services,
     processes: environment.processes,
+    ...(environment.memory && { memory: environment.memory }),
   };
   return await process.run(args, context);
 }

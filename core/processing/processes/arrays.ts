@@ -2,7 +2,8 @@
 import { ProcessingError, invalidArgument } from '../errors.ts';
 import type { Callback } from '../evaluate/callback.ts';
 import { STREAMING } from '../kernels/streaming.ts';
-import type { Args, ProcessDefinition } from '../process.ts';
+import { BYTES_PER_ARRAY_ELEMENT } from '../memory-budget.ts';
+import type { Args, ProcessContext, ProcessDefinition } from '../process.ts';
 import { LabeledArray, elementsOf, type Label } from '../values/labeled-array.ts';
 import { equals } from './comparison.ts';
 
@@ -34,13 +35,16 @@ export function notAvailable(): ProcessingError {
   return new ProcessingError('ArrayElementNotAvailable', 'The array has no element with the specified index or label.');
 }
 
-function checkLength(length: number, maximum: number, process: string): void {
+/** Refuses an array of `length` elements past the engine's array limit or the run's memory, before making it. */
+function checkLength(length: number, context: ProcessContext, process: string): void {
+  const maximum = context.limits.maxArrayLength;
   if (!(length <= maximum))
     throw invalidArgument(
       process,
       'data',
       `the array would have ${length} elements, more than the limit of ${maximum}`,
     );
+  context.memory?.check(length * BYTES_PER_ARRAY_ELEMENT, `The array of ${length} elements of ${process}`);
 }
 
 export const arrayProcesses: ProcessDefinition[] = [
@@ -62,7 +66,7 @@ export const arrayProcesses: ProcessDefinition[] = [
       const items = elementsOf(data as ArrayValue);
       // Nothing repeated is nothing, however often: no loop over a huge `repeat`.
       if (items.length === 0) return [];
-      checkLength(items.length * (repeat as number), context.limits.maxArrayLength, 'array_create');
+      checkLength(items.length * (repeat as number), context, 'array_create');
       const out: unknown[] = [];
       for (let r = 0; r < (repeat as number); r++) out.push(...items);
       return out;
@@ -73,7 +77,7 @@ export const arrayProcesses: ProcessDefinition[] = [
     run: ({ array1, array2 }: Args, context) => {
       const a = array1 as ArrayValue;
       const b = array2 as ArrayValue;
-      checkLength(a.length + b.length, context.limits.maxArrayLength, 'array_concat');
+      checkLength(a.length + b.length, context, 'array_concat');
       if (a instanceof LabeledArray && b instanceof LabeledArray) {
         const clash = b.labels.find((l) => a.labels.includes(l));
         if (clash !== undefined)
