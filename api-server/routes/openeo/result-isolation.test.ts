@@ -1,0 +1,81 @@
+/**
+ * `POST /result` cannot take the server down: a run executes in a worker thread with its own heap limit, its
+ * arrays count against one memory budget across the graph, and a run past its wall time is terminated however
+ * tight its loop. Each refusal is a 400 naming its configuration key, and the server answers `/health` fast
+ * meanwhile and keeps serving after. Against a listening server: the probes go through its event loop.
+ */
+import { describe, expect, it } from 'vitest';
+import { arrayGraph, healthTimesWhile, p99, postResult } from '../../../test/support/array-graphs.ts';
+import { build } from '../../test/build.ts';
+
+async function listening(config: string): Promise<string> {
+  const built = await build(`instance.bbox = -13.5,6.9,-10.2,10.0\n${config}`);
+  return built.app.listen({ port: 0, host: '127.0.0.1' });
+}
+
+/** Sorting 12 arrays of 900,000 elements takes several times the time limit and stays within the memory limits. */
+const SORTING_LIMITS =
+  'processing.sync.timeout = 5\nprocessing.sync.max_memory = 400MB\nprocessing.sync.heap_size = 1GB';
+const sorting = arrayGraph(Array.from({ length: 12 }, () => ({ values: [3, 1, 2], repeat: 300_000, sort: true })));
+
+/** The server still runs graphs and answers `/health`. */
+async function expectServing(url: string): Promise<void> {
+  expect((await fetch(`${url}/health`)).status).toBe(200);
+  const small = await postResult(url, arrayGraph([{ values: [3, 1, 2], repeat: 2, sort: true }]));
+  expect(small.status).toBe(200);
+  expect(await small.json()).toBe(1);
+}
+
+describe('POST /result isolation', () => {
+  it('refuses 40 large arrays summed past processing.sync.max_memory with 400, and keeps serving', async () => {
+    const url = await listening('processing.sync.max_memory = 32MB\nprocessing.sync.heap_size = 512MB');
+    // 40 arrays of 1,000,000 elements, 8 MB each, each within every per-array limit: the budget is spent by the
+    // fourth.
+    const heavy = arrayGraph(Array.from({ length: 40 }, () => ({ values: [1], repeat: 1_000_000, sort: false })));
+    const response = await postResult(url, heavy);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      code: 'ProcessGraphComplexity',
+      message: expect.stringContaining('processing.sync.max_memory'),
+    });
+    await expectServing(url);
+  });
+
+  it("terminates a run past its thread's heap (processing.sync.heap_size) with 400 when the budget is set above it", async () => {
+    const url = await listening('processing.sync.max_memory = 8GB\nprocessing.sync.heap_size = 96MB');
+    const heavy = arrayGraph(Array.from({ length: 40 }, () => ({ values: [1], repeat: 1_000_000, sort: false })));
+    const response = await postResult(url, heavy);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      code: 'ProcessGraphComplexity',
+      message: expect.stringContaining('processing.sync.heap_size'),
+    });
+    await expectServing(url);
+  });
+
+  it('stops sorting arrays at processing.sync.timeout, within a margin of it', async () => {
+    const url = await listening(SORTING_LIMITS.replace('timeout = 5', 'timeout = 2'));
+    const started = performance.now();
+    const response = await postResult(url, sorting);
+    const after = performance.now() - started;
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      code: 'ProcessGraphComplexity',
+      message: expect.stringContaining('processing.sync.timeout'),
+    });
+    // The limit, plus a margin for a loaded machine; the graph alone takes several times longer.
+    expect(after).toBeGreaterThanOrEqual(1_950);
+    expect(after).toBeLessThan(3_500);
+    await expectServing(url);
+  });
+
+  it('answers /health in under 100 ms (p99) while the heaviest graph the limits allow runs', async () => {
+    const url = await listening(SORTING_LIMITS);
+    const run = postResult(url, sorting).then((response) => response.status);
+    const times = await healthTimesWhile(url, run);
+    // The graph runs until its time limit ends it.
+    expect(await run).toBe(400);
+    expect(times.length).toBeGreaterThan(100);
+    expect(p99(times)).toBeLessThan(100);
+  });
+});
