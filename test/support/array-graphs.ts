@@ -10,18 +10,28 @@ export interface ArrayBranch {
   repeat: number;
   /** Whether the array is sorted before `first` reads it. */
   sort: boolean;
+  /** Whether the array is concatenated with itself (`array_concat`) first, doubling it. */
+  concat?: boolean;
 }
 
 /** `{"process": {"process_graph": ...}}` summing `first` of every branch. */
 export function arrayGraph(branches: readonly ArrayBranch[]): { process: { process_graph: Record<string, unknown> } } {
   const graph: Record<string, unknown> = {};
-  branches.forEach(({ values, repeat, sort }, i) => {
+  branches.forEach(({ values, repeat, sort, concat }, i) => {
     graph[`create${i}`] = { process_id: 'array_create', arguments: { data: values, repeat } };
-    if (sort) graph[`sort${i}`] = { process_id: 'sort', arguments: { data: { from_node: `create${i}` } } };
-    graph[`first${i}`] = {
-      process_id: 'first',
-      arguments: { data: { from_node: sort ? `sort${i}` : `create${i}` } },
-    };
+    let last = `create${i}`;
+    if (concat) {
+      graph[`concat${i}`] = {
+        process_id: 'array_concat',
+        arguments: { array1: { from_node: last }, array2: { from_node: last } },
+      };
+      last = `concat${i}`;
+    }
+    if (sort) {
+      graph[`sort${i}`] = { process_id: 'sort', arguments: { data: { from_node: last } } };
+      last = `sort${i}`;
+    }
+    graph[`first${i}`] = { process_id: 'first', arguments: { data: { from_node: last } } };
   });
   graph.sum = {
     process_id: 'sum',
@@ -30,6 +40,10 @@ export function arrayGraph(branches: readonly ArrayBranch[]): { process: { proce
   };
   return { process: { process_graph: graph } };
 }
+
+/** What `arrayGraph(branches)` answers when it runs: the sum of each branch's first (or, sorted, least) value. */
+export const expectedSum = (branches: readonly ArrayBranch[]): number =>
+  branches.reduce((sum, { values, sort }) => sum + (sort ? Math.min(...values) : values[0]!), 0);
 
 export const postResult = (url: string, body: unknown): Promise<Response> =>
   fetch(`${url}/result`, {
