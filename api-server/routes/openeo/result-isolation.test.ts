@@ -27,28 +27,27 @@ async function expectServing(url: string): Promise<void> {
 }
 
 describe('POST /result isolation', () => {
-  it('refuses 40 large arrays summed past processing.sync.max_memory with 400, and keeps serving', async () => {
-    const url = await listening('processing.sync.max_memory = 32MB\nprocessing.sync.heap_size = 512MB');
-    // 40 arrays of 1,000,000 elements, 8 MB each, each within every per-array limit: the budget is spent by the
-    // fourth.
-    const heavy = arrayGraph(Array.from({ length: 40 }, () => ({ values: [1], repeat: 1_000_000, sort: false })));
-    const response = await postResult(url, heavy);
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({
-      code: 'ProcessGraphComplexity',
-      message: expect.stringContaining('processing.sync.max_memory'),
-    });
-    await expectServing(url);
-  });
+  // 40 arrays of 1,000,000 elements, 8 MB each, each within every per-array limit, into `first`, summed.
+  const manyArrays = arrayGraph(Array.from({ length: 40 }, () => ({ values: [1], repeat: 1_000_000, sort: false })));
 
-  it("terminates a run past its thread's heap (processing.sync.heap_size) with 400 when the budget is set above it", async () => {
-    const url = await listening('processing.sync.max_memory = 8GB\nprocessing.sync.heap_size = 96MB');
-    const heavy = arrayGraph(Array.from({ length: 40 }, () => ({ values: [1], repeat: 1_000_000, sort: false })));
-    const response = await postResult(url, heavy);
+  it.each([
+    {
+      name: 'refuses many large arrays past processing.sync.max_memory, counted across the graph (spent by the fifth)',
+      config: 'processing.sync.max_memory = 32MB\nprocessing.sync.heap_size = 512MB',
+      key: 'processing.sync.max_memory',
+    },
+    {
+      name: "terminates the run's thread past processing.sync.heap_size when the budget is set above it (V8's limit, the backstop)",
+      config: 'processing.sync.max_memory = 8GB\nprocessing.sync.heap_size = 96MB',
+      key: 'processing.sync.heap_size',
+    },
+  ])('$name: 400 naming the key, and the server keeps serving', async ({ config, key }) => {
+    const url = await listening(config);
+    const response = await postResult(url, manyArrays);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({
       code: 'ProcessGraphComplexity',
-      message: expect.stringContaining('processing.sync.heap_size'),
+      message: expect.stringContaining(key),
     });
     await expectServing(url);
   });
