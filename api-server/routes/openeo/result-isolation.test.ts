@@ -68,6 +68,22 @@ describe('POST /result isolation', () => {
     await expectServing(url);
   });
 
+  it('lets a run past processing.sync.concurrency wait for a free thread, then answers it', async () => {
+    const url = await listening(
+      SORTING_LIMITS.replace('timeout = 5', 'timeout = 3') + '\nprocessing.sync.concurrency = 1',
+    );
+    const ended: string[] = [];
+    const first = postResult(url, sorting).then((response) => (ended.push('first'), response.status));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const second = postResult(url, arrayGraph([{ values: [5, 4], repeat: 10, sort: true }])).then(async (response) => {
+      ended.push('second');
+      return { status: response.status, body: (await response.json()) as unknown };
+    });
+    expect(await first).toBe(400);
+    expect(await second).toEqual({ status: 200, body: 4 });
+    expect(ended).toEqual(['first', 'second']);
+  });
+
   it('answers /health in under 100 ms (p99) while the heaviest graph the limits allow runs', async () => {
     const url = await listening(SORTING_LIMITS);
     const run = postResult(url, sorting).then((response) => response.status);

@@ -5,7 +5,7 @@
  * `terminate()` stops even a tight loop) or whose client went away is terminated; the first two are refused with
  * 400 `ProcessGraphComplexity` naming the limit. At most `processing.sync.concurrency` runs execute at once; others
  * wait their turn, and the wait counts in their wall time. One thread is kept started and idle, so that a run does
- * not wait for the engine's modules to load; it is replaced when a run ends.
+ * not wait for the engine's modules to load; it is replaced as soon as a run takes it.
  */
 import { Worker } from 'node:worker_threads';
 import type { InstanceConfig } from '../../config/index.ts';
@@ -95,8 +95,6 @@ export class SyncRunner {
     const next = this.waiting.shift();
     if (next) next();
     else this.running--;
-    // A run ended: the next one finds a started thread.
-    if (!this.closed) this.spare ??= this.spawn();
   }
 
   private spawn(): Worker {
@@ -116,7 +114,8 @@ export class SyncRunner {
 
   private execute(input: Omit<SyncRunInput, 'limits'>, signal: AbortSignal): Promise<SyncAnswer> {
     const worker = this.spare ?? this.spawn();
-    this.spare = undefined;
+    // The next run, perhaps one waiting for this one, finds a started thread.
+    this.spare = this.closed ? undefined : this.spawn();
     worker.ref();
     const { maxCells, maxReadCells, maxOutputBytes, maxMemoryBytes } = this.config;
     return new Promise<SyncAnswer>((resolve, reject) => {
