@@ -41,6 +41,7 @@ export interface SyncRunInput {
 /** The encoded answer: its bytes own their whole buffer, so that it can be transferred. */
 export interface SyncAnswer {
   body: Uint8Array<ArrayBuffer>;
+  /** With `charset=utf-8` for text that does not name its charset. */
   mediaType: string;
   fileName: string;
 }
@@ -94,11 +95,15 @@ export async function runSynchronously(input: SyncRunInput): Promise<SyncAnswer>
   // The writers hold a cube whole while they encode it.
   if (isCube(saved)) memory.charge(saved.cells * BYTES_PER_CELL[saved.metadata.dtype], 'The result cube');
   const optionsFor = formatOptions(processGraph, cluster, namespace);
-  const body = ownBytes(await format.write(saved, limits.maxCells, undefined, await optionsFor(format.name, options)));
+  const written = await format.write(saved, limits.maxCells, undefined, await optionsFor(format.name, options));
+  const body = ownBytes(written);
   if (body.byteLength > limits.maxOutputBytes)
     throw new ProcessingError(
       'ProcessGraphComplexity',
       `The result takes ${body.byteLength} bytes, more than the ${limits.maxOutputBytes} a synchronous run may answer (processing.sync.max_output_size); run it as a batch job (POST /jobs).`,
     );
-  return { body, mediaType: format.mediaType, fileName: format.fileName };
+  // Text was encoded as UTF-8 here, and says so as it did when the server sent the string itself.
+  const text = typeof written === 'string' && !/charset=/i.test(format.mediaType);
+  const mediaType = text ? `${format.mediaType}; charset=utf-8` : format.mediaType;
+  return { body, mediaType, fileName: format.fileName };
 }
