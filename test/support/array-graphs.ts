@@ -3,6 +3,9 @@
  * large `repeat`, sorted or not, each reduced by `first`, the branches summed), and a loop of `/health` requests
  * that measures how fast the server answers while such a graph runs.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const PROBE_PAUSE_MS = 5;
 
 export interface ArrayBranch {
   /** The elements repeated. */
@@ -52,7 +55,11 @@ export const postResult = (url: string, body: unknown): Promise<Response> =>
     body: JSON.stringify(body),
   });
 
-/** The times (ms) of `/health` requests made one after the other until `until` settles; each must answer 200. */
+/**
+ * The times (ms) of `/health` requests made one after the other, a few milliseconds apart as a probe's are, until
+ * `until` settles; each must answer 200. The pause keeps the loop (which shares the server's main thread) from
+ * being a busy thread itself, which a loaded machine's scheduler would serve last.
+ */
 export async function healthTimesWhile(url: string, until: Promise<unknown>): Promise<number[]> {
   let settled = false;
   void until.finally(() => (settled = true)).catch(() => {});
@@ -63,6 +70,7 @@ export async function healthTimesWhile(url: string, until: Promise<unknown>): Pr
     await response.arrayBuffer();
     times.push(performance.now() - started);
     if (response.status !== 200) throw new Error(`/health answered ${response.status}`);
+    await sleep(PROBE_PAUSE_MS);
   }
   return times;
 }
