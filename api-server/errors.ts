@@ -119,6 +119,17 @@ export const errorCatalogue = {
     description:
       'The request is refused: the signed-in user lacks the authority the route needs, or a form came without its CSRF token.',
   },
+  TooManyRequests: {
+    status: 429,
+    envelope: 'native',
+    description:
+      'Too many failed password sign-ins for this account or from this address (HTTP basic); `Retry-After` says when to try again.',
+  },
+  SignInThrottled: {
+    status: 429,
+    envelope: 'openeo',
+    description: "openEO routes: what `TooManyRequests` is elsewhere, in openEO's envelope; with its `Retry-After`.",
+  },
   invalid_request: {
     status: 400,
     envelope: 'oauth2',

@@ -31,21 +31,39 @@ function scrypt(password: string, salt: Buffer, length: number, cost: ScryptCost
   );
 }
 
+function formatHash(cost: ScryptCost, salt: Buffer, key: Buffer): string {
+  return `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
 export async function hashPassword(password: string, cost: ScryptCost = DEFAULT_COST): Promise<string> {
   const salt = randomBytes(SALT_LENGTH);
-  const key = await scrypt(password, salt, KEY_LENGTH, cost);
-  return `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+  return formatHash(cost, salt, await scrypt(password, salt, KEY_LENGTH, cost));
+}
+
+/**
+ * A stored value that hashes no password: checking a password against it costs what checking one against a real
+ * hash of the same cost does, which is what a refused sign-in of an unknown user must cost.
+ */
+export function decoyHash(cost: ScryptCost): string {
+  return formatHash(cost, randomBytes(SALT_LENGTH), randomBytes(KEY_LENGTH));
+}
+
+/** The parts of a stored hash, or undefined when it is no hash of this format that may be checked. */
+export function parseHash(stored: string): { cost: ScryptCost; salt: Buffer; key: Buffer } | undefined {
+  const match = FORMAT.exec(stored.trim());
+  if (!match) return undefined;
+  const cost = { ln: Number(match[1]), r: Number(match[2]), p: Number(match[3]) };
+  // Bounds keep a tampered hash from asking for gigabytes of memory.
+  if (cost.ln < 10 || cost.ln > 20 || cost.r < 1 || cost.r > 32 || cost.p < 1 || cost.p > 16) return undefined;
+  const key = Buffer.from(match[5]!, 'base64url');
+  if (key.length < 16) return undefined;
+  return { cost, salt: Buffer.from(match[4]!, 'base64url'), key };
 }
 
 /** Whether `password` matches `stored`; a stored value that is not a hash of this format never matches. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const match = FORMAT.exec(stored.trim());
-  if (!match) return false;
-  const cost = { ln: Number(match[1]), r: Number(match[2]), p: Number(match[3]) };
-  // Bounds keep a tampered hash from asking for gigabytes of memory.
-  if (cost.ln < 10 || cost.ln > 20 || cost.r < 1 || cost.r > 32 || cost.p < 1 || cost.p > 16) return false;
-  const expected = Buffer.from(match[5]!, 'base64url');
-  if (expected.length < 16) return false;
-  const key = await scrypt(password, Buffer.from(match[4]!, 'base64url'), expected.length, cost);
-  return timingSafeEqual(key, expected);
+  const parsed = parseHash(stored);
+  if (!parsed) return false;
+  const key = await scrypt(password, parsed.salt, parsed.key.length, parsed.cost);
+  return timingSafeEqual(key, parsed.key);
 }

@@ -21,10 +21,11 @@ export function openEoRoutes(app: FastifyInstance): void {
   });
 }
 
-/** Stratus's refusals of credentials, in openEO's codes (openEO API errors.json). */
+/** Stratus's refusals of credentials, in openEO's codes (openEO API errors.json; it has none for a throttle). */
 const OPENEO_CODES: Partial<Record<ErrorCode, ErrorCode>> = {
   Unauthorized: 'AuthenticationRequired',
   Forbidden: 'PermissionsInsufficient',
+  TooManyRequests: 'SignInThrottled',
 };
 
 const locationOf: Record<string, string> = { params: 'path', querystring: 'query', body: 'body', headers: 'header' };

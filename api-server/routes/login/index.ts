@@ -11,6 +11,8 @@ import {
   setCookie,
 } from '../../plugins/app/authentication/cookies.ts';
 import { csrfMatches, newCsrfValue, sessionCsrfToken } from '../../plugins/app/authentication/csrf.ts';
+import { retryAfterSeconds } from '../../plugins/app/authentication/authority.ts';
+import { clientAddress } from '../../plugins/app/authentication/client-address.ts';
 import { loginFailureMessage } from '../../../core/auth/federation/login/messages.ts';
 import { RelyingParty } from '../../../core/auth/federation/login/relying-party.ts';
 import { SESSION_TTL_SECONDS, sessionIdToken, type SessionRecord } from '../../../core/auth/records/sessions.ts';
@@ -72,6 +74,7 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
     reply: FastifyReply,
     returnTo: string,
     extra: { username?: string; error?: string } = {},
+    status = 200,
   ) =>
     sendPage(
       reply,
@@ -83,6 +86,7 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
         providers: buttons(returnTo),
         ...extra,
       }),
+      status,
     );
 
   app.get('/login', { schema: hidden, config: { authentication: false } }, async (request, reply) => {
@@ -102,7 +106,19 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
     const username = field(request.body, 'username') ?? '';
     const password = field(request.body, 'password') ?? '';
     const now = auth.context.now();
-    const user = await auth.context.users.signIn(username, password, now);
+    const { user, throttledForMs } = await auth.context.users.signIn(
+      username,
+      password,
+      now,
+      clientAddress(request, config),
+    );
+    if (throttledForMs !== undefined) {
+      const seconds = retryAfterSeconds(throttledForMs);
+      request.log.info({ username }, 'sign-in throttled');
+      reply.header('retry-after', String(seconds));
+      const error = `Too many failed sign-ins. Try again in ${seconds} seconds.`;
+      return showLogin(request, reply, returnTo, { username, error }, 429);
+    }
     if (!user) {
       request.log.info({ username }, 'sign-in refused');
       return showLogin(request, reply, returnTo, { username, error: 'The username or password is wrong.' });

@@ -3,6 +3,8 @@ import { addUser, authContext, NAMESPACE, TEST_SCRYPT_COST } from '../../../test
 import { secretKind } from '../../resources/secret.ts';
 import { hashPassword } from '../password.ts';
 
+const ADDRESS = '192.0.2.1';
+
 describe('user directory', () => {
   it('signs in a user with the right password only, and no account that may not sign in', async () => {
     const { context, cluster } = await authContext();
@@ -11,7 +13,7 @@ describe('user directory', () => {
     await addUser(cluster, 'linus', 'pw', { externalAuthOnly: true });
     await addUser(cluster, 'old', 'pw', { accountExpiry: '2020-01-01T00:00:00Z' });
     const now = new Date();
-    expect((await context.users.signIn('ada', 'pw', now))?.spec.username).toBe('ada');
+    expect((await context.users.signIn('ada', 'pw', now, ADDRESS)).user?.spec.username).toBe('ada');
     for (const [username, password] of [
       ['ada', 'PW'],
       ['nobody', 'pw'],
@@ -20,7 +22,7 @@ describe('user directory', () => {
       ['old', 'pw'],
       ['', ''],
     ])
-      expect(await context.users.signIn(username!, password!, now), username).toBeUndefined();
+      expect(await context.users.signIn(username!, password!, now, ADDRESS), username).toEqual({});
   });
 
   it('finds users by username or e-mail, also when the resource is named otherwise', async () => {
@@ -35,13 +37,13 @@ describe('user directory', () => {
     const { context, cluster } = await authContext();
     await addUser(cluster, 'ada', 'old pw');
     const now = new Date();
-    expect(await context.users.signIn('ada', 'old pw', now)).toBeDefined();
+    expect((await context.users.signIn('ada', 'old pw', now, ADDRESS)).user).toBeDefined();
     const secret = (await cluster.get(secretKind, 'ada-password', NAMESPACE))!;
     await cluster.update(secretKind, {
       ...secret,
       data: { hash: Buffer.from(await hashPassword('new pw', TEST_SCRYPT_COST)).toString('base64') },
     });
-    expect(await context.users.signIn('ada', 'old pw', now)).toBeUndefined();
-    expect(await context.users.signIn('ada', 'new pw', now)).toBeDefined();
+    expect((await context.users.signIn('ada', 'old pw', now, ADDRESS)).user).toBeUndefined();
+    expect((await context.users.signIn('ada', 'new pw', now, ADDRESS)).user).toBeDefined();
   });
 });

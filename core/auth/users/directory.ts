@@ -4,7 +4,8 @@ import { Lru } from '../../cache/lru.ts';
 import type { Cluster } from '../../cluster/port.ts';
 import { secretKind, secretValue, type Secret } from '../../resources/secret.ts';
 import { userKind, type User } from '../../resources/user/schema.ts';
-import { hashPassword, verifyPassword } from '../password.ts';
+import { decoyHash, DEFAULT_COST, parseHash, verifyPassword, type ScryptCost } from '../password.ts';
+import { SignInThrottle } from './sign-in-throttle.ts';
 
 /** Which claim of a token names the local user (spec 2: only these two). */
 export type MappingClaim = 'username' | 'email';
@@ -31,6 +32,9 @@ export async function activeUser(
   return refusal ? { refusal } : { user };
 }
 
+/** What a password sign-in came to: the user, a refusal (neither member), or a wait the throttle asks for. */
+export type SignInOutcome = { user: User; throttledForMs?: undefined } | { user?: undefined; throttledForMs?: number };
+
 /** A verified password is remembered this long, so HTTP basic on every API call does not cost a scrypt each. */
 const VERIFIED_TTL_MS = 60_000;
 const VERIFIED_MAX = 1_000;
@@ -47,10 +51,14 @@ export class UserDirectory {
   readonly #verified = new Lru<number>(VERIFIED_MAX);
   /** A per-process key, so the remembered digests are no fast hash of a password. */
   readonly #cacheKey = randomBytes(32);
+  readonly #throttle: SignInThrottle;
+  /** The cost of the last stored hash read: the decoy's, so that a refusal costs what the installation's hashes do. */
+  #decoyCost: ScryptCost = DEFAULT_COST;
 
-  constructor(cluster: Cluster, namespace: string) {
+  constructor(cluster: Cluster, namespace: string, throttle = new SignInThrottle()) {
     this.#cluster = cluster;
     this.#namespace = namespace;
+    this.#throttle = throttle;
   }
 
   async find(claim: MappingClaim, value: string): Promise<User | undefined> {
@@ -70,31 +78,46 @@ export class UserDirectory {
   }
 
   /**
-   * The user that `username` and `password` sign in, or undefined: unknown user, wrong password, or an account that
-   * may not sign in (disabled, expired, external only). Every refusal costs one scrypt, as a wrong password does,
-   * so the time of an answer does not tell which usernames exist.
+   * A password sign-in of `username` from the client `address`: the user, a refusal (unknown user, wrong password,
+   * or an account that may not sign in: disabled, expired, external only), or how long the client must wait first
+   * (the sign-in throttle). Every refusal costs one scrypt of the installation's cost, as a wrong password does, so
+   * the time of an answer does not tell which usernames exist; a right password may be answered from the
+   * remembered checks.
    */
-  async signIn(username: string, password: string, now: Date): Promise<User | undefined> {
+  async signIn(username: string, password: string, now: Date, address: string): Promise<SignInOutcome> {
+    const admission = this.#throttle.admit(username, address);
+    if (admission.retryAfterMs !== undefined) return { throttledForMs: admission.retryAfterMs };
+    let user: User | undefined;
+    try {
+      user = await this.#passwordUser(username, password, now);
+    } finally {
+      admission.attempt.finish(user !== undefined);
+    }
+    return user ? { user } : {};
+  }
+
+  async #passwordUser(username: string, password: string, now: Date): Promise<User | undefined> {
     const user = username ? await this.find('username', username) : undefined;
-    if (user && accountRefusal(user, now) === undefined && (await this.checkPassword(user, password, now.getTime())))
-      return user;
-    await verifyPassword(password, await this.#decoy());
+    const stored = user && accountRefusal(user, now) === undefined ? await this.#storedHash(user) : undefined;
+    if (user && stored) return (await this.#checkPassword(user, stored, password, now.getTime())) ? user : undefined;
+    await verifyPassword(password, decoyHash(this.#decoyCost));
     return undefined;
   }
 
-  #decoyHash: Promise<string> | undefined;
-  #decoy(): Promise<string> {
-    this.#decoyHash ??= hashPassword(randomBytes(16).toString('base64url'));
-    return this.#decoyHash;
-  }
-
-  /** Whether `password` is the user's; false for a user without a password (external sign-in only). */
-  async checkPassword(user: User, password: string, now = Date.now()): Promise<boolean> {
+  /** The user's scrypt hash, when they have one that can be checked (none for external sign-in only). */
+  async #storedHash(user: User): Promise<string | undefined> {
     const ref = user.spec.passwordSecretRef;
-    if (!ref || user.spec.externalAuthOnly) return false;
+    if (!ref || user.spec.externalAuthOnly) return undefined;
     const secret = await this.#cluster.get<Secret & KubeObject>(secretKind, ref.name, this.#namespace);
     const stored = secret && secretValue(secret, ref.key);
-    if (!stored) return false;
+    const parsed = stored ? parseHash(stored) : undefined;
+    if (!parsed) return undefined;
+    this.#decoyCost = parsed.cost;
+    return stored;
+  }
+
+  /** Whether `password` hashes to `stored`, the user's hash; a match is remembered for a minute. */
+  async #checkPassword(user: User, stored: string, password: string, now: number): Promise<boolean> {
     const key = createHmac('sha256', this.#cacheKey)
       .update(`${user.spec.username}\n${stored}\n${password}`)
       .digest('base64url');

@@ -14,7 +14,12 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** The security schemes of the OpenAPI description (openapi.ts), any one of which authenticates a caller. */
 export const SECURITY_SCHEMES = {
-  basicAuth: { type: 'http', scheme: 'basic', description: 'A local user’s username and password.' },
+  basicAuth: {
+    type: 'http',
+    scheme: 'basic',
+    description:
+      'A local user’s username and password. Failed sign-ins are throttled per account and client address: after five failures from one address the next attempt waits 1 s, doubling, answered 429 with `Retry-After` (docs/authorization.md, "Throttling of failed sign-ins").',
+  },
   bearerAuth: {
     type: 'http',
     scheme: 'bearer',

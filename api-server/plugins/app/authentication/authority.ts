@@ -32,6 +32,22 @@ export function basicChallenge(message: string): HttpError {
   });
 }
 
+/** Whole seconds of a throttle's wait, as `Retry-After` gives them: rounded up, so a client that waits is admitted. */
+export function retryAfterSeconds(waitMs: number): number {
+  return Math.max(1, Math.ceil(waitMs / 1000));
+}
+
+/** A password sign-in the throttle refused for now (docs/authorization.md#throttling-of-failed-sign-ins). */
+export function signInThrottled(waitMs: number): HttpError {
+  const seconds = retryAfterSeconds(waitMs);
+  return new HttpError(
+    'TooManyRequests',
+    `Too many failed sign-ins from this address or for this account; try again in ${seconds} s.`,
+    [],
+    { headers: { 'retry-after': String(seconds) } },
+  );
+}
+
 /** Whether the caller holds `authority` (a superuser holds every one). */
 export function holds(caller: Caller, authority: Authority): boolean {
   return caller.authenticated && (caller.authorities.includes(SUPERUSER) || caller.authorities.includes(authority));

@@ -24,8 +24,9 @@ import { oauth2AuthorizationKind } from '../../../../core/resources/oauth2-autho
 import { oauth2ClientKind } from '../../../../core/resources/oauth2-client/schema.ts';
 import { userKind, type User } from '../../../../core/resources/user/schema.ts';
 import { HttpError } from '../../../errors.ts';
-import { basicChallenge, REALM } from './authority.ts';
+import { basicChallenge, REALM, signInThrottled } from './authority.ts';
 import { ANONYMOUS, callerOf, type Caller } from './caller.ts';
+import { clientAddress } from './client-address.ts';
 import { isSecureRequest, readCookie, SESSION_COOKIE } from './cookies.ts';
 
 /** The authorization server's services, present when `oauth2.server.enabled = on`. */
@@ -150,9 +151,17 @@ export const authenticationPlugin = fp(
       const { scheme, value } = schemeAndValue(header);
       if (scheme === 'basic') {
         const credentials = userCredentials(value);
-        const user = credentials && (await users.signIn(credentials.username, credentials.password, bearer.now()));
-        if (!user) throw basicChallenge('The username or password is wrong.');
-        request.caller = callerOf(user, 'basic');
+        const outcome =
+          credentials &&
+          (await users.signIn(
+            credentials.username,
+            credentials.password,
+            bearer.now(),
+            clientAddress(request, config),
+          ));
+        if (outcome?.throttledForMs !== undefined) throw signInThrottled(outcome.throttledForMs);
+        if (!outcome?.user) throw basicChallenge('The username or password is wrong.');
+        request.caller = callerOf(outcome.user, 'basic');
         return;
       }
       if (scheme !== 'bearer') throw basicChallenge(`The ${scheme} authorization scheme is not supported.`);
