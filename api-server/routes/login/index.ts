@@ -10,7 +10,14 @@ import {
   SESSION_COOKIE,
   setCookie,
 } from '../../plugins/app/authentication/cookies.ts';
-import { csrfMatches, newCsrfValue, sessionCsrfToken } from '../../plugins/app/authentication/csrf.ts';
+import {
+  csrfMatches,
+  loginCsrfKey,
+  loginCsrfToken,
+  loginCsrfValid,
+  newPreSession,
+  sessionCsrfToken,
+} from '../../plugins/app/authentication/csrf.ts';
 import { retryAfterSeconds } from '../../plugins/app/authentication/authority.ts';
 import { clientAddress } from '../../plugins/app/authentication/client-address.ts';
 import { loginFailureMessage } from '../../../core/auth/federation/login/messages.ts';
@@ -22,6 +29,8 @@ import { localReturnPath } from './return-to.ts';
 import { setLogSession } from '../../plugins/app/log-context.ts';
 
 const CSRF_TTL_SECONDS = 3600;
+/** What the login cookie of a pre-session holds: a value of newPreSession(). */
+const PRE_SESSION = /^[A-Za-z0-9_-]{43}$/;
 const hidden = { hide: true };
 
 /**
@@ -38,6 +47,7 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onSend', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
   });
+  const csrfKey = loginCsrfKey(auth.context.refreshTokenKey);
   const relyingParty = await RelyingParty.create(app.identityProviders, {
     loginEnabled: config.oidc.loginEnabled,
     linkedAccounts: config.linkedAccounts.enabled,
@@ -59,14 +69,14 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
   const sendPage = (reply: FastifyReply, html: string, status = 200) =>
     reply.status(status).type('text/html; charset=utf-8').header('x-frame-options', 'DENY').send(html);
 
-  /** The login form's CSRF value: the cookie's when the browser has one, else a new one it is given now. */
+  /** The login form's CSRF token, for the browser's pre-session: the cookie's when it has one, else a new one. */
   const csrfFor = (request: FastifyRequest, reply: FastifyReply): string => {
     const secure = auth.secure(request);
     const existing = readCookie(request, CSRF_COOKIE, secure);
-    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
-    const value = newCsrfValue();
-    setCookie(reply, CSRF_COOKIE, value, { secure, maxAgeSeconds: CSRF_TTL_SECONDS });
-    return value;
+    if (existing && PRE_SESSION.test(existing)) return loginCsrfToken(csrfKey, existing);
+    const preSession = newPreSession();
+    setCookie(reply, CSRF_COOKIE, preSession, { secure, maxAgeSeconds: CSRF_TTL_SECONDS });
+    return loginCsrfToken(csrfKey, preSession);
   };
 
   const showLogin = (
@@ -97,7 +107,7 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/login', { schema: hidden, config: { authentication: false } }, async (request, reply) => {
     const secure = auth.secure(request);
-    if (!csrfMatches(readCookie(request, CSRF_COOKIE, secure), field(request.body, 'csrf')))
+    if (!loginCsrfValid(csrfKey, readCookie(request, CSRF_COOKIE, secure), field(request.body, 'csrf')))
       throw new HttpError(
         'Forbidden',
         'The sign-in form was not sent from this instance (CSRF token missing or wrong).',

@@ -330,6 +330,37 @@ describe('CSRF', () => {
     expect(victim.cookies.has('stratus_session')).toBe(false);
   });
 
+  it('refuses a login form whose token equals a pre-session cookie the sender made up', async () => {
+    const app = await setup();
+    for (const value of ['x', 'a'.repeat(43)]) {
+      const forger = new Browser(app.url);
+      forger.cookies.set('stratus_csrf', value);
+      const forged = await forger.post('/login', { csrf: value, return_to: '/', username: 'ada', password: 'pw' });
+      expect(forged.status, value).toBe(403);
+      expect(forger.cookies.has('stratus_session')).toBe(false);
+    }
+  });
+
+  it('refuses a login form with the token of another pre-session, and signs in with its own', async () => {
+    const app = await setup();
+    const other = new Browser(app.url);
+    const otherFields = formFields((await other.get('/login')).body);
+    const browser = new Browser(app.url);
+    const fields = formFields((await browser.get('/login')).body);
+    expect(browser.cookies.get('stratus_csrf')).not.toBe(other.cookies.get('stratus_csrf'));
+    const crossed = await browser.post('/login', {
+      ...fields,
+      csrf: otherFields.csrf!,
+      username: 'ada',
+      password: 'pw',
+    });
+    expect(crossed.status).toBe(403);
+    expect(browser.cookies.has('stratus_session')).toBe(false);
+    const own = await browser.post('/login', { ...fields, username: 'ada', password: 'pw' });
+    expect(own.status).toBe(303);
+    expect(browser.cookies.has('stratus_session')).toBe(true);
+  });
+
   it('refuses a consent form without the session’s CSRF token, and issues no code', async () => {
     const app = await setup({ clientSettings: { requireProofKey: true, requireAuthorizationConsent: true } });
     const browser = new Browser(app.url);
