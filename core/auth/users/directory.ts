@@ -35,6 +35,9 @@ export async function activeUser(
 /** What a password sign-in came to: the user, a refusal (neither member), or a wait the throttle asks for. */
 export type SignInOutcome = { user: User; throttledForMs?: undefined } | { user?: undefined; throttledForMs?: number };
 
+/** The Secret a refusal without a password to check reads in place of a user's: a name no Secret of Stratus has. */
+const NO_PASSWORD = { name: 'stratus-no-password' };
+
 /** A verified password is remembered this long, so HTTP basic on every API call does not cost a scrypt each. */
 const VERIFIED_TTL_MS = 60_000;
 const VERIFIED_MAX = 1_000;
@@ -96,24 +99,25 @@ export class UserDirectory {
     return user ? { user } : {};
   }
 
+  /**
+   * Every attempt reads one Secret (in Kubernetes a request to the API server) and checks one hash, so that an
+   * unknown user or an account that may not sign in costs what a known user's wrong password does.
+   */
   async #passwordUser(username: string, password: string, now: Date): Promise<User | undefined> {
     const user = username ? await this.find('username', username) : undefined;
-    const stored = user && accountRefusal(user, now) === undefined ? await this.#storedHash(user) : undefined;
-    if (user && stored) return (await this.#checkPassword(user, stored, password, now.getTime())) ? user : undefined;
+    const ref =
+      user && accountRefusal(user, now) === undefined && !user.spec.externalAuthOnly
+        ? user.spec.passwordSecretRef
+        : undefined;
+    const secret = await this.#cluster.get<Secret & KubeObject>(secretKind, (ref ?? NO_PASSWORD).name, this.#namespace);
+    const stored = ref && secret ? secretValue(secret, ref.key) : undefined;
+    const parsed = stored ? parseHash(stored) : undefined;
+    if (user && stored && parsed) {
+      this.#decoyCost = parsed.cost;
+      return (await this.#checkPassword(user, stored, password, now.getTime())) ? user : undefined;
+    }
     await verifyPassword(password, decoyHash(this.#decoyCost));
     return undefined;
-  }
-
-  /** The user's scrypt hash, when they have one that can be checked (none for external sign-in only). */
-  async #storedHash(user: User): Promise<string | undefined> {
-    const ref = user.spec.passwordSecretRef;
-    if (!ref || user.spec.externalAuthOnly) return undefined;
-    const secret = await this.#cluster.get<Secret & KubeObject>(secretKind, ref.name, this.#namespace);
-    const stored = secret && secretValue(secret, ref.key);
-    const parsed = stored ? parseHash(stored) : undefined;
-    if (!parsed) return undefined;
-    this.#decoyCost = parsed.cost;
-    return stored;
   }
 
   /** Whether `password` hashes to `stored`, the user's hash; a match is remembered for a minute. */
