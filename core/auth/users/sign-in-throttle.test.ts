@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FORGET_AFTER_MS, SIGN_IN_THROTTLE, SignInThrottle } from './sign-in-throttle.ts';
+import { addressKey, FORGET_AFTER_MS, SIGN_IN_THROTTLE, SignInThrottle } from './sign-in-throttle.ts';
 
 /** A throttle on a clock the test moves. */
 function throttle() {
@@ -83,5 +83,25 @@ describe('sign-in throttle', () => {
     clock.now += FORGET_AFTER_MS;
     for (let i = 0; i < 5; i++) expect(attempt('admin', 'a')).toBeUndefined();
     expect(attempt('admin', 'a')).toBe(1_000);
+  });
+
+  it('counts the addresses of one IPv6 /64 as one client', () => {
+    const { attempt } = throttle();
+    for (let i = 0; i < 5; i++) expect(attempt('admin', `2001:db8:1:2::${i + 1}`)).toBeUndefined();
+    expect(attempt('admin', '2001:db8:1:2:ffff:ffff:ffff:ffff')).toBe(1_000);
+    expect(attempt('admin', '2001:db8:1:3::1')).toBeUndefined();
+  });
+
+  it.each([
+    ['198.51.100.7', '198.51.100.7'],
+    ['::ffff:198.51.100.7', '198.51.100.7'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['2001:0db8:0001:0002:0003:0004:0005:0006', '2001:db8:1:2::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['64:ff9b::198.51.100.7', '64:ff9b:0:0::/64'],
+    ['', ''],
+  ])('counts the address %j as the client %j', (address, key) => {
+    expect(addressKey(address)).toBe(key);
   });
 });

@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import { Lru } from '../../cache/lru.ts';
 import { hexHash } from '../digest.ts';
 
@@ -40,6 +41,29 @@ export interface SignInAttempt {
 
 export type Admission = { attempt: SignInAttempt; retryAfterMs?: undefined } | { retryAfterMs: number };
 
+/**
+ * The client a throttle counts for an address: an IPv4 address as it is (also when IPv4-mapped), an IPv6 address
+ * by its /64 prefix, since one IPv6 client usually holds a whole /64 and could otherwise change address per guess.
+ */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  const bare = address.replace(/%.*$/, '');
+  if (!isIPv6(bare)) return address;
+  const [head = '', tail] = bare.split('::');
+  const groups = (part: string | undefined) => (part ? part.split(':') : []);
+  // An embedded IPv4 address in the last place spans two groups.
+  const width = (parts: string[]) => parts.length + (parts.at(-1)?.includes('.') ? 1 : 0);
+  const front = groups(head);
+  const back = groups(tail);
+  const all =
+    tail === undefined ? front : [...front, ...Array<string>(8 - width(front) - width(back)).fill('0'), ...back];
+  return `${all
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
+}
+
 /** How long an attempt must wait after a counter's last event under `rule`; 0 below its threshold. */
 function waitMs(rule: ThrottleRule, counter: Counter | undefined): number {
   const count = counter ? counter.failures + counter.pending : 0;
@@ -66,7 +90,8 @@ export class SignInThrottle {
   admit(username: string, address: string): Admission {
     const now = this.#clock();
     const account = hexHash(username);
-    const keys = { pair: `${account}\n${address}`, account, address };
+    const client = addressKey(address);
+    const keys = { pair: `${account}\n${client}`, account, address: client };
     const pair = this.#current(this.#pairs, keys.pair, now);
     const accountCounter = this.#current(this.#accounts, keys.account, now);
     const addressCounter = this.#current(this.#addresses, keys.address, now);
