@@ -23,6 +23,7 @@ const FILES: Record<string, string> = {
   'stratus.css': join(own, 'stratus.css'),
   'map.js': join(own, 'map.js'),
   'runs.js': join(own, 'runs.js'),
+  'home.js': join(own, 'home.js'),
   'leaflet/leaflet.js': join(leaflet, 'leaflet.js'),
   'leaflet/leaflet.css': join(leaflet, 'leaflet.css'),
   ...Object.fromEntries(

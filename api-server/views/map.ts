@@ -75,6 +75,7 @@ export function mapViewer(choices: MapChoices): SafeHtml {
       <span id="map-legend-min"></span>
       <div class="ramp" id="map-legend-ramp"></div>
       <span id="map-legend-max"></span>
+      <span id="map-legend-units"></span>
     </div>
     <div id="map" class="map"></div>
     <div id="map-series" class="series" aria-live="polite">

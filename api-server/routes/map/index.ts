@@ -16,7 +16,9 @@ export const mapRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The map viewer (HTML)',
         description:
           "A page with a dataset's tiles, a period slider and a legend, a feature collection's boundaries, and the " +
-          'series of a clicked boundary computed by `POST /result`. `dataset` and `collection` choose what it opens with.',
+          'series of a clicked boundary computed by `POST /result`. `dataset` and `collection` choose what it opens ' +
+          'with; without them it opens on the first dataset with tiles and the first published feature collection ' +
+          '(by name), at the newest period.',
         tags: ['Pages'],
         querystring: z.object({
           dataset: resourceIdSchema.optional().describe('A dataset with tiles to show first.'),
@@ -29,10 +31,13 @@ export const mapRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const choices = await mapChoices(cluster, namespace, config, request.caller);
       const { dataset, collection } = request.query;
+      // Opens on something to look at: the first of each list unless the query chose.
+      const selectedDataset = dataset ?? choices.datasets[0]?.id;
+      const selectedCollection = collection ?? choices.collections[0]?.id;
       const page = mapPage(config.instance.name, {
         ...choices,
-        ...(dataset && { selectedDataset: dataset }),
-        ...(collection && { selectedCollection: collection }),
+        ...(selectedDataset && { selectedDataset }),
+        ...(selectedCollection && { selectedCollection }),
       });
       return sendPage(reply, page, choices.basemap ? [choices.basemap.origin] : []);
     },

@@ -29,6 +29,9 @@ describe('GET /map', () => {
     );
     expect(page.body).toContain('<option value="rain" data-units="mm" selected>CHIRPS rain</option>');
     expect(page.body).not.toContain('value="empty"');
+    // Without a choice in the query, the map opens on the first dataset with tiles.
+    const opening = await built.app.inject({ url: '/map' });
+    expect(opening.body).toContain('<option value="rain" data-units="mm" selected>CHIRPS rain</option>');
     for (const name of ['leaflet/leaflet.js', 'map.js', 'leaflet/leaflet.css', 'stratus.css'])
       expect(page.body).toContain(assetUrl(name));
     // Every script is a file of this server and no style is inline, as the policy requires.

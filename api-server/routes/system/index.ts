@@ -2,12 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
-import { represent } from '../../negotiation.ts';
+import { negotiate, sendPage } from '../../negotiation.ts';
 import { requireReader } from '../../plugins/app/authentication/access.ts';
 import { errorDetailSchema, formatQuerySchema } from '../../schemas.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { CONFORMS_TO, OPENEO_API_VERSION } from '../../services/catalogue/conformance.ts';
 import { STAC_VERSION } from '../../services/catalogue/stac.ts';
+import { homeOverview } from './home.ts';
 import { landingPage } from './landing-page.ts';
 import {
   appInfoSchema,
@@ -48,7 +49,10 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Landing page and openEO capabilities',
         tags: ['System'],
         description:
-          'The root is also the openEO base URL. With `list-type=2` it answers an S3 ListObjectsV2 request over ' +
+          'The root is also the openEO base URL. As HTML (`Accept: text/html` first, or `f=html`) it is the home ' +
+          'page: the datasets with their coverage, last update and thumbnail, the latest runs, the published ' +
+          'feature collections, whether the caller is signed in, and client snippets with the public URL. ' +
+          'With `list-type=2` it answers an S3 ListObjectsV2 request over ' +
           'the Icechunk repositories served at `/icechunk/` (XML), which is how Icechunk clients list objects.',
         querystring: formatQuerySchema.extend(listObjectsQuerySchema.shape),
         produces: ['application/json', 'text/html', 'application/xml'],
@@ -60,24 +64,22 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
         requireReader(request, config);
         return reply.type('application/xml').send(await listIcechunkObjects(app.stratus, request.query));
       }
-      return represent(
-        request,
-        reply,
-        {
-          message: `${config.instance.name}: climate data API`,
-          links: ROOT_LINKS,
-          api_version: OPENEO_API_VERSION,
-          backend_version: version.app,
-          stac_version: STAC_VERSION,
-          type: 'Catalog' as const,
-          id: 'stratus',
-          title: config.instance.name,
-          description: config.instance.description ?? 'Climate and earth-observation data for one country or region.',
-          endpoints: app.endpoints,
-          conformsTo: CONFORMS_TO,
-        },
-        () => landingPage(config, ROOT_LINKS),
-      );
+      // The page reads lists the JSON does not need: only when a browser asks for it.
+      if (negotiate(request.headers.accept, request.query.f) === 'html')
+        return sendPage(reply, landingPage(config, await homeOverview(app, request)));
+      return {
+        message: `${config.instance.name}: climate data API`,
+        links: ROOT_LINKS,
+        api_version: OPENEO_API_VERSION,
+        backend_version: version.app,
+        stac_version: STAC_VERSION,
+        type: 'Catalog' as const,
+        id: 'stratus',
+        title: config.instance.name,
+        description: config.instance.description ?? 'Climate and earth-observation data for one country or region.',
+        endpoints: app.endpoints,
+        conformsTo: CONFORMS_TO,
+      };
     },
   );
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { ingestionKind } from '../../../core/resources/ingestion/schema.ts';
+import { API_VERSION } from '../../../core/resources/registry.ts';
+import { startAuthApp } from '../../../test/support/auth-app.ts';
 import { build } from '../../test/build.ts';
+import { publishedDataset } from '../../test/published-dataset.ts';
+import { assetUrl } from '../../views/assets.ts';
 
 describe('system routes', () => {
   it('answers the root as RootResponse and openEO capabilities, listing registered endpoints', async () => {
@@ -45,6 +50,49 @@ describe('system routes', () => {
     expect(res.body).not.toContain('<script>alert(1)');
     const forced = await app.inject({ url: '/?f=json', headers: { accept: 'text/html' } });
     expect(forced.headers['content-type']).toMatch(/json/);
+  });
+
+  it('shows the datasets with a preview, the latest runs and client snippets with the public URL on the home page', async () => {
+    const built = await build('instance.name = Home\nserver.base.url = https://climate.example.org/stratus');
+    await publishedDataset(built, 'rain', { thumbnail: true });
+    await built.cluster.create(ingestionKind, {
+      apiVersion: API_VERSION,
+      kind: 'Ingestion',
+      metadata: { name: 'rain-2024', namespace: 'default' },
+      spec: { source: 'chirps-v3-daily', datasetId: 'rain', mode: 'ingestion', start: '2024-01-01', end: '2024-01-03' },
+    });
+    const json = await built.app.inject({ url: '/' });
+    expect(json.json()).not.toHaveProperty('datasets');
+    const res = await built.app.inject({ url: '/', headers: { accept: 'text/html' } });
+    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(res.body).toContain('<img class="preview" src="/datasets/rain/thumbnail.png"');
+    expect(res.body).toContain('<a href="/datasets/rain">CHIRPS rain</a>');
+    expect(res.body).toContain('<span class="mono">2024-01-01 … 2024-01-03</span>');
+    expect(res.body).toContain('<a href="/ingestions/jobs/rain-2024">rain-2024</a>');
+    expect(res.body).toContain('<td>ingestion</td>');
+    expect(res.body).toContain('data-status="accepted"');
+    expect(res.body).toContain('open_zarr(&quot;https://climate.example.org/stratus/zarr/rain/&quot;');
+    expect(res.body).toContain('openeo.connect(&quot;https://climate.example.org/stratus/&quot;)');
+    expect(res.body).toContain('OpenEO.connect(&quot;https://climate.example.org/stratus/&quot;)');
+    expect(res.body).toContain('Bearer $TOKEN&quot; &quot;https://climate.example.org/stratus/datasets/rain&quot;');
+    expect(res.body).toContain('https://climate.example.org/stratus/datasets/rain/tiles.json');
+    expect(res.body).toContain(assetUrl('home.js'));
+    expect(res.body).toContain('This instance is open');
+    expect(res.body).not.toMatch(/<script(?![^>]*\ssrc=)/);
+  });
+
+  it('says who is signed in, and keeps the data from anonymous visitors when anonymous reads are off', async () => {
+    const app = await startAuthApp({ config: 'security.anonymous_read = off' });
+    await app.addUser('analyst', 'pw');
+    const page = (headers: Record<string, string> = {}) =>
+      fetch(`${app.url}/`, { headers: { accept: 'text/html', ...headers } }).then((r) => r.text());
+    const anonymous = await page();
+    expect(anonymous).toContain('<a href="/login?return_to=%2F">Sign in</a>');
+    expect(anonymous).toContain('needs a signed-in user');
+    expect(anonymous).not.toContain('<h2>Datasets</h2>');
+    const signedIn = await page({ authorization: `Basic ${Buffer.from('analyst:pw').toString('base64')}` });
+    expect(signedIn).toContain('Signed in as <strong>analyst</strong>');
+    expect(signedIn).toContain('<h2>Datasets</h2>');
   });
 
   it('serves the openEO well-known document at both paths', async () => {

@@ -57,6 +57,8 @@ function start(root) {
     delete root.dataset.period;
     if (!id) return;
     const tilejson = await getJson(`/datasets/${encodeURIComponent(id)}/tiles.json`);
+    // Another dataset (or none) was chosen while this one's TileJSON came: that choice is the one to show.
+    if (datasetSelect.value !== id) return;
     Object.assign(state, { dataset: id, tilejson });
     slider.max = String(tilejson.periods.length - 1);
     slider.value = slider.max;
@@ -96,6 +98,9 @@ function start(root) {
     document.getElementById('map-legend-min').textContent = min === undefined ? 'lowest' : `${min}${suffix}`;
     document.getElementById('map-legend-max').textContent =
       max === undefined ? "highest of the period's values" : `${max}${suffix}`;
+    // '1' is the CF units of a dimensionless quantity.
+    document.getElementById('map-legend-units').textContent =
+      units === '1' ? 'Units: 1 (dimensionless)' : units ? `Units: ${units}` : 'Units not given';
     legend.dataset.colormap = tilejson.colormap;
     legend.hidden = false;
   }
@@ -106,6 +111,7 @@ function start(root) {
     delete root.dataset.boundaries;
     if (!id) return;
     const collection = await getJson(`/features/${encodeURIComponent(id)}/data.geojson`);
+    if (collectionSelect.value !== id) return;
     state.boundaries = L.geoJSON(collection, {
       style: () => BOUNDARY,
       onEachFeature: (feature, layer) => {
