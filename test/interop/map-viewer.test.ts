@@ -5,24 +5,18 @@
  * series equals the means xarray and shapely compute from the served store, the page logs no error, and no request
  * leaves the local server.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmbedded } from '../../cmd/embedded.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { readGeoParquetDocument } from '../../core/features/geoparquet-read.ts';
 import { colorAt } from '../../core/render/colormap.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
-import { launchChromium } from '../support/chromium.ts';
-import { startEmbedded } from '../support/embedded.ts';
-import { eventually } from '../support/eventually.ts';
+import { examplesInBrowser } from '../support/examples-in-browser.ts';
 import { python } from '../support/python.ts';
 
-let dataDir: string;
-let running: RunningEmbedded;
-let browser: Browser;
+const examples = examplesInBrowser('stratus-map-');
 
 /** How long the page may take to settle after a change: tiles and GeoJSON on a shared, busy machine. */
 const settled = { timeout: 15_000, interval: 100 };
@@ -80,27 +74,8 @@ function countNear(image: Pixels, rgb: number[], tolerance: number): number {
 }
 
 describe('the map viewer in headless Chromium', () => {
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'stratus-map-'));
-    running = await startEmbedded(dataDir);
-    await eventually(
-      async () => currentVersionOf(await running.cluster.get<Dataset>(datasetKind, 'sample', 'default')),
-      { timeoutMs: 40_000, intervalMs: 200 },
-    );
-    await eventually(
-      async () => (await fetch(`${running.url}/features/sample-districts/data.geojson`)).status === 200 || undefined,
-      { timeoutMs: 20_000, intervalMs: 200 },
-    );
-    browser = await launchChromium();
-  }, 70_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await running?.stop();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
   it('shows the sample dataset by period with its legend, the districts, and a clicked district’s series equal to the store’s', async () => {
+    const { dataDir, running, browser } = examples();
     const context = await browser.newContext({ viewport: { width: 1100, height: 1300 } });
     const page = await context.newPage();
     const decoder = await (await browser.newContext()).newPage();
@@ -119,6 +94,10 @@ describe('the map viewer in headless Chromium', () => {
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
     await page.locator('.leaflet-container').waitFor();
+    // The map opens on the sample dataset and the districts (home-page.test.ts); from nothing shown, here.
+    await page.selectOption('#map-dataset', '');
+    await page.selectOption('#map-collection', '');
+    await expect.poll(() => page.locator('.leaflet-tile, path[data-feature-id]').count(), settled).toBe(0);
     const empty = await shoot('#map');
 
     // The sample dataset opens on its newest period.
@@ -226,6 +205,7 @@ describe('the map viewer in headless Chromium', () => {
   }, 60_000);
 
   it('shows thumbnails inline at 256 pixels and an ingestion’s progress live, without a reload', async () => {
+    const { running, browser } = examples();
     const context = await browser.newContext();
     const page = await context.newPage();
     const requests: string[] = [];

@@ -2,7 +2,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
 import type { OperatorOptions } from '../../operator/manager.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { freePort } from '../../scripts/free-port.ts';
+import { eventually } from './eventually.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -86,5 +88,23 @@ export async function startEmbedded(
       port,
     },
     operator,
+  );
+}
+
+/**
+ * Until the example manifests' data is served: the `sample` dataset's ingested version with its thumbnail, and the
+ * `sample-districts` GeoJSON. About ten seconds on a busy machine.
+ */
+export async function untilExamplesServed(running: RunningEmbedded): Promise<void> {
+  await eventually(
+    async () => {
+      const dataset = await running.cluster.get<Dataset>(datasetKind, 'sample', 'default');
+      return currentVersionOf(dataset) && dataset?.status?.thumbnail ? dataset : undefined;
+    },
+    { timeoutMs: 40_000, intervalMs: 200 },
+  );
+  await eventually(
+    async () => (await fetch(`${running.url}/features/sample-districts/data.geojson`)).status === 200 || undefined,
+    { timeoutMs: 20_000, intervalMs: 200 },
   );
 }
