@@ -59,6 +59,15 @@ describe('the home page and the map in headless Chromium', () => {
     expect(await page.locator('button.copy').count()).toBe(5);
     expect((await fetch(`${running.url}/datasets/sample/tiles.json`)).status).toBe(200);
 
+    // Every link of the page leads somewhere on this instance.
+    const links = await page
+      .locator('a[href]')
+      .evaluateAll((anchors) => anchors.map((a) => (a as unknown as { href: string }).href));
+    for (const link of new Set(links)) {
+      expect(new URL(link).origin, link).toBe(running.url);
+      expect((await fetch(link, { headers: { accept: 'text/html' } })).status, link).toBeLessThan(400);
+    }
+
     expect(problems).toEqual([]);
     expect(refused).toEqual([]);
     await context.close();

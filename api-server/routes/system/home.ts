@@ -12,7 +12,7 @@ import { mapChoices } from '../../services/map/choices.ts';
 import type { MapChoices } from '../../views/map.ts';
 
 /** How many runs the home page lists, newest first; the rest are a link away. */
-export const HOME_RUNS = 5;
+const HOME_RUNS = 5;
 
 /** Who looks at the home page: an open instance, or signed in as someone, or not signed in. */
 export type Visitor = { kind: 'open' } | { kind: 'signed-in'; username: string } | { kind: 'anonymous' };
