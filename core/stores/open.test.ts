@@ -28,10 +28,13 @@ const cubeOf = (periods: Period[]): RasterCubeDescription => ({
   chunks: [4, 2, 3],
 });
 
-async function writeWhole(dir: string, format: StoreFormat, periods: Period[]) {
+/** The values of a later run of the provider: not those of the first. */
+const rerunPlane = (p: Period) => plane(p).map((v) => v + 1000);
+
+async function writeWhole(dir: string, format: StoreFormat, periods: Period[], values = (p: Period) => plane(p)) {
   await mkdir(dir, { recursive: true });
   const sink = await openCubeSink(dir, format, cubeOf(periods));
-  for (const p of periods) await sink.append(plane(p));
+  for (const p of periods) await sink.append(values(p));
   await sink.finish();
 }
 
@@ -104,4 +107,60 @@ describe('openCubeSink with a previous version', () => {
       file.close();
     }
   });
+});
+
+describe('openCubeSink splicing fetched periods into a previous version', () => {
+  let root: string;
+  const days = periodRange('daily', '2024-12-25', '2025-01-12');
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'cube-splice-'));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  // Blocks of 4 periods. Each case: the previous version's periods, the fetched ones, the blocks shared unchanged.
+  const cases: [string, [number, number], [number, number], number[]][] = [
+    ['inside the stored periods', [0, 19], [5, 7], [0, 2, 3, 4]],
+    ['overlapping the stored end', [0, 10], [9, 15], [0, 1]],
+    ['before and into the stored start', [6, 19], [0, 8], []],
+  ];
+  const formats: [string, StoreFormat][] = [
+    ['Zarr v2', { format: 'zarr', zarrVersion: 2 }],
+    ['Zarr v3', { format: 'zarr', zarrVersion: 3 }],
+    ['NetCDF-4', { format: 'netcdf', zarrVersion: 2 }],
+  ];
+
+  it.each(formats.flatMap(([name, format]) => cases.map((c) => [name, format, ...c] as const)))(
+    '%s: fetched periods %s make the union, byte for byte like it written whole, unchanged blocks shared',
+    async (name, format, label, stored, fetched, shared) => {
+      const base = join(root, `${name}-${label}`.replace(/\W/g, ''));
+      await writeWhole(join(base, 'v1'), format, days.slice(...stored));
+      const before = await hashes(join(base, 'v1'));
+      const union = days.slice(Math.min(stored[0], fetched[0]), Math.max(stored[1], fetched[1]));
+      const index = (p: Period) => days.findIndex((d) => d.start.getTime() === p.start.getTime());
+      const isFetched = (p: Period) => index(p) >= fetched[0] && index(p) < fetched[1];
+      await mkdir(join(base, 'v2'), { recursive: true });
+      const sink = await openCubeSink(join(base, 'v2'), format, cubeOf(union), join(base, 'v1'), {
+        offset: union.findIndex((p) => index(p) === stored[0]),
+        from: union.findIndex((p) => index(p) === fetched[0]),
+        to: union.findIndex((p) => index(p) === fetched[0]) + fetched[1] - fetched[0],
+      });
+      for (const p of days.slice(...fetched)) await sink.append(rerunPlane(p));
+      const coverage = await sink.finish();
+      expect(coverage.temporal).toEqual({ start: formatPeriod(union[0]!), end: formatPeriod(union.at(-1)!) });
+      await writeWhole(join(base, 'whole'), format, union, (p) => (isFetched(p) ? rerunPlane(p) : plane(p)));
+      expect(await hashes(join(base, 'v2'))).toEqual(await hashes(join(base, 'whole')));
+      expect(await hashes(join(base, 'v1'))).toEqual(before);
+      if (format.format !== 'zarr') return;
+      const chunkFile = (t: number) =>
+        format.zarrVersion === 3 ? ['value', 'c', String(t), '0', '0'] : ['value', `${t}.0.0`];
+      const blocks = Math.ceil(union.length / 4);
+      for (let t = 0; t < blocks; t++) {
+        const [previous, next] = [join(base, 'v1', ...chunkFile(t)), join(base, 'v2', ...chunkFile(t))];
+        const sameFile = (await stat(previous).catch(() => undefined))?.ino === (await stat(next)).ino;
+        expect(sameFile, `block ${t} shared`).toBe(shared.includes(t));
+      }
+    },
+  );
 });

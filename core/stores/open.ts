@@ -1,11 +1,11 @@
 import { unsplittableFormat, unsupportedFormat, zarrVersionOf } from './capabilities.ts';
 import { openIcechunkVersion } from './icechunk/version.ts';
 import { icechunkDir, icechunkPath } from './layout.ts';
-import { netcdfAppendSink, netcdfCubeSink } from './netcdf/version.ts';
+import { netcdfCubeSink, netcdfSpliceSink } from './netcdf/version.ts';
 import type { RasterCubeDescription } from './raster-cube.ts';
 import { openStagedVersion } from './staged-version.ts';
-import type { CubeSink, PreviousVersion, StoreFormat, VersionParts, VersionWriter } from './store.ts';
-import { zarrAppendSink, zarrCubeSink, zarrVersionParts } from './zarr/version.ts';
+import type { CubeSink, PreviousVersion, Splice, StoreFormat, VersionParts, VersionWriter } from './store.ts';
+import { zarrCubeSink, zarrSpliceSink, zarrVersionParts } from './zarr/version.ts';
 
 /**
  * The backend choice: which backend writes a version of a Dataset in its format. Backends never import this file.
@@ -17,30 +17,31 @@ function refuse(why: string | undefined): void {
 
 /**
  * A sink writing a cube in a directory format (Zarr v2 or v3, NetCDF-4) into `dir`; with `previous`, a version
- * directory whose periods are the first of `description.periods` and which the sink already holds, so that only
- * the new periods are appended.
+ * directory whose periods the sink already holds where `splice` puts them among `description.periods` (first,
+ * when absent), so that it takes only the fetched periods.
  */
 export async function openCubeSink(
   dir: string,
   format: StoreFormat,
   description: RasterCubeDescription,
   previous?: string,
+  splice?: Splice,
 ): Promise<CubeSink> {
   refuse(unsupportedFormat(format));
   if (format.format === 'netcdf')
-    return previous ? netcdfAppendSink(dir, previous, description) : netcdfCubeSink(dir, description);
+    return previous ? netcdfSpliceSink(dir, previous, description, splice) : netcdfCubeSink(dir, description);
   if (format.format !== 'zarr') throw new Error(`a ${format.format} version is not a directory`);
   const zarrVersion = zarrVersionOf(format);
   return previous
-    ? zarrAppendSink(dir, previous, zarrVersion, description)
+    ? zarrSpliceSink(dir, previous, zarrVersion, description, splice)
     : zarrCubeSink(dir, zarrVersion, description);
 }
 
 /**
  * Opens a new version of a dataset. Zarr and NetCDF versions are directories written under `staging/` and
- * published by one rename into `versions/`; Icechunk versions are snapshots of the dataset's repository. A sync
- * names the version it continues (`previous`): its periods come first in `description`, and the sink holds them
- * already, so only the new periods are appended.
+ * published by one rename into `versions/`; Icechunk versions are snapshots of the dataset's repository. A run
+ * that keeps what is stored names the version it splices into (`previous`): the sink holds its periods already,
+ * where `previous.splice` puts them, so only the fetched periods are given to it.
  */
 export async function openVersionWriter(
   storageRoot: string,
@@ -57,10 +58,10 @@ export async function openVersionWriter(
       icechunkPath(datasetId),
       versionId,
       description,
-      previous?.snapshot,
+      previous,
     );
   return openStagedVersion(storageRoot, datasetId, versionId, (staging) =>
-    openCubeSink(staging, format, description, previous?.dir),
+    openCubeSink(staging, format, description, previous?.dir, previous?.splice),
   );
 }
 

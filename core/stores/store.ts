@@ -62,10 +62,25 @@ export interface VersionParts {
   complete(): Promise<PublishedVersion & { coverage: Coverage }>;
 }
 
-/** The committed version a sync continues: its directory, and for Icechunk the snapshot in that repository. */
+/**
+ * Where a new version's periods come from (indexes into its periods): the fetched ones are [from, to), the
+ * previous version's start at `offset`; together they are every period, with no gap. Absent, the fetched periods
+ * follow the previous version's (an append).
+ */
+export interface Splice {
+  offset: number;
+  from: number;
+  to: number;
+}
+
+/**
+ * The committed version a new version is spliced from: its directory, for Icechunk the snapshot in that
+ * repository, and where its periods and the fetched ones go.
+ */
 export interface PreviousVersion {
   dir: string;
   snapshot?: string;
+  splice?: Splice;
 }
 
 /** How a Dataset asks its versions to be stored (`spec.format`, `spec.zarrVersion`). */

@@ -50,7 +50,10 @@ export const ingestionInputSchema = z.object({
   keepThumbnail: z.string().optional(),
   /** Version directories the Dataset still references; every other one under versions/ is removed. */
   keepVersions: z.array(z.string()),
-  /** A sync: store path of the committed version the fetched periods continue (appended, or rewritten with it). */
+  /**
+   * Store path of the committed version the fetched periods are spliced into (a sync, or an ingestion that keeps
+   * the stored periods): the new version holds their union.
+   */
   base: z.string().optional(),
   /**
    * When the attempt was planned. Given for a split attempt: its parts name the version after it and read the
@@ -74,8 +77,8 @@ export const ingestionResultSchema = z.object({
     path: z.string(),
     snapshot: z.string().optional(),
   }),
-  /** How the version relates to the previous one, for the dataset.updated event; absent for a full write. */
-  action: z.enum(['append', 'rematerialize']).optional(),
+  /** How the version relates to the previous one it was spliced from, for the dataset.updated event; absent for a full write. */
+  action: z.enum(['append', 'rematerialize', 'update']).optional(),
   /** Store path of the thumbnail rendered for this version; absent when rendering failed or had nothing to show. */
   thumbnail: z.string().optional(),
 });

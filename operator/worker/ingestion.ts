@@ -4,7 +4,7 @@ import { readInOrder } from '../../core/providers/read-ahead.ts';
 import { newVersionId } from '../../core/stores/layout.ts';
 import { canAppend, unsupportedFormat } from '../../core/stores/capabilities.ts';
 import { openVersionWriter } from '../../core/stores/open.ts';
-import type { VersionWriter } from '../../core/stores/store.ts';
+import type { Splice, VersionWriter } from '../../core/stores/store.ts';
 import { RunError } from '../../core/runs/errors.ts';
 import { ingestionInputSchema, type IngestionInput, type IngestionResult } from './ingestion-input.ts';
 import { materializePart } from './ingestion-part.ts';
@@ -17,13 +17,14 @@ import {
   sweep,
 } from './ingestion-steps.ts';
 import type { Task, TaskContext } from './protocol.ts';
-import { checkSameGrid, continuedPeriods, readSyncBase } from './sync-base.ts';
+import { checkSameGrid, readSyncBase, unionOf } from './sync-base.ts';
 
 async function materialize(input: IngestionInput, context: TaskContext): Promise<IngestionResult> {
   const now = attemptTime(input);
   const { periods, start, end } = requestedPeriods(input, now);
   const base = await readSyncBase(input);
-  const requestScope = { start: base?.periods[0] ? formatPeriod(base.periods[0]) : start, end, bbox: input.bbox };
+  // Provenance: the periods this run fetched. What the version holds (with the base's periods) is its coverage.
+  const requestScope = { start, end, bbox: input.bbox };
   const version = {
     createdAt: now.toISOString(),
     format: input.dataset.format,
@@ -41,13 +42,14 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
     const session = await openProvider(input, context, periods);
     try {
       if (base) checkSameGrid(base, session.grid);
+      const union = base && unionOf(base, periods);
       target = await openVersionWriter(
         input.storageRoot,
         input.datasetId,
         id,
         input.dataset,
-        base,
-        cubeDescription(input, now, base ? continuedPeriods(base, periods) : periods, session.grid),
+        base && { ...base, splice: union!.splice },
+        cubeDescription(input, now, union ? union.periods : periods, session.grid),
       );
       context.progress(0, periods.length, `fetching ${periods.length} periods`);
       let last: Float32Array = new Float32Array();
@@ -67,7 +69,7 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
         datasetId: input.datasetId,
         version: { ...version, id, coverage, ...published },
         ...(thumbnail && { thumbnail }),
-        ...(base && { action: canAppend(input.dataset) ? ('append' as const) : ('rematerialize' as const) }),
+        ...(union && { action: spliceAction(union.splice, base!.periods.length, canAppend(input.dataset)) }),
       };
     } finally {
       await session.close?.();
@@ -76,6 +78,15 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
     await target?.discard();
     throw err;
   }
+}
+
+/**
+ * How a version spliced from a base relates to it: periods after the base's only (appended, or the file rewritten
+ * whole when the format cannot append), or stored periods rewritten (`update`).
+ */
+function spliceAction(splice: Splice, stored: number, appendable: boolean): NonNullable<IngestionResult['action']> {
+  if (splice.offset !== 0 || splice.from !== stored) return 'update';
+  return appendable ? 'append' : 'rematerialize';
 }
 
 /**

@@ -3,7 +3,7 @@ import { parsePeriod, periodRange } from '../../core/periods/index.ts';
 import { gridCovering } from '../../core/providers/raster.ts';
 import { RunError } from '../../core/runs/errors.ts';
 import type { IngestionInput } from './ingestion-input.ts';
-import { checkSameGrid, continuedPeriods, readSyncBase, type SyncBase } from './sync-base.ts';
+import { checkSameGrid, readSyncBase, unionOf, type SyncBase } from './sync-base.ts';
 
 const grid = gridCovering([0, 0, 1, 1], 0.1);
 const base: SyncBase = {
@@ -23,19 +23,25 @@ const errorOf = (fn: () => unknown) => {
 };
 
 describe('sync base', () => {
-  it('continues the stored periods with the fetched ones', () => {
-    const all = continuedPeriods(base, periodRange('daily', '2024-01-11', '2024-01-12'));
-    expect(all).toHaveLength(12);
-    expect(all[10]).toEqual(parsePeriod('daily', '2024-01-11'));
+  it.each([
+    ['follow them (an append)', '2024-01-11', '2024-01-12', '2024-01-01', 12, { offset: 0, from: 10, to: 12 }],
+    ['lie inside them', '2024-01-03', '2024-01-05', '2024-01-01', 10, { offset: 0, from: 2, to: 5 }],
+    ['overlap their end', '2024-01-09', '2024-01-13', '2024-01-01', 13, { offset: 0, from: 8, to: 13 }],
+    ['precede them', '2023-12-30', '2023-12-31', '2023-12-30', 12, { offset: 2, from: 0, to: 2 }],
+  ])('splices fetched periods that %s into the stored ones', (_name, first, last, unionStart, length, splice) => {
+    const union = unionOf(base, periodRange('daily', first, last));
+    expect(union.periods).toHaveLength(length);
+    expect(union.periods[0]).toEqual(parsePeriod('daily', unionStart));
+    expect(union.splice).toEqual(splice);
   });
 
   it.each([
-    ['a gap', '2024-01-12'],
-    ['an overlap', '2024-01-10'],
-  ])('refuses fetched periods that leave %s', (_name, first) => {
-    const err = errorOf(() => continuedPeriods(base, periodRange('daily', first, '2024-01-13')));
+    ['after', '2024-01-12', '2024-01-13'],
+    ['before', '2023-12-28', '2023-12-30'],
+  ])('refuses fetched periods that leave a gap %s the stored ones', (_name, first, last) => {
+    const err = errorOf(() => unionOf(base, periodRange('daily', first, last)));
     expect(err).toBeInstanceOf(RunError);
-    expect(err.message).toMatch(/must continue at 2024-01-11/);
+    expect(err.message).toMatch(/store holds 2024-01-01 to 2024-01-10; .* would leave a gap/);
   });
 
   it('accepts the same grid and refuses a spatial shape change', () => {

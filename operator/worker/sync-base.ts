@@ -1,11 +1,12 @@
-import { formatPeriod, nextPeriod, parsePeriod, type Period } from '../../core/periods/index.ts';
+import { formatPeriod, nextPeriod, parsePeriod, periodRange, type Period } from '../../core/periods/index.ts';
 import type { RasterGrid } from '../../core/providers/raster.ts';
 import { readCommittedCube } from '../../core/stores/committed-cube.ts';
 import { icechunkPath, isSafeName, storeFile } from '../../core/stores/layout.ts';
 import { RunError } from '../../core/runs/errors.ts';
+import type { Splice } from '../../core/stores/store.ts';
 import type { IngestionInput } from './ingestion-input.ts';
 
-/** The committed version a sync continues: where it is, and the periods and grid its files hold. */
+/** The committed version a run splices its fetched periods into (a sync, or an ingestion keeping what is stored): where it is, and the periods and grid its files hold. */
 export interface SyncBase {
   dir: string;
   /** The snapshot of an Icechunk version (`dir` is then the repository). */
@@ -43,16 +44,31 @@ export async function readSyncBase(input: IngestionInput): Promise<SyncBase | un
   };
 }
 
-/** The base's periods followed by the fetched ones, which must start right after the base's last. */
-export function continuedPeriods(base: SyncBase, fetched: Period[]): Period[] {
-  const last = base.periods.at(-1);
-  const expected = last && formatPeriod(nextPeriod(last));
-  if (last && fetched[0] && formatPeriod(fetched[0]) !== expected)
+/**
+ * The periods of the new version made of the base and the fetched periods: their union, which must have no gap
+ * (the planner fetches what lies between), and where each sits in it.
+ */
+export function unionOf(base: SyncBase, fetched: Period[]): { periods: Period[]; splice: Splice } {
+  const [stored, wanted] = [base.periods, fetched];
+  const time = (p: Period | undefined) => p?.start.getTime() ?? Number.NaN;
+  const [storedFirst, storedLast] = [stored[0], stored.at(-1)];
+  const [fetchedFirst, fetchedLast] = [wanted[0], wanted.at(-1)];
+  if (!storedFirst || !storedLast || !fetchedFirst || !fetchedLast)
+    throw new RunError('InvalidRequest', 'a version is made of at least one stored and one fetched period');
+  const gapAfter = time(fetchedFirst) > time(nextPeriod(storedLast));
+  const gapBefore = time(nextPeriod(fetchedLast)) < time(storedFirst);
+  if (gapAfter || gapBefore)
     throw new RunError(
       'InvalidRequest',
-      `the store ends at ${formatPeriod(last)}; a sync must continue at ${expected}, not ${formatPeriod(fetched[0])}`,
+      `the store holds ${formatPeriod(storedFirst)} to ${formatPeriod(storedLast)}; fetched periods ` +
+        `${formatPeriod(fetchedFirst)} to ${formatPeriod(fetchedLast)} would leave a gap`,
     );
-  return [...base.periods, ...fetched];
+  const first = time(fetchedFirst) < time(storedFirst) ? fetchedFirst : storedFirst;
+  const last = time(fetchedLast) > time(storedLast) ? fetchedLast : storedLast;
+  const periods = periodRange(first.type, formatPeriod(first), formatPeriod(last));
+  const indexOf = (p: Period) => periods.findIndex((q) => q.start.getTime() === p.start.getTime());
+  const from = indexOf(fetchedFirst);
+  return { periods, splice: { offset: indexOf(storedFirst), from, to: from + wanted.length } };
 }
 
 /** A sync never changes the grid under stored periods: a provider now delivering another grid is refused. */
@@ -63,6 +79,6 @@ export function checkSameGrid(base: SyncBase, grid: RasterGrid): void {
     throw new RunError(
       'SpatialShapeChanged',
       `the provider now delivers a ${grid.lat.length} x ${grid.lon.length} grid, the store holds ` +
-        `${base.lat.length} x ${base.lon.length} (or other coordinates); ingest again with overwrite to replace it`,
+        `${base.lat.length} x ${base.lon.length} (or other coordinates); ingest again with replace to narrow the dataset to the new grid`,
     );
 }

@@ -95,6 +95,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
           ...(body.start ? { start: body.start } : {}),
           ...(body.end ? { end: body.end } : {}),
           overwrite: body.overwrite,
+          ...(body.replace && { replace: true }),
           publish: body.publish,
           maxAttempts: 3,
           cancelRequested: false,

@@ -8,7 +8,20 @@ export const createIngestionRequestSchema = z
     dataset_id: z.string().min(1).describe('Id of a data source as listed by GET /data-sources.'),
     start: z.string().nullish().describe('First period, in the source-native form.'),
     end: z.string().nullish().describe('Last period; defaults to the last complete period.'),
-    overwrite: z.boolean().default(false).describe('Regenerate an existing matching artifact.'),
+    overwrite: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Fetch the requested periods again even when the current version holds them. The new version still holds ' +
+          'every stored period: only the requested ones (and any gap to the stored ones) are rewritten.',
+      ),
+    replace: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Narrow the dataset to the requested periods: the new version holds them only, and its dataset.updated ' +
+          'event has action `replace`. Without it an ingestion never drops stored periods.',
+      ),
     publish: z.boolean().default(true),
   })
   .strict()

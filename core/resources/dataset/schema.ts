@@ -33,7 +33,9 @@ export const datasetVersionSchema = z
     requestScope: z
       .object({ start: z.string().nullable(), end: z.string().nullable(), bbox: bbox.nullable() })
       .optional()
-      .describe('Scope of the request that produced this version.'),
+      .describe(
+        'Provenance: the periods and area the run that produced this version fetched. What the version holds is its coverage.',
+      ),
     path: z.string().describe('Store path of this version, relative to the storage root.'),
     snapshot: z.string().optional().describe('Icechunk snapshot holding this version, in an icechunk dataset.'),
   })
@@ -69,6 +71,7 @@ export const { kind: datasetKind, schema: datasetSchema } = defineKind({
 
 export type DatasetSpec = z.infer<typeof datasetSpecSchema>;
 export type DatasetStatus = z.infer<typeof datasetStatusSchema>;
+export type DatasetVersion = z.infer<typeof datasetVersionSchema>;
 export type Dataset = z.infer<typeof datasetSchema>;
 
 /** The version readers are served: the entry of `status.versions` that `status.currentVersion` names. */

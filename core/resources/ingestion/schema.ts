@@ -19,7 +19,16 @@ export const ingestionSpecSchema = z
       ),
     start: z.string().optional().describe('First period, in the source-native form.'),
     end: z.string().optional().describe('Last period, in the source-native form.'),
-    overwrite: z.boolean().default(false).describe('Regenerate an existing matching artifact.'),
+    overwrite: z
+      .boolean()
+      .default(false)
+      .describe('Fetch the requested periods again even when the current version holds them.'),
+    replace: z
+      .boolean()
+      .optional()
+      .describe(
+        'Replace the dataset with the requested periods only, dropping the stored periods outside them (narrowing).',
+      ),
     publish: z.boolean().default(true).describe('Publish the dataset when the run succeeds.'),
     maxAttempts: z.number().int().min(1).max(10).default(3).describe('Attempts before the run fails.'),
     cancelRequested: z.boolean().default(false).describe('Set to request cooperative cancellation.'),

@@ -1,7 +1,7 @@
 import type { Session } from '@earthmover/icechunk';
 import { RasterCubeWriter, type RasterCubeDescription } from '../raster-cube.ts';
-import type { CubeSink, VersionWriter, WritableStore } from '../store.ts';
-import { appendStart, continueCube } from '../zarr/append.ts';
+import type { CubeSink, PreviousVersion, VersionWriter, WritableStore } from '../store.ts';
+import { spliceCube } from '../zarr/append.ts';
 import { MAIN_BRANCH, openOrCreateRepository } from './repository.ts';
 import { icechunkStore } from './store.ts';
 
@@ -11,17 +11,18 @@ import { icechunkStore } from './store.ts';
  * Publishing moves `main` to the last commit with a compare-and-swap from where it was when the run began.
  * Branches left by a crashed run are deleted here: one writer per dataset means none of them is live.
  *
- * A whole materialization clears the branch first. An append (`previous`: the snapshot of the version a sync
- * continues, which must still be the head of `main`) keeps the snapshot's complete time blocks as they are, so
- * only the partly filled last block, the new blocks and the metadata are written.
+ * A whole materialization clears the branch first. A splice (`previous`: the snapshot of the version the fetched
+ * periods are spliced into, which must still be the head of `main`) keeps the snapshot's chunks of the blocks the
+ * fetched periods do not touch, so only the touched blocks and the metadata are written.
  */
 export async function openIcechunkVersion(
   dir: string,
   path: string,
   versionId: string,
   description: RasterCubeDescription,
-  previous?: string,
+  previousVersion?: Pick<PreviousVersion, 'snapshot' | 'splice'>,
 ): Promise<VersionWriter> {
+  const previous = previousVersion?.snapshot;
   const repo = await openOrCreateRepository(dir);
   for (const branch of await repo.listBranches()) if (branch !== MAIN_BRANCH) await repo.deleteBranch(branch);
   const base = await repo.lookupBranch(MAIN_BRANCH);
@@ -32,13 +33,14 @@ export async function openIcechunkVersion(
   let session: Session = await repo.writableSession(branch);
   // Each commit starts a new session: writes go to the current one.
   const keys: WritableStore = { set: (key, value) => icechunkStore(session.store).set(key, value) };
-  let writer: RasterCubeWriter;
+  let writer: CubeSink & { readonly pendingPeriods: number; readonly appendedPeriods: number };
   if (previous === undefined) {
     await session.store.clear();
     writer = await RasterCubeWriter.create(keys, { ...description, zarrVersion: 3 });
   } else {
-    const start = await appendStart(icechunkStore(session.store), 3, description.variable);
-    writer = await continueCube(keys, start, 3, description);
+    // Reads go to the session's store as of now: the writes that follow only touch the blocks the splice rewrites.
+    const previousKeys = icechunkStore(session.store);
+    writer = await spliceCube(keys, previousKeys, 3, description, previousVersion?.splice);
   }
   const total = description.periods.length;
   let snapshot = base;

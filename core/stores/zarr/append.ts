@@ -1,28 +1,18 @@
 import { RasterCubeWriter, type RasterCubeDescription } from '../raster-cube.ts';
-import type { ReadableStore, WritableStore } from '../store.ts';
-import type { Compressor } from './codecs.ts';
+import type { CubeSink, ReadableStore, Splice, WritableStore } from '../store.ts';
 import { readZarrArray, readZarrGroup, type ZarrArray } from './metadata.ts';
 import { compressorOf, readChunk } from './read.ts';
 
 /**
- * Where an append of a Zarr array starts: what is stored, and the planes of its partly filled last block. Shared by
- * the Zarr directory versions (`version.ts`) and Icechunk versions (`../icechunk/version.ts`).
+ * A new version spliced from the previous one and fetched periods (an append, or a range inside or overlapping the
+ * stored one). Shared by the Zarr directory versions (`version.ts`) and Icechunk versions
+ * (`../icechunk/version.ts`): only the time blocks the fetched periods touch (every block, when the new version
+ * starts earlier than the previous one and the blocks no longer line up) are written; the caller makes the other
+ * blocks present under the same keys (hard links, or the same snapshot's chunks).
  */
-export interface AppendStart {
-  /** The data variable as the previous version stores it (time, lat, lon). */
-  stored: ZarrArray;
-  compressor: Compressor | null;
-  /** Periods held as complete time blocks, which the append keeps as they are; a multiple of the time chunk. */
-  firstPeriod: number;
-  /** The periods after them, decoded plane by plane, to be fed to the writer again. */
-  partial: Float32Array[];
-}
 
-/**
- * Reads how the previous version in `store` stores `variable` (it must be Zarr v`zarrVersion`, the format the append
- * writes) and decodes the partly filled block, if any.
- */
-export async function appendStart(store: ReadableStore, zarrVersion: 2 | 3, variable: string): Promise<AppendStart> {
+/** Reads how the previous version in `store` stores `variable` (Zarr v`zarrVersion`, the format the splice writes). */
+async function storedArray(store: ReadableStore, zarrVersion: 2 | 3, variable: string): Promise<ZarrArray> {
   const group = await readZarrGroup(store);
   if (group?.zarrFormat !== zarrVersion)
     throw new Error(
@@ -31,46 +21,117 @@ export async function appendStart(store: ReadableStore, zarrVersion: 2 | 3, vari
   const stored = await readZarrArray(store, group, variable);
   if (!stored || stored.shape.length !== 3 || stored.dataType !== 'float32')
     throw new Error(`the previous version has no float32 (time, lat, lon) array ${variable}`);
+  return stored;
+}
+
+/** Decodes the planes of time block `t` of `stored`, one per period it holds. */
+async function readBlock(store: ReadableStore, stored: ZarrArray, t: number): Promise<Float32Array[]> {
   const [count, ny, nx] = stored.shape as [number, number, number];
   const [ct, cy, cx] = stored.chunks as [number, number, number];
-  const firstPeriod = Math.floor(count / ct) * ct;
-  const [rows, cols] = [Math.ceil(ny / cy), Math.ceil(nx / cx)];
-  const partial = Array.from({ length: count - firstPeriod }, () => new Float32Array(ny * nx));
-  if (partial.length > 0)
-    for (let j = 0; j < rows; j++)
-      for (let i = 0; i < cols; i++) {
-        const index = [firstPeriod / ct, j, i];
-        // Stratus writes every chunk of a block; a missing one is a damaged version, not fill values.
-        const chunk = await readChunk(store, stored, index);
-        if (!chunk) throw new Error(`the previous version has no chunk ${stored.chunkKey(index)}`);
-        for (let k = 0; k < partial.length; k++)
-          for (let y = 0; y < cy && j * cy + y < ny; y++) {
-            const width = Math.min(cx, nx - i * cx);
-            const from = (k * cy + y) * cx;
-            partial[k]!.set((chunk as Float32Array).subarray(from, from + width), (j * cy + y) * nx + i * cx);
-          }
-      }
-  return { stored, compressor: compressorOf(stored), firstPeriod, partial };
+  const planes = Array.from({ length: Math.min(ct, count - t * ct) }, () => new Float32Array(ny * nx));
+  for (let j = 0; j * cy < ny; j++)
+    for (let i = 0; i * cx < nx; i++) {
+      // Stratus writes every chunk of a block; a missing one is a damaged version, not fill values.
+      const chunk = await readChunk(store, stored, [t, j, i]);
+      if (!chunk) throw new Error(`the previous version has no chunk ${stored.chunkKey([t, j, i])}`);
+      for (let k = 0; k < planes.length; k++)
+        for (let y = 0; y < cy && j * cy + y < ny; y++) {
+          const width = Math.min(cx, nx - i * cx);
+          const from = (k * cy + y) * cx;
+          planes[k]!.set((chunk as Float32Array).subarray(from, from + width), (j * cy + y) * nx + i * cx);
+        }
+    }
+  return planes;
+}
+
+/** The splice of an append: the previous version's periods first, the fetched ones after them. */
+export function appendSplice(previousPeriods: number, periods: number): Splice {
+  return { offset: 0, from: previousPeriods, to: periods };
+}
+
+/** The time blocks [first, last) that a splice rewrites, in blocks of `timeChunk` periods of the new version. */
+export function rewrittenBlocks(splice: Splice, periods: number, timeChunk: number): { first: number; last: number } {
+  if (splice.offset !== 0) return { first: 0, last: Math.ceil(periods / timeChunk) };
+  return { first: Math.floor(splice.from / timeChunk), last: Math.ceil(splice.to / timeChunk) };
+}
+
+/** A cube sink writing a splice; `pendingPeriods` is 0 right after a block went to the store. */
+export interface SpliceSink extends CubeSink {
+  readonly pendingPeriods: number;
+  readonly appendedPeriods: number;
+  /** The previous version's time blocks the new version keeps as they are (same index in both). */
+  readonly keptBlocks: number[];
+  /** The previous version's data array, whose chunk keys the kept blocks have. */
+  readonly stored: ZarrArray;
 }
 
 /**
- * Opens a cube writer that continues `start`: chunk shape and codec of the stored array, writing from the first
- * period after its complete blocks, with the partly filled block fed again. The caller makes the complete
- * blocks present under the writer's keys (hard links, or a branch of the same snapshot).
+ * Opens the writer of a splice into `target`: chunk shape and codec of the previous version's array (in
+ * `previous`), periods of `description`. Its `append` takes the fetched periods in order; the previous version's
+ * periods of the rewritten blocks are decoded and fed around them. `finish` writes the metadata of the whole cube.
  */
-export async function continueCube(
+export async function spliceCube(
   target: string | WritableStore,
-  start: AppendStart,
+  previous: ReadableStore,
   zarrVersion: 2 | 3,
   description: RasterCubeDescription,
-): Promise<RasterCubeWriter> {
-  const writer = await RasterCubeWriter.create(target, {
+  splice?: Splice,
+): Promise<SpliceSink> {
+  const stored = await storedArray(previous, zarrVersion, description.variable);
+  const [count] = stored.shape as [number];
+  const [ct] = stored.chunks as [number];
+  const total = description.periods.length;
+  const { offset, from, to } = splice ?? appendSplice(count, total);
+  // The fetched and the stored periods together must be exactly the new version's, with no gap between them.
+  const covered = Math.min(from, offset) === 0 && Math.max(to, offset + count) === total;
+  if (from < 0 || from >= to || offset < 0 || !covered || from > offset + count || to < offset)
+    throw new Error(`fetched periods ${from} to ${to} and ${count} stored from ${offset} are no union of ${total}`);
+  const blocks = rewrittenBlocks({ offset, from, to }, total, ct);
+  const window = { from: blocks.first * ct, to: Math.min(blocks.last * ct, total) };
+  const whole: RasterCubeDescription = {
     ...description,
     zarrVersion,
-    chunks: start.stored.chunks as [number, number, number],
-    compressor: start.compressor,
-    firstPeriod: start.firstPeriod,
-  });
-  for (const plane of start.partial) await writer.append(plane);
-  return writer;
+    chunks: stored.chunks as [number, number, number],
+    compressor: compressorOf(stored),
+  };
+  const writer = RasterCubeWriter.part(target, whole, window);
+  const keptBlocks =
+    offset === 0
+      ? Array.from({ length: Math.ceil(count / ct) }, (_, t) => t).filter((t) => t < blocks.first || t >= blocks.last)
+      : [];
+
+  let cached: { t: number; planes: Float32Array[] } | undefined;
+  async function previousPlane(index: number): Promise<Float32Array> {
+    const t = Math.floor((index - offset) / ct);
+    if (cached?.t !== t) cached = { t, planes: await readBlock(previous, stored, t) };
+    return cached.planes[(index - offset) % ct]!;
+  }
+  /** Feeds the previous version's periods of the rewritten blocks up to `end` (exclusive). */
+  let next = window.from;
+  async function feedPrevious(end: number): Promise<void> {
+    for (; next < end; next++) await writer.append(await previousPlane(next));
+  }
+
+  return {
+    get pendingPeriods() {
+      return writer.pendingPeriods;
+    },
+    get appendedPeriods() {
+      return writer.appendedPeriods;
+    },
+    keptBlocks,
+    stored,
+    append: async (values) => {
+      await feedPrevious(from);
+      if (next >= to) throw new Error('more periods appended than fetched');
+      await writer.append(values);
+      next++;
+    },
+    finish: async () => {
+      if (next !== to) throw new Error(`${to - from} periods fetched but ${next - from} appended`);
+      await feedPrevious(window.to);
+      await writer.finish();
+      return RasterCubeWriter.completeParts(target, whole);
+    },
+  };
 }

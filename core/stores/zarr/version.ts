@@ -3,10 +3,10 @@ import { dirname, join } from 'node:path';
 import { directoryStore } from '../directory-store.ts';
 import { partPeriods, partsChunkShape, RasterCubeWriter, type RasterCubeDescription } from '../raster-cube.ts';
 import { publishStaged, stagedDir } from '../staged-version.ts';
-import type { CubeSink, VersionParts } from '../store.ts';
-import { appendStart, continueCube } from './append.ts';
+import type { CubeSink, Splice, VersionParts } from '../store.ts';
+import { spliceCube } from './append.ts';
 
-/** Zarr directory versions (v2 or v3): a whole cube, an append to the previous version, or a cube written in parts. */
+/** Zarr directory versions (v2 or v3): a whole cube, a splice of the previous version and fetched periods, or a cube written in parts. */
 
 /** A sink writing the whole cube into `dir`; each block of periods goes to disk as it fills. */
 export function zarrCubeSink(dir: string, zarrVersion: 2 | 3, description: RasterCubeDescription): Promise<CubeSink> {
@@ -14,28 +14,30 @@ export function zarrCubeSink(dir: string, zarrVersion: 2 | 3, description: Raste
 }
 
 /**
- * A Zarr append: complete time blocks of the previous version are hard-linked (never rewritten: the writer only
- * writes blocks after them, as new files), the partly filled last block is decoded and fed again, and the
- * coordinates and metadata are written anew. Readers of the previous version see its files unchanged.
+ * A Zarr version spliced from the previous one (an append, or fetched periods inside or overlapping it): the time
+ * blocks it keeps are hard-linked (never rewritten: the writer only writes the blocks the fetched periods touch, as
+ * new files), the touched blocks are decoded, given the fetched periods and encoded again, and the coordinates and
+ * metadata are written anew. Readers of the previous version see its files unchanged.
  */
-export async function zarrAppendSink(
+export async function zarrSpliceSink(
   dir: string,
   previous: string,
   zarrVersion: 2 | 3,
   description: RasterCubeDescription,
+  splice?: Splice,
 ): Promise<CubeSink> {
-  const start = await appendStart(directoryStore(previous), zarrVersion, description.variable);
-  const [, ny, nx] = start.stored.shape as [number, number, number];
-  const [ct, cy, cx] = start.stored.chunks as [number, number, number];
+  const sink = await spliceCube(dir, directoryStore(previous), zarrVersion, description, splice);
+  const [, ny, nx] = sink.stored.shape as [number, number, number];
+  const [, cy, cx] = sink.stored.chunks as [number, number, number];
   const [rows, cols] = [Math.ceil(ny / cy), Math.ceil(nx / cx)];
-  for (let t = 0; t < start.firstPeriod / ct; t++)
+  for (const t of sink.keptBlocks)
     for (let j = 0; j < rows; j++)
       for (let i = 0; i < cols; i++) {
-        const key = start.stored.chunkKey([t, j, i]).split('/');
+        const key = sink.stored.chunkKey([t, j, i]).split('/');
         await mkdir(dirname(join(dir, ...key)), { recursive: true });
         await link(join(previous, ...key), join(dir, ...key));
       }
-  return continueCube(dir, start, zarrVersion, description);
+  return sink;
 }
 
 /**

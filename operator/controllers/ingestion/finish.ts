@@ -60,7 +60,7 @@ function finishRaster(context: StepContext): Transition {
     data: {
       dataset_id: datasetId,
       version: version.id,
-      action: action ?? (previous ? 'rematerialize' : 'create'),
+      action: action ?? (!previous ? 'create' : run.spec.replace ? 'replace' : 'rematerialize'),
       previous_end: previous?.coverage.temporal.end ?? null,
       current_start: version.coverage.temporal.start,
       current_end: version.coverage.temporal.end,

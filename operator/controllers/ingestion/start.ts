@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import { PeriodError, type PeriodType } from '../../../core/periods/index.ts';
 import { currentVersionOf } from '../../../core/resources/dataset/schema.ts';
 import { datasetIdOf } from '../../../core/resources/ingestion/run.ts';
@@ -10,6 +9,7 @@ import { attemptJob, ensureDataset, workerInput } from './attempt.ts';
 import { featureRefreshAttempt } from './feature-refresh.ts';
 import { partsOf } from './split.ts';
 import { syncStart } from './sync-range.ts';
+import { unionFetch } from './union-range.ts';
 import { failRun, type IngestionReason, type Step, type StepContext, type Transition } from './transition.ts';
 
 /** How long a run waiting for an earlier writer looks again. */
@@ -92,7 +92,11 @@ function syncFetch(context: StepContext): Fetch | Transition {
   return { range: decided.range, ...(decided.base !== undefined && { base: decided.base }) };
 }
 
-/** An ingestion fetches the periods it asks for, unless the current version already holds exactly them. */
+/**
+ * An ingestion fetches the periods it asks for into a new version holding their union with the current version
+ * (only the requested periods and any gap between them and the stored ones are fetched), unless the current
+ * version already holds them. With `replace`, the new version holds the requested periods only.
+ */
 function ingestionFetch(context: StepContext, periodType: PeriodType): Fetch | Transition {
   const { run, source, observed, now } = context;
   let range: Fetch['range'];
@@ -103,15 +107,21 @@ function ingestionFetch(context: StepContext, periodType: PeriodType): Fetch | T
     throw err;
   }
   const current = currentVersionOf(observed.dataset);
-  const scope = { start: range.start, end: range.end, bbox: observed.instance.bbox };
-  if (current && !run.spec.overwrite && isDeepStrictEqual(current.requestScope, scope))
+  if (!current || run.spec.replace) return { range: { start: range.start, end: range.end } };
+  const decided = unionFetch(
+    periodType,
+    current,
+    { start: range.start, end: range.end, bbox: observed.instance.bbox },
+    run.spec.overwrite,
+  );
+  if (decided.kind === 'held')
     return succeedWithoutAttempt(
       context,
       { datasetId: datasetIdOf(run), reused: true, version: current.id },
       'Reused',
       `Version ${current.id} already holds the requested periods.`,
     );
-  return { range };
+  return { range: decided.range, base: current.path };
 }
 
 function waitForEarlierWriters(context: StepContext, target: string): Transition | undefined {
