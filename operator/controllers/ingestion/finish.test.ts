@@ -63,6 +63,38 @@ const rows: Row[] = [
     },
   },
   {
+    name: 'a run that asked to replace the dataset says so in the dataset.updated event',
+    resource: run({ phase: 'running', attempt: 1 }, { start: '2024-01-01', end: '2024-01-03', replace: true }),
+    observed: observe({
+      dataset: dataset([version('v1', '2024-01-01', '2024-12-31')]),
+      job: job('succeeded', { result: { datasetId: 'sample', version: version('v2', '2024-01-01', '2024-01-03') } }),
+    }),
+    want: {
+      phase: 'successful',
+      kinds: ['patchStatusOf', 'patchStatus', 'event'],
+      reason: 'Succeeded',
+      outcome: 'done',
+      extra: { events: [{ data: { action: 'replace', previous_end: '2024-12-31', current_end: '2024-01-03' } }] },
+    },
+  },
+  {
+    name: "a version spliced into the previous one carries the worker's update action",
+    resource: run({ phase: 'running', attempt: 1 }, { start: '2024-01-01', end: '2024-01-03', overwrite: true }),
+    observed: observe({
+      dataset: dataset([version('v1', '2024-01-01', '2024-12-31')]),
+      job: job('succeeded', {
+        result: { datasetId: 'sample', version: version('v2', '2024-01-01', '2024-12-31'), action: 'update' },
+      }),
+    }),
+    want: {
+      phase: 'successful',
+      kinds: ['patchStatusOf', 'patchStatus', 'event'],
+      reason: 'Succeeded',
+      outcome: 'done',
+      extra: { events: [{ data: { action: 'update', previous_end: '2024-12-31', current_end: '2024-12-31' } }] },
+    },
+  },
+  {
     name: 'a succeeded attempt with a result the planner cannot read fails the run',
     resource: run({ phase: 'running', attempt: 1 }),
     observed: observe({ job: job('succeeded', { result: { periods: 31 } }) }),

@@ -139,6 +139,53 @@ describe('Ingestion planner: the start step', () => {
   });
 });
 
+describe('Ingestion planner: the start step of ingestions into a stored dataset', () => {
+  // The current version covers all of 2024; the request that made it asked for three days only (provenance).
+  const year = version('v2', '2024-01-01', '2024-12-31');
+  const stored = dataset([{ ...year, requestScope: { ...year.requestScope, start: '2024-01-01', end: '2024-01-03' } }]);
+
+  it('reuses the current version for periods inside its coverage, whatever request made it', () => {
+    const plan = stepPlan(
+      start,
+      run(undefined, { start: '2024-03-01', end: '2024-03-31' }),
+      observe({ dataset: stored }),
+    );
+    expect(plan?.actions.some((a) => a.kind === 'startJob')).toBe(false);
+    expect(statusOf(plan!.actions)).toMatchObject({ result: { reused: true, version: 'v2' } });
+  });
+
+  it.each([
+    [
+      'an overwrite inside the coverage',
+      { start: '2024-01-01', end: '2024-01-03', overwrite: true },
+      '2024-01-01',
+      '2024-01-03',
+    ],
+    ['a range past the end, filling the gap', { start: '2025-01-10', end: '2025-01-12' }, '2025-01-01', '2025-01-12'],
+    [
+      'a range before the start, filling the gap',
+      { start: '2023-12-01', end: '2023-12-02' },
+      '2023-12-01',
+      '2023-12-31',
+    ],
+  ])('splices %s into the current version', (_name, spec, fetchStart, fetchEnd) => {
+    const plan = stepPlan(start, run(undefined, spec), observe({ dataset: stored }))!;
+    expect(startJobOf(plan.actions)).toMatchObject({
+      start: fetchStart,
+      end: fetchEnd,
+      base: 'datasets/sample/versions/v2',
+    });
+  });
+
+  it('replaces the dataset with the requested periods only when the run asks to', () => {
+    const spec = { start: '2024-01-01', end: '2024-01-03', replace: true };
+    const plan = stepPlan(start, run(undefined, spec), observe({ dataset: stored }))!;
+    const input = startJobOf(plan.actions);
+    expect(input).toMatchObject({ start: '2024-01-01', end: '2024-01-03' });
+    expect(input).not.toHaveProperty('base');
+  });
+});
+
 describe('Ingestion planner: the start step of sync runs', () => {
   // The sample source is available through today (2026-11-22); the store holds data through 2026-11-20.
   const stored = dataset([version('v1', '2026-11-01', '2026-11-20')]);
