@@ -131,9 +131,9 @@ describe('openCubeSink splicing fetched periods into a previous version', () => 
     ['NetCDF-4', { format: 'netcdf', zarrVersion: 2 }],
   ];
 
-  it.each(formats.flatMap(([name, format]) => cases.map((c) => [name, format, ...c] as const)))(
+  it.each(formats.flatMap(([name, format]) => cases.map(([label, ...c]) => [name, label, format, ...c] as const)))(
     '%s: fetched periods %s make the union, byte for byte like it written whole, unchanged blocks shared',
-    async (name, format, label, stored, fetched, shared) => {
+    async (name, label, format, stored, fetched, shared) => {
       const base = join(root, `${name}-${label}`.replace(/\W/g, ''));
       await writeWhole(join(base, 'v1'), format, days.slice(...stored));
       const before = await hashes(join(base, 'v1'));

@@ -142,3 +142,43 @@ describe('Icechunk versions on the file system', () => {
     expect(names).toContain('repo');
   });
 });
+
+describe('Icechunk versions spliced from the previous snapshot', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'stratus-icechunk-splice-'));
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it('writes only the time blocks the fetched periods touch, and holds the union', async () => {
+    const dir = join(root, 'repo');
+    // Blocks of 50 periods: 2023-03-01..03 (periods 59 to 61) lie in block 1 of 6.
+    const whole = await sampleCube('2023-01-01', '2023-10-27');
+    const [ny, nx] = [whole.description.grid.lat.length, whole.description.grid.lon.length];
+    const description = { ...whole.description, chunks: [50, ny, nx] as [number, number, number] };
+    const first = await openIcechunkVersion(dir, 'datasets/x/icechunk', 'v1', description);
+    for (const plane of whole.planes) await first.sink.append(plane);
+    await first.sink.finish();
+    const { snapshot: previous } = await first.publish();
+
+    const rerun = whole.planes.slice(59, 62).map((plane) => plane.map((v) => v + 1000));
+    const next = await openIcechunkVersion(dir, 'datasets/x/icechunk', 'v2', description, {
+      snapshot: previous,
+      splice: { offset: 0, from: 59, to: 62 },
+    });
+    for (const plane of rerun) await next.sink.append(plane);
+    await next.sink.finish();
+    const { snapshot } = await next.publish();
+
+    const diff = await (await openRepository(dir)).diff({ fromSnapshotId: previous, toSnapshotId: snapshot! });
+    // The coordinates and metadata are written anew; of the data, only block 1.
+    const updated = diff.updatedChunks as Record<string, number[][]>;
+    expect(Object.keys(updated)).toContain('/value');
+    expect(new Set(updated['/value']!.map((index) => index[0]))).toEqual(new Set([1]));
+    const { data } = await readValues(dir, snapshot!);
+    const plane = ny * nx;
+    whole.planes.forEach((values, t) =>
+      expect(data.subarray(t * plane, (t + 1) * plane)).toEqual(t >= 59 && t < 62 ? rerun[t - 59] : values),
+    );
+  });
+});
