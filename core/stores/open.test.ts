@@ -58,16 +58,16 @@ async function hashes(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
-describe('openCubeSink with a previous version', () => {
-  let root: string;
-  const days = periodRange('daily', '2024-12-25', '2025-01-12');
-  beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'cube-append-'));
-  });
-  afterAll(async () => {
-    await rm(root, { recursive: true, force: true });
-  });
+let root: string;
+const days = periodRange('daily', '2024-12-25', '2025-01-12');
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'cube-append-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
 
+describe('openCubeSink with a previous version', () => {
   it.each<[string, StoreFormat]>([
     ['Zarr v2', { format: 'zarr', zarrVersion: 2 }],
     ['Zarr v3', { format: 'zarr', zarrVersion: 3 }],
@@ -110,15 +110,6 @@ describe('openCubeSink with a previous version', () => {
 });
 
 describe('openCubeSink splicing fetched periods into a previous version', () => {
-  let root: string;
-  const days = periodRange('daily', '2024-12-25', '2025-01-12');
-  beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'cube-splice-'));
-  });
-  afterAll(async () => {
-    await rm(root, { recursive: true, force: true });
-  });
-
   // Blocks of 4 periods. Each case: the previous version's periods, the fetched ones, the blocks shared unchanged.
   const cases: [string, [number, number], [number, number], number[]][] = [
     ['inside the stored periods', [0, 19], [5, 7], [0, 2, 3, 4]],
@@ -134,7 +125,7 @@ describe('openCubeSink splicing fetched periods into a previous version', () => 
   it.each(formats.flatMap(([name, format]) => cases.map(([label, ...c]) => [name, label, format, ...c] as const)))(
     '%s: fetched periods %s make the union, byte for byte like it written whole, unchanged blocks shared',
     async (name, label, format, stored, fetched, shared) => {
-      const base = join(root, `${name}-${label}`.replace(/\W/g, ''));
+      const base = join(root, 'splice', `${name}-${label}`.replace(/\W/g, ''));
       await writeWhole(join(base, 'v1'), format, days.slice(...stored));
       const before = await hashes(join(base, 'v1'));
       const union = days.slice(Math.min(stored[0], fetched[0]), Math.max(stored[1], fetched[1]));

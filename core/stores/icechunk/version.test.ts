@@ -141,17 +141,9 @@ describe('Icechunk versions on the file system', () => {
     expect(names.filter((n) => isTransientName(n))).toEqual([]);
     expect(names).toContain('repo');
   });
-});
-
-describe('Icechunk versions spliced from the previous snapshot', () => {
-  let root: string;
-  beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), 'stratus-icechunk-splice-'));
-  });
-  afterAll(() => rm(root, { recursive: true, force: true }));
 
   it('writes only the time blocks the fetched periods touch, and holds the union', async () => {
-    const dir = join(root, 'repo');
+    const dir = join(root, 'spliced');
     // Blocks of 50 periods: 2023-03-01..03 (periods 59 to 61) lie in block 1 of 6.
     const whole = await sampleCube('2023-01-01', '2023-10-27');
     const [ny, nx] = [whole.description.grid.lat.length, whole.description.grid.lon.length];

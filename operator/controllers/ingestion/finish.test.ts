@@ -25,6 +25,30 @@ import { applyPlan } from '../../runtime/applier.ts';
 import type { Action } from '../../runtime/actions.ts';
 import { finish } from './finish.ts';
 
+/** A run of three days of 2024 finishing over a version of the whole year: `result` is what the worker returned. */
+function overOneYear(
+  name: string,
+  spec: Partial<Ingestion['spec']>,
+  result: Record<string, unknown>,
+  data: Record<string, unknown>,
+): Row {
+  return {
+    name,
+    resource: run({ phase: 'running', attempt: 1 }, { start: '2024-01-01', end: '2024-01-03', ...spec }),
+    observed: observe({
+      dataset: dataset([version('v1', '2024-01-01', '2024-12-31')]),
+      job: job('succeeded', { result: { datasetId: 'sample', ...result } }),
+    }),
+    want: {
+      phase: 'successful',
+      kinds: ['patchStatusOf', 'patchStatus', 'event'],
+      reason: 'Succeeded',
+      outcome: 'done',
+      extra: { events: [{ data: { previous_end: '2024-12-31', ...data } }] },
+    },
+  };
+}
+
 const rows: Row[] = [
   {
     name: 'a succeeded attempt switches the dataset to the new version, then marks the run successful',
@@ -62,38 +86,18 @@ const rows: Row[] = [
       },
     },
   },
-  {
-    name: 'a run that asked to replace the dataset says so in the dataset.updated event',
-    resource: run({ phase: 'running', attempt: 1 }, { start: '2024-01-01', end: '2024-01-03', replace: true }),
-    observed: observe({
-      dataset: dataset([version('v1', '2024-01-01', '2024-12-31')]),
-      job: job('succeeded', { result: { datasetId: 'sample', version: version('v2', '2024-01-01', '2024-01-03') } }),
-    }),
-    want: {
-      phase: 'successful',
-      kinds: ['patchStatusOf', 'patchStatus', 'event'],
-      reason: 'Succeeded',
-      outcome: 'done',
-      extra: { events: [{ data: { action: 'replace', previous_end: '2024-12-31', current_end: '2024-01-03' } }] },
-    },
-  },
-  {
-    name: "a version spliced into the previous one carries the worker's update action",
-    resource: run({ phase: 'running', attempt: 1 }, { start: '2024-01-01', end: '2024-01-03', overwrite: true }),
-    observed: observe({
-      dataset: dataset([version('v1', '2024-01-01', '2024-12-31')]),
-      job: job('succeeded', {
-        result: { datasetId: 'sample', version: version('v2', '2024-01-01', '2024-12-31'), action: 'update' },
-      }),
-    }),
-    want: {
-      phase: 'successful',
-      kinds: ['patchStatusOf', 'patchStatus', 'event'],
-      reason: 'Succeeded',
-      outcome: 'done',
-      extra: { events: [{ data: { action: 'update', previous_end: '2024-12-31', current_end: '2024-12-31' } }] },
-    },
-  },
+  overOneYear(
+    'a run that asked to replace the dataset says so in the dataset.updated event',
+    { replace: true },
+    { version: version('v2', '2024-01-01', '2024-01-03') },
+    { action: 'replace', current_end: '2024-01-03' },
+  ),
+  overOneYear(
+    "a version spliced into the previous one carries the worker's update action",
+    { overwrite: true },
+    { version: version('v2', '2024-01-01', '2024-12-31'), action: 'update' },
+    { action: 'update', current_end: '2024-12-31' },
+  ),
   {
     name: 'a succeeded attempt with a result the planner cannot read fails the run',
     resource: run({ phase: 'running', attempt: 1 }),
