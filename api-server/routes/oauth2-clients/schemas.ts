@@ -29,7 +29,7 @@ export const clientBodySchema = z
         `Display name, at most ${limits.name} characters; the client id when a POST has none, the stored name when a PUT has none.`,
       ),
     clientAuthenticationMethods: list(
-      'client_secret_basic, client_secret_post, client_secret_jwt (accepted, not supported at the token endpoint), private_key_jwt, none',
+      'client_secret_basic, client_secret_post, client_secret_jwt (HS256 assertions keyed with the secret), private_key_jwt, none',
       limits.clientAuthenticationMethods,
     ).optional(),
     authorizationGrantTypes: list('authorization_code, refresh_token', limits.authorizationGrantTypes).optional(),

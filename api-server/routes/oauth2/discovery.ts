@@ -1,13 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ASSERTION_ALGORITHMS } from '../../../core/auth/clients/authenticate.ts';
+import { ASSERTION_ALGORITHMS, SECRET_ASSERTION_ALGORITHMS } from '../../../core/auth/clients/authenticate.ts';
 import { endpointUrl, ENDPOINT_PATHS } from '../../../core/auth/endpoints.ts';
 import { SUPPORTED_SCOPES } from '../../../core/auth/grants/authorization-request.ts';
 import { SIGNING_ALG } from '../../../core/auth/keys/signing-keys.ts';
+import { clientAuthenticationMethod } from '../../../core/resources/oauth2-client/schema.ts';
 import type { AuthServices } from '../../plugins/app/authentication/index.ts';
 import { discoverySchema } from './schemas.ts';
 import { jwksSchema } from '../../schemas.ts';
 
-const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
+/** Every method a client may register authenticates. */
+const AUTH_METHODS = clientAuthenticationMethod.options;
+const AUTH_SIGNING_ALGORITHMS = [...ASSERTION_ALGORITHMS, ...SECRET_ASSERTION_ALGORITHMS];
 
 /** OpenID Connect Discovery metadata; the issuer and every URL derive from `server.base.url`. */
 export function discoveryDocument(issuer: string): Record<string, unknown> {
@@ -27,11 +30,11 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
     token_endpoint_auth_methods_supported: AUTH_METHODS,
-    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    token_endpoint_auth_signing_alg_values_supported: AUTH_SIGNING_ALGORITHMS,
     revocation_endpoint_auth_methods_supported: AUTH_METHODS,
-    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    revocation_endpoint_auth_signing_alg_values_supported: AUTH_SIGNING_ALGORITHMS,
     introspection_endpoint_auth_methods_supported: AUTH_METHODS,
-    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGORITHMS,
+    introspection_endpoint_auth_signing_alg_values_supported: AUTH_SIGNING_ALGORITHMS,
     code_challenge_methods_supported: ['S256'],
     claims_supported: [
       'sub',

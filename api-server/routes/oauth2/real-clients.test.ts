@@ -2,8 +2,8 @@
  * Real OAuth 2.0 / OIDC clients, unmodified, against the app on a real port: oauth4webapi (a strict client, which
  * checks every response against the RFCs) and openid-client run discovery, the authorization code flow with S256
  * PKCE (the login and consent pages driven with plain HTTP, cookies and CSRF tokens), refresh, introspection,
- * revocation, userinfo and private_key_jwt client authentication. Plain http on loopback needs the clients'
- * `allowInsecureRequests`, which changes nothing of what they check.
+ * revocation, userinfo, and private_key_jwt and client_secret_jwt client authentication. Plain http on loopback
+ * needs the clients' `allowInsecureRequests`, which changes nothing of what they check.
  */
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
@@ -163,6 +163,52 @@ describe('oauth4webapi (strict) against the authorization server', () => {
     );
     expect(introspected).toMatchObject({ active: true, token_type: 'refresh_token', client_id: 'device' });
   });
+  it('authenticates a client with client_secret_jwt (an HS256 assertion of its secret) at the token endpoint', async () => {
+    const app = await users();
+    const secret = 'a shared secret of at least thirty-two bytes';
+    await app.addClient({ clientId: 'portal', clientAuthenticationMethods: ['client_secret_jwt'] }, secret);
+    const issuer = new URL(app.url);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+    expect(as.token_endpoint_auth_methods_supported).toContain('client_secret_jwt');
+    const portal: oauth.Client = { client_id: 'portal' };
+    const auth = oauth.ClientSecretJwt(secret);
+    const verifier = oauth.generateRandomCodeVerifier();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({
+      client_id: 'portal',
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+      scope: 'openid username',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).toString();
+    const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
+    const params = oauth.validateAuthResponse(as, portal, new URL(callback.location!), oauth.expectNoState);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      portal,
+      await oauth.authorizationCodeGrantRequest(as, portal, auth, params, REDIRECT_URI, verifier, insecure),
+    );
+    expect(oauth.getValidatedIdTokenClaims(tokens)).toMatchObject({ sub: 'ada', aud: 'portal' });
+    const refused = oauth.refreshTokenGrantRequest(
+      as,
+      portal,
+      oauth.ClientSecretJwt('not the secret of this client at all'),
+      tokens.refresh_token!,
+      insecure,
+    );
+    // invalid_client comes with a Basic challenge (RFC 6749 §5.2), which oauth4webapi reports as such.
+    await expect(oauth.processRefreshTokenResponse(as, portal, await refused)).rejects.toMatchObject({
+      status: 401,
+      code: 'OAUTH_WWW_AUTHENTICATE_CHALLENGE',
+    });
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      portal,
+      await oauth.refreshTokenGrantRequest(as, portal, auth, tokens.refresh_token!, insecure),
+    );
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+  });
 });
 
 describe('openid-client against the authorization server', () => {
@@ -239,6 +285,31 @@ describe('openid-client against the authorization server', () => {
     expect(await client.tokenIntrospection(config, tokens.access_token)).toMatchObject({
       active: true,
       client_id: 'device',
+    });
+  });
+
+  it('authenticates with client_secret_jwt', async () => {
+    const app = await users();
+    const secret = 'a shared secret of at least thirty-two bytes';
+    await app.addClient({ clientId: 'portal', clientAuthenticationMethods: ['client_secret_jwt'] }, secret);
+    const config = await client.discovery(new URL(app.url), 'portal', undefined, client.ClientSecretJwt(secret), {
+      execute: [client.allowInsecureRequests],
+    });
+    const verifier = client.randomPKCECodeVerifier();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
+    const tokens = await client.authorizationCodeGrant(config, new URL(callback.location!), {
+      pkceCodeVerifier: verifier,
+    });
+    expect(tokens.claims()?.sub).toBe('ada');
+    expect(await client.tokenIntrospection(config, tokens.access_token)).toMatchObject({
+      active: true,
+      client_id: 'portal',
     });
   });
 });

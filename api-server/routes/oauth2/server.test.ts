@@ -66,7 +66,14 @@ describe('discovery', () => {
         code_challenge_methods_supported: ['S256'],
         id_token_signing_alg_values_supported: ['RS256'],
         grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+        token_endpoint_auth_methods_supported: [
+          'client_secret_basic',
+          'client_secret_post',
+          'client_secret_jwt',
+          'private_key_jwt',
+          'none',
+        ],
+        token_endpoint_auth_signing_alg_values_supported: expect.arrayContaining(['ES256', 'RS256', 'HS256']),
         scopes_supported: ['openid', 'profile', 'username', 'email'],
       });
       // Not inferred from the request: another Host changes nothing.

@@ -10,6 +10,7 @@ import {
 } from './authenticate.ts';
 
 const TOKEN_ENDPOINT = `${ISSUER}/oauth2/token`;
+const SHARED_SECRET = 'a secret of at least thirty-two bytes';
 
 async function setup() {
   const auth = await authContext();
@@ -25,6 +26,11 @@ async function setup() {
     clientAuthenticationMethods: ['private_key_jwt'],
     jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1' }] },
   });
+  await addClient(
+    auth.cluster,
+    { clientId: 'shared', clientAuthenticationMethods: ['client_secret_jwt'] },
+    SHARED_SECRET,
+  );
   const assertion = (claims: Record<string, unknown> = {}, key = privateKey) => {
     const now = Math.floor(Date.now() / 1000);
     const base = { iss: 'device', sub: 'device', aud: ISSUER, iat: now, exp: now + 60, jti: randomUUID() };
@@ -41,7 +47,13 @@ async function setup() {
       ({ client, method }) => `${client.spec.clientId} by ${method}`,
       (err: Error & { code: string }) => `${err.code}: ${err.message}`,
     );
-  return { authenticate, assertion };
+  /** A `client_secret_jwt` assertion of the client `shared`, MAC'd with its secret unless told otherwise. */
+  const secretAssertion = (claims: Record<string, unknown> = {}, secret = SHARED_SECRET, alg = 'HS256') => {
+    const now = Math.floor(Date.now() / 1000);
+    const base = { iss: 'shared', sub: 'shared', aud: TOKEN_ENDPOINT, iat: now, exp: now + 60, jti: randomUUID() };
+    return new SignJWT({ ...base, ...claims }).setProtectedHeader({ alg }).sign(new TextEncoder().encode(secret));
+  };
+  return { authenticate, assertion, secretAssertion };
 }
 
 describe('client authentication', () => {
@@ -134,6 +146,60 @@ describe('client authentication', () => {
     expect(await authenticate({ clientAssertionType: 'urn:other', clientAssertion: await assertion() })).toMatch(
       /^invalid_client: client_assertion_type must be/,
     );
+  });
+
+  describe('client_secret_jwt (RFC 7523 assertions keyed with the client secret)', () => {
+    const bearer = (clientAssertion: string) => ({ clientAssertionType: JWT_BEARER_ASSERTION, clientAssertion });
+
+    it('accepts an HS256 assertion of the client secret, once', async () => {
+      const { authenticate, secretAssertion } = await setup();
+      const once = bearer(await secretAssertion());
+      expect(await authenticate(once)).toBe('shared by client_secret_jwt');
+      expect(await authenticate(once)).toBe('invalid_client: the client assertion was already used');
+      expect(await authenticate(bearer(await secretAssertion({ aud: ISSUER })))).toBe('shared by client_secret_jwt');
+    });
+
+    it.each<[string, [claims: Record<string, unknown>, secret?: string, alg?: string], string]>([
+      [
+        'keyed with another secret',
+        [{}, 'another secret of thirty-two bytes!'],
+        'invalid_client: the client assertion is not signed with the client secret',
+      ],
+      [
+        'with HS512',
+        [{}, SHARED_SECRET, 'HS512'],
+        "invalid_client: the client assertion's alg is not accepted: allowed are HS256",
+      ],
+      [
+        'for another audience',
+        [{ aud: 'https://elsewhere.example.org' }],
+        "invalid_client: the client assertion's aud claim is not accepted",
+      ],
+      [
+        'valid for an hour',
+        [{ exp: Math.floor(Date.now() / 1000) + 3600 }],
+        'invalid_client: the client assertion must expire within 600 s',
+      ],
+      ['without jti', [{ jti: undefined }], "invalid_client: the client assertion's jti claim is not accepted"],
+      [
+        'issued by another client',
+        [{ iss: 'confidential' }],
+        "invalid_client: the client assertion's iss claim is not accepted",
+      ],
+    ])('refuses an assertion %s', async (_name, args, expected) => {
+      const { authenticate, secretAssertion } = await setup();
+      expect(await authenticate(bearer(await secretAssertion(...args)))).toBe(expected);
+    });
+
+    it('keeps the two assertion methods apart: a MAC is no private_key_jwt, a signature no client_secret_jwt', async () => {
+      const { authenticate, assertion, secretAssertion } = await setup();
+      expect(await authenticate(bearer(await secretAssertion({ iss: 'device', sub: 'device' })))).toBe(
+        'invalid_client: the client is not registered for client_secret_jwt',
+      );
+      expect(await authenticate(bearer(await assertion({ iss: 'shared', sub: 'shared' })))).toBe(
+        'invalid_client: the client is not registered for private_key_jwt',
+      );
+    });
   });
 
   it('decodes form-encoded Basic credentials (RFC 6749 §2.3.1)', () => {

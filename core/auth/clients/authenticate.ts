@@ -1,4 +1,11 @@
-import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTVerifyGetKey,
+} from 'jose';
 import type { Cluster } from '../../cluster/port.ts';
 import type { OAuth2Client } from '../../resources/oauth2-client/schema.ts';
 import { safeEqual } from '../digest.ts';
@@ -9,16 +16,22 @@ import type { ClientDirectory } from './directory.ts';
 
 /**
  * Client authentication at the token, revocation and introspection endpoints (RFC 6749 §2.3, RFC 7523):
- * `client_secret_basic`, `client_secret_post`, `private_key_jwt`, or `none` for a public client. A client uses
- * exactly one method, one it registered.
+ * `client_secret_basic`, `client_secret_post`, `client_secret_jwt`, `private_key_jwt`, or `none` for a public client.
+ * A client uses exactly one method, one it registered.
  */
 export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-/** Asymmetric algorithms only: a client's key pair signs, nothing shared with the server. */
+/** `private_key_jwt`: asymmetric algorithms only, a client's key pair signs, nothing shared with the server. */
 export const ASSERTION_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
+/**
+ * `client_secret_jwt` assertions are MACs keyed with the client secret (RFC 7523 §2.2, OIDC Core §9); an assertion's
+ * `alg` tells the two assertion methods apart, so a client registered for one cannot pass the other's check.
+ */
+export const SECRET_ASSERTION_ALGORITHMS = ['HS256'];
 /** An assertion may not be valid for longer than this: it is single use and meant for one request. */
 export const MAX_ASSERTION_LIFETIME_SECONDS = 600;
 
-export type AuthenticationMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
+export type AuthenticationMethod =
+  'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
 
 export interface PresentedClientCredentials {
   /** From `Authorization: Basic`, already form-decoded. */
@@ -73,10 +86,21 @@ function methodOf(presented: PresentedClientCredentials): AuthenticationMethod |
   if (presented.basic) methods.push('client_secret_basic');
   if (presented.clientSecret !== undefined) methods.push('client_secret_post');
   if (presented.clientAssertion !== undefined || presented.clientAssertionType !== undefined)
-    methods.push('private_key_jwt');
+    methods.push(assertionMethod(presented.clientAssertion));
   if (methods.length > 1) return 'several';
   if (methods.length === 1) return methods[0]!;
   return presented.clientId !== undefined ? 'none' : 'unknown';
+}
+
+/** The assertion method an assertion's `alg` names: a MAC is keyed with the client secret, a signature is not. */
+function assertionMethod(assertion: string | undefined): 'client_secret_jwt' | 'private_key_jwt' {
+  if (!assertion) return 'private_key_jwt';
+  try {
+    const { alg } = decodeProtectedHeader(assertion);
+    return typeof alg === 'string' && /^HS\d+$/.test(alg) ? 'client_secret_jwt' : 'private_key_jwt';
+  } catch {
+    return 'private_key_jwt';
+  }
 }
 
 /** The client id an assertion claims, read before its signature can be checked (to find the client's keys). */
@@ -91,15 +115,45 @@ function assertionSubject(assertion: string): string | undefined {
   }
 }
 
-async function checkAssertion(client: OAuth2Client, assertion: string, context: ClientAuthenticationContext) {
-  const clientId = client.spec.clientId;
+/** What checks an assertion's signature: the client's public keys, or its secret; and why a wrong one fails. */
+interface AssertionKey {
+  key: JWTVerifyGetKey;
+  algorithms: string[];
+  wrongKey: string;
+}
+
+function publicKeysOf(client: OAuth2Client): AssertionKey {
   const jwks = client.spec.jwks as JSONWebKeySet | undefined;
   if (!jwks || !Array.isArray(jwks.keys))
     throw new ClientAuthenticationError('the client has no registered keys', false);
+  return {
+    key: createLocalJWKSet(jwks),
+    algorithms: ASSERTION_ALGORITHMS,
+    wrongKey: 'the client assertion is not signed by a key of the client',
+  };
+}
+
+async function secretKeyOf(client: OAuth2Client, context: ClientAuthenticationContext): Promise<AssertionKey> {
+  const secret = await context.clients.secretOf(client);
+  if (secret === undefined) throw new ClientAuthenticationError('the client has no secret', false);
+  return {
+    key: () => new TextEncoder().encode(secret),
+    algorithms: SECRET_ASSERTION_ALGORITHMS,
+    wrongKey: 'the client assertion is not signed with the client secret',
+  };
+}
+
+async function checkAssertion(
+  client: OAuth2Client,
+  assertion: string,
+  { key, algorithms, wrongKey }: AssertionKey,
+  context: ClientAuthenticationContext,
+) {
+  const clientId = client.spec.clientId;
   let payload;
   try {
-    ({ payload } = await jwtVerify(assertion, createLocalJWKSet(jwks), {
-      algorithms: ASSERTION_ALGORITHMS,
+    ({ payload } = await jwtVerify(assertion, key, {
+      algorithms,
       issuer: clientId,
       subject: clientId,
       audience: context.audiences,
@@ -113,7 +167,9 @@ async function checkAssertion(client: OAuth2Client, assertion: string, context: 
         ? 'the client assertion has expired'
         : err instanceof errors.JWTClaimValidationFailed
           ? `the client assertion's ${err.claim} claim is not accepted`
-          : 'the client assertion is not signed by a key of the client';
+          : err instanceof errors.JOSEAlgNotAllowed
+            ? `the client assertion's alg is not accepted: allowed are ${algorithms.join(', ')}`
+            : wrongKey;
     throw new ClientAuthenticationError(why, false);
   }
   const now = Math.floor(context.now.getTime() / 1000);
@@ -139,14 +195,15 @@ export async function authenticateClient(
     throw new OAuthError('invalid_request', 'the client must authenticate with one method only');
   if (method === 'unknown') throw new ClientAuthenticationError('client authentication is required', false);
   const basic = method === 'client_secret_basic';
-  if (method === 'private_key_jwt' && presented.clientAssertionType !== JWT_BEARER_ASSERTION)
+  const byAssertion = method === 'private_key_jwt' || method === 'client_secret_jwt';
+  if (byAssertion && presented.clientAssertionType !== JWT_BEARER_ASSERTION)
     throw new ClientAuthenticationError(`client_assertion_type must be ${JWT_BEARER_ASSERTION}`, false);
-  if (method === 'private_key_jwt' && !presented.clientAssertion)
+  if (byAssertion && !presented.clientAssertion)
     throw new ClientAuthenticationError('client_assertion is missing', false);
   const clientId =
     method === 'client_secret_basic'
       ? presented.basic!.clientId
-      : method === 'private_key_jwt'
+      : byAssertion
         ? assertionSubject(presented.clientAssertion!)
         : presented.clientId;
   if (!clientId) throw new ClientAuthenticationError('the client is not identified', basic);
@@ -166,6 +223,9 @@ export async function authenticateClient(
     const given = method === 'client_secret_basic' ? presented.basic!.secret : presented.clientSecret!;
     if (expected === undefined || !safeEqual(given, expected))
       throw new ClientAuthenticationError('the client secret is wrong', basic);
-  } else if (method === 'private_key_jwt') await checkAssertion(client, presented.clientAssertion!, context);
+  } else if (byAssertion) {
+    const key = method === 'private_key_jwt' ? publicKeysOf(client) : await secretKeyOf(client, context);
+    await checkAssertion(client, presented.clientAssertion!, key, context);
+  }
   return { client, method };
 }

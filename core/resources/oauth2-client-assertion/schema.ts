@@ -3,7 +3,7 @@ import { dateTime, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 
 /**
- * A `private_key_jwt` client assertion (RFC 7523) already used. Its name is derived from the hash of the client
+ * A `private_key_jwt` or `client_secret_jwt` client assertion (RFC 7523) already used. Its name is derived from the hash of the client
  * id and the assertion's `jti`, so a second use of the assertion fails to create it (409): single use until it
  * expires, whatever replica sees it.
  */
@@ -18,7 +18,8 @@ export const { kind: oauth2ClientAssertionKind, schema: oauth2ClientAssertionSch
   kind: 'OAuth2ClientAssertion',
   plural: 'oauth2clientassertions',
   shortNames: ['soassert'],
-  description: 'A used private_key_jwt client assertion (RFC 7523), kept until it expires so it cannot be replayed.',
+  description:
+    'A used private_key_jwt or client_secret_jwt client assertion (RFC 7523), kept until it expires so it cannot be replayed.',
   spec: oauth2ClientAssertionSpecSchema,
   status: z.object({ ...statusBase }).describe('Observed state.'),
   columns: [{ name: 'Client', type: 'string', jsonPath: '.spec.clientId' }],
