@@ -1,7 +1,8 @@
 /**
  * Attacks on the authorization server, each refused: forged and stale tokens, a replayed code (whose tokens are
- * then revoked), concurrent replays of one refresh token, PKCE downgrades, redirect URIs that differ by a
- * character or use a scheme off the allow-list, open redirects, and cross-site forms.
+ * then revoked), concurrent replays of one refresh token, PKCE downgrades (a client stored without PKCE kept as
+ * stored, but no further), redirect URIs that differ by a character or use a scheme off the allow-list, open
+ * redirects, and cross-site forms.
  */
 import { createPublicKey } from 'node:crypto';
 import { decodeJwt, SignJWT, UnsecuredJWT } from 'jose';
@@ -10,6 +11,7 @@ import { s256Challenge } from '../../../core/auth/pkce.ts';
 import { configMapKind } from '../../../core/cluster/builtin-kinds.ts';
 import type { KubeObject } from '../../../core/cluster/objects.ts';
 import { oauth2AuthorizationKind } from '../../../core/resources/oauth2-authorization/schema.ts';
+import { oauth2ClientKind } from '../../../core/resources/oauth2-client/schema.ts';
 import {
   authorize,
   Browser,
@@ -235,6 +237,50 @@ describe('PKCE is S256 and required', () => {
     });
     // The right verifier still works: a failed attempt does not burn the code for its owner.
     expect((await exchange(app, c)).status).toBe(200);
+  });
+
+  describe('a client stored without PKCE keeps its stored setting (spec 2)', () => {
+    const withoutPkce = { clientSettings: { requireProofKey: false, requireAuthorizationConsent: false } };
+    const noChallenge = { code_challenge: undefined, code_challenge_method: undefined };
+    const exchangeWithout = (app: AuthApp, c: string) =>
+      token(app, { grant_type: 'authorization_code', code: c, redirect_uri: REDIRECT_URI, client_id: 'cli' });
+
+    it('gets a code without a challenge and exchanges it without a verifier', async () => {
+      const app = await setup(withoutPkce);
+      const exchanged = await exchangeWithout(app, await code(app, noChallenge));
+      expect(exchanged.status).toBe(200);
+      expect(exchanged.body).toMatchObject({ token_type: 'Bearer' });
+    });
+
+    it('refuses a verifier for a code issued without a challenge, and holds a challenge it sends to S256', async () => {
+      const app = await setup(withoutPkce);
+      expect(await exchange(app, await code(app, noChallenge))).toEqual({
+        status: 400,
+        body: {
+          error: 'invalid_grant',
+          error_description: 'the authorization code was issued without a code_challenge',
+        },
+      });
+      expect((await exchange(app, await code(app), { code_verifier: 'w'.repeat(43) })).status).toBe(400);
+      expect((await exchange(app, await code(app))).status).toBe(200);
+      const plain = await new Browser(app.url).get(authorizationUrl({ code_challenge_method: 'plain' }));
+      expect(new URL(plain.location!).searchParams.get('error')).toBe('invalid_grant');
+    });
+
+    it('refuses a code issued without a challenge once the client requires PKCE', async () => {
+      const app = await setup(withoutPkce);
+      const c = await code(app, noChallenge);
+      await app.cluster.patch(
+        oauth2ClientKind,
+        'cli',
+        {
+          type: 'merge',
+          body: { spec: { clientSettings: { requireProofKey: true, requireAuthorizationConsent: false } } },
+        },
+        'default',
+      );
+      expect((await exchangeWithout(app, c)).body).toMatchObject({ error: 'invalid_grant' });
+    });
   });
 });
 

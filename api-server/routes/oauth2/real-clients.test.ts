@@ -163,6 +163,39 @@ describe('oauth4webapi (strict) against the authorization server', () => {
     );
     expect(introspected).toMatchObject({ active: true, token_type: 'refresh_token', client_id: 'device' });
   });
+  it('runs the code flow without PKCE for a client stored without it, as stored (spec 2)', async () => {
+    const app = await users();
+    await app.addClient(
+      {
+        clientId: 'legacy',
+        clientAuthenticationMethods: ['client_secret_basic'],
+        clientSettings: { requireProofKey: false, requireAuthorizationConsent: false },
+      },
+      'legacy secret',
+    );
+    const issuer = new URL(app.url);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+    const legacy: oauth.Client = { client_id: 'legacy' };
+    const state = oauth.generateRandomState();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({
+      client_id: 'legacy',
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+      scope: 'openid username',
+      state,
+    }).toString();
+    const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
+    const params = oauth.validateAuthResponse(as, legacy, new URL(callback.location!), state);
+    const auth = oauth.ClientSecretBasic('legacy secret');
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      legacy,
+      await oauth.authorizationCodeGrantRequest(as, legacy, auth, params, REDIRECT_URI, oauth.nopkce, insecure),
+    );
+    expect(oauth.getValidatedIdTokenClaims(tokens)).toMatchObject({ sub: 'ada', aud: 'legacy' });
+  });
+
   it('authenticates a client with client_secret_jwt (an HS256 assertion of its secret) at the token endpoint', async () => {
     const app = await users();
     const secret = 'a shared secret of at least thirty-two bytes';

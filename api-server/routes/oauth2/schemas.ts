@@ -74,8 +74,11 @@ export const authorizeQuerySchema = z
     ),
     state: optional,
     nonce: optional,
-    code_challenge: z.string().describe('S256 challenge (RFC 7636); required.'),
-    code_challenge_method: z.literal('S256'),
+    code_challenge: optional.describe(
+      'S256 challenge (RFC 7636); required of every client but one stored without PKCE ' +
+        '(settings.client.require-proof-key false, kept as stored).',
+    ),
+    code_challenge_method: z.literal('S256').optional().describe('S256, with code_challenge.'),
     prompt: optional.describe('none, login or consent.'),
     response_mode: optional.describe('query (the only mode).'),
   })

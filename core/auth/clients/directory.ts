@@ -61,7 +61,9 @@ export class ClientDirectory {
     let problems = this.#judged.get(key);
     if (!problems) {
       const registrar = isRegistrar(client);
-      problems = clientRuleFailures(draft, { allowlist, rivals: [], registrar, registration }).map((f) => f.message);
+      problems = clientRuleFailures(draft, { allowlist, rivals: [], registrar, registration, stored: true }).map(
+        (f) => f.message,
+      );
       this.#judged.set(key, problems);
     }
     return problems.length === 0 ? { found: true, client, bySettings } : { found: false, why: 'invalid', problems };

@@ -21,6 +21,11 @@ describe('the client rules of spec 2', () => {
     expect(failures({})).toEqual([]);
   });
 
+  it('bind a stored client by its stored PKCE setting: only a written client must require PKCE (spec 2)', () => {
+    expect(failures({ requireProofKey: false }, { stored: true })).toEqual([]);
+    expect(failures({ requireProofKey: false }).map(([property]) => property)).toEqual(['clientSettings']);
+  });
+
   it.each([
     ['an empty client id', { clientId: ' ' }, 'clientId', /must not be empty/],
     ['the reserved client id', { clientId: 'system-dcr-registrar-client' }, 'clientId', /reserved/],

@@ -84,6 +84,12 @@ export interface RuleContext {
   registrar: boolean;
   /** How the client came to be: a device registered itself (RFC 7591), or an administrator (the default). */
   registration?: 'managed' | 'dynamic';
+  /**
+   * The client is judged as stored, not as written: spec 2 keeps a persisted client's stored settings and does not
+   * switch it to PKCE retroactively, so the PKCE rule binds new and updated clients only (the client
+   * administration). A stored client without it is flagged instead (`requiresProofKey`).
+   */
+  stored?: boolean;
 }
 
 const refusals: Record<RedirectUriRefusal, string> = {
@@ -166,12 +172,20 @@ export function clientRuleFailures(draft: ClientDraft, context: RuleContext): Cl
   if (scopesWithinLimit && refusedScopes.length > 0)
     fail('scopes', `Scopes ${quoted(refusedScopes)} are not allowed: only ${oauth2Scope.options.join(', ')}.`);
 
-  if (draft.requireProofKey !== true)
+  if (draft.requireProofKey !== true && !context.stored)
     fail('clientSettings', 'settings.client.require-proof-key must be true: every client uses S256 PKCE (RFC 7636).');
 
   const settings = tokenSettingsFrom(draft.tokenSettings);
   if (!settings.ok) for (const problem of settings.problems) fail('tokenSettings', `tokenSettings: ${problem}.`);
   return failures;
+}
+
+/**
+ * Whether the authorization server requires S256 PKCE of a stored client. Only a client stored with
+ * `settings.client.require-proof-key` false (before the rule, or applied so) does without; its conditions flag it.
+ */
+export function requiresProofKey(client: OAuth2Client): boolean {
+  return draftOf(client).requireProofKey;
 }
 
 function hasKeys(jwks: unknown): boolean {

@@ -3,6 +3,7 @@ import type { OAuth2Client } from '../../resources/oauth2-client/schema.ts';
 import type { User } from '../../resources/user/schema.ts';
 import type { AuthContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
+import { requiresProofKey } from '../clients/rules.ts';
 import { verifierMatches } from '../pkce.ts';
 import {
   isExpired,
@@ -41,7 +42,7 @@ export async function issueCode(
       grantType: 'authorization_code',
       scopes: request.scopes,
       authorizationCode: tokenRecord(code, context.now(), settings.authorizationCodeTtlSeconds),
-      codeChallenge: request.codeChallenge,
+      ...(request.codeChallenge !== undefined ? { codeChallenge: request.codeChallenge } : {}),
       redirectUri: request.redirectUri,
       ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
       authTime,
@@ -78,8 +79,13 @@ export async function exchangeCode(
       return { result: refused('the authorization code was issued to another client') };
     if (params.redirect_uri !== current.spec.redirectUri)
       return { result: refused('redirect_uri differs from the one of the authorization request') };
-    if (!current.spec.codeChallenge || !verifierMatches(params.code_verifier, current.spec.codeChallenge))
-      return { result: refused('code_verifier is missing or does not match the code_challenge') };
+    if (current.spec.codeChallenge) {
+      if (!verifierMatches(params.code_verifier, current.spec.codeChallenge))
+        return { result: refused('code_verifier is missing or does not match the code_challenge') };
+    } else if (requiresProofKey(client) || params.code_verifier !== undefined)
+      // A code issued without a challenge is only for a client stored without PKCE, and takes no verifier
+      // (OAuth 2.1 §4.1.3): one sent anyway means the client believes in a challenge the server never saw.
+      return { result: refused('the authorization code was issued without a code_challenge') };
     const { user, refusal } = await activeUser(context.users, current.spec.principalName, now);
     if (!user) return { result: refused(refusal) };
     const minted = await mintForUser(context, {

@@ -1,5 +1,6 @@
 import type { OAuth2Client } from '../../resources/oauth2-client/schema.ts';
 import type { ClientDirectory } from '../clients/directory.ts';
+import { requiresProofKey } from '../clients/rules.ts';
 import type { AuthorizeErrorCode } from '../errors.ts';
 import { isValidS256Challenge } from '../pkce.ts';
 import { isRegisteredRedirectUri } from '../redirect-uri.ts';
@@ -39,7 +40,8 @@ export interface AuthorizationRequest {
   redirectUri: string;
   state?: string;
   scopes: string[];
-  codeChallenge: string;
+  /** Absent only for a client stored without PKCE that sent no challenge. */
+  codeChallenge?: string;
   nonce?: string;
   prompts: Prompt[];
 }
@@ -111,12 +113,14 @@ export async function checkAuthorizationRequest(
   if (!client.spec.authorizationGrantTypes.includes('authorization_code'))
     return refuse('unauthorized_client', 'The client may not use the authorization code grant.');
 
-  // Spec 2: a request without an S256 challenge fails with invalid_grant; plain counts as no challenge.
+  // Spec 2: a request without an S256 challenge fails with invalid_grant; plain counts as no challenge. A client
+  // stored without PKCE keeps its stored setting: it may send none, but a challenge it sends is held to S256.
   const challenge = single('code_challenge');
-  if (!challenge) return refuse('invalid_grant', 'code_challenge is required (PKCE with S256).');
-  if (single('code_challenge_method') !== 'S256')
+  const withoutProofKey = !challenge && single('code_challenge_method') === undefined && !requiresProofKey(client);
+  if (!challenge && !withoutProofKey) return refuse('invalid_grant', 'code_challenge is required (PKCE with S256).');
+  if (challenge && single('code_challenge_method') !== 'S256')
     return refuse('invalid_grant', 'code_challenge_method must be S256; plain is not accepted.');
-  if (!isValidS256Challenge(challenge))
+  if (challenge && !isValidS256Challenge(challenge))
     return refuse('invalid_grant', 'code_challenge must be 43 base64url characters (an S256 challenge).');
 
   const scopes = requestedScopes(single('scope')) ?? [...client.spec.scopes];
@@ -139,7 +143,7 @@ export async function checkAuthorizationRequest(
       redirectUri,
       ...(state !== undefined ? { state } : {}),
       scopes,
-      codeChallenge: challenge,
+      ...(challenge ? { codeChallenge: challenge } : {}),
       ...(nonce !== undefined ? { nonce } : {}),
       prompts: prompts as Prompt[],
     },

@@ -7,6 +7,11 @@ export const oauth2ClientConditions = {
       state: 'ready',
       description: 'The client keeps the client rules of spec 2: the authorization server uses it.',
     },
+    StoredWithoutProofKey: {
+      state: 'ready',
+      description:
+        'The client was stored without PKCE (settings.client.require-proof-key false): the authorization server uses it as stored, since spec 2 switches no persisted client to PKCE retroactively, but an administrator should make it require PKCE; the client administration refuses new and updated clients without it.',
+    },
     InvalidClient: {
       state: 'stalled',
       description:

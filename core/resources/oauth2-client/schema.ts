@@ -35,11 +35,14 @@ export const oauth2ClientSpecSchema = z
     scopes: z.array(oauth2Scope).default([]).describe('Scopes the client may request.'),
     clientSettings: z
       .object({
+        // Not refused here: spec 2 keeps a stored client's settings, PKCE off included; the client administration
+        // refuses it for new and updated clients (core/auth/clients/rules.ts) and the controller flags it.
         requireProofKey: z
           .boolean()
           .default(true)
-          .refine((v) => v, { message: 'must be true: every client uses S256 PKCE (RFC 7636)' })
-          .describe('S256 PKCE required; always true.'),
+          .describe(
+            'S256 PKCE required. The client administration accepts only true; a client stored with false is used as stored and flagged (condition reason StoredWithoutProofKey).',
+          ),
         requireAuthorizationConsent: z.boolean().default(true).describe('Show the consent screen.'),
       })
       .default({ requireProofKey: true, requireAuthorizationConsent: true })

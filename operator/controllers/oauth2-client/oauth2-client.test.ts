@@ -83,6 +83,19 @@ describe('planning an OAuth2Client', () => {
     expect(again.actions.map((a) => a.kind)).toEqual(['patchStatus']);
   });
 
+  it('keeps a client stored without PKCE Ready, flagged with its own reason and no Warning (spec 2)', () => {
+    const plan = planOAuth2Client(
+      client({ clientSettings: { requireProofKey: false, requireAuthorizationConsent: true } }),
+      observed,
+      now,
+    );
+    expect(conditionsOf(plan).map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Ready', 'True', 'StoredWithoutProofKey'],
+    ]);
+    expect(conditionsOf(plan)[0]!.message).toMatch(/used as stored, without PKCE/);
+    expect(plan.actions.map((a) => a.kind)).toEqual(['patchStatus']);
+  });
+
   it('lets the registrar hold the reserved id and client_credentials', () => {
     const registrar = client({
       clientId: 'system-dcr-registrar-client',
