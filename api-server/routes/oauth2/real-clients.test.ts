@@ -8,7 +8,7 @@
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
-import { authorize, Browser, startAuthApp } from '../../../test/support/auth-app.ts';
+import { authorize, Browser, startAuthApp, type AuthApp } from '../../../test/support/auth-app.ts';
 
 const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
 const insecure = { [oauth.allowInsecureRequests]: true };
@@ -17,6 +17,57 @@ async function users() {
   const app = await startAuthApp();
   await app.addUser('ada', 'correct horse', { email: 'ada@example.org' });
   return app;
+}
+
+/**
+ * oauth4webapi's discovery and authorization request of a client, without state; with an S256 challenge of the
+ * verifier when there is one. The callback's parameters are validated for the token request.
+ */
+async function authorizeWithOauth4webapi(app: AuthApp, clientId: string, verifier?: string) {
+  const issuer = new URL(app.url);
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    response_type: 'code',
+    scope: 'openid username',
+    ...(verifier && {
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }),
+  }).toString();
+  const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
+  const params = oauth.validateAuthResponse(
+    as,
+    { client_id: clientId },
+    new URL(callback.location!),
+    oauth.expectNoState,
+  );
+  return { as, params };
+}
+
+/** The code flow with S256 PKCE in openid-client, authenticating as the client does; then introspection. */
+async function codeFlowWithOpenidClient(app: AuthApp, clientId: string, auth: client.ClientAuth) {
+  const config = await client.discovery(new URL(app.url), clientId, undefined, auth, {
+    execute: [client.allowInsecureRequests],
+  });
+  const verifier = client.randomPKCECodeVerifier();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
+  const tokens = await client.authorizationCodeGrant(config, new URL(callback.location!), {
+    pkceCodeVerifier: verifier,
+  });
+  expect(tokens.claims()?.sub).toBe('ada');
+  expect(await client.tokenIntrospection(config, tokens.access_token)).toMatchObject({
+    active: true,
+    client_id: clientId,
+  });
 }
 
 describe('oauth4webapi (strict) against the authorization server', () => {
@@ -129,22 +180,10 @@ describe('oauth4webapi (strict) against the authorization server', () => {
       jwks: { keys: [{ ...(await crypto.subtle.exportKey('jwk', publicKey)), kid: 'device-key' }] },
       tokenSettings: { 'settings.token.reuse-refresh-tokens': false },
     });
-    const issuer = new URL(app.url);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
     const device: oauth.Client = { client_id: 'device' };
     const auth = oauth.PrivateKeyJwt({ key: privateKey, kid: 'device-key' });
     const verifier = oauth.generateRandomCodeVerifier();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      client_id: 'device',
-      redirect_uri: REDIRECT_URI,
-      response_type: 'code',
-      scope: 'openid username',
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    }).toString();
-    const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
-    const params = oauth.validateAuthResponse(as, device, new URL(callback.location!), oauth.expectNoState);
+    const { as, params } = await authorizeWithOauth4webapi(app, 'device', verifier);
     const tokens = await oauth.processAuthorizationCodeResponse(
       as,
       device,
@@ -163,6 +202,7 @@ describe('oauth4webapi (strict) against the authorization server', () => {
     );
     expect(introspected).toMatchObject({ active: true, token_type: 'refresh_token', client_id: 'device' });
   });
+
   it('runs the code flow without PKCE for a client stored without it, as stored (spec 2)', async () => {
     const app = await users();
     await app.addClient(
@@ -173,20 +213,8 @@ describe('oauth4webapi (strict) against the authorization server', () => {
       },
       'legacy secret',
     );
-    const issuer = new URL(app.url);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
     const legacy: oauth.Client = { client_id: 'legacy' };
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      client_id: 'legacy',
-      redirect_uri: REDIRECT_URI,
-      response_type: 'code',
-      scope: 'openid username',
-      state,
-    }).toString();
-    const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
-    const params = oauth.validateAuthResponse(as, legacy, new URL(callback.location!), state);
+    const { as, params } = await authorizeWithOauth4webapi(app, 'legacy');
     const auth = oauth.ClientSecretBasic('legacy secret');
     const tokens = await oauth.processAuthorizationCodeResponse(
       as,
@@ -200,23 +228,11 @@ describe('oauth4webapi (strict) against the authorization server', () => {
     const app = await users();
     const secret = 'a shared secret of at least thirty-two bytes';
     await app.addClient({ clientId: 'portal', clientAuthenticationMethods: ['client_secret_jwt'] }, secret);
-    const issuer = new URL(app.url);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
-    expect(as.token_endpoint_auth_methods_supported).toContain('client_secret_jwt');
     const portal: oauth.Client = { client_id: 'portal' };
     const auth = oauth.ClientSecretJwt(secret);
     const verifier = oauth.generateRandomCodeVerifier();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      client_id: 'portal',
-      redirect_uri: REDIRECT_URI,
-      response_type: 'code',
-      scope: 'openid username',
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    }).toString();
-    const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
-    const params = oauth.validateAuthResponse(as, portal, new URL(callback.location!), oauth.expectNoState);
+    const { as, params } = await authorizeWithOauth4webapi(app, 'portal', verifier);
+    expect(as.token_endpoint_auth_methods_supported).toContain('client_secret_jwt');
     const tokens = await oauth.processAuthorizationCodeResponse(
       as,
       portal,
@@ -294,55 +310,13 @@ describe('openid-client against the authorization server', () => {
       clientAuthenticationMethods: ['private_key_jwt'],
       jwks: { keys: [{ ...(await crypto.subtle.exportKey('jwk', publicKey)), kid: 'rsa-1', alg: 'RS256' }] },
     });
-    const config = await client.discovery(
-      new URL(app.url),
-      'device',
-      undefined,
-      client.PrivateKeyJwt({ key: privateKey, kid: 'rsa-1' }),
-      {
-        execute: [client.allowInsecureRequests],
-      },
-    );
-    const verifier = client.randomPKCECodeVerifier();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
-    const tokens = await client.authorizationCodeGrant(config, new URL(callback.location!), {
-      pkceCodeVerifier: verifier,
-    });
-    expect(tokens.claims()?.sub).toBe('ada');
-    expect(await client.tokenIntrospection(config, tokens.access_token)).toMatchObject({
-      active: true,
-      client_id: 'device',
-    });
+    await codeFlowWithOpenidClient(app, 'device', client.PrivateKeyJwt({ key: privateKey, kid: 'rsa-1' }));
   });
 
   it('authenticates with client_secret_jwt', async () => {
     const app = await users();
     const secret = 'a shared secret of at least thirty-two bytes';
     await app.addClient({ clientId: 'portal', clientAuthenticationMethods: ['client_secret_jwt'] }, secret);
-    const config = await client.discovery(new URL(app.url), 'portal', undefined, client.ClientSecretJwt(secret), {
-      execute: [client.allowInsecureRequests],
-    });
-    const verifier = client.randomPKCECodeVerifier();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
-    const tokens = await client.authorizationCodeGrant(config, new URL(callback.location!), {
-      pkceCodeVerifier: verifier,
-    });
-    expect(tokens.claims()?.sub).toBe('ada');
-    expect(await client.tokenIntrospection(config, tokens.access_token)).toMatchObject({
-      active: true,
-      client_id: 'portal',
-    });
+    await codeFlowWithOpenidClient(app, 'portal', client.ClientSecretJwt(secret));
   });
 });
