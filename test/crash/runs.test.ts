@@ -204,14 +204,18 @@ async function killDuringRun(
     { timeoutMs: 20_000, intervalMs: 5 },
   );
   const appeared = Date.now();
+  const ended = eventually(async () => !isAlive(worker!) || undefined, { timeoutMs: 300_000, intervalMs: 10 }).then(
+    () => Date.now(),
+    () => undefined,
+  );
   await sleep(Math.floor(next() * (observedWorkerMs.get(kind.name) ?? kind.killWindowMs)));
   const victim = target === 'worker' ? worker! : server.child.pid!;
   const inFlight = ['accepted', 'running'].includes((await job(server.url, id)).status);
   const killed = inFlight && isAlive(worker!) && isAlive(victim);
   if (killed) process.kill(victim, 'SIGKILL');
   else {
-    await eventually(async () => !isAlive(worker!) || undefined, { timeoutMs: 60_000, intervalMs: 10 });
-    observedWorkerMs.set(kind.name, Date.now() - appeared);
+    const end = await ended;
+    if (end !== undefined) observedWorkerMs.set(kind.name, end - appeared);
   }
   return { worker: worker!, killed };
 }
