@@ -3,6 +3,22 @@ import { TestLogsReporter } from './test/support/test-logs.ts';
 
 /** Tests that need the real API server (scripts/kube-test-cluster.sh) are named `*.kube.test.ts`. */
 const kubeTests = '**/*.kube.test.ts';
+/**
+ * Tests that need Pods to run on a real node (scripts/kube-node.sh) are named `*.kube-node.test.ts`. Building
+ * the node takes a kubelet build on first use, so they run only when STRATUS_KUBE_NODE=1.
+ */
+const kubeNodeTests = '**/*.kube-node.test.ts';
+const kubeNodeProject = {
+  extends: true,
+  test: {
+    name: 'kube-node',
+    include: [kubeNodeTests],
+    exclude: [...configDefaults.exclude, '.tools/**'],
+    globalSetup: ['test/support/kube-node.global-setup.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+  },
+};
 
 export default defineConfig({
   test: {
@@ -24,7 +40,7 @@ export default defineConfig({
             'scripts/**/*.test.ts',
             'test/**/*.test.ts',
           ],
-          exclude: [...configDefaults.exclude, kubeTests],
+          exclude: [...configDefaults.exclude, kubeTests, kubeNodeTests],
         },
       },
       {
@@ -38,6 +54,7 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      ...(process.env.STRATUS_KUBE_NODE === '1' ? [kubeNodeProject] : []),
     ],
   },
 });

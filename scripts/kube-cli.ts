@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 const script = join(import.meta.dirname, 'kube-cli-tools.sh');
 let toolsDir: Promise<string> | undefined;
 
-async function tool(name: 'helm' | 'kubectl'): Promise<string> {
+/** The path of helm or kubectl, for a caller that keeps the process running (a port-forward). */
+export async function tool(name: 'helm' | 'kubectl'): Promise<string> {
   toolsDir ??= promisify(execFile)('bash', [script]).then(({ stdout }) => stdout.trim());
   return join(await toolsDir, name);
 }

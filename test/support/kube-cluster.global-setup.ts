@@ -26,7 +26,7 @@ declare module 'vitest' {
 const script = join(import.meta.dirname, '../../scripts/kube-test-cluster.sh');
 const run = promisify(execFile);
 
-async function clusterScript(...args: string[]): Promise<void> {
+export async function clusterScript(...args: string[]): Promise<void> {
   // The first build takes minutes; its progress goes to the terminal.
   const child = run('bash', [script, ...args], { maxBuffer: 64 * 1024 * 1024 });
   child.child.stderr?.pipe(process.stderr);
