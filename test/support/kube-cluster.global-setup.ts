@@ -26,7 +26,7 @@ declare module 'vitest' {
 const script = join(import.meta.dirname, '../../scripts/kube-test-cluster.sh');
 const run = promisify(execFile);
 
-export async function clusterScript(...args: string[]): Promise<void> {
+async function clusterScript(...args: string[]): Promise<void> {
   // The first build takes minutes; its progress goes to the terminal.
   const child = run('bash', [script, ...args], { maxBuffer: 64 * 1024 * 1024 });
   child.child.stderr?.pipe(process.stderr);
@@ -68,22 +68,36 @@ async function awaitGarbageCollector(cluster: Cluster): Promise<void> {
   await cluster.delete(namespaceKind, namespace);
 }
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+/**
+ * Starts the test cluster (`kube-test-cluster.sh start DIR ...startOptions`) in a new temporary directory, then
+ * runs `prepare` on it; returns the stop, which also removes the directory. A failed start or preparation stops
+ * what started.
+ */
+export async function startTestCluster(
+  startOptions: string[],
+  prepare: (stateDir: string) => Promise<void>,
+): Promise<() => Promise<void>> {
   const stateDir = await mkdtemp(join(tmpdir(), 'stratus-kube-'));
   const stop = async () => {
     await clusterScript('stop', stateDir);
     await rm(stateDir, { recursive: true, force: true });
   };
   try {
-    await clusterScript('start', stateDir);
-    const kubeconfig = join(stateDir, 'kubeconfig');
-    const cluster = openKubernetesCluster({ kubeconfig });
-    await installCrds(cluster, [...(await loadCrds(stratusCrdsDir)), freeFormCrd(widgetKind), freeFormCrd(gadgetKind)]);
-    await awaitGarbageCollector(cluster);
-    project.provide('kubeconfig', kubeconfig);
+    await clusterScript('start', stateDir, ...startOptions);
+    await prepare(stateDir);
   } catch (err) {
     await stop();
     throw err;
   }
   return stop;
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  return startTestCluster([], async (stateDir) => {
+    const kubeconfig = join(stateDir, 'kubeconfig');
+    const cluster = openKubernetesCluster({ kubeconfig });
+    await installCrds(cluster, [...(await loadCrds(stratusCrdsDir)), freeFormCrd(widgetKind), freeFormCrd(gadgetKind)]);
+    await awaitGarbageCollector(cluster);
+    project.provide('kubeconfig', kubeconfig);
+  });
 }

@@ -5,11 +5,9 @@
  * Test files read the admin kubeconfig with `inject('kubeconfig')` and the cluster's directory with
  * `inject('kubeClusterDir')`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { clusterScript } from './kube-cluster.global-setup.ts';
+import { startTestCluster } from './kube-cluster.global-setup.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,20 +16,10 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const stateDir = await mkdtemp(join(tmpdir(), 'stratus-kube-node-'));
-  const stop = async () => {
-    await clusterScript('stop', stateDir);
-    await rm(stateDir, { recursive: true, force: true });
-  };
-  try {
-    const started = Date.now();
-    await clusterScript('start', stateDir, '--node');
+  const started = Date.now();
+  return startTestCluster(['--node'], async (stateDir) => {
     console.log(`control plane and node Ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     project.provide('kubeconfig', join(stateDir, 'kubeconfig'));
     project.provide('kubeClusterDir', stateDir);
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return stop;
+  });
 }
