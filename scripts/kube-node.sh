@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One real node for the test cluster of scripts/kube-test-cluster.sh (docs/kubernetes.md, "The node"):
+# One real node for the test cluster of scripts/kube-test-cluster.sh (docs/kubernetes.md, "The test node"):
 # containerd 1.6 and runc from Debian with their own config, root, state and socket under the cluster's
 # directory; a pause image built from Kubernetes' build/pause source; CNI from Debian's plugins on a private
 # bridge that nothing forwards off this machine; kube-scheduler and kubelet 1.20 built from the same Debian
@@ -62,7 +62,7 @@ ctr_() {
 
 import() {
   local dir=$1 archive=$2
-  ctr_ "$dir" images import --no-unpack=false "$archive" >/dev/null
+  ctr_ "$dir" images import "$archive" >/dev/null
 }
 
 start() {
