@@ -8,10 +8,21 @@ const kubeTests = '**/*.kube.test.ts';
  * the node takes a kubelet build on first use, so they run only when STRATUS_KUBE_NODE=1.
  */
 const kubeNodeTests = '**/*.kube-node.test.ts';
+/**
+ * Tests that assert how fast the server answers while it works (a p99 of `/health` beside a heavy graph, a drain
+ * bound): they run after the others, one file at a time, so that what they measure is the server under test and
+ * not the test files around it on a 2-core machine.
+ */
+const timingTests = [
+  'api-server/routes/openeo/result-isolation.test.ts',
+  'test/fuzz/array-graphs.test.ts',
+  'cmd/shutdown.test.ts',
+];
 const kubeNodeProject = {
   extends: true,
   test: {
     name: 'kube-node',
+    sequence: { groupOrder: 0 },
     include: [kubeNodeTests],
     exclude: [...configDefaults.exclude, '.tools/**'],
     globalSetup: ['test/support/kube-node.global-setup.ts'],
@@ -40,7 +51,8 @@ export default defineConfig({
             'scripts/**/*.test.ts',
             'test/**/*.test.ts',
           ],
-          exclude: [...configDefaults.exclude, kubeTests, kubeNodeTests],
+          exclude: [...configDefaults.exclude, kubeTests, kubeNodeTests, ...timingTests],
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -52,6 +64,16 @@ export default defineConfig({
           globalSetup: ['test/support/kube-cluster.global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'timing',
+          include: timingTests,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
       ...(process.env.STRATUS_KUBE_NODE === '1' ? [kubeNodeProject] : []),
