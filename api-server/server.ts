@@ -27,8 +27,9 @@ export async function startApiServer(app: ListeningApp, host: string, port: numb
 }
 
 /**
- * The same, on a socket that another process listens on and handed over (`handle`: "anything with an underlying
- * _handle member", node:net): embedded mode's further API processes accept connections on the first one's port.
+ * The same, on a socket that already listens (`handle`: "anything with an underlying _handle member", node:net):
+ * embedded mode takes its port before it opens the store, and its further API processes accept connections on the
+ * first one's port.
  */
 export async function startApiServerOn(app: ListeningApp, handle: object): Promise<RunningServer> {
   // Any host but `localhost`, on which fastify would open sockets of its own beside the one handed over.

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { buildApp } from '../api-server/app.ts';
-import { startApiServer } from '../api-server/server.ts';
+import { startApiServerOn } from '../api-server/server.ts';
 import { ensureFirstAdmin, type FirstAdmin } from '../core/auth/users/first-admin.ts';
 import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import { applyManifests, loadManifests } from '../core/cluster/manifests.ts';
@@ -20,6 +19,7 @@ import type { JobRunner } from '../operator/jobs/runner.ts';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/manager.ts';
 import { InstallationRegistry, startApiProcesses } from './api-processes.ts';
 import { splitEnv } from './kubernetes-env.ts';
+import { checkDataDir, reservePort } from './startup-checks.ts';
 import type { EmbeddedArgs } from './args.ts';
 
 export interface RunningEmbedded {
@@ -56,87 +56,95 @@ export async function runEmbedded(
   { jobs = (runner) => runner, ...operatorOptions }: EmbeddedOperatorOptions = {},
 ): Promise<RunningEmbedded> {
   const dataDir = resolve(args.dataDir);
-  await mkdir(dataDir, { recursive: true });
+  // What the person starting can fix refuses the start before the store opens, so no run begins (StartupRefusal).
+  await checkDataDir(dataDir);
   const configPath =
     args.config ?? process.env.STRATUS_CONFIG ?? (existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
   const config = await loadInstanceConfig(configPath);
-  const home = process.env.STRATUS_HOME ?? dataDir;
-  const logging = createLogging(logSettings(config, { home }));
-  const log = logging.forModule('embedded');
-  for (const warning of config.warnings) log.warn(warning);
-
-  const cluster = await openEmbeddedCluster({ dataDir: join(dataDir, 'cluster') });
+  const port = await reservePort(args.host, args.port);
+  // A start that fails past this point must not leave the socket holding the process open.
   try {
-    // Every directory is read and validated before anything is applied: one bad document applies nothing.
-    const files = await loadManifests(args.manifests, validateObject);
-    const applied = await applyManifests(cluster, files, (o) => findKind(o.apiVersion, o.kind)!);
-    log.info({ dirs: args.manifests, objects: applied.length }, 'applied manifests');
+    const home = process.env.STRATUS_HOME ?? dataDir;
+    const logging = createLogging(logSettings(config, { home }));
+    const log = logging.forModule('embedded');
+    for (const warning of config.warnings) log.warn(warning);
+
+    const cluster = await openEmbeddedCluster({ dataDir: join(dataDir, 'cluster') });
+    try {
+      // Every directory is read and validated before anything is applied: one bad document applies nothing.
+      const files = await loadManifests(args.manifests, validateObject);
+      const applied = await applyManifests(cluster, files, (o) => findKind(o.apiVersion, o.kind)!);
+      log.info({ dirs: args.manifests, objects: applied.length }, 'applied manifests');
+    } catch (err) {
+      await cluster.close();
+      throw err;
+    }
+
+    // The first admin of `make run`: created once with a drawn password, which the command prints that one time.
+    const firstAdmin = config.oauth2.serverEnabled ? await ensureFirstAdmin(cluster, 'default') : undefined;
+    if (firstAdmin?.created) log.info({ username: firstAdmin.username }, 'created the first admin');
+
+    const storageRoot = resolve(config.storageRoot ?? join(dataDir, 'store'));
+    const apiProcesses = args.apiProcesses ?? 1;
+    const registry = apiProcesses > 1 ? new InstallationRegistry() : new Registry();
+    collectDefaultMetrics({ register: registry });
+    const operator = startOperator({
+      ingestion: { ...defaultIngestionPlanOptions, split: splitEnv(process.env) },
+      ...operatorOptions,
+      cluster,
+      registry,
+      logger: logging.forModule('operator'),
+      runLogger: logging.forRun,
+      instance: { storageRoot, bbox: config.instance.bbox, changelog: config.changelog },
+      readOnly: config.readOnly,
+      expireEvents: true,
+      jobs: jobs(
+        new ChildProcessRunner({
+          // The workers write this process's files, as this process does.
+          logging: logging.settings,
+          resolveSecret: async (namespace, name, key) => {
+            const secret = await cluster.get<Secret & KubeObject>(secretKind, name, namespace);
+            return secret && secretValue(secret, key);
+          },
+        }),
+      ),
+    });
+    const app = await buildApp({ cluster, config, storageRoot, registry, logger: logging.forModule('api-server') });
+    const server = await startApiServerOn(app, port.take());
+    // With several API processes, the others accept on this one's socket and reach the store through it (adr/0010).
+    const processes =
+      registry instanceof InstallationRegistry
+        ? await startApiProcesses({
+            count: apiProcesses - 1,
+            server: app.server,
+            cluster,
+            registry,
+            settings: { config: configPath, home, storageRoot },
+            drainMs: config.server.timeouts.shutdownMs,
+            log,
+          }).catch(async (err: unknown) => {
+            await server.stop();
+            await operator.stop();
+            await cluster.close();
+            throw err;
+          })
+        : undefined;
+    return {
+      url: server.url,
+      cluster,
+      firstAdmin,
+      operator,
+      stopTakesMs: config.server.timeouts.shutdownMs + CANCEL_GRACE_MS,
+      stop: async () => {
+        // The other processes still reach the store through this one while their requests finish.
+        await Promise.all([processes?.stop(), server.stop()]);
+        await operator.stop();
+        await cluster.close();
+        logging.close();
+      },
+    };
   } catch (err) {
-    await cluster.close();
+    port.release();
     throw err;
   }
-
-  // The first admin of `make run`: created once with a drawn password, which the command prints that one time.
-  const firstAdmin = config.oauth2.serverEnabled ? await ensureFirstAdmin(cluster, 'default') : undefined;
-  if (firstAdmin?.created) log.info({ username: firstAdmin.username }, 'created the first admin');
-
-  const storageRoot = resolve(config.storageRoot ?? join(dataDir, 'store'));
-  const apiProcesses = args.apiProcesses ?? 1;
-  const registry = apiProcesses > 1 ? new InstallationRegistry() : new Registry();
-  collectDefaultMetrics({ register: registry });
-  const operator = startOperator({
-    ingestion: { ...defaultIngestionPlanOptions, split: splitEnv(process.env) },
-    ...operatorOptions,
-    cluster,
-    registry,
-    logger: logging.forModule('operator'),
-    runLogger: logging.forRun,
-    instance: { storageRoot, bbox: config.instance.bbox, changelog: config.changelog },
-    readOnly: config.readOnly,
-    expireEvents: true,
-    jobs: jobs(
-      new ChildProcessRunner({
-        // The workers write this process's files, as this process does.
-        logging: logging.settings,
-        resolveSecret: async (namespace, name, key) => {
-          const secret = await cluster.get<Secret & KubeObject>(secretKind, name, namespace);
-          return secret && secretValue(secret, key);
-        },
-      }),
-    ),
-  });
-  const app = await buildApp({ cluster, config, storageRoot, registry, logger: logging.forModule('api-server') });
-  const server = await startApiServer(app, args.host, args.port);
-  // With several API processes, the others accept on this one's socket and reach the store through it (adr/0010).
-  const processes =
-    registry instanceof InstallationRegistry
-      ? await startApiProcesses({
-          count: apiProcesses - 1,
-          server: app.server,
-          cluster,
-          registry,
-          settings: { config: configPath, home, storageRoot },
-          drainMs: config.server.timeouts.shutdownMs,
-          log,
-        }).catch(async (err: unknown) => {
-          await server.stop();
-          await operator.stop();
-          await cluster.close();
-          throw err;
-        })
-      : undefined;
-  return {
-    url: server.url,
-    cluster,
-    firstAdmin,
-    operator,
-    stopTakesMs: config.server.timeouts.shutdownMs + CANCEL_GRACE_MS,
-    stop: async () => {
-      // The other processes still reach the store through this one while their requests finish.
-      await Promise.all([processes?.stop(), server.stop()]);
-      await operator.stop();
-      await cluster.close();
-      logging.close();
-    },
-  };
 }

@@ -8,6 +8,7 @@ import { ManifestError } from '../core/cluster/manifests.ts';
 import { runKubernetesApiServer } from './api-server.ts';
 import { parseEmbeddedArgs, usage, UsageError } from './args.ts';
 import { runEmbedded } from './embedded.ts';
+import { StartupRefusal } from './startup-checks.ts';
 import { apiServerEnv, SettingError, operatorEnv } from './kubernetes-env.ts';
 import { runKubernetesOperator } from './operator.ts';
 
@@ -112,7 +113,8 @@ try {
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof ManifestError ||
-    err instanceof SettingError
+    err instanceof SettingError ||
+    err instanceof StartupRefusal
   ) {
     console.error(err.message);
     process.exitCode = 2;

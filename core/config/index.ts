@@ -276,7 +276,8 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
     );
   }
   if (!baseUrl) warnings.push('server.base.url is not set: links and issuer URLs are derived from each request');
-  if (errors.length > 0) throw new ConfigError(`invalid instance configuration:\n  ${errors.join('\n  ')}`);
+  // One line, as every start-up refusal is (docs/configuration.md): each problem names its line and what it needs.
+  if (errors.length > 0) throw new ConfigError(`invalid instance configuration: ${errors.join('; ')}`);
 
   const maxSizeBytes = get('logging.file.max_size', 100 * MB);
   const syncHeapBytes = get('processing.sync.heap_size', 2048 * MB);
@@ -365,7 +366,9 @@ function basemapOf(template: string | null, attribution: string | null): Instanc
 export async function loadInstanceConfig(path?: string): Promise<InstanceConfig> {
   if (!path) return parseInstanceConfig('', '(defaults)');
   const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new ConfigError(`cannot read the instance configuration ${path}: ${err.code ?? err.message}`);
+    throw new ConfigError(
+      `cannot read the instance configuration ${path} (${err.code ?? err.message}): name a readable file with --config or STRATUS_CONFIG`,
+    );
   });
   return parseInstanceConfig(text, path);
 }
