@@ -22,10 +22,11 @@ DEPS_STAMP := node_modules/.stratus-installed
 DATA_DIR   ?= $(CURDIR)/.data
 PORT       ?= 8000
 
-.PHONY: help node deps interop-tools packaging-tools auth-tools run test unit lint typecheck crds verify bench e2e image clean
+.PHONY: help node deps interop-tools packaging-tools auth-tools run reset-admin-password test unit lint typecheck crds verify bench e2e image clean
 
 help:
 	@echo "make run        start the embedded operator, job runner and API server on localhost:$(PORT)"
+	@echo "make reset-admin-password  a new password for the first admin of a stopped make run (DATA_DIR)"
 	@echo "make test       everything CI runs: typecheck, lint, golden diffs, unit and contract tests"
 	@echo "make lint       eslint + prettier"
 	@echo "make crds       regenerate crds/ from the zod schemas, and manifests/base from crds/ and the chart"
@@ -64,6 +65,10 @@ packaging-tools:
 
 run: $(DEPS_STAMP)
 	node cmd/stratus.ts embedded --data-dir $(DATA_DIR) --manifests manifests/data-sources --manifests manifests/examples --port $(PORT)
+
+# A new password for the first admin of $(DATA_DIR), printed once; the server must be stopped (docs/authorization.md).
+reset-admin-password: $(DEPS_STAMP)
+	node cmd/stratus.ts reset-admin-password --data-dir $(DATA_DIR)
 
 typecheck: $(DEPS_STAMP)
 	npx tsc --noEmit -p tsconfig.json

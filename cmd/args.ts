@@ -24,6 +24,9 @@ Options:
   --api-processes N  processes serving the API on that port, or "auto" for one per core (default: 1)
   -h, --help         show this help
 
+Recovery: node cmd/stratus.ts reset-admin-password [--data-dir DIR] [--username NAME]
+  gives the first admin (default: admin) of a stopped embedded store a new password and prints it once
+
 Kubernetes mode: node cmd/stratus.ts operator | api-server
   configured by the environment (WATCH_NAMESPACE, STRATUS_CONFIG, ...: see docs/kubernetes.md)`;
 
@@ -59,4 +62,23 @@ export function parseEmbeddedArgs(argv: string[]): EmbeddedArgs | 'help' {
     port,
     apiProcesses,
   };
+}
+
+export interface ResetAdminArgs {
+  dataDir: string;
+  username: string;
+}
+
+export function parseResetAdminArgs(argv: string[]): ResetAdminArgs | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'data-dir': { type: 'string', default: '.data' },
+      username: { type: 'string', default: 'admin' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  return values.help ? 'help' : { dataDir: values['data-dir'], username: values.username };
 }

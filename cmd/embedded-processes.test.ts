@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { awaitBanner } from '../test/support/embedded-banner.ts';
 import { sampleDatasetManifest } from '../test/support/embedded.ts';
 import { eventually } from '../test/support/eventually.ts';
 import { isAlive } from '../test/support/processes.ts';
@@ -77,16 +78,7 @@ async function start(dataDir: string): Promise<Started> {
     { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, STRATUS_HOME: dataDir } },
   );
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const url = await eventually(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`embedded mode exited:\n${out}`);
-      return /landing page +(\S+)\/\n/.exec(out)?.[1];
-    },
-    { timeoutMs: 60_000, intervalMs: 100 },
-  );
+  const { url } = await awaitBanner(child);
   return { child, url, exited };
 }
 

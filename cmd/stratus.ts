@@ -3,11 +3,13 @@
  * `api-server` are Kubernetes mode's two Deployments, configured by their environment (docs/kubernetes.md).
  */
 import { ConfigError } from '../core/config/index.ts';
+import { PasswordResetError } from '../core/auth/users/reset-password.ts';
 import { StoreInUseError } from '../core/cluster/embedded/index.ts';
 import { ManifestError } from '../core/cluster/manifests.ts';
 import { runKubernetesApiServer } from './api-server.ts';
-import { parseEmbeddedArgs, usage, UsageError } from './args.ts';
+import { parseEmbeddedArgs, parseResetAdminArgs, usage, UsageError } from './args.ts';
 import { runEmbedded } from './embedded.ts';
+import { resetAdminPassword } from './reset-admin-password.ts';
 import { StartupRefusal } from './startup-checks.ts';
 import { apiServerEnv, SettingError, operatorEnv } from './kubernetes-env.ts';
 import { runKubernetesOperator } from './operator.ts';
@@ -67,6 +69,11 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'operator') return operator();
   if (command === 'api-server') return apiServer();
+  if (command === 'reset-admin-password') {
+    const args = parseResetAdminArgs(rest);
+    console.log(args === 'help' ? usage : await resetAdminPassword(args));
+    return 0;
+  }
   if (command !== 'embedded') {
     console.error(command ? `unknown command "${command}"\n\n${usage}` : usage);
     return command === '-h' || command === '--help' ? 0 : 2;
@@ -86,7 +93,8 @@ async function main(argv: string[]): Promise<number> {
   sign in        ${url}/login`
     : admin
       ? `
-  sign in        ${url}/login`
+  sign in        ${url}/login
+  lost password  stop, then make reset-admin-password (DATA_DIR=${args.dataDir})`
       : '';
   console.log(`
 Stratus is running (embedded mode)
@@ -114,7 +122,8 @@ try {
     err instanceof ConfigError ||
     err instanceof ManifestError ||
     err instanceof SettingError ||
-    err instanceof StartupRefusal
+    err instanceof StartupRefusal ||
+    err instanceof PasswordResetError
   ) {
     console.error(err.message);
     process.exitCode = 2;

@@ -37,23 +37,8 @@ export async function ensureFirstAdmin(
     throw new Error(`the first admin's username "${username}" must be a DNS-1123 label of at most 40 characters`);
   const password = options.password ?? randomSecret(18);
   const secretName = passwordSecretName(username);
-  const data = { [PASSWORD_HASH_KEY]: Buffer.from(await hashPassword(password)).toString('base64') };
-  const existing = await cluster.get<Secret & KubeObject>(secretKind, secretName, namespace);
   // A Secret left by a start that stopped before creating the user holds a password nobody knows: replace it.
-  if (existing) await cluster.update(secretKind, { ...existing, data });
-  else {
-    await cluster
-      .create<Secret & KubeObject>(secretKind, {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: { name: secretName, namespace, labels: { 'app.kubernetes.io/part-of': 'stratus' } },
-        type: 'Opaque',
-        data,
-      })
-      .catch((err: unknown) => {
-        if (!isApiError(err, 'AlreadyExists')) throw err;
-      });
-  }
+  await writePasswordHash(cluster, namespace, { name: secretName, key: PASSWORD_HASH_KEY }, password);
   const user: User & KubeObject = {
     apiVersion: API_VERSION,
     kind: 'User',
@@ -74,4 +59,39 @@ export async function ensureFirstAdmin(
     if (isApiError(err, 'AlreadyExists')) return { created: false, username };
     throw err;
   }
+}
+
+/**
+ * Stores the scrypt hash of `password` under `ref` in its Secret: replaces the key's value in an existing Secret,
+ * else creates the Secret (of two creating at once, the first wins).
+ */
+export async function writePasswordHash(
+  cluster: Cluster,
+  namespace: string,
+  ref: { name: string; key: string },
+  password: string,
+): Promise<void> {
+  const hash = Buffer.from(await hashPassword(password)).toString('base64');
+  const existing = await cluster.get<Secret & KubeObject>(secretKind, ref.name, namespace);
+  if (existing) {
+    // A `stringData` value of the key would shadow the new hash (secretValue): it goes.
+    const stringData = Object.entries(existing.stringData ?? {}).filter(([key]) => key !== ref.key);
+    await cluster.update(secretKind, {
+      ...existing,
+      data: { ...existing.data, [ref.key]: hash },
+      stringData: stringData.length > 0 ? Object.fromEntries(stringData) : undefined,
+    });
+    return;
+  }
+  await cluster
+    .create<Secret & KubeObject>(secretKind, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: ref.name, namespace, labels: { 'app.kubernetes.io/part-of': 'stratus' } },
+      type: 'Opaque',
+      data: { [ref.key]: hash },
+    })
+    .catch((err: unknown) => {
+      if (!isApiError(err, 'AlreadyExists')) throw err;
+    });
 }
