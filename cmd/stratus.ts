@@ -96,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
   sign in        ${url}/login
   lost password  stop, then make reset-admin-password (DATA_DIR=${args.dataDir})`
       : '';
-  console.log(`
+  const banner = `
 Stratus is running (embedded mode)
   landing page   ${url}/
   API docs       ${url}/docs
@@ -104,8 +104,11 @@ Stratus is running (embedded mode)
   health         ${url}/health
   metrics        ${url}/metrics
   data directory ${args.dataDir}${adminLines}
-Press Ctrl+C to stop.
-`);
+Press Ctrl+C to stop; kill -USR2 ${process.pid} prints this again.
+`;
+  console.log(banner);
+  // The run's log lines soon scroll the banner (and the first admin's password) out of sight.
+  process.on('SIGUSR2', () => console.log(banner));
   console.log(`\n${await stopSignal()}: stopping`);
   await stopWithin(running, running.stopTakesMs + STOP_MARGIN_MS);
   return 0;
