@@ -2,7 +2,9 @@ import type { KubeObject } from '../../cluster/objects.ts';
 import type { Cluster } from '../../cluster/port.ts';
 import { sessionKind, type Session } from '../../resources/session/schema.ts';
 import { userKind, type User } from '../../resources/user/schema.ts';
+import { secretKind, secretValue, type Secret } from '../../resources/secret.ts';
 import { randomSecret } from '../digest.ts';
+import { verifyPassword } from '../password.ts';
 import { passwordSecretName, PASSWORD_HASH_KEY, writePasswordHash } from './first-admin.ts';
 import { UserDirectory } from './directory.ts';
 
@@ -44,9 +46,14 @@ export async function resetPassword(
   return { username, password, sessionsEnded: sessions.length };
 }
 
+/** The key, in the user's password Secret, of the hash of the chart's password that was last taken as the password. */
+export const ADOPTED_PASSWORD_KEY = 'adopted-password-hash';
+
 /**
- * Kubernetes mode's recovery: the chart's Secret stays the first admin's password. When it no longer signs the user
- * in (the Secret was changed), it becomes the password, as `resetPassword` sets one; undefined when nothing changed.
+ * Kubernetes mode's recovery: a changed chart Secret sets the first admin's password, as `resetPassword` sets one.
+ * Only a change counts: the hash of the password last taken from the Secret is kept beside the user's own, so a
+ * password the admin set since (through `resetPassword`, for one) survives restarts while the Secret stays as it
+ * was. Undefined when the password was left as it is.
  */
 export async function adoptPassword(
   cluster: Cluster,
@@ -54,8 +61,17 @@ export async function adoptPassword(
   username: string,
   password: string,
 ): Promise<PasswordReset | undefined> {
-  const directory = new UserDirectory(cluster, namespace);
-  const user = await directory.find('username', username);
-  if (!user || user.spec.externalAuthOnly || (await directory.checkPassword(user, password))) return undefined;
-  return resetPassword(cluster, namespace, username, password);
+  const user = await new UserDirectory(cluster, namespace).find('username', username);
+  if (!user || user.spec.externalAuthOnly) return undefined;
+  const ref = user.spec.passwordSecretRef ?? { name: passwordSecretName(username), key: PASSWORD_HASH_KEY };
+  const secret = await cluster.get<Secret & KubeObject>(secretKind, ref.name, namespace);
+  const matches = async (key: string) => {
+    const stored = secret ? secretValue(secret, key) : undefined;
+    return stored !== undefined && (await verifyPassword(password, stored));
+  };
+  if (await matches(ADOPTED_PASSWORD_KEY)) return undefined;
+  // A Secret never adopted that still signs the user in (the password the admin was created with) changes nothing.
+  const reset = (await matches(ref.key)) ? undefined : await resetPassword(cluster, namespace, username, password);
+  await writePasswordHash(cluster, namespace, { name: ref.name, key: ADOPTED_PASSWORD_KEY }, password);
+  return reset;
 }
