@@ -3,13 +3,15 @@
  * with V8 resource limits (`processing.sync.heap_size`, `processing.sync.young_generation_size`), so that neither
  * its CPU nor its memory can stop the server. A thread past its heap, past the wall time (`processing.sync.timeout`,
  * `terminate()` stops even a tight loop) or whose client went away is terminated; the first two are refused with
- * 400 `ProcessGraphComplexity` naming the limit. At most `processing.sync.concurrency` runs execute at once; others
+ * 400 `ProcessGraphComplexity` naming the limit. The heap limit bounds the buffers of typed arrays too, which V8
+ * keeps outside the heap: a watch (`memory-watch.ts`) terminates a thread whose heap and buffers together pass it. At most `processing.sync.concurrency` runs execute at once; others
  * wait their turn, and the wait counts in their wall time. One thread is kept started and idle, so that a run does
  * not wait for the engine's modules to load; it is replaced as soon as a run takes it.
  */
 import { Worker } from 'node:worker_threads';
 import type { InstanceConfig } from '../../config/index.ts';
 import { ProcessingError, type ProcessingErrorCode } from '../errors.ts';
+import { watchMemory } from './memory-watch.ts';
 import type { SyncAnswer, SyncRunInput } from './run.ts';
 
 export type SyncConfig = InstanceConfig['processing']['sync'];
@@ -121,6 +123,7 @@ export class SyncRunner {
     return new Promise<SyncAnswer>((resolve, reject) => {
       let failure: Error | undefined;
       const settle = (outcome: () => void) => {
+        watch.stop();
         signal.removeEventListener('abort', abort);
         worker.removeAllListeners('message');
         worker.removeAllListeners('exit');
@@ -130,6 +133,16 @@ export class SyncRunner {
       };
       const abort = () => settle(() => reject(signal.reason));
       signal.addEventListener('abort', abort, { once: true });
+      const watch = watchMemory(worker, this.config.heapBytes, (held) =>
+        settle(() =>
+          reject(
+            new ProcessingError(
+              'ProcessGraphComplexity',
+              `The run holds ${Math.round(held / MB)} MB in its heap and its arrays' buffers, more than the ${this.config.heapBytes / MB} MB a synchronous run may use (processing.sync.heap_size); run it as a batch job (POST /jobs).`,
+            ),
+          ),
+        ),
+      );
       worker.once('message', (message: SyncMessage) =>
         settle(() => {
           if ('answer' in message) resolve(message.answer);
