@@ -226,7 +226,7 @@ describe('ingestion requests', () => {
     expect(((await (await get('/ingestions')).json()) as { items: unknown[] }).items.length).toBe(before);
   });
 
-  it('runs synchronously and answers with the dataset it wrote', async () => {
+  it('runs synchronously and answers with the dataset it wrote: the union of what was stored and the rewritten periods', async () => {
     const response = await post('/ingestions', {
       dataset_id: 'sample',
       start: '2024-01-01',
@@ -238,7 +238,8 @@ describe('ingestion requests', () => {
     expect(body.status).toBe('successful');
     expect(body.dataset).toMatchObject({
       dataset_id: 'sample',
-      extent: { temporal: { start: '2024-01-01', end: '2024-02-15' } },
+      // The overwrite rewrites its six weeks; the rest of 2024, stored before, stays served (docs/datasets.md).
+      extent: { temporal: { start: '2024-01-01', end: '2024-12-31' } },
       publication: { status: 'published' },
     });
     expect(await (await get(`/ingestions/${body.ingestion_id}`)).json()).toMatchObject({ status: 'successful' });
@@ -265,7 +266,8 @@ describe('ingestion requests', () => {
     expect(done.events).toMatchObject([
       {
         type: 'dataset.updated',
-        data: { dataset_id: 'sample', current_start: '2023-06-01', current_end: '2024-06-30' },
+        // The earlier half of 2023 joins what was stored: the coverage grows to the union.
+        data: { dataset_id: 'sample', action: 'update', current_start: '2023-06-01', current_end: '2024-12-31' },
       },
     ]);
     expect((await fetch(`${url}/ingestions/jobs/${accepted.ingestion_id}`, { method: 'DELETE' })).status).toBe(409);

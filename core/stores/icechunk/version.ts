@@ -38,9 +38,16 @@ export async function openIcechunkVersion(
     await session.store.clear();
     writer = await RasterCubeWriter.create(keys, { ...description, zarrVersion: 3 });
   } else {
-    // Reads go to the session's store as of now: the writes that follow only touch the blocks the splice rewrites.
-    const previousKeys = icechunkStore(session.store);
-    writer = await spliceCube(keys, previousKeys, 3, description, previousVersion?.splice);
+    // The previous version is read from its own snapshot, never from this run's session: a splice that starts
+    // before the stored periods rewrites a block key before it has read all the stored periods of that key.
+    const previousKeys = icechunkStore((await repo.readonlySession({ snapshotId: base })).store);
+    const splice = await spliceCube(keys, previousKeys, 3, description, previousVersion?.splice);
+    // Icechunk refuses a chunk outside its array's shape: when the new version has more time blocks than the
+    // stored one, its metadata goes first (and again at the end, as always).
+    const blocks = (periods: number) => Math.ceil(periods / splice.layout.chunks![0]);
+    if (blocks(splice.layout.periods.length) > blocks(splice.stored.shape[0]!))
+      await RasterCubeWriter.completeParts(keys, splice.layout);
+    writer = splice;
   }
   const total = description.periods.length;
   let snapshot = base;

@@ -63,6 +63,8 @@ export interface SpliceSink extends CubeSink {
   readonly keptBlocks: number[];
   /** The previous version's data array, whose chunk keys the kept blocks have. */
   readonly stored: ZarrArray;
+  /** The new version's cube as written: its periods with the previous version's chunk shape and codec. */
+  readonly layout: RasterCubeDescription;
 }
 
 /**
@@ -121,6 +123,7 @@ export async function spliceCube(
     },
     keptBlocks,
     stored,
+    layout: whole,
     append: async (values) => {
       await feedPrevious(from);
       if (next >= to) throw new Error('more periods appended than fetched');
