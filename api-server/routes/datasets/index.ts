@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { resolveVersion } from '../../../core/resources/dataset/served-version.ts';
 import { NETCDF_FILE, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { negotiate, represent, sendHtml } from '../../negotiation.ts';
@@ -13,6 +14,7 @@ import { Lru } from '../../../core/cache/lru.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { mapChoices } from '../../services/map/choices.ts';
 import { derived } from '../../services/resources/derived.ts';
+import { versionNotFound } from '../../services/resources/served-version.ts';
 import { runAccess } from '../../services/runs/access.ts';
 import { datasetDetailRecord } from './detail.ts';
 import { datasetListPage, datasetPage } from './pages.ts';
@@ -33,7 +35,7 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
 
   const datasetOf = async (id: string) => {
     const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
-    if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
+    if (!dataset) throw versionNotFound(id, 'dataset');
     return dataset;
   };
 
@@ -151,13 +153,13 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
           'Conflict',
           `Dataset ${id} is stored as ${dataset.spec.format}; only netcdf datasets have a single file to download`,
         );
-      const version = currentVersionOf(dataset);
+      const { version } = resolveVersion(dataset);
       reply.header('content-disposition', `attachment; filename="${id}.nc"`);
       return sendFileOr404(request, reply, version && storeFile(storageRoot, version.path, NETCDF_FILE), {
         contentType: 'application/x-netcdf',
         etagPrefix: version?.id ?? '',
         cache: app.files,
-        missing: `Dataset ${id} has no stored version yet`,
+        missing: versionNotFound(id, 'version').message,
       });
     },
   });

@@ -9,6 +9,7 @@ import { planSync, type SyncDetail } from '../../../core/sync/plan.ts';
 import { HttpError } from '../../errors.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import { datasetRecord } from '../../records/dataset.ts';
+import { versionNotFound } from '../../services/resources/served-version.ts';
 import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
 import { syncDetailSchema, syncPlanQuerySchema, syncRequestSchema, syncResponseSchema } from './schemas.ts';
 
@@ -19,7 +20,7 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
   /** The plan of a sync started now; 404 for an unknown dataset or template, 400 for a malformed end. */
   const planFor = async (id: string, end: string | undefined, now: Date) => {
     const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
-    if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
+    if (!dataset) throw versionNotFound(id, 'dataset');
     const source = await cluster.get<DataSource>(dataSourceKind, dataset.spec.source, namespace);
     if (!source) throw new HttpError('NotFound', `Data source ${dataset.spec.source} of dataset ${id} not found`);
     let committed;

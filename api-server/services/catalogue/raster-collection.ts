@@ -1,5 +1,6 @@
 import { parsePeriod, type PeriodType } from '../../../core/periods/index.ts';
 import type { Dataset } from '../../../core/resources/dataset/schema.ts';
+import { resolveVersion } from '../../../core/resources/dataset/served-version.ts';
 import { licenseOf } from './license.ts';
 import type { StoreGrid } from './store-grid.ts';
 import {
@@ -81,7 +82,7 @@ function assetsOf(dataset: Dataset, base: string, grid: StoreGrid | undefined, t
       ...(grid && { ...zarrFieldsOf(grid), ...projectionOf(grid) }),
     };
   }
-  if (dataset.spec.format === 'netcdf' && dataset.status?.currentVersion) {
+  if (resolveVersion(dataset, { formats: ['netcdf'] }).version) {
     assets.data = {
       href: `${base}/datasets/${id}/download`,
       type: 'application/x-netcdf',

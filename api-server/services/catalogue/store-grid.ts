@@ -1,5 +1,5 @@
 import type { Dataset } from '../../../core/resources/dataset/schema.ts';
-import { currentVersionOf } from '../../../core/resources/dataset/schema.ts';
+import { resolveVersion, ZARR_FORMATS } from '../../../core/resources/dataset/served-version.ts';
 import { directoryStore } from '../../../core/stores/directory-store.ts';
 import { storeFile } from '../../../core/stores/layout.ts';
 import type { ReadableStore } from '../../../core/stores/store.ts';
@@ -37,8 +37,8 @@ export async function readStoreGrid(
   storageRoot: string,
   snapshots: IcechunkSnapshots,
 ): Promise<StoreGrid | undefined> {
-  const version = currentVersionOf(dataset);
-  if (!version || (dataset.spec.format !== 'zarr' && dataset.spec.format !== 'icechunk')) return undefined;
+  const { version } = resolveVersion(dataset, { formats: ZARR_FORMATS });
+  if (!version) return undefined;
   const base = storeFile(storageRoot, version.path);
   const snapshot = version.snapshot;
   const store: ReadableStore = snapshot

@@ -2,10 +2,10 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import type { Cluster } from '../../../core/cluster/port.ts';
-import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { isTransientName } from '../../../core/stores/icechunk/file-storage.ts';
 import { icechunkDir, isSafeKey, isSafeName, resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
+import { readVersion } from '../resources/served-version.ts';
 
 /**
  * The Icechunk repositories served raw at `/icechunk/` (for Icechunk clients): which directory serves a dataset,
@@ -20,10 +20,7 @@ export interface RepositoryContext {
 
 /** The repository directory of an Icechunk dataset that has a published version (the repository exists then). */
 export async function repositoryDir({ cluster, namespace, storageRoot }: RepositoryContext, id: string) {
-  const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
-  if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
-  if (dataset.spec.format !== 'icechunk') throw new HttpError('NotFound', `Dataset ${id} is not stored as Icechunk`);
-  if (!currentVersionOf(dataset)) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
+  await readVersion(cluster, namespace, id, { formats: ['icechunk'], formatName: 'Icechunk' });
   return icechunkDir(storageRoot, id);
 }
 

@@ -1,14 +1,12 @@
 import { authenticationConfigured, type InstanceConfig } from '../../../core/config/index.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
-import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { resolveVersion, ZARR_FORMATS } from '../../../core/resources/dataset/served-version.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
 import { holds } from '../../plugins/app/authentication/authority.ts';
 import type { Caller } from '../../plugins/app/authentication/caller.ts';
 import { isPublished, isStored } from '../../records/feature-collection.ts';
 import type { MapChoices } from '../../views/map.ts';
-
-/** Formats whose versions have map tiles (`services/tiles/`): NetCDF files have none. */
-const TILED_FORMATS = new Set(['zarr', 'icechunk']);
 
 /**
  * What the map viewer offers, on the map page, a dataset's page and a feature collection's page: the datasets
@@ -28,7 +26,8 @@ export async function mapChoices(
   const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
   return {
     datasets: datasets.items
-      .filter((d) => TILED_FORMATS.has(d.spec.format) && currentVersionOf(d) !== undefined)
+      // Map tiles (`services/tiles/`) are read from Zarr stores: NetCDF files have none.
+      .filter((d) => resolveVersion(d, { formats: ZARR_FORMATS }).version !== undefined)
       .map((d) => ({ id: d.metadata.name, name: d.spec.datasetName ?? d.metadata.name, units: d.spec.units ?? null }))
       .sort(byName),
     collections: collections.items

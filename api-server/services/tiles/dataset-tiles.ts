@@ -12,11 +12,13 @@ import {
   type TileBounds,
 } from '../../../core/render/tiles.ts';
 import { dataSourceKind, type DataSource } from '../../../core/resources/data-source/schema.ts';
-import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import type { Dataset } from '../../../core/resources/dataset/schema.ts';
+import { ZARR_FORMATS } from '../../../core/resources/dataset/served-version.ts';
 import { storeFile } from '../../../core/stores/layout.ts';
 import { openVersionStore } from '../../../core/stores/version-store.ts';
 import { HttpError } from '../../errors.ts';
 import { Lru } from '../../../core/cache/lru.ts';
+import { readVersion } from '../resources/served-version.ts';
 
 /** A served version opened for tiles: its lazy cube, grid, period labels and the source's display settings. */
 export interface TiledVersion {
@@ -62,11 +64,9 @@ export class DatasetTiles {
 
   /** The served version of `id`, or the 404 that says why there is none. */
   async version(id: string): Promise<TiledVersion> {
-    const dataset = await this.#cluster.get<Dataset>(datasetKind, id, this.#namespace);
-    if (!dataset) throw new HttpError('NotFound', `Dataset ${id} not found`);
-    const version = currentVersionOf(dataset);
-    if (!version) throw new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
-    if (dataset.spec.format !== 'zarr' && dataset.spec.format !== 'icechunk')
+    // The format is checked after the version (a dataset with nothing stored says so first), in words of its own.
+    const { dataset, version } = await readVersion(this.#cluster, this.#namespace, id);
+    if (!ZARR_FORMATS.includes(dataset.spec.format))
       throw new HttpError('NotFound', `Dataset ${id} is stored as ${dataset.spec.format}, which has no tiles`);
     const key = `${id}@${version.id}`;
     let opened = this.#open.get(key);

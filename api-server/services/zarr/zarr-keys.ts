@@ -1,10 +1,14 @@
 import type { Cluster } from '../../../core/cluster/port.ts';
-import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { resolveVersion, ZARR_FORMATS } from '../../../core/resources/dataset/served-version.ts';
 import { isSafeKey, resolveKey, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import type { Entity } from '../files/entity.ts';
 import type { ImmutableFileCache } from '../files/file-cache.ts';
 import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
+import { versionNotFound, type ApiVersionRequest } from '../resources/served-version.ts';
+
+const ZARR_READER: ApiVersionRequest = { formats: ZARR_FORMATS, formatName: 'Zarr' };
 
 const METADATA_KEYS = new Set(['.zarray', '.zattrs', '.zgroup', '.zmetadata', 'zarr.json']);
 
@@ -18,11 +22,8 @@ export interface ZarrVersion {
 
 /** The version of `dataset` that `/zarr/{id}/` serves, or the 404 that says why there is none. */
 export function servedVersion(dataset: Dataset | undefined, id: string, storageRoot: string): ZarrVersion | HttpError {
-  if (!dataset) return new HttpError('NotFound', `Dataset ${id} not found`);
-  if (dataset.spec.format !== 'zarr' && dataset.spec.format !== 'icechunk')
-    return new HttpError('NotFound', `Dataset ${id} is not stored as Zarr`);
-  const version = currentVersionOf(dataset);
-  if (!version) return new HttpError('NotFound', `Dataset ${id} has no stored version yet`);
+  const { version, miss } = resolveVersion(dataset, ZARR_READER);
+  if (miss) return versionNotFound(id, miss, ZARR_READER);
   return { id: version.id, base: storeFile(storageRoot, version.path), snapshot: version.snapshot };
 }
 

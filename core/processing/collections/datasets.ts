@@ -3,7 +3,8 @@
  * opened at the version readers are served (`status.currentVersion`), in the API server and the worker alike.
  */
 import type { ResourceReader } from '../jobs/pinned.ts';
-import { currentVersionOf, datasetKind, type Dataset } from '../../resources/dataset/schema.ts';
+import { datasetKind, type Dataset } from '../../resources/dataset/schema.ts';
+import { resolveVersion, ZARR_FORMATS } from '../../resources/dataset/served-version.ts';
 import { isSafeName, storeFile } from '../../stores/layout.ts';
 import { openVersionStore } from '../../stores/version-store.ts';
 import type { CollectionResolver } from '../services.ts';
@@ -27,10 +28,10 @@ export function datasetCollections({
   return {
     async open(id) {
       if (!isSafeName(id)) return undefined;
-      const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
-      const version = currentVersionOf(dataset);
-      if (!dataset || !version || (dataset.spec.format !== 'zarr' && dataset.spec.format !== 'icechunk'))
-        return undefined;
+      const { dataset, version } = resolveVersion(await cluster.get<Dataset>(datasetKind, id, namespace), {
+        formats: ZARR_FORMATS,
+      });
+      if (!version) return undefined;
       const store = await openVersionStore(storeFile(storageRoot, version.path), version.snapshot);
       return {
         cube: await openStoredCube(store, budget),
