@@ -1,4 +1,5 @@
-import { currentVersionOf, type Dataset } from '../resources/dataset/schema.ts';
+import type { Dataset } from '../resources/dataset/schema.ts';
+import { resolveVersion } from '../resources/dataset/served-version.ts';
 import { readCommittedCube, type CommittedCube } from '../stores/committed-cube.ts';
 import { storeFile } from '../stores/layout.ts';
 
@@ -7,7 +8,7 @@ import { storeFile } from '../stores/layout.ts';
  * version (never materialized) or no period type. A version directory that cannot be read throws.
  */
 export async function readCurrentCube(storageRoot: string, dataset: Dataset): Promise<CommittedCube | undefined> {
-  const version = currentVersionOf(dataset);
+  const { version } = resolveVersion(dataset);
   const type = dataset.spec.periodType;
   if (!version || !type) return undefined;
   return readCommittedCube(storeFile(storageRoot, version.path), version.format, type, version.snapshot);
