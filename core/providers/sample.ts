@@ -1,24 +1,16 @@
 import { RunError } from '../runs/errors.ts';
 import { parameter } from './options.ts';
 import { gridCovering, type RasterProvider } from './raster.ts';
+import { hash } from './sample-hash.ts';
+import { sampleWeather, sampleWeatherVariables, type SampleWeatherVariable } from './sample-weather.ts';
 
 /**
  * The offline `sample` provider: a deterministic synthetic daily field over the requested extent, so that a
  * laptop or a demo has real stored data with no network. Values lie in [0, 100): a seasonal wave that moves
  * with longitude and latitude, plus per-cell noise from a hash of (seed, cell, day). Same inputs, same values.
+ * The parameter `variable` asks for synthetic weather instead (sample-weather.ts): `precipitation` (mm day-1),
+ * `tmin` or `tmax` (degC); sources with the same seed and resolution describe the same weather.
  */
-
-/** A deterministic hash of (seed, a, b, c) into [0, 1); the sample feature provider uses it too. */
-export function hash(seed: number, a: number, b: number, c: number): number {
-  let h = (seed ^ 0x9e3779b9) >>> 0;
-  for (const v of [a, b, c]) {
-    h = Math.imul(h ^ (v >>> 0), 0x85ebca6b) >>> 0;
-    h = (h ^ (h >>> 13)) >>> 0;
-    h = Math.imul(h, 0xc2b2ae35) >>> 0;
-    h = (h ^ (h >>> 16)) >>> 0;
-  }
-  return h / 2 ** 32;
-}
 
 /** The sample value of the cell at (lon, lat), row j and column i, on the day `day` (days since 1970-01-01). */
 export function sampleValue(seed: number, lon: number, lat: number, j: number, i: number, day: number): number {
@@ -36,6 +28,18 @@ export const sampleProvider: RasterProvider = {
     const resolution = parameter('sample', parameters, 'resolution', 'number') ?? 0.05;
     if (resolution <= 0 || resolution > 10)
       throw new RunError('InvalidParameters', 'sample provider: resolution must be in (0, 10] degrees');
+    const variable = parameter('sample', parameters, 'variable', 'string') ?? 'value';
+    if (variable !== 'value' && !sampleWeatherVariables.includes(variable as SampleWeatherVariable))
+      throw new RunError(
+        'InvalidParameters',
+        `sample provider: variable must be one of value, ${sampleWeatherVariables.join(', ')}; got ${variable}`,
+      );
+    const weather = sampleWeather(seed);
+    const valueOf =
+      variable === 'value'
+        ? sampleValue
+        : (_seed: number, lon: number, lat: number, j: number, i: number, day: number) =>
+            weather({ lon, lat, j, i, day })[variable as SampleWeatherVariable];
     const grid = gridCovering(bbox, resolution);
     return {
       grid,
@@ -44,7 +48,7 @@ export const sampleProvider: RasterProvider = {
         const values = new Float32Array(grid.lat.length * grid.lon.length);
         for (let j = 0; j < grid.lat.length; j++)
           for (let i = 0; i < grid.lon.length; i++)
-            values[j * grid.lon.length + i] = sampleValue(seed, grid.lon[i]!, grid.lat[j]!, j, i, day);
+            values[j * grid.lon.length + i] = valueOf(seed, grid.lon[i]!, grid.lat[j]!, j, i, day);
         return values;
       },
     };

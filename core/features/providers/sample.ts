@@ -5,7 +5,7 @@
  * neighbours share their edge. Same inputs, same districts.
  */
 import { parameter } from '../../providers/options.ts';
-import { hash } from '../../providers/sample.ts';
+import { hash } from '../../providers/sample-hash.ts';
 import type { Position } from '../geometry.ts';
 import { RunError } from '../../runs/errors.ts';
 import type { FeatureProvider } from './provider.ts';
