@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
 import type { OperatorOptions } from '../../operator/manager.ts';
@@ -11,6 +11,11 @@ const root = resolve(import.meta.dirname, '../..');
 export interface EmbeddedTestOptions {
   /** Apply `manifests/examples/` too (the sample dataset and its 2024 ingestion, the sample districts). */
   examples?: boolean;
+  /**
+   * With `examples`, the three-year ingestions of the sample weather as well. Off unless asked: their workers
+   * would slow the start of every other test on a 2-core machine, and no other test reads that data.
+   */
+  sampleWeather?: boolean;
   /** More manifests, by file name: written under the data directory and applied after the built-in ones. */
   manifests?: Record<string, string>;
   operator?: Pick<OperatorOptions, 'ingestion'>;
@@ -50,6 +55,18 @@ export function sampleDatasetManifest(options: {
   ].join('\n');
 }
 
+const examplesDir = join(root, 'manifests/examples');
+const SAMPLE_WEATHER_EXAMPLE = 'ingestion-sample-weather.yaml';
+
+/** A copy of `manifests/examples/` under the data directory without the sample weather ingestions. */
+async function examplesWithoutWeather(dataDir: string): Promise<string> {
+  const copy = join(dataDir, 'test-examples');
+  await mkdir(copy, { recursive: true });
+  for (const file of await readdir(examplesDir))
+    if (file !== SAMPLE_WEATHER_EXAMPLE) await copyFile(join(examplesDir, file), join(copy, file));
+  return copy;
+}
+
 /**
  * Embedded mode as `make run` starts it, for an end-to-end test: the built-in data sources, the instance
  * configuration of `config/`, and the test's own manifests, on a free loopback port.
@@ -58,6 +75,7 @@ export async function startEmbedded(
   dataDir: string,
   {
     examples = true,
+    sampleWeather = false,
     manifests = {},
     operator,
     config: settings = {},
@@ -82,7 +100,11 @@ export async function startEmbedded(
   return runEmbedded(
     {
       dataDir,
-      manifests: [join(root, 'manifests/data-sources'), ...(examples ? [join(root, 'manifests/examples')] : []), extra],
+      manifests: [
+        join(root, 'manifests/data-sources'),
+        ...(examples ? [sampleWeather ? examplesDir : await examplesWithoutWeather(dataDir)] : []),
+        extra,
+      ],
       config,
       host: '127.0.0.1',
       port,
