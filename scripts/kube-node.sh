@@ -6,6 +6,7 @@
 # source package as the control plane.
 #
 #   kube-node.sh build             build kube-scheduler, kubelet, kube-proxy and the pause image once (cached)
+#   kube-node.sh network DIR       make the node's bridge and address (before the control plane starts)
 #   kube-node.sh start DIR         start the node beside the control plane running in DIR; waits until Ready
 #   kube-node.sh import DIR TAR    import an OCI image archive into the node's containerd
 #   kube-node.sh stop DIR          stop the node; fails naming whatever it left behind
@@ -22,8 +23,10 @@ node_name=stratus-node
 # stays off (the bridge plugin is not the gateway, so it does not turn it on) and nothing masquerades, so a
 # Pod reaches this machine's addresses and other Pods, never another machine.
 bridge=stratusbr0
+# Pod addresses start after the Service range (node_service_range, kube-lib.sh), whose cluster IPs the node's
+# address (node_ip) leads.
 pod_subnet=10.244.0.0/24
-node_ip=10.244.0.1
+pod_range_start=10.244.0.16
 pause_image=localhost/stratus/pause:3.4
 
 who=kube-node
@@ -65,6 +68,21 @@ import() {
   ctr_ "$dir" images import "$archive" >/dev/null
 }
 
+# The bridge carries the node's address before the control plane starts: the API server listens on it (so that
+# Pods reach it), the kubelet registers with it and serves on it.
+network() {
+  local dir
+  dir=$(cd "$1" && pwd)
+  if ip link show "$bridge" >/dev/null 2>&1; then
+    echo "kube-node: the interface $bridge exists: another node runs on this machine, or one was not stopped" >&2
+    return 1
+  fi
+  mkdir -p "$dir/node"
+  ip link add "$bridge" type bridge
+  ip addr add "$node_ip/${pod_subnet#*/}" dev "$bridge"
+  ip link set "$bridge" up
+}
+
 start() {
   local dir
   dir=$(cd "$1" && pwd)
@@ -73,10 +91,10 @@ start() {
     return 1
   }
   build
-  if ip link show "$bridge" >/dev/null 2>&1; then
-    echo "kube-node: the interface $bridge exists: another node runs on this machine, or one was not stopped" >&2
+  ip link show "$bridge" >/dev/null 2>&1 || {
+    echo "kube-node: no interface $bridge (kube-test-cluster.sh start DIR --node makes it first)" >&2
     return 1
-  fi
+  }
   local node="$dir/node" pki="$dir/pki"
   mkdir -p "$node"/{containerd,cni/net.d,cni/ipam,kubelet,kubelet-plugins}
   local kubelet_port healthz_port stream_port
@@ -102,10 +120,6 @@ contexts:
 current-context: node
 YAML
 
-  # The bridge carries the node's address before any Pod exists: the kubelet registers with it and serves on it.
-  ip link add "$bridge" type bridge
-  ip addr add "$node_ip/${pod_subnet#*/}" dev "$bridge"
-  ip link set "$bridge" up
   cat >"$node/cni/net.d/10-stratus.conflist" <<JSON
 {
   "cniVersion": "0.4.0",
@@ -120,7 +134,7 @@ YAML
       "ipam": {
         "type": "host-local",
         "dataDir": "$node/cni/ipam",
-        "ranges": [[{ "subnet": "$pod_subnet", "gateway": "$node_ip" }]],
+        "ranges": [[{ "subnet": "$pod_subnet", "rangeStart": "$pod_range_start", "gateway": "$node_ip" }]],
         "routes": [{ "dst": "0.0.0.0/0" }]
       }
     }
@@ -309,11 +323,12 @@ leftovers() {
 
 case "${1:-}" in
   build) build ;;
+  network) network "${2:?state directory}" ;;
   start) start "${2:?state directory}" ;;
   import) import "${2:?state directory}" "${3:?OCI image archive}" ;;
   stop) stop "${2:?state directory}" ;;
   *)
-    echo "usage: $0 build | start DIR | import DIR ARCHIVE | stop DIR" >&2
+    echo "usage: $0 build | network DIR | start DIR | import DIR ARCHIVE | stop DIR" >&2
     exit 2
     ;;
 esac

@@ -39,16 +39,16 @@ build() {
   bash "$here/kube-source-build.sh" "$bin" kube-apiserver kube-controller-manager
 }
 
-# A CA, a serving certificate for 127.0.0.1, the API server's client certificate for kubelets (in
+# A CA, a serving certificate for the API server's address, the API server's client certificate for kubelets (in
 # system:masters, as kubeadm makes it: a kubelet asks the API server whether its caller may proxy, read logs or
 # forward ports) and the service-account signing key pair.
 make_pki() {
-  local pki=$1
+  local pki=$1 api_ip=$2
   mkdir -p "$pki"
   openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=stratus-test-ca" \
     -keyout "$pki/ca.key" -out "$pki/ca.crt" 2>/dev/null
   issue "$pki" apiserver "/CN=kube-apiserver" \
-    'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth'
+    "subjectAltName=IP:$api_ip,DNS:localhost,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth"
   issue "$pki" apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" \
     'extendedKeyUsage=clientAuth'
   openssl genrsa -out "$pki/sa.key" 2048 2>/dev/null
@@ -59,14 +59,19 @@ start() {
   local dir with_node=$2
   dir=$(mkdir -p "$1" && cd "$1" && pwd)
   build "$with_node"
-  local etcd_client etcd_peer api_port
+  local etcd_client etcd_peer api_port api_ip=127.0.0.1 service_range=10.96.0.0/16
   read -r etcd_client etcd_peer api_port <<<"$(free_ports 3)"
-  make_pki "$dir/pki"
+  # With a node, the API server is where its Pods' in-cluster config points (see kube-lib.sh).
+  if [ "$with_node" = --node ]; then
+    bash "$here/kube-node.sh" network "$dir"
+    api_ip=$node_ip api_port=$node_api_port service_range=$node_service_range
+  fi
+  make_pki "$dir/pki" "$api_ip"
   local token
   token=$(openssl rand -hex 24)
   # The admin is in system:masters, so RBAC lets it do everything; workloads get their own tokens later.
   echo "$token,stratus-admin,stratus-admin,system:masters" >"$dir/tokens.csv"
-  local server="https://127.0.0.1:$api_port"
+  local server="https://$api_ip:$api_port"
   cat >"$dir/kubeconfig" <<YAML
 apiVersion: v1
 kind: Config
@@ -93,7 +98,7 @@ YAML
 
   spawn "$dir" kube-apiserver "$bin/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$etcd_client" \
-    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" --insecure-port 0 \
+    --bind-address "$api_ip" --advertise-address "$api_ip" --secure-port "$api_port" --insecure-port 0 \
     --tls-cert-file "$dir/pki/apiserver.crt" --tls-private-key-file "$dir/pki/apiserver.key" \
     --client-ca-file "$dir/pki/ca.crt" --token-auth-file "$dir/tokens.csv" \
     --authorization-mode Node,RBAC --anonymous-auth=false \
@@ -102,7 +107,7 @@ YAML
     --kubelet-certificate-authority "$dir/pki/ca.crt" --kubelet-preferred-address-types InternalIP \
     --service-account-issuer https://kubernetes.default.svc \
     --service-account-key-file "$dir/pki/sa.pub" --service-account-signing-key-file "$dir/pki/sa.key" \
-    --service-cluster-ip-range 10.96.0.0/16 --watch-cache=true
+    --service-cluster-ip-range "$service_range" --watch-cache=true
   wait_until kube-apiserver 90 curl -fsS --cacert "$dir/pki/ca.crt" -H "Authorization: Bearer $token" \
     "$server/readyz"
 

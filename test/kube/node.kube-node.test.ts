@@ -1,8 +1,10 @@
 /**
  * The node of scripts/kube-node.sh runs Pods: an image built here from Debian's busybox-static and imported
  * into containerd (nothing is pulled) is scheduled by kube-scheduler onto the node, a Job of it completes, its
- * log is read through the kubelet, and a Pod serving HTTP answers on its bridge address and through
- * `kubectl port-forward` (API server → kubelet → containerd's stream server).
+ * log is read through the kubelet, a Pod lists Pods through its in-cluster config (the `kubernetes` Service's
+ * address, which is the API server's own on the node's bridge) with its service account's token, and a Pod
+ * serving HTTP answers on its bridge address and through `kubectl port-forward` (API server → kubelet →
+ * containerd's stream server).
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, copyFile } from 'node:fs/promises';
@@ -143,6 +145,62 @@ describe('a real node', () => {
     );
     expect(events).toBe('default-scheduler');
     expect(await timed('log read', () => kubectl('logs', podName))).toBe(`hello from ${podName}\n`);
+  });
+
+  it("lets a Pod list through its in-cluster config (the kubernetes Service's address) with its token", async () => {
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'pod-reader' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }],
+    });
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'pod-reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'default', namespace }],
+    });
+    const account = '/var/run/secrets/kubernetes.io/serviceaccount';
+    await apply({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'in-cluster' },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          spec: {
+            restartPolicy: 'Never',
+            containers: [
+              {
+                ...container,
+                name: 'list',
+                command: [
+                  '/bin/sh',
+                  '-c',
+                  // busybox's wget notes on stderr that it verifies no certificate; the list alone is the log.
+                  `wget -q -O /tmp/pods --header "Authorization: Bearer $(cat ${account}/token)" ` +
+                    `"https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT/api/v1/namespaces/$(cat ${account}/namespace)/pods" ` +
+                    `2>/tmp/wget.err || { cat /tmp/wget.err; exit 1; }; cat /tmp/pods`,
+                ],
+              },
+            ],
+          },
+        },
+      },
+    });
+    await timed('in-cluster Job completed', () =>
+      kubectl('wait', '--for=condition=complete', '--timeout=90s', 'job/in-cluster'),
+    );
+    const podName = (
+      await kubectl('get', 'pods', '-l', 'job-name=in-cluster', '-o', 'jsonpath={.items[0].metadata.name}')
+    ).trim();
+    const listed = JSON.parse(await kubectl('logs', podName)) as {
+      kind: string;
+      items: { metadata: { name: string } }[];
+    };
+    expect(listed.kind).toBe('PodList');
+    expect(listed.items.map((item) => item.metadata.name)).toContain(podName);
   });
 
   describe('a Pod serving HTTP', () => {
