@@ -6,9 +6,12 @@
 # The test node's address, on its bridge (scripts/kube-node.sh). With a node the API server listens on it at
 # port 443 and the Service range starts at it, so the `kubernetes` Service's cluster IP and port are the API
 # server's own: Pods reach it through their in-cluster config with no kube-proxy (docs/kubernetes.md).
-node_ip=10.244.0.1
-node_service_range=10.244.0.0/28
-node_api_port=443
+# shellcheck disable=SC2034 # read by the scripts that source this file
+{
+  node_ip=10.244.0.1
+  node_service_range=10.244.0.0/28
+  node_api_port=443
+}
 
 # Loopback ports that were free a moment ago (the kernel picks them; a clash on start fails loudly).
 free_ports() {

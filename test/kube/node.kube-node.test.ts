@@ -13,9 +13,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
-import { runTool, tool } from '../../scripts/kube-cli.ts';
+import { tool } from '../../scripts/kube-cli.ts';
 import { eventually } from '../support/eventually.ts';
 import { scratchNamespace } from '../support/kube-namespace.ts';
+import { nodeClient, timed } from '../support/kube-node-client.ts';
 
 const run = promisify(execFile);
 const scripts = join(import.meta.dirname, '../../scripts');
@@ -27,27 +28,7 @@ const clusterDir = inject('kubeClusterDir');
 const cluster = openKubernetesCluster({ kubeconfig });
 const namespace = scratchNamespace(cluster, 'node');
 
-async function kubectl(...args: string[]): Promise<string> {
-  const result = await runTool('kubectl', ['--kubeconfig', kubeconfig, '-n', namespace, ...args]);
-  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
-  return result.stdout;
-}
-
-async function apply(manifest: object): Promise<void> {
-  const result = await runTool(
-    'kubectl',
-    ['--kubeconfig', kubeconfig, '-n', namespace, 'apply', '-f', '-'],
-    JSON.stringify(manifest),
-  );
-  if (result.code !== 0) throw new Error(`kubectl apply: ${result.stderr}`);
-}
-
-async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  const value = await work();
-  console.log(`${step}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return value;
-}
+const { kubectl, apply, completedJob, allowPodList } = nodeClient(kubeconfig, namespace);
 
 /** A one-layer image of Debian's static busybox with every applet linked, imported into the node. */
 async function importBusyboxImage(): Promise<void> {
@@ -116,24 +97,11 @@ describe('a real node', () => {
   });
 
   it('completes a Job whose Pod kube-scheduler placed on the node, and serves its log', async () => {
-    await apply({
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { name: 'hello' },
-      spec: {
-        backoffLimit: 0,
-        template: {
-          spec: {
-            restartPolicy: 'Never',
-            containers: [{ ...container, name: 'hello', command: ['/bin/sh', '-c', 'echo "hello from $(hostname)"'] }],
-          },
-        },
-      },
+    const { podName, log } = await completedJob('hello', {
+      ...container,
+      name: 'hello',
+      command: ['/bin/sh', '-c', 'echo "hello from $(hostname)"'],
     });
-    await timed('Job completed', () => kubectl('wait', '--for=condition=complete', '--timeout=90s', 'job/hello'));
-    const podName = (
-      await kubectl('get', 'pods', '-l', 'job-name=hello', '-o', 'jsonpath={.items[0].metadata.name}')
-    ).trim();
     expect((await pod(podName)).spec.nodeName).toBe(nodeName);
     const events = await kubectl(
       'get',
@@ -144,61 +112,25 @@ describe('a real node', () => {
       'jsonpath={.items[*].reportingComponent}',
     );
     expect(events).toBe('default-scheduler');
-    expect(await timed('log read', () => kubectl('logs', podName))).toBe(`hello from ${podName}\n`);
+    expect(log).toBe(`hello from ${podName}\n`);
   });
 
   it("lets a Pod list through its in-cluster config (the kubernetes Service's address) with its token", async () => {
-    await apply({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: 'pod-reader' },
-      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }],
-    });
-    await apply({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'pod-reader' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
-      subjects: [{ kind: 'ServiceAccount', name: 'default', namespace }],
-    });
+    await allowPodList();
     const account = '/var/run/secrets/kubernetes.io/serviceaccount';
-    await apply({
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { name: 'in-cluster' },
-      spec: {
-        backoffLimit: 0,
-        template: {
-          spec: {
-            restartPolicy: 'Never',
-            containers: [
-              {
-                ...container,
-                name: 'list',
-                command: [
-                  '/bin/sh',
-                  '-c',
-                  // busybox's wget notes on stderr that it verifies no certificate; the list alone is the log.
-                  `wget -q -O /tmp/pods --header "Authorization: Bearer $(cat ${account}/token)" ` +
-                    `"https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT/api/v1/namespaces/$(cat ${account}/namespace)/pods" ` +
-                    `2>/tmp/wget.err || { cat /tmp/wget.err; exit 1; }; cat /tmp/pods`,
-                ],
-              },
-            ],
-          },
-        },
-      },
+    const { podName, log } = await completedJob('in-cluster', {
+      ...container,
+      name: 'list',
+      command: [
+        '/bin/sh',
+        '-c',
+        // busybox's wget notes on stderr that it verifies no certificate; the list alone is the log.
+        `wget -q -O /tmp/pods --header "Authorization: Bearer $(cat ${account}/token)" ` +
+          `"https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT/api/v1/namespaces/$(cat ${account}/namespace)/pods" ` +
+          `2>/tmp/wget.err || { cat /tmp/wget.err; exit 1; }; cat /tmp/pods`,
+      ],
     });
-    await timed('in-cluster Job completed', () =>
-      kubectl('wait', '--for=condition=complete', '--timeout=90s', 'job/in-cluster'),
-    );
-    const podName = (
-      await kubectl('get', 'pods', '-l', 'job-name=in-cluster', '-o', 'jsonpath={.items[0].metadata.name}')
-    ).trim();
-    const listed = JSON.parse(await kubectl('logs', podName)) as {
-      kind: string;
-      items: { metadata: { name: string } }[];
-    };
+    const listed = JSON.parse(log) as { kind: string; items: { metadata: { name: string } }[] };
     expect(listed.kind).toBe('PodList');
     expect(listed.items.map((item) => item.metadata.name)).toContain(podName);
   });

@@ -1,0 +1,74 @@
+/**
+ * kubectl against the test node's cluster for the `kube-node` test files: commands in one namespace, manifests
+ * applied from objects, and a Job run to completion for its log.
+ */
+import { runTool } from '../../scripts/kube-cli.ts';
+
+export interface NodeClient {
+  /** Runs kubectl in the namespace; its stdout, or an error naming the command and its stderr. */
+  kubectl(...args: string[]): Promise<string>;
+  apply(manifest: object): Promise<void>;
+  /** Applies a Job of one container, waits up to 90 s until it completes, and gives its Pod's name and log. */
+  completedJob(name: string, container: object): Promise<{ podName: string; log: string }>;
+  /** Lets the namespace's default ServiceAccount (every Pod's unless it names another) list its Pods. */
+  allowPodList(): Promise<void>;
+}
+
+/** Logs how long a step took (the test node's figures in docs/kubernetes.md come from these lines). */
+export async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  const value = await work();
+  console.log(`${step}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return value;
+}
+
+export function nodeClient(kubeconfig: string, namespace: string): NodeClient {
+  async function kubectl(...args: string[]): Promise<string> {
+    const result = await runTool('kubectl', ['--kubeconfig', kubeconfig, '-n', namespace, ...args]);
+    if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
+    return result.stdout;
+  }
+
+  async function apply(manifest: object): Promise<void> {
+    const result = await runTool(
+      'kubectl',
+      ['--kubeconfig', kubeconfig, '-n', namespace, 'apply', '-f', '-'],
+      JSON.stringify(manifest),
+    );
+    if (result.code !== 0) throw new Error(`kubectl apply: ${result.stderr}`);
+  }
+
+  async function completedJob(name: string, container: object): Promise<{ podName: string; log: string }> {
+    await apply({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name },
+      spec: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [container] } } },
+    });
+    await timed(`Job ${name} completed`, () =>
+      kubectl('wait', '--for=condition=complete', '--timeout=90s', `job/${name}`),
+    );
+    const podName = (
+      await kubectl('get', 'pods', '-l', `job-name=${name}`, '-o', 'jsonpath={.items[0].metadata.name}')
+    ).trim();
+    return { podName, log: await timed(`log of ${name} read`, () => kubectl('logs', podName)) };
+  }
+
+  async function allowPodList(): Promise<void> {
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'pod-reader' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }],
+    });
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'pod-reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'default', namespace }],
+    });
+  }
+
+  return { kubectl, apply, completedJob, allowPodList };
+}
