@@ -7,8 +7,7 @@
  * containerd's stream server).
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, copyFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink, copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -16,7 +15,7 @@ import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import { tool } from '../../scripts/kube-cli.ts';
 import { eventually } from '../support/eventually.ts';
 import { scratchNamespace } from '../support/kube-namespace.ts';
-import { nodeClient, timed } from '../support/kube-node-client.ts';
+import { importImage, nodeClient, nodeContainer, timed } from '../support/kube-node-client.ts';
 
 const run = promisify(execFile);
 const scripts = join(import.meta.dirname, '../../scripts');
@@ -33,8 +32,7 @@ const { kubectl, apply, completedJob, allowPodList } = nodeClient(kubeconfig, na
 /** A one-layer image of Debian's static busybox with every applet linked, imported into the node. */
 async function importBusyboxImage(): Promise<void> {
   await run('bash', [join(scripts, 'apt-install.sh'), "the node test's image", 'busybox-static']);
-  const work = await mkdtemp(join(tmpdir(), 'stratus-busybox-'));
-  try {
+  await importImage(clusterDir, async (work) => {
     const bin = join(work, 'rootfs/bin');
     await mkdir(bin, { recursive: true });
     await mkdir(join(work, 'rootfs/tmp'));
@@ -45,18 +43,11 @@ async function importBusyboxImage(): Promise<void> {
     }
     const archive = join(work, 'busybox.tar');
     await run('bash', [join(scripts, 'oci-image.sh'), image, join(work, 'rootfs'), archive, '/bin/sh']);
-    await run('bash', [join(scripts, 'kube-node.sh'), 'import', clusterDir, archive]);
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
+    return archive;
+  });
 }
 
-const container = {
-  image,
-  imagePullPolicy: 'Never',
-  securityContext: { allowPrivilegeEscalation: false },
-  resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
-};
+const container = nodeContainer(image, { request: '16Mi', limit: '64Mi' });
 
 interface PodView {
   spec: { nodeName?: string };

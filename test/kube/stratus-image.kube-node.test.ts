@@ -6,14 +6,12 @@
  * certificate for the `kubernetes` Service's address) and lists Pods.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import { scratchNamespace } from '../support/kube-namespace.ts';
-import { nodeClient, timed } from '../support/kube-node-client.ts';
+import { importImage, nodeClient, nodeContainer, timed } from '../support/kube-node-client.ts';
 
 const run = promisify(execFile);
 const scripts = join(import.meta.dirname, '../../scripts');
@@ -26,33 +24,27 @@ const { completedJob, allowPodList } = nodeClient(kubeconfig, namespace);
 
 /** Builds the image (minutes), exports it from buildah's store (vfs, as the build uses) and imports it. */
 async function importStratusImage(): Promise<void> {
-  const work = await mkdtemp(join(tmpdir(), 'stratus-image-'));
-  try {
-    await timed('Stratus image built', () =>
-      run('bash', [join(scripts, 'build-image-offline.sh'), image], {
-        env: { ...process.env, STRATUS_IMAGE_NODE: process.execPath },
-        maxBuffer: 64 * 1024 * 1024,
-      }),
-    );
-    const archive = join(work, 'stratus.oci.tar');
-    await timed('Stratus image exported and imported', async () => {
+  await timed('Stratus image built', () =>
+    run('bash', [join(scripts, 'build-image-offline.sh'), image], {
+      env: { ...process.env, STRATUS_IMAGE_NODE: process.execPath },
+      maxBuffer: 64 * 1024 * 1024,
+    }),
+  );
+  await timed('Stratus image exported and imported', () =>
+    importImage(clusterDir, async (work) => {
+      const archive = join(work, 'stratus.oci.tar');
       await run('buildah', ['--storage-driver', 'vfs', 'push', '-q', image, `oci-archive:${archive}:${image}`]);
-      await run('bash', [join(scripts, 'kube-node.sh'), 'import', clusterDir, archive]);
-    });
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
+      return archive;
+    }),
+  );
 }
 
-const container = {
-  image,
-  imagePullPolicy: 'Never',
-  securityContext: { allowPrivilegeEscalation: false },
-  resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { memory: '512Mi' } },
-};
+const container = nodeContainer(image, { request: '64Mi', limit: '512Mi' });
 
 describe("Stratus's image on the node", () => {
   beforeAll(importStratusImage, 900_000);
+  // containerd keeps its copy until the node stops; buildah's (hundreds of MB in vfs) goes now.
+  afterAll(() => run('buildah', ['--storage-driver', 'vfs', 'rmi', image]));
 
   it('runs its command line in a Pod to completion', async () => {
     const { log } = await completedJob('help', {

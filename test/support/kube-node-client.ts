@@ -1,8 +1,16 @@
 /**
  * kubectl against the test node's cluster for the `kube-node` test files: commands in one namespace, manifests
- * applied from objects, and a Job run to completion for its log.
+ * applied from objects, and a Job run to completion for its log; images imported into the node, and the
+ * container those tests run them in.
  */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { runTool } from '../../scripts/kube-cli.ts';
+
+const run = promisify(execFile);
 
 export interface NodeClient {
   /** Runs kubectl in the namespace; its stdout, or an error naming the command and its stderr. */
@@ -71,4 +79,28 @@ export function nodeClient(kubeconfig: string, namespace: string): NodeClient {
   }
 
   return { kubectl, apply, completedJob, allowPodList };
+}
+
+/**
+ * Imports into the node of the cluster in CLUSTER_DIR the OCI image archive that `write` makes in a scratch
+ * directory (it returns the archive's path); the directory goes afterwards.
+ */
+export async function importImage(clusterDir: string, write: (work: string) => Promise<string>): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'stratus-node-image-'));
+  try {
+    const archive = await write(work);
+    await run('bash', [join(import.meta.dirname, '../../scripts/kube-node.sh'), 'import', clusterDir, archive]);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** A container of an imported image: never pulled, no privilege escalation, the memory limit given. */
+export function nodeContainer(image: string, memory: { request: string; limit: string }) {
+  return {
+    image,
+    imagePullPolicy: 'Never',
+    securityContext: { allowPrivilegeEscalation: false },
+    resources: { requests: { cpu: '10m', memory: memory.request }, limits: { memory: memory.limit } },
+  };
 }
