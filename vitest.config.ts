@@ -9,14 +9,15 @@ const kubeTests = '**/*.kube.test.ts';
  */
 const kubeNodeTests = '**/*.kube-node.test.ts';
 /**
- * Tests that assert how fast the server answers while it works (a p99 of `/health` beside a heavy graph, a drain
- * bound): they run after the others, one file at a time, so that what they measure is the server under test and
+ * Tests that time the server under test (a p99 of `/health` beside a heavy graph, a drain bound, the CPU of refused
+ * sign-ins): they run after the others, one file at a time, so that what they measure is the server under test and
  * not the test files around it on a 2-core machine.
  */
 const timingTests = [
   'api-server/routes/openeo/result-isolation.test.ts',
   'test/fuzz/array-graphs.test.ts',
   'cmd/shutdown.test.ts',
+  'api-server/routes/login/sign-in-timing.test.ts',
 ];
 const kubeNodeProject = {
   extends: true,

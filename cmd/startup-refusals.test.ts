@@ -70,7 +70,7 @@ describe('start-up refusals', () => {
       `PORT=${takenPort}`,
       `DATA_DIR=${dataDir}`,
     ]);
-    const ours = ended.stderr.split('\n').filter((line) => line && !line.startsWith('make: '));
+    const ours = ended.stderr.split('\n').filter((line) => line && !/^make(\[\d+\])?: /.test(line));
     expect(ours).toEqual([
       `port ${takenPort} on 127.0.0.1 is in use: stop the other process, or start with PORT=${takenPort + 1} make run (--port ${takenPort + 1})`,
     ]);

@@ -178,6 +178,9 @@ describe('data sources', () => {
       ['era5-wrong-password', true],
       ['sample', true],
       ['sample-coarse', true],
+      ['sample-precipitation', true],
+      ['sample-tmax', true],
+      ['sample-tmin', true],
       ['worldpop-population-yearly', true],
       ['sample-districts', true],
     ]);

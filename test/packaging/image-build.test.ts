@@ -73,7 +73,9 @@ describe('the container image', { timeout: 600_000 }, () => {
           const body = await response.text();
           return response.ok ? (JSON.parse(body) as { metadata: Record<string, unknown> }) : undefined;
         },
-        { timeoutMs: 120_000 },
+        // The examples start four ingestions at once (the sample and the three years of sample weather, each of
+        // those split into parts): the sample's store comes in seconds alone, later beside other test files.
+        { timeoutMs: 300_000 },
       );
       expect(Object.keys(zmetadata.metadata)).toContain('value/.zarray');
       const datasets = await fetch(`${url}/datasets`);

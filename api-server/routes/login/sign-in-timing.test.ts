@@ -11,7 +11,7 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
  * time: on a shared machine the wall time of one request swings threefold with the load of other processes, while
  * the work done for it, which is what tells an unknown user from a known one, does not.
  */
-const PAIRS = 15;
+const PAIRS = 31;
 /** A cost of about 50 ms a check: large against the rest of a request, so a second scrypt would show. */
 const COST = { ln: 14, r: 8, p: 1 };
 /** How far apart the medians may be: a second scrypt would double one of them. */
