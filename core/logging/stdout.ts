@@ -1,4 +1,5 @@
-import PinoPretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type PinoPrettyModule from 'pino-pretty';
 import { pino, type DestinationStream } from 'pino';
 import { ConfigError } from '../config/index.ts';
 
@@ -18,6 +19,9 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 /** One descriptor per file for the whole process: every `createLogging` of a test file appends to the same one. */
 const files = new Map<string, DestinationStream>();
 let pretty: DestinationStream | undefined;
+// Loaded only for a person's terminal: every other process (workers, servers in containers) writes JSON and does
+// not pay for the printer's modules at start.
+const loadPretty = () => createRequire(import.meta.url)('pino-pretty') as typeof PinoPrettyModule;
 
 /** `STRATUS_LOG_FORMAT` when set, else `pretty` for a terminal and `json` for anything else (a pipe, a file). */
 export function logFormat(env: NodeJS.ProcessEnv, terminal: boolean): LogFormat {
@@ -58,7 +62,7 @@ export function standardOutput(env: NodeJS.ProcessEnv = process.env): Destinatio
   const path = env[LOG_STDOUT_FILE_ENV];
   if (!path) {
     if (logFormat(env, process.stdout.isTTY === true) === 'json') return process.stdout;
-    pretty ??= PinoPretty({
+    pretty ??= loadPretty()({
       destination: 1,
       sync: true,
       colorize: process.stdout.isTTY === true,
