@@ -187,6 +187,22 @@ describe('writeNetcdfCube', () => {
     }
   });
 
+  it('writes the same bytes for the same cube an hour later: HDF5 object times do not follow the clock', async () => {
+    const later = join(dir, 'later.nc');
+    const now = Date.now;
+    Date.now = () => now() + 3_600_000;
+    try {
+      await writeNetcdfCube(later, cube.description, cube.planes);
+    } finally {
+      Date.now = now;
+    }
+    try {
+      expect((await readFile(later)).equals(await readFile(file))).toBe(true);
+    } finally {
+      await rm(later, { force: true });
+    }
+  });
+
   it('rejects planes that do not match the periods and grid, writing nothing', async () => {
     const target = join(dir, 'rejected.nc');
     await expect(writeNetcdfCube(target, cube.description, cube.planes.slice(1))).rejects.toThrow(

@@ -2,6 +2,7 @@ import h5wasm, { type Dataset, type Group } from 'h5wasm/node';
 import { replaceFile } from '../../files/durable.ts';
 import { chunkShape, geoTransform, type RasterCubeDescription } from '../raster-cube.ts';
 import { coordinateAttributes, dataAttributes, gridMappingAttributes, timeValues } from '../cf.ts';
+import { withReproducibleTimes } from './reproducible.ts';
 
 /** Deflate level of the data variable: most of the size gain of higher levels at a fraction of their time. */
 export const DEFLATE_LEVEL = 4;
@@ -92,13 +93,15 @@ export async function writeNetcdfCube(
 
   await h5wasm.ready;
   // h5wasm closes without fsync: replaceFile flushes the file before the rename publishes it.
-  await replaceFile(path, (temporary) => {
-    // Track creation order so that netCDF-C lists dimensions, variables and attributes in the order written.
-    const file = new h5wasm.File(temporary, 'w', { track_order: true });
-    try {
-      writeCube(file, description, planes);
-    } finally {
-      file.close();
-    }
-  });
+  await replaceFile(path, (temporary) =>
+    withReproducibleTimes(() => {
+      // Track creation order so that netCDF-C lists dimensions, variables and attributes in the order written.
+      const file = new h5wasm.File(temporary, 'w', { track_order: true });
+      try {
+        writeCube(file, description, planes);
+      } finally {
+        file.close();
+      }
+    }),
+  );
 }
