@@ -69,6 +69,11 @@ export class UserDirectory {
       const named = await this.#cluster.get<User & KubeObject>(userKind, value, this.#namespace);
       if (named?.spec.username === value) return named;
     }
+    return this.#listed(claim, value);
+  }
+
+  /** The one user whose claim is `value`, from a list of every user; a value claimed twice matches no one. */
+  async #listed(claim: MappingClaim, value: string): Promise<User | undefined> {
     const { items } = await this.#cluster.list<User & KubeObject>(userKind, { namespace: this.#namespace });
     const matching = items.filter((u) => (claim === 'username' ? u.spec.username : u.spec.email) === value);
     return matching.length === 1 ? matching[0] : undefined;
@@ -100,11 +105,13 @@ export class UserDirectory {
   }
 
   /**
-   * Every attempt reads one Secret (in Kubernetes a request to the API server) and checks one hash, so that an
-   * unknown user or an account that may not sign in costs what a known user's wrong password does.
+   * Every attempt makes the same reads, one list of the users and one Secret (in Kubernetes, requests to the API
+   * server), and checks one hash, so that an unknown user or an account that may not sign in costs what a known
+   * user's wrong password does. `find` would answer a known user from a get and list only on a miss.
    */
   async #passwordUser(username: string, password: string, now: Date): Promise<User | undefined> {
-    const user = username ? await this.find('username', username) : undefined;
+    const listed = await this.#listed('username', username);
+    const user = username ? listed : undefined;
     const ref =
       user && accountRefusal(user, now) === undefined && !user.spec.externalAuthOnly
         ? user.spec.passwordSecretRef
