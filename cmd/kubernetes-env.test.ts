@@ -54,6 +54,7 @@ describe('the settings of the Kubernetes-mode commands', () => {
       STRATUS_WORKER_IMAGE_PULL_POLICY: 'Always',
       STRATUS_WORKER_SERVICE_ACCOUNT: 'stratus-worker',
       STRATUS_WORKER_RESOURCES: '{"requests":{"cpu":1},"limits":{"memory":"4Gi"}}',
+      STRATUS_WORKER_POD_SECURITY_CONTEXT: '{"runAsNonRoot":true,"runAsUser":1000,"runAsGroup":1000,"fsGroup":2000}',
       STRATUS_WORKER_ACTIVE_DEADLINE_SECONDS: '600',
       STRATUS_WORKER_TTL_SECONDS_AFTER_FINISHED: '0',
       STRATUS_WORKER_SUCCESSFUL_JOBS_HISTORY_LIMIT: '2',
@@ -66,6 +67,7 @@ describe('the settings of the Kubernetes-mode commands', () => {
       namespace: 'stratus',
       serviceAccountName: 'stratus-worker',
       resources: { requests: { cpu: '1' }, limits: { memory: '4Gi' } },
+      podSecurityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 2000 },
       activeDeadlineSeconds: 600,
       ttlSecondsAfterFinished: 0,
       history: { successful: 2, failed: 5 },
@@ -78,6 +80,7 @@ describe('the settings of the Kubernetes-mode commands', () => {
     ['STRATUS_WORKER_ACTIVE_DEADLINE_SECONDS', '1h'],
     ['STRATUS_WORKER_IMAGE_PULL_POLICY', 'always'],
     ['STRATUS_WORKER_RESOURCES', '{"cpu":"1"}'],
+    ['STRATUS_WORKER_POD_SECURITY_CONTEXT', '{"runAsUser":"root"}'],
   ])('refuses %s=%s', (name, value) => {
     expect(() => operatorEnv({ ...operatorVariables, [name]: value })).toThrow(SettingError);
     expect(() => operatorEnv({ ...operatorVariables, [name]: value })).toThrow(name);

@@ -54,6 +54,7 @@ export interface OperatorEnv extends KubernetesEnv {
     namespace: string;
     serviceAccountName?: string;
     resources?: WorkerJobOptions['resources'];
+    podSecurityContext?: WorkerJobOptions['podSecurityContext'];
     activeDeadlineSeconds?: number;
     ttlSecondsAfterFinished?: number;
     history: { successful?: number; failed?: number };
@@ -113,6 +114,25 @@ function resources(env: NodeJS.ProcessEnv, name: string): WorkerJobOptions['reso
   }
 }
 
+const podSecurityContextSchema = z.strictObject({
+  runAsNonRoot: z.boolean().optional(),
+  runAsUser: z.int().nonnegative().optional(),
+  runAsGroup: z.int().nonnegative().optional(),
+  fsGroup: z.int().nonnegative().optional(),
+  supplementalGroups: z.array(z.int().nonnegative()).optional(),
+  seccompProfile: z.strictObject({ type: z.string(), localhostProfile: z.string().optional() }).optional(),
+});
+
+function podSecurityContext(env: NodeJS.ProcessEnv, name: string): WorkerJobOptions['podSecurityContext'] {
+  const value = env[name];
+  if (!value) return undefined;
+  try {
+    return podSecurityContextSchema.parse(JSON.parse(value));
+  } catch {
+    throw new SettingError(`${name} is not a JSON Pod security context (runAsUser, runAsGroup, fsGroup ...): ${value}`);
+  }
+}
+
 export function operatorEnv(env: NodeJS.ProcessEnv): OperatorEnv {
   const podNamespace = env.POD_NAMESPACE;
   return {
@@ -134,6 +154,7 @@ export function operatorEnv(env: NodeJS.ProcessEnv): OperatorEnv {
         required(env, 'STRATUS_WORKER_NAMESPACE', 'the worker Jobs run in the store claim namespace'),
       serviceAccountName: env.STRATUS_WORKER_SERVICE_ACCOUNT || undefined,
       resources: resources(env, 'STRATUS_WORKER_RESOURCES'),
+      podSecurityContext: podSecurityContext(env, 'STRATUS_WORKER_POD_SECURITY_CONTEXT'),
       activeDeadlineSeconds: count(env, 'STRATUS_WORKER_ACTIVE_DEADLINE_SECONDS'),
       ttlSecondsAfterFinished: count(env, 'STRATUS_WORKER_TTL_SECONDS_AFTER_FINISHED'),
       history: {

@@ -39,7 +39,11 @@ interface Container {
   env: { name: string; value?: string }[];
   volumeMounts: { name: string; mountPath: string; readOnly?: boolean }[];
 }
-type Deployment = KubeObject<{ template: { spec: { containers: Container[]; volumes: Record<string, unknown>[] } } }>;
+type Deployment = KubeObject<{
+  template: {
+    spec: { containers: Container[]; volumes: Record<string, unknown>[]; securityContext?: Record<string, unknown> };
+  };
+}>;
 
 const operatorOf = (objects: KubeObject[]) =>
   named(objects, 'Deployment').find((d) => d.metadata.name === 'stratus-operator') as Deployment;
@@ -148,6 +152,10 @@ describe('Helm chart charts/stratus', () => {
     expect(pod.containers[0]!.volumeMounts!.filter((m) => m.name === 'store' && !m.readOnly)).toEqual([
       { name: 'store', mountPath: '/var/lib/stratus/logs', subPath: 'logs' },
     ]);
+
+    // The workers run as the chart's pods do, so that each writes what the other wrote on the store.
+    expect(JSON.parse(envOf(operator).STRATUS_WORKER_POD_SECURITY_CONTEXT!)).toEqual(pod.securityContext);
+    expect(pod.securityContext).toMatchObject({ runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532 });
 
     const custom = operatorOf(
       await renderChart({

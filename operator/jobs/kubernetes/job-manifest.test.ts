@@ -150,12 +150,27 @@ describe('the Job of one attempt', () => {
   });
 
   it('meets the restricted Pod Security Standard', () => {
-    expect(podSpec.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    // The image's user and group by number, and the volume's group: a real kubelet with containerd otherwise runs
+    // the image's user with group 0, which cannot write the store the chart's pods made.
+    expect(podSpec.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      fsGroup: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     expect(container.securityContext).toEqual({
       allowPrivilegeEscalation: false,
       readOnlyRootFilesystem: true,
       capabilities: { drop: ['ALL'] },
     });
+  });
+
+  it('runs the Pods with the security context the operator is given (the chart gives its own pods’)', () => {
+    const podSecurityContext = { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 2000 };
+    expect(podOf(workerJobFor(spec, 'u-1', { ...options, podSecurityContext })).securityContext).toEqual(
+      podSecurityContext,
+    );
   });
 
   it('has default resources unless given, and labels that the runner selects and that name its run', () => {

@@ -48,12 +48,36 @@ export interface WorkerJobOptions {
   terminationGracePeriodSeconds?: number;
   /** The service account that may patch the status of runs (the worker's only write). */
   serviceAccountName?: string;
+  /** The Pods' security context: the chart gives its own pods', so that workers write the store as they do. */
+  podSecurityContext?: WorkerPodSecurityContext;
   /**
    * How the workers log: the operator's settings, with a home only where the worker's logs directory lies on the
    * store volume (`workerLogSettings`); without them a worker does not log.
    */
   logging?: LogSettings;
 }
+
+export interface WorkerPodSecurityContext {
+  runAsNonRoot?: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  fsGroup?: number;
+  supplementalGroups?: number[];
+  seccompProfile?: { type: string; localhostProfile?: string };
+}
+
+/**
+ * The image's user (the Dockerfile's `USER 65532:65532`) named explicitly: containerd's CRI runs an image user that
+ * only the image's configuration gives with group 0, which may not write a store whose files belong to the chart's
+ * `fsGroup`; and `fsGroup` makes the kubelet give the volume that group.
+ */
+export const WORKER_POD_SECURITY_CONTEXT: WorkerPodSecurityContext = {
+  runAsNonRoot: true,
+  runAsUser: 65532,
+  runAsGroup: 65532,
+  fsGroup: 65532,
+  seccompProfile: { type: 'RuntimeDefault' },
+};
 
 export const workerJobDefaults = {
   command: ['node', ...WORKER_NODE_FLAGS, 'operator/worker/main.ts'],
@@ -159,7 +183,7 @@ export function workerJobFor(job: JobSpec, runUid: string, options: WorkerJobOpt
           serviceAccountName: options.serviceAccountName,
           terminationGracePeriodSeconds:
             options.terminationGracePeriodSeconds ?? workerJobDefaults.terminationGracePeriodSeconds,
-          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          securityContext: options.podSecurityContext ?? WORKER_POD_SECURITY_CONTEXT,
           containers: [
             {
               name: 'worker',
