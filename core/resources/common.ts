@@ -118,8 +118,10 @@ export const coverageSchema = z
     spatialWgs84: coverageSpatial.nullable().optional().describe('Bounding box in WGS84, when the store is not WGS84.'),
     temporal: z
       .object({
-        start: z.string().nullable().describe('First covered period, in the dataset-native form.'),
-        end: z.string().nullable().describe('Last covered period, in the dataset-native form.'),
+        // Absent or null: no temporal axis. Absent too because a merge patch (RFC 7386) cannot store a null: it
+        // deletes the member, and a required member would make the API server refuse the patch.
+        start: z.string().nullish().describe('First covered period, in the dataset-native form.'),
+        end: z.string().nullish().describe('Last covered period, in the dataset-native form.'),
       })
       .describe('Covered periods; both null for a non-temporal dataset.'),
   })

@@ -18,6 +18,7 @@ import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
 import { datasetIdOf } from '../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
 import { processingJobKind, type ProcessingJob } from '../../core/resources/processing-job/schema.ts';
@@ -230,6 +231,33 @@ describe('Ingestions, batch jobs and deliveries on Kubernetes run as worker Jobs
 
     await admin.delete(ingestionKind, 'sample-run', releaseNamespace);
     await jobGone('sample-run-a1');
+  });
+
+  it('refreshes a feature collection as a worker Job, with a status the API server’s schema takes', async () => {
+    const manifests = (
+      await readFile(join(REPOSITORY, 'manifests/examples/feature-collection-sample-districts.yaml'), 'utf8')
+    )
+      .split(/^---$/m)
+      .map((text) => parse(text) as KubeObject);
+    const source = parse(await readFile(join(REPOSITORY, 'manifests/data-sources/sample-districts.yaml'), 'utf8'));
+    await admin.create(dataSourceKind, {
+      ...source,
+      metadata: { name: 'sample-districts', namespace: releaseNamespace },
+    });
+    for (const manifest of manifests) {
+      const kind = manifest.kind === 'Ingestion' ? ingestionKind : featureCollectionKind;
+      await admin.create(kind, { ...manifest, metadata: { ...manifest.metadata, namespace: releaseNamespace } });
+    }
+    await runPodOf(
+      await eventually(() => admin.get<BatchJob>(jobKind, 'sample-districts-initial-a1', releaseNamespace)).then(
+        (j) => j.metadata.name,
+      ),
+    );
+    await successful('sample-districts-initial', releaseNamespace);
+    // Features have no time: the status patch leaves the temporal extent's members absent, since a merge patch
+    // cannot store a null, and the API server validates what is left.
+    const collection = await admin.get<FeatureCollection>(featureCollectionKind, 'sample-districts', releaseNamespace);
+    expect(collection?.status).toMatchObject({ featureCount: 12, extent: { temporal: {} } });
   });
 
   it('runs the Job of a run in another namespace in the release namespace, and deletes it with the run', async () => {

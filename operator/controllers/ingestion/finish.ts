@@ -62,8 +62,8 @@ function finishRaster(context: StepContext): Transition {
       version: version.id,
       action: action ?? (!previous ? 'create' : run.spec.replace ? 'replace' : 'rematerialize'),
       previous_end: previous?.coverage.temporal.end ?? null,
-      current_start: version.coverage.temporal.start,
-      current_end: version.coverage.temporal.end,
+      current_start: version.coverage.temporal.start ?? null,
+      current_end: version.coverage.temporal.end ?? null,
     },
   };
   const event: JobEvent = { type: 'dataset.updated', source: `/datasets/${datasetId}`, ...updated };

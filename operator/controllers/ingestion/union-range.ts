@@ -23,7 +23,7 @@ export function unionFetch(
   overwrite: boolean,
 ): UnionFetch {
   const { start: storedStart, end: storedEnd } = current.coverage.temporal;
-  if (storedStart === null || storedEnd === null) return { kind: 'splice', range: requested };
+  if (storedStart == null || storedEnd == null) return { kind: 'splice', range: requested };
   const time = (text: string) => parsePeriod(type, text).start.getTime();
   const [first, last] = [time(requested.start), time(requested.end)];
   const sameArea = JSON.stringify(current.requestScope?.bbox) === JSON.stringify(requested.bbox);
