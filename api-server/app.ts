@@ -32,7 +32,7 @@ import { loginRoutes } from './routes/login/index.ts';
 import { mapRoutes } from './routes/map/index.ts';
 import { oauth2Routes } from './routes/oauth2/index.ts';
 import { oauth2ClientRoutes } from './routes/oauth2-clients/index.ts';
-import { openeoRoutes } from './routes/openeo/index.ts';
+import { openEoRoutes } from './routes/openeo/index.ts';
 import { processingRoutes } from './routes/openeo/result.ts';
 import { loadProcessCatalogue, type ProcessCatalogueOptions } from './routes/openeo/process-catalogue.ts';
 import { scheduleRoutes } from './routes/schedules/index.ts';
@@ -150,7 +150,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(featureRoutes);
   await app.register(exportRoutes);
   await app.register(stacRoutes);
-  await app.register(openeoRoutes, {
+  await app.register(openEoRoutes, {
     processes: options.processes ? await loadProcessCatalogue(options.processes) : processDescriptions(),
   });
   await app.register(processingRoutes);

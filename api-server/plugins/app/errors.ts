@@ -6,7 +6,7 @@ import { errorBody, HttpError, type ErrorCode, type ValidationItem } from '../..
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** An openEO route (`openEoRoutes`): its refusals of credentials are said in openEO's codes. */
+    /** An openEO route (`markOpenEoRoutes`): its refusals of credentials are said in openEO's codes. */
     openeo?: boolean;
   }
 }
@@ -15,7 +15,7 @@ declare module 'fastify' {
  * Marks every route the calling plugin registers as an openEO route, so that an openEO client reads its 401 and
  * 403 as `AuthenticationRequired` and `PermissionsInsufficient` rather than as Stratus's own codes.
  */
-export function openEoRoutes(app: FastifyInstance): void {
+export function markOpenEoRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, openeo: true };
   });

@@ -19,7 +19,7 @@ import { CONFORMS_TO } from '../../services/catalogue/conformance.ts';
 import { fileFormats } from './file-formats.ts';
 import { collectionListPage, collectionPage, processListPage, processPage } from './pages.ts';
 import type { ProcessDescription } from './process-catalogue.ts';
-import { openEoRoutes } from '../../plugins/app/errors.ts';
+import { markOpenEoRoutes } from '../../plugins/app/errors.ts';
 
 const tags = ['openEO discovery'];
 
@@ -48,8 +48,8 @@ async function internalProvider(context: AuthContext, title: string) {
  * collections (openEO and STAC at once) and the process catalogue. The capabilities document is the root
  * (routes/system). Errors of these routes use openEO's body and codes.
  */
-export const openeoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (app, { processes }) => {
-  openEoRoutes(app);
+export const openEoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (app, { processes }) => {
+  markOpenEoRoutes(app);
   const { config } = app.stratus;
   const kinds = app.collectionKinds;
   const base = (request: FastifyRequest) => publicBaseUrl(request, config.server.baseUrl);

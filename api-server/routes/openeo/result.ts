@@ -7,7 +7,7 @@ import { jobResultRoutes } from './job-results.ts';
 import { jobRoutes } from './jobs.ts';
 import { processGraphRoutes } from './process-graphs.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
-import { openEoRoutes } from '../../plugins/app/errors.ts';
+import { markOpenEoRoutes } from '../../plugins/app/errors.ts';
 
 const tags = ['openEO processing'];
 
@@ -79,7 +79,7 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
 
 /** The routes that run or store process graphs, whose refusals are the engine's openEO errors. */
 export const processingRoutes: FastifyPluginAsyncZod = async (app) => {
-  openEoRoutes(app);
+  markOpenEoRoutes(app);
   // The engine's CPU-heavy work runs on worker threads, so that the server answers other requests meanwhile.
   configureProcessPool(app.stratus.config.processing.workerThreads);
   app.addHook('onClose', () => closeProcessPool());
