@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { userinfo } from '../../../core/auth/bearer.ts';
+import { userinfo } from '../../../core/auth/own-access-tokens.ts';
 import { OAuthError } from '../../../core/auth/errors.ts';
 import { bearerError, type AuthServices } from '../../plugins/app/authentication/index.ts';
 import { noStore } from './respond.ts';

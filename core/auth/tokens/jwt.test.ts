@@ -2,7 +2,7 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { base64url, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { addClient, addUser, authContext, ISSUER, type TestAuth } from '../../../test/support/auth-context.ts';
-import { authenticateBearer } from '../bearer.ts';
+import { authenticateBearer } from '../own-access-tokens.ts';
 import { signingKeys } from '../keys/signing-keys.ts';
 import { AUTHORIZATION_PREFIX } from '../records/names.ts';
 import { API_VERSION } from '../../resources/kind.ts';

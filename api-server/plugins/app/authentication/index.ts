@@ -4,8 +4,8 @@ import { ClientDirectory } from '../../../../core/auth/clients/directory.ts';
 import { ensureRegistrarClient } from '../../../../core/auth/clients/registrar.ts';
 import type { AuthContext } from '../../../../core/auth/context.ts';
 import { OAuthError } from '../../../../core/auth/errors.ts';
-import { rememberedCaller } from '../../../../core/auth/bearer.ts';
-import { authenticateAnyBearer, type BearerSources } from '../../../../core/auth/federation/bearer.ts';
+import { rememberedCaller } from '../../../../core/auth/own-access-tokens.ts';
+import { authenticateAnyBearer, type BearerSources } from '../../../../core/auth/federation/bearer-by-issuer.ts';
 import { ProviderKeySets } from '../../../../core/auth/federation/provider-keys.ts';
 import {
   resolveProviders,
@@ -182,7 +182,7 @@ export const authenticationPlugin = fp(
         throw err instanceof OAuthError ? bearerError(err) : err;
       }
     };
-    /** The caller of a bearer token of this server checked a moment ago (core/auth/bearer.ts), found at once. */
+    /** The caller of a bearer token of this server checked a moment ago (core/auth/own-access-tokens.ts), found at once. */
     const rememberedBearer = (header: string) => {
       const { scheme, value } = schemeAndValue(header);
       if (!services || scheme !== 'bearer' || value.startsWith(OPENEO_BASIC_PREFIX)) return undefined;

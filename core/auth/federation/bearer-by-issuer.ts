@@ -1,6 +1,6 @@
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Logger } from 'pino';
-import { authenticateBearer, type BearerCaller } from '../bearer.ts';
+import { authenticateBearer, type BearerCaller } from '../own-access-tokens.ts';
 import { Lru } from '../../cache/lru.ts';
 import type { AuthContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
@@ -21,7 +21,7 @@ import { USER_INFO_JWS_ALGORITHMS, type ExternalProvider, type Provider, type Pr
  */
 export interface BearerSources {
   providers: ProviderRegistry;
-  /** The authorization server, when on: it checks its own tokens (core/auth/bearer.ts). */
+  /** The authorization server, when on: it checks its own tokens (core/auth/own-access-tokens.ts). */
   internal: AuthContext | undefined;
   /** External providers' tokens, accepted when `oidc.jwt.token.authentication.enabled`. */
   external: { keys: ProviderKeySets; users: Pick<UserDirectory, 'withOpenId'>; linkedAccounts: boolean } | undefined;

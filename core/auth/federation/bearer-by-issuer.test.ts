@@ -8,7 +8,7 @@ import { parseInstanceConfig } from '../../config/index.ts';
 import { userKind, type User } from '../../resources/user/schema.ts';
 import { OAuthError } from '../errors.ts';
 import { UserDirectory } from '../users/directory.ts';
-import { authenticateAnyBearer, type BearerSources } from './bearer.ts';
+import { authenticateAnyBearer, type BearerSources } from './bearer-by-issuer.ts';
 import { ProviderKeySets } from './provider-keys.ts';
 import { resolveProviders } from './providers.ts';
 
