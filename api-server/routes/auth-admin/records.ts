@@ -15,7 +15,14 @@ import {
 } from '../../../core/resources/oauth2-authorization-consent/schema.ts';
 import { oauth2AuthorizationKind } from '../../../core/resources/oauth2-authorization/schema.ts';
 import { HttpError } from '../../errors.ts';
-import { dhis2FieldsQuery, dhis2Page, dhis2PagingQuery, pagerSchema, pick, selectedMembers } from '../../dhis2.ts';
+import {
+  dhis2FieldsQuery,
+  dhis2Page,
+  dhis2PagingQuery,
+  pagerSchema,
+  pick,
+  selectedMembers,
+} from '../../dhis2-pager.ts';
 import { commonErrorResponses, errorDetailSchema } from '../../schemas.ts';
 import { authorizationMembers, authorizationSchema, consentMembers, consentSchema, recordIdParams } from './schemas.ts';
 

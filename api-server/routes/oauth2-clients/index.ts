@@ -15,7 +15,7 @@ import {
   webMessageErrorSchema,
 } from '../../schemas.ts';
 import { clientRecord, DEFAULT_LIST_FIELDS, parseClientBody, RECORD_FIELDS } from './representation.ts';
-import { dhis2Page, pick, selectedMembers } from '../../dhis2.ts';
+import { dhis2Page, pick, selectedMembers } from '../../dhis2-pager.ts';
 import {
   clientBodySchema,
   clientListSchema,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CLIENT_TEXT_LIMITS } from '../../../core/auth/clients/rules.ts';
-import { dhis2FieldsQuery, dhis2PagingQuery, pagerSchema } from '../../dhis2.ts';
+import { dhis2FieldsQuery, dhis2PagingQuery, pagerSchema } from '../../dhis2-pager.ts';
 
 const limits = CLIENT_TEXT_LIMITS;
 const list = (what: string, limit: number) =>
