@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { isProcessAlive } from '../process/alive.ts';
+import { isProcessAlive } from '../pid/alive.ts';
 
 /**
  * A lock shared by every process that writes one file, on the same host or not: a hard link beside it, to a small

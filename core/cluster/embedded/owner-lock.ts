@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { isProcessAlive } from '../../process/alive.ts';
+import { isProcessAlive } from '../../pid/alive.ts';
 
 /**
  * One process owns an embedded store's data directory at a time: a second one would replay and remove the first's
