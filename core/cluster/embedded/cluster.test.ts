@@ -6,7 +6,7 @@ import { TEMP_SUFFIX } from '../../files/durable.ts';
 import { isApiError } from '../errors.ts';
 import type { KindRef, KubeObject } from '../objects.ts';
 import { openEmbeddedCluster } from './index.ts';
-import { encodeRecord, readJournal } from './journal.ts';
+import { encodeEntry, readJournal } from './journal.ts';
 
 const kind: KindRef = {
   apiVersion: 'test.stratus.dev/v1',
@@ -116,7 +116,7 @@ describe('embedded cluster', () => {
     const cluster = await openEmbeddedCluster({ dataDir });
     const watch = cluster.watch(kind, { namespace: 'default', resourceVersion: '0' })[Symbol.asyncIterator]();
     const journaled = async (name: string) =>
-      (await readJournal(join(dataDir, 'journal'))).records.some((r) => r.name === name);
+      (await readJournal(join(dataDir, 'journal'))).entries.some((r) => r.name === name);
     const names = Array.from({ length: 40 }, (_, i) => `t${i}`);
     const created = await Promise.all(
       names.map(async (name) => {
@@ -186,7 +186,7 @@ describe('embedded cluster', () => {
     // Checkpoints ran meanwhile: some objects are in their files already.
     expect((await readdir(join(crashed, 'resources/test.stratus.dev/v1/things/default'))).length).toBeGreaterThan(0);
     // A group that was being appended when the process died, never acknowledged: a frame cut short.
-    const torn = encodeRecord({ kind: 'test.stratus.dev/v1/things', namespace: 'default', name: 'torn', rv: 1e6 });
+    const torn = encodeEntry({ kind: 'test.stratus.dev/v1/things', namespace: 'default', name: 'torn', rv: 1e6 });
     await appendFile(join(crashed, 'journal', segments.at(-1)!), torn.subarray(0, torn.length - 3));
     try {
       const reopened = await openEmbeddedCluster({ dataDir: crashed });
@@ -211,13 +211,13 @@ describe('embedded cluster', () => {
     const cluster = await openEmbeddedCluster({ dataDir });
     await cluster.create(kind, thing('a'));
     await cluster.close();
-    const record = (name: string, rv: number) =>
-      encodeRecord({ kind: 'test.stratus.dev/v1/things', namespace: 'default', name, rv, text: '{}' });
-    const damaged = Buffer.concat([record('b', 10), record('c', 11)]);
+    const entry = (name: string, rv: number) =>
+      encodeEntry({ kind: 'test.stratus.dev/v1/things', namespace: 'default', name, rv, text: '{}' });
+    const damaged = Buffer.concat([entry('b', 10), entry('c', 11)]);
     damaged[damaged.length - 2]! ^= 0xff;
     // Two segments as a crash leaves them: the first one damaged in its last frame, which was acknowledged.
     await writeFile(join(dataDir, 'journal', '000000000007.wal'), damaged);
-    await writeFile(join(dataDir, 'journal', '000000000008.wal'), record('d', 12));
+    await writeFile(join(dataDir, 'journal', '000000000008.wal'), entry('d', 12));
     await expect(openEmbeddedCluster({ dataDir })).rejects.toThrow(/000000000007\.wal is damaged before its end/);
   });
 

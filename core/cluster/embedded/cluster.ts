@@ -20,7 +20,7 @@ import { WatchQueue } from '../watch-queue.ts';
 import { kindKey, ResourceFiles } from './files.ts';
 import { GroupCommit } from './group-commit.ts';
 import { JournaledFiles } from './journaled-files.ts';
-import { encodeRecord, readJournal } from './journal.ts';
+import { encodeEntry, readJournal } from './journal.ts';
 import { acquireOwnerLock } from './owner-lock.ts';
 import { checkName, namespaceOf } from './names.ts';
 import { eventFor, matchesFilter, type HistoryEntry, type WatchFilter } from './watch-events.ts';
@@ -106,7 +106,7 @@ export class FileCluster implements EmbeddedCluster {
   #tickets: Promise<void>[] | undefined;
   readonly #commits = new GroupCommit<Staged, Buffer>({
     encode: ({ change, state }) =>
-      encodeRecord({
+      encodeEntry({
         kind: kindKey(state.ref),
         name: change.object.metadata.name,
         rv: change.rv,
@@ -162,22 +162,22 @@ export class FileCluster implements EmbeddedCluster {
       }
     }
     const journal = await readJournal(this.#files.journalDir);
-    for (const record of journal.records) {
-      const state = this.#kinds.get(record.kind);
-      if (!state) throw new Error(`the embedded store's journal names a kind it never registered: ${record.kind}`);
-      const key = objectKeyOf(record.namespace, record.name);
-      if (record.text === undefined) {
+    for (const entry of journal.entries) {
+      const state = this.#kinds.get(entry.kind);
+      if (!state) throw new Error(`the embedded store's journal names a kind it never registered: ${entry.kind}`);
+      const key = objectKeyOf(entry.namespace, entry.name);
+      if (entry.text === undefined) {
         state.latest.delete(key);
         state.objects.delete(key);
         state.texts.delete(key);
       } else {
-        const object = JSON.parse(record.text) as KubeObject;
+        const object = JSON.parse(entry.text) as KubeObject;
         state.latest.set(key, object);
         state.objects.set(key, object);
-        state.texts.set(key, record.text);
+        state.texts.set(key, entry.text);
       }
-      this.#resourceVersion = Math.max(this.#resourceVersion, record.rv);
-      this.#durable.changed(state.ref, record, record.text, this.#resourceVersion);
+      this.#resourceVersion = Math.max(this.#resourceVersion, entry.rv);
+      this.#durable.changed(state.ref, entry, entry.text, this.#resourceVersion);
     }
     this.#committedVersion = this.#resourceVersion;
     await this.#durable.start(journal.last);

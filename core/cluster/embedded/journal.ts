@@ -18,7 +18,7 @@ import { datasyncFor, syncDirectory } from '../../files/durable.ts';
  */
 
 /** One change as logged: the object's kind, name and resourceVersion, and its new text (none: deleted). */
-export interface JournalRecord {
+export interface JournalEntry {
   kind: string;
   namespace?: string;
   name: string;
@@ -26,7 +26,7 @@ export interface JournalRecord {
   text?: string;
 }
 
-interface RecordHeader {
+interface EntryHeader {
   k: string;
   ns?: string;
   n: string;
@@ -43,11 +43,11 @@ const OVERFULL_SEGMENTS = 4;
 const SEGMENT_NAME = /^(\d{12})\.wal$/;
 const segmentName = (sequence: number) => `${String(sequence).padStart(12, '0')}.wal`;
 
-export function encodeRecord(record: JournalRecord): Buffer {
-  const header: RecordHeader = { k: record.kind, n: record.name, rv: record.rv };
-  if (record.namespace !== undefined) header.ns = record.namespace;
-  if (record.text === undefined) header.d = 1;
-  const payload = Buffer.from(`${JSON.stringify(header)}\n${record.text ?? ''}`);
+export function encodeEntry(entry: JournalEntry): Buffer {
+  const header: EntryHeader = { k: entry.kind, n: entry.name, rv: entry.rv };
+  if (entry.namespace !== undefined) header.ns = entry.namespace;
+  if (entry.text === undefined) header.d = 1;
+  const payload = Buffer.from(`${JSON.stringify(header)}\n${entry.text ?? ''}`);
   const frame = Buffer.allocUnsafe(FRAME_HEAD + payload.length);
   frame.writeUInt32BE(payload.length, 0);
   frame.writeUInt32BE(crc32(payload), 4);
@@ -55,22 +55,22 @@ export function encodeRecord(record: JournalRecord): Buffer {
   return frame;
 }
 
-/** The records of one segment, up to the first damaged frame; `damaged` tells whether there was one. */
-export function decodeSegment(bytes: Buffer): { records: JournalRecord[]; damaged: boolean } {
-  const records: JournalRecord[] = [];
+/** The entries of one segment, up to the first damaged frame; `damaged` tells whether there was one. */
+export function decodeSegment(bytes: Buffer): { entries: JournalEntry[]; damaged: boolean } {
+  const entries: JournalEntry[] = [];
   let at = 0;
   while (at < bytes.length) {
-    if (bytes.length - at < FRAME_HEAD) return { records, damaged: true };
+    if (bytes.length - at < FRAME_HEAD) return { entries, damaged: true };
     const length = bytes.readUInt32BE(at);
     const end = at + FRAME_HEAD + length;
     // A zero length is never written (every payload has a header) and is what a crash can leave in a grown file.
-    if (length === 0 || end > bytes.length) return { records, damaged: true };
+    if (length === 0 || end > bytes.length) return { entries, damaged: true };
     const payload = bytes.subarray(at + FRAME_HEAD, end);
-    if (crc32(payload) !== bytes.readUInt32BE(at + 4)) return { records, damaged: true };
+    if (crc32(payload) !== bytes.readUInt32BE(at + 4)) return { entries, damaged: true };
     const text = payload.toString('utf8');
     const newline = text.indexOf('\n');
-    const header = JSON.parse(text.slice(0, newline)) as RecordHeader;
-    records.push({
+    const header = JSON.parse(text.slice(0, newline)) as EntryHeader;
+    entries.push({
       kind: header.k,
       name: header.n,
       rv: header.rv,
@@ -79,7 +79,7 @@ export function decodeSegment(bytes: Buffer): { records: JournalRecord[]; damage
     });
     at = end;
   }
-  return { records, damaged: false };
+  return { entries, damaged: false };
 }
 
 async function segmentsIn(dir: string): Promise<number[]> {
@@ -94,18 +94,18 @@ async function segmentsIn(dir: string): Promise<number[]> {
     .sort((a, b) => a - b);
 }
 
-/** Every record of the segments under `dir`, in the order they were appended, and the last segment's number. */
-export async function readJournal(dir: string): Promise<{ records: JournalRecord[]; last: number }> {
+/** Every entry of the segments under `dir`, in the order they were appended, and the last segment's number. */
+export async function readJournal(dir: string): Promise<{ entries: JournalEntry[]; last: number }> {
   const sequences = await segmentsIn(dir);
-  const records: JournalRecord[] = [];
+  const entries: JournalEntry[] = [];
   for (const [index, sequence] of sequences.entries()) {
     const decoded = decodeSegment(await readFile(join(dir, segmentName(sequence))));
     if (decoded.damaged && index < sequences.length - 1) {
       throw new Error(`the embedded store's journal segment ${segmentName(sequence)} is damaged before its end`);
     }
-    records.push(...decoded.records);
+    entries.push(...decoded.entries);
   }
-  return { records, last: sequences.at(-1) ?? 0 };
+  return { entries, last: sequences.at(-1) ?? 0 };
 }
 
 /** The log being written: an active segment that groups are appended to, and the sealed ones before it. */
