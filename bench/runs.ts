@@ -34,7 +34,7 @@ import { DATASET_LABEL, isFinished } from '../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../core/resources/ingestion/schema.ts';
 import { scheduleKind, type Schedule } from '../core/resources/schedule/schema.ts';
 import { writerClaimKind } from '../core/resources/writer-claim/schema.ts';
-import { COLLECTION_INTERVAL_MS } from '../operator/collectors/auth-records.ts';
+import { COLLECTION_INTERVAL_MS } from '../operator/collectors/auth-store.ts';
 import type { IngestionResult } from '../operator/worker/ingestion-input.ts';
 import { attemptKey, type JobRunner, type JobSpec, type JobState } from '../operator/jobs/runner.ts';
 

@@ -11,7 +11,7 @@ import { oauth2ClientController } from './controllers/oauth2-client/controller.t
 import type { IngestionPlanOptions } from './controllers/ingestion/options.ts';
 import { processingJobController } from './controllers/processing-job/controller.ts';
 import { scheduleController } from './controllers/schedule/controller.ts';
-import { startRecordCollector } from './collectors/auth-records.ts';
+import { startAuthStoreCollector } from './collectors/auth-store.ts';
 import type { Collector } from './collectors/collector.ts';
 import { startEventCollector } from './collectors/events.ts';
 import type { JobRunner } from './jobs/runner.ts';
@@ -123,7 +123,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     now: options.now,
   };
   const collectors = [
-    startRecordCollector(collectorOptions),
+    startAuthStoreCollector(collectorOptions),
     ...(options.expireEvents ? [startEventCollector(collectorOptions)] : []),
   ];
   return {

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Cluster } from '../cluster/port.ts';
 import type { ClientDirectory } from './clients/directory.ts';
 import type { SigningKeys } from './keys/signing-keys.ts';
-import type { AuthorizationRecords } from './records/authorizations.ts';
+import type { AuthorizationStore } from './store/authorizations.ts';
 import type { UserDirectory } from './users/directory.ts';
 
 /** What every part of the authorization server works with: the store, the issuer and its keys, the directories. */
@@ -16,7 +16,7 @@ export interface AuthContext {
   refreshTokenKey: KeyObject;
   clients: ClientDirectory;
   users: UserDirectory;
-  authorizations: AuthorizationRecords;
+  authorizations: AuthorizationStore;
   /**
    * The claim of this server's access tokens that names the local user (`oidc.provider.platform.mapping_claim`), as
    * configured: anything but `username` or `email` refuses every token (spec 2, 'Invalid mapping claim').

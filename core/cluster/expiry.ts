@@ -2,7 +2,7 @@ import type { KindRef, KubeObject } from './objects.ts';
 
 /**
  * Objects that expire, and the plan of a collector that removes the expired ones: the authorization server's
- * records (`core/auth/records/expiry.ts`) and, in embedded mode, Events (which a Kubernetes API server expires
+ * records (`core/auth/store/expiry.ts`) and, in embedded mode, Events (which a Kubernetes API server expires
  * itself).
  */
 export interface CollectedKind {

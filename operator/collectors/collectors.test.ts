@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { COLLECTION_GRACE_MS } from '../../core/auth/records/expiry.ts';
-import { Sessions } from '../../core/auth/records/sessions.ts';
-import { useClientAssertion } from '../../core/auth/records/client-assertions.ts';
+import { COLLECTION_GRACE_MS } from '../../core/auth/store/expiry.ts';
+import { Sessions } from '../../core/auth/store/sessions.ts';
+import { useClientAssertion } from '../../core/auth/store/client-assertions.ts';
 import { eventKind } from '../../core/cluster/builtin-kinds.ts';
 import { openEmbeddedCluster } from '../../core/cluster/embedded/index.ts';
 import { microTime, type KubeObject } from '../../core/cluster/objects.ts';
@@ -14,7 +14,7 @@ import { API_VERSION } from '../../core/resources/kind.ts';
 import { oauth2AuthorizationKind } from '../../core/resources/oauth2-authorization/schema.ts';
 import { oauth2ClientAssertionKind } from '../../core/resources/oauth2-client-assertion/schema.ts';
 import { sessionKind } from '../../core/resources/session/schema.ts';
-import { startRecordCollector } from './auth-records.ts';
+import { startAuthStoreCollector } from './auth-store.ts';
 import { EVENT_TTL_MS, startEventCollector } from './events.ts';
 
 async function store() {
@@ -69,7 +69,7 @@ describe('collector of expired authorization records', () => {
     }
     const registry = new Registry();
     let leader = false;
-    const collector = startRecordCollector({
+    const collector = startAuthStoreCollector({
       cluster,
       logger: pino({ level: 'silent' }),
       leadership: { isLeader: () => leader },
@@ -96,7 +96,7 @@ describe('collector of expired authorization records', () => {
     const now = new Date();
     const sessions = new Sessions(cluster, 'default');
     await sessions.start('ada', new Date(now.getTime() - 3600_000 - COLLECTION_GRACE_MS / 2), 3600);
-    const collector = startRecordCollector({
+    const collector = startAuthStoreCollector({
       cluster,
       logger: pino({ level: 'silent' }),
       leadership: { isLeader: () => true },

@@ -1,7 +1,7 @@
 import { eventKind } from '../../core/cluster/builtin-kinds.ts';
 import type { CollectedKind } from '../../core/cluster/expiry.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
-import { COLLECTION_INTERVAL_MS, FIRST_SWEEP_DELAY_MS, type RecordCollectorOptions } from './auth-records.ts';
+import { COLLECTION_INTERVAL_MS, FIRST_SWEEP_DELAY_MS, type AuthStoreCollectorOptions } from './auth-store.ts';
 import { removalCounter, startCollector, type Collector } from './collector.ts';
 
 /**
@@ -21,7 +21,7 @@ const events: CollectedKind = {
 };
 
 /** The collector of Events older than `EVENT_TTL_MS`, for embedded mode. */
-export function startEventCollector(options: RecordCollectorOptions): Collector {
+export function startEventCollector(options: AuthStoreCollectorOptions): Collector {
   return startCollector(
     { intervalMs: COLLECTION_INTERVAL_MS, firstSweepDelayMs: FIRST_SWEEP_DELAY_MS, ...options },
     {

@@ -15,7 +15,7 @@ import type { RunningServer } from '../../api-server/server.ts';
 import { authorize, Browser, postForm, signIn } from '../support/auth-app.ts';
 import { SIGNING_KEY_SECRET } from '../../core/auth/keys/ephemeral.ts';
 import { s256Challenge } from '../../core/auth/pkce.ts';
-import { Sessions } from '../../core/auth/records/sessions.ts';
+import { Sessions } from '../../core/auth/store/sessions.ts';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { API_VERSION } from '../../core/resources/kind.ts';
@@ -24,7 +24,7 @@ import { oauth2ClientKind } from '../../core/resources/oauth2-client/schema.ts';
 import { secretKind } from '../../core/resources/secret.ts';
 import { sessionKind } from '../../core/resources/session/schema.ts';
 import { userKind } from '../../core/resources/user/schema.ts';
-import { startRecordCollector } from '../../operator/collectors/auth-records.ts';
+import { startAuthStoreCollector } from '../../operator/collectors/auth-store.ts';
 import { freePort } from '../../scripts/free-port.ts';
 import { installRelease, type KubeRelease } from '../support/kube-release.ts';
 import { clusterAs } from '../support/kube-service-account.ts';
@@ -151,7 +151,7 @@ describe('the authorization server on Kubernetes, under the chart RBAC', () => {
     });
     await new Sessions(admin, workNamespace).start('admin', new Date(Date.now() - 3 * 3600_000), 3600);
     const before = (await admin.list(sessionKind, { namespace: workNamespace })).items.length;
-    const collector = startRecordCollector({
+    const collector = startAuthStoreCollector({
       cluster: operator,
       logger: pino({ level: 'silent' }),
       leadership: { isLeader: () => true },

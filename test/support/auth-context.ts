@@ -7,7 +7,7 @@ import type { AuthContext } from '../../core/auth/context.ts';
 import { tokenMacKey } from '../../core/auth/keys/token-key.ts';
 import { resolveSigningKeys } from '../../core/auth/keys/resolve.ts';
 import { hashPassword } from '../../core/auth/password.ts';
-import { AuthorizationRecords } from '../../core/auth/records/authorizations.ts';
+import { AuthorizationStore } from '../../core/auth/store/authorizations.ts';
 import { UserDirectory } from '../../core/auth/users/directory.ts';
 import { openEmbeddedCluster, type EmbeddedCluster } from '../../core/cluster/embedded/index.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
@@ -114,7 +114,7 @@ export async function authContext(): Promise<TestAuth> {
     refreshTokenKey: await tokenMacKey(cluster, NAMESPACE),
     clients: new ClientDirectory(cluster, NAMESPACE),
     users: new UserDirectory(cluster, NAMESPACE),
-    authorizations: new AuthorizationRecords(cluster, NAMESPACE),
+    authorizations: new AuthorizationStore(cluster, NAMESPACE),
     mappingClaim: 'username',
     now: () => new Date(Date.now() + offset),
   };

@@ -11,7 +11,7 @@ import {
   type LoginState,
 } from '../../../core/auth/federation/login/state.ts';
 import { recordSignIn } from '../../../core/auth/federation/mapping.ts';
-import { SESSION_TTL_SECONDS } from '../../../core/auth/records/sessions.ts';
+import { SESSION_TTL_SECONDS } from '../../../core/auth/store/sessions.ts';
 import { accountRefusal } from '../../../core/auth/users/directory.ts';
 import { HttpError } from '../../errors.ts';
 import { basePath } from '../../public-url.ts';

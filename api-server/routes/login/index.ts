@@ -22,7 +22,7 @@ import { retryAfterSeconds } from '../../plugins/app/authentication/authority.ts
 import { clientAddress } from '../../plugins/app/authentication/client-address.ts';
 import { loginFailureMessage } from '../../../core/auth/federation/login/messages.ts';
 import { RelyingParty } from '../../../core/auth/federation/login/relying-party.ts';
-import { SESSION_TTL_SECONDS, sessionIdToken, type SessionRecord } from '../../../core/auth/records/sessions.ts';
+import { SESSION_TTL_SECONDS, sessionIdToken, type StoredSession } from '../../../core/auth/store/sessions.ts';
 import { federationRoutes } from './federation.ts';
 import { loginPage, logoutPage, type ProviderButton } from './pages.ts';
 import { localReturnPath } from './return-to.ts';
@@ -147,7 +147,7 @@ export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
    * `end_session_endpoint` ends there too, with its ID token as hint and `oidc.logout.redirect_url` as where the
    * provider sends the browser afterwards (the provider must know that URL).
    */
-  const endSessionUrl = (cookie: string, session: SessionRecord): string | undefined => {
+  const endSessionUrl = (cookie: string, session: StoredSession): string | undefined => {
     const provider = session.spec.provider ? relyingParty.provider(session.spec.provider) : undefined;
     if (!provider?.enableLogout || !provider.endSessionEndpoint) return undefined;
     const target = new URL(provider.endSessionEndpoint);

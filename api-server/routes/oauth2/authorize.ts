@@ -8,7 +8,7 @@ import {
   type AuthorizationRequest,
   type RawParameters,
 } from '../../../core/auth/grants/authorization-request.ts';
-import { needsConsent } from '../../../core/auth/records/consents.ts';
+import { needsConsent } from '../../../core/auth/store/consents.ts';
 import { redirectWith } from '../../../core/auth/redirect-uri.ts';
 import type { User } from '../../../core/resources/user/schema.ts';
 import { HttpError } from '../../errors.ts';

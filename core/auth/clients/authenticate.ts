@@ -10,7 +10,7 @@ import type { Cluster } from '../../cluster/port.ts';
 import type { OAuth2Client } from '../../resources/oauth2-client/schema.ts';
 import { safeEqual } from '../digest.ts';
 import { OAuthError } from '../errors.ts';
-import { useClientAssertion } from '../records/client-assertions.ts';
+import { useClientAssertion } from '../store/client-assertions.ts';
 import { CLOCK_TOLERANCE_SECONDS } from '../tokens/jwt.ts';
 import type { ClientDirectory } from './directory.ts';
 

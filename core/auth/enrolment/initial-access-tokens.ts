@@ -8,7 +8,7 @@ import type { AuthContext } from '../context.ts';
 import { tokenHash } from '../digest.ts';
 import { endpointUrl } from '../endpoints.ts';
 import { OAuthError } from '../errors.ts';
-import { initialAccessTokenName } from '../records/names.ts';
+import { initialAccessTokenName } from '../store/names.ts';
 import { InvalidJwtError, signJwt, verifyJwt } from '../tokens/jwt.ts';
 
 /**
@@ -20,7 +20,7 @@ import { InvalidJwtError, signJwt, verifyJwt } from '../tokens/jwt.ts';
  */
 export const INITIAL_ACCESS_TOKEN_SCOPE = 'client.create';
 
-export type IatRecord = InitialAccessToken & KubeObject;
+export type StoredInitialAccessToken = InitialAccessToken & KubeObject;
 
 export async function mintInitialAccessToken(
   context: AuthContext,
@@ -38,7 +38,7 @@ export async function mintInitialAccessToken(
     iat: issuedAt,
     exp: issuedAt + input.ttlSeconds,
   });
-  await context.cluster.create<IatRecord>(initialAccessTokenKind, {
+  await context.cluster.create<StoredInitialAccessToken>(initialAccessTokenKind, {
     apiVersion: API_VERSION,
     kind: 'InitialAccessToken',
     metadata: { name: initialAccessTokenName(value), namespace: context.namespace },
@@ -58,7 +58,7 @@ export async function mintInitialAccessToken(
  * unused. Every refusal is `invalid_token` (RFC 6750). Nothing is spent yet, so the registration can be checked
  * before the token is (a device whose metadata is refused may correct it and retry).
  */
-export async function liveInitialAccessToken(context: AuthContext, value: string): Promise<IatRecord> {
+export async function liveInitialAccessToken(context: AuthContext, value: string): Promise<StoredInitialAccessToken> {
   const now = context.now();
   try {
     await verifyJwt(value, context.keys, {
@@ -71,7 +71,7 @@ export async function liveInitialAccessToken(context: AuthContext, value: string
     if (err instanceof InvalidJwtError) throw new OAuthError('invalid_token', `initial access token: ${err.message}`);
     throw err;
   }
-  const record = await context.cluster.get<IatRecord>(
+  const record = await context.cluster.get<StoredInitialAccessToken>(
     initialAccessTokenKind,
     initialAccessTokenName(value),
     context.namespace,
@@ -88,9 +88,9 @@ export async function liveInitialAccessToken(context: AuthContext, value: string
  * Spends an IAT: `consumed` set by compare-and-swap on the version that was found live, so of concurrent
  * registrations exactly one gets past this; the others are refused as a replay.
  */
-export async function spendInitialAccessToken(context: AuthContext, record: IatRecord): Promise<void> {
+export async function spendInitialAccessToken(context: AuthContext, record: StoredInitialAccessToken): Promise<void> {
   try {
-    await context.cluster.update<IatRecord>(initialAccessTokenKind, {
+    await context.cluster.update<StoredInitialAccessToken>(initialAccessTokenKind, {
       ...record,
       spec: { ...record.spec, consumed: true },
     });

@@ -10,10 +10,10 @@ import {
   isTokenOf,
   newAuthorizationName,
   newHandle,
-  recordNameOf,
+  authorizationNameOf,
   revokedCopy,
-  tokenRecord,
-} from '../records/authorizations.ts';
+  storedToken,
+} from '../store/authorizations.ts';
 import { activeUser } from '../users/directory.ts';
 import type { AuthorizationRequest } from './authorization-request.ts';
 import { mintForUser, settingsOf, type TokenResponse } from './token-response.ts';
@@ -41,7 +41,7 @@ export async function issueCode(
       principalName: user.spec.username,
       grantType: 'authorization_code',
       scopes: request.scopes,
-      authorizationCode: tokenRecord(code, context.now(), settings.authorizationCodeTtlSeconds),
+      authorizationCode: storedToken(code, context.now(), settings.authorizationCodeTtlSeconds),
       ...(request.codeChallenge !== undefined ? { codeChallenge: request.codeChallenge } : {}),
       redirectUri: request.redirectUri,
       ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
@@ -60,7 +60,7 @@ export async function exchangeCode(
   params: { code?: string; redirect_uri?: string; code_verifier?: string },
 ): Promise<TokenResponse> {
   const { code } = params;
-  const name = code ? recordNameOf(code) : undefined;
+  const name = code ? authorizationNameOf(code) : undefined;
   if (!code || !name) throw new OAuthError('invalid_grant', 'the authorization code is not valid');
   const settings = settingsOf(client);
   const outcome = await context.authorizations.change<Outcome>(name, async (current) => {

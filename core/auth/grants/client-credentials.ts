@@ -4,7 +4,7 @@ import type { AuthenticationMethod } from '../clients/authenticate.ts';
 import { REGISTRAR_CLIENT_ID } from '../clients/registrar.ts';
 import type { AuthContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
-import { newAuthorizationName } from '../records/authorizations.ts';
+import { newAuthorizationName } from '../store/authorizations.ts';
 import { mintAccessToken } from '../tokens/issue.ts';
 import { settingsOf, type TokenResponse } from './token-response.ts';
 

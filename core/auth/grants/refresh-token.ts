@@ -2,7 +2,7 @@ import type { OAuth2Client } from '../../resources/oauth2-client/schema.ts';
 import type { AuthenticationMethod } from '../clients/authenticate.ts';
 import type { AuthContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
-import { isExpired, isTokenOf, revokedCopy } from '../records/authorizations.ts';
+import { isExpired, isTokenOf, revokedCopy } from '../store/authorizations.ts';
 import { refreshTokenAuthorization } from '../tokens/refresh-token.ts';
 import { activeUser } from '../users/directory.ts';
 import { requestedScopes } from './authorization-request.ts';

@@ -4,7 +4,7 @@ import type { AuthenticationMethod } from '../clients/authenticate.ts';
 import { tokenSettingsOf, type TokenSettings } from '../clients/token-settings.ts';
 import type { AuthContext } from '../context.ts';
 import { OAuthError } from '../errors.ts';
-import type { TokenRecord } from '../records/authorizations.ts';
+import type { StoredToken } from '../store/authorizations.ts';
 import { mintAccessToken, mintIdToken, mintRefreshToken } from '../tokens/issue.ts';
 
 /** The successful token response (RFC 6749 §5.1, OIDC Core §3.1.3.3). */
@@ -38,9 +38,9 @@ export function rotatesRefreshTokens(settings: TokenSettings, method: Authentica
 
 export interface MintedSet {
   response: TokenResponse;
-  accessToken: TokenRecord;
-  refreshToken?: TokenRecord;
-  idToken?: TokenRecord;
+  accessToken: StoredToken;
+  refreshToken?: StoredToken;
+  idToken?: StoredToken;
 }
 
 /** Mints the tokens of one grant for a user: access, refresh (when asked), ID token (with `openid`). */

@@ -2,7 +2,7 @@ import { createHash, randomUUID, type KeyObject } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import type { User } from '../../resources/user/schema.ts';
 import type { SigningKeys } from '../keys/signing-keys.ts';
-import { tokenRecord, type TokenRecord } from '../records/authorizations.ts';
+import { storedToken, type StoredToken } from '../store/authorizations.ts';
 import { signJwt } from './jwt.ts';
 import { newRefreshToken } from './refresh-token.ts';
 
@@ -20,7 +20,7 @@ export interface TokenContext {
 
 export interface Minted {
   value: string;
-  record: TokenRecord;
+  record: StoredToken;
 }
 
 const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
@@ -58,7 +58,7 @@ async function mint(
     iat: epoch(now),
     exp: epoch(now) + ttl,
   });
-  return { value, record: tokenRecord(value, now, ttl) };
+  return { value, record: storedToken(value, now, ttl) };
 }
 
 export function mintAccessToken(context: TokenContext, input: AccessTokenInput): Promise<Minted> {
@@ -84,7 +84,7 @@ export function mintRefreshToken(
   input: Pick<AccessTokenInput, 'authorizationName' | 'now' | 'ttlSeconds'>,
 ): Minted {
   const value = newRefreshToken(refreshTokenKey, input.authorizationName);
-  return { value, record: tokenRecord(value, input.now, input.ttlSeconds) };
+  return { value, record: storedToken(value, input.now, input.ttlSeconds) };
 }
 
 /** OIDC Core §3.1.3.6: the left half of the access token's SHA-256, base64url. */

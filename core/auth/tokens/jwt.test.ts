@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { addClient, addUser, authContext, ISSUER, type TestAuth } from '../../../test/support/auth-context.ts';
 import { authenticateBearer } from '../own-access-tokens.ts';
 import { signingKeys } from '../keys/signing-keys.ts';
-import { AUTHORIZATION_PREFIX } from '../records/names.ts';
+import { AUTHORIZATION_PREFIX } from '../store/names.ts';
 import { API_VERSION } from '../../resources/kind.ts';
 import { userKind, type User } from '../../resources/user/schema.ts';
 import type { KubeObject } from '../../cluster/objects.ts';

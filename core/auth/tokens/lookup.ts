@@ -1,6 +1,6 @@
 import type { JWTPayload } from 'jose';
 import type { AuthContext } from '../context.ts';
-import { isExpired, isTokenOf, type Authorization } from '../records/authorizations.ts';
+import { isExpired, isTokenOf, type Authorization } from '../store/authorizations.ts';
 import { InvalidJwtError, verifyJwt } from './jwt.ts';
 import { refreshTokenAuthorization } from './refresh-token.ts';
 

@@ -1,6 +1,6 @@
 import { createSecretKey, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newAuthorizationName } from '../records/authorizations.ts';
+import { newAuthorizationName } from '../store/authorizations.ts';
 import { newRefreshToken, refreshTokenAuthorization } from './refresh-token.ts';
 
 describe('opaque refresh tokens', () => {

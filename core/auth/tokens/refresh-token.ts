@@ -1,6 +1,6 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import { randomSecret, safeEqual } from '../digest.ts';
-import { isAuthorizationName } from '../records/authorizations.ts';
+import { isAuthorizationName } from '../store/authorizations.ts';
 
 /**
  * Refresh tokens are opaque: `<authorization name>.<secret>.<mac>`, the MAC an HMAC-SHA256 of the first two parts

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Cluster } from '../../cluster/port.ts';
 import { addUser, authContext, NAMESPACE } from '../../../test/support/auth-context.ts';
-import { Sessions } from '../records/sessions.ts';
+import { Sessions } from '../store/sessions.ts';
 import { UserDirectory } from './directory.ts';
 import { adoptPassword, PasswordResetError, resetPassword } from './reset-password.ts';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { dateTime, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 
-const tokenRecord = z
+const storedToken = z
   .object({
     hash: z
       .string()
@@ -20,10 +20,10 @@ export const oauth2AuthorizationSpecSchema = z
     principalName: z.string().min(1).describe('User (or client, for client_credentials) it was granted for.'),
     grantType: z.enum(['authorization_code', 'refresh_token', 'client_credentials']).describe('Grant that created it.'),
     scopes: z.array(z.string()).default([]).describe('Granted scopes.'),
-    authorizationCode: tokenRecord.optional(),
-    accessToken: tokenRecord.optional(),
-    refreshToken: tokenRecord.optional(),
-    idToken: tokenRecord.optional(),
+    authorizationCode: storedToken.optional(),
+    accessToken: storedToken.optional(),
+    refreshToken: storedToken.optional(),
+    idToken: storedToken.optional(),
     codeChallenge: z.string().optional().describe('S256 PKCE challenge of the authorization request.'),
     redirectUri: z.string().optional().describe('Redirect URI of the authorization request.'),
     nonce: z.string().optional().describe('OIDC nonce of the authorization request.'),

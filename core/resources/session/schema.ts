@@ -4,7 +4,7 @@ import { defineKind } from '../kind.ts';
 
 /**
  * A sign-in session of the login page. The cookie value is never stored: the object's name is derived from its
- * SHA-256 (core/auth/records/sessions.ts), so any API server replica finds the session from the cookie.
+ * SHA-256 (core/auth/store/sessions.ts), so any API server replica finds the session from the cookie.
  */
 export const sessionSpecSchema = z
   .object({

@@ -14,9 +14,9 @@ import {
 } from '../../../../core/auth/federation/providers.ts';
 import { tokenMacKey } from '../../../../core/auth/keys/token-key.ts';
 import { resolveSigningKeys } from '../../../../core/auth/keys/resolve.ts';
-import { AuthorizationRecords } from '../../../../core/auth/records/authorizations.ts';
-import { Consents } from '../../../../core/auth/records/consents.ts';
-import { Sessions, type SessionRecord } from '../../../../core/auth/records/sessions.ts';
+import { AuthorizationStore } from '../../../../core/auth/store/authorizations.ts';
+import { Consents } from '../../../../core/auth/store/consents.ts';
+import { Sessions, type StoredSession } from '../../../../core/auth/store/sessions.ts';
 import { readSystemSettings, type SystemSettings } from '../../../../core/auth/system-settings.ts';
 import { activeUser, UserDirectory } from '../../../../core/auth/users/directory.ts';
 import type { Cluster } from '../../../../core/cluster/port.ts';
@@ -36,7 +36,7 @@ export interface AuthServices {
   consents: Consents;
   systemSettings(): Promise<SystemSettings>;
   /** The signed-in session of a browser request and its user, when both are valid. */
-  session(request: FastifyRequest): Promise<{ cookie: string; session: SessionRecord; user: User } | undefined>;
+  session(request: FastifyRequest): Promise<{ cookie: string; session: StoredSession; user: User } | undefined>;
   /** Whether this request reaches the instance over HTTPS (cookies are Secure then). */
   secure(request: FastifyRequest): boolean;
 }
@@ -231,7 +231,7 @@ async function authorizationServer(
     refreshTokenKey: await tokenMacKey(cluster, namespace),
     clients: new ClientDirectory(reads, namespace),
     users,
-    authorizations: new AuthorizationRecords(cluster, namespace, reads),
+    authorizations: new AuthorizationStore(cluster, namespace, reads),
     mappingClaim: internal.mappingClaim,
     now: () => new Date(),
     directoriesStamp,

@@ -1,7 +1,7 @@
 import type { AuthContext } from '../../context.ts';
 import { randomSecret, safeEqual } from '../../digest.ts';
 import { s256Challenge } from '../../pkce.ts';
-import { useClientAssertion } from '../../records/client-assertions.ts';
+import { useClientAssertion } from '../../store/client-assertions.ts';
 import { InvalidJwtError, signJwt, verifyJwt } from '../../tokens/jwt.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { COLLECTED_KINDS } from '../../core/auth/records/expiry.ts';
+import { COLLECTED_KINDS } from '../../core/auth/store/expiry.ts';
 import { removalCounter, startCollector, type Collector, type CollectorOptions } from './collector.ts';
 
 /** The collector of the authorization server's expired records (authorizations, sessions, used client assertions,
@@ -8,10 +8,10 @@ export const COLLECTION_INTERVAL_MS = 5 * 60_000;
 /** The first sweep waits a little, so that it does not add to the work of starting. */
 export const FIRST_SWEEP_DELAY_MS = 30_000;
 
-export type RecordCollectorOptions = Omit<CollectorOptions, 'intervalMs' | 'firstSweepDelayMs'> &
+export type AuthStoreCollectorOptions = Omit<CollectorOptions, 'intervalMs' | 'firstSweepDelayMs'> &
   Partial<Pick<CollectorOptions, 'intervalMs' | 'firstSweepDelayMs'>> & { registry: Registry };
 
-export function startRecordCollector(options: RecordCollectorOptions): Collector {
+export function startAuthStoreCollector(options: AuthStoreCollectorOptions): Collector {
   return startCollector(
     { intervalMs: COLLECTION_INTERVAL_MS, firstSweepDelayMs: FIRST_SWEEP_DELAY_MS, ...options },
     {

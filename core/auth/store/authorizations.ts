@@ -13,7 +13,7 @@ import { AUTHORIZATION_PREFIX } from './names.ts';
  * refresh token is used once however many replicas see it at the same moment.
  */
 export type Authorization = OAuth2Authorization & KubeObject;
-export type TokenRecord = NonNullable<OAuth2Authorization['spec']['accessToken']>;
+export type StoredToken = NonNullable<OAuth2Authorization['spec']['accessToken']>;
 export type RevocationReason = NonNullable<OAuth2Authorization['spec']['revocation']>['reason'];
 
 const TOKEN_FIELDS = ['authorizationCode', 'accessToken', 'refreshToken', 'idToken'] as const;
@@ -32,13 +32,13 @@ export function isAuthorizationName(name: string): boolean {
   return name.startsWith(AUTHORIZATION_PREFIX) && /^[a-z0-9-]{1,100}$/.test(name);
 }
 
-export function recordNameOf(handle: string): string | undefined {
+export function authorizationNameOf(handle: string): string | undefined {
   const dot = handle.lastIndexOf('.');
   const name = dot > 0 ? handle.slice(0, dot) : '';
   return isAuthorizationName(name) ? name : undefined;
 }
 
-export function tokenRecord(value: string, issuedAt: Date, ttlSeconds: number): TokenRecord {
+export function storedToken(value: string, issuedAt: Date, ttlSeconds: number): StoredToken {
   return {
     hash: tokenHash(value),
     issuedAt: issuedAt.toISOString(),
@@ -48,15 +48,15 @@ export function tokenRecord(value: string, issuedAt: Date, ttlSeconds: number): 
 }
 
 /** Whether `value` is the token a record describes (by hash, in constant time). */
-export function isTokenOf(record: TokenRecord | undefined, value: string): boolean {
+export function isTokenOf(record: StoredToken | undefined, value: string): boolean {
   return record !== undefined && safeEqual(tokenHash(value), record.hash);
 }
 
-export function isExpired(record: TokenRecord, now: Date): boolean {
+export function isExpired(record: StoredToken, now: Date): boolean {
   return new Date(record.expiresAt) <= now;
 }
 
-/** When the last token of the authorization expires: after it the record can go (core/auth/records/expiry.ts). */
+/** When the last token of the authorization expires: after it the record can go (core/auth/store/expiry.ts). */
 export function authorizationExpiry(authorization: OAuth2Authorization): Date | undefined {
   const times = TOKEN_FIELDS.flatMap((field) => {
     const record = authorization.spec[field];
@@ -82,7 +82,7 @@ export interface Step<T> {
 /** How often a change is tried again after losing a compare-and-swap before it gives up. */
 const MAX_ATTEMPTS = 50;
 
-export class AuthorizationRecords {
+export class AuthorizationStore {
   readonly #cluster: Cluster;
   readonly #namespace: string;
   readonly #reads: Cluster;

@@ -12,7 +12,7 @@ import { consentName } from './names.ts';
  * OAuth2AuthorizationConsent records: the scopes a user granted a client, one record per client and user (a
  * deterministic name), so a later request within them skips the consent screen.
  */
-type ConsentRecord = OAuth2AuthorizationConsent & KubeObject;
+type StoredConsent = OAuth2AuthorizationConsent & KubeObject;
 
 /** `openid` alone needs no consent: it only says who signed in (as Spring Authorization Server decides). */
 export function needsConsent(requested: readonly string[], consented: readonly string[]): boolean {
@@ -29,7 +29,7 @@ export class Consents {
   }
 
   async scopes(clientId: string, principalName: string): Promise<string[]> {
-    const record = await this.#cluster.get<ConsentRecord>(
+    const record = await this.#cluster.get<StoredConsent>(
       oauth2AuthorizationConsentKind,
       consentName(clientId, principalName),
       this.#namespace,
@@ -41,12 +41,12 @@ export class Consents {
   async grant(clientId: string, principalName: string, scopes: readonly string[]): Promise<void> {
     const name = consentName(clientId, principalName);
     for (;;) {
-      const current = await this.#cluster.get<ConsentRecord>(oauth2AuthorizationConsentKind, name, this.#namespace);
+      const current = await this.#cluster.get<StoredConsent>(oauth2AuthorizationConsentKind, name, this.#namespace);
       const merged = [...new Set([...(current?.spec.scopes ?? []), ...scopes])].sort();
       if (merged.length === 0) return;
       try {
         if (!current) {
-          await this.#cluster.create<ConsentRecord>(oauth2AuthorizationConsentKind, {
+          await this.#cluster.create<StoredConsent>(oauth2AuthorizationConsentKind, {
             apiVersion: API_VERSION,
             kind: 'OAuth2AuthorizationConsent',
             metadata: { name, namespace: this.#namespace },

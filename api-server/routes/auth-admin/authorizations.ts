@@ -1,12 +1,8 @@
 import { SUPERUSER } from '../../plugins/app/authentication/authority.ts';
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  isAuthorizationName,
-  type Authorization,
-  type TokenRecord,
-} from '../../../core/auth/records/authorizations.ts';
-import { isConsentName } from '../../../core/auth/records/names.ts';
+import { isAuthorizationName, type Authorization, type StoredToken } from '../../../core/auth/store/authorizations.ts';
+import { isConsentName } from '../../../core/auth/store/names.ts';
 import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
 import { creationTimestamp } from '../../../core/cluster/objects.ts';
 import {
@@ -28,13 +24,8 @@ import { authorizationMembers, authorizationSchema, consentMembers, consentSchem
 
 type Consent = OAuth2AuthorizationConsent & KubeObject;
 
-/**
- * An authorization as an administrator sees it: who, which client, which grant and scopes, and per token when it
- * was issued, when it expires and whether it is spent. Never a token value or hash, nor the PKCE challenge or
- * nonce: the records API lists the store's state, not what would let a reader present a token.
- */
 /** A token's members, named as DHIS2 names them (`accessTokenIssuedAt`, ...): its times and state only. */
-function tokenMembers(prefix: string, token: TokenRecord | undefined): Record<string, string | boolean> {
+function tokenMembers(prefix: string, token: StoredToken | undefined): Record<string, string | boolean> {
   return token
     ? {
         [`${prefix}IssuedAt`]: token.issuedAt,
@@ -47,7 +38,7 @@ function tokenMembers(prefix: string, token: TokenRecord | undefined): Record<st
 /**
  * An authorization as an administrator sees it: who, which client, which grant and scopes, and per token when it
  * was issued, when it expires and whether it is spent. Never a token value or hash, nor the PKCE challenge or
- * nonce: the records API shows the store's state, nothing that would help a reader present a token.
+ * nonce: this API shows the authorization store's state, nothing that would help a reader present a token.
  */
 export function authorizationView(record: Authorization): Record<string, unknown> {
   const { spec } = record;
@@ -100,7 +91,7 @@ interface Area<R extends KubeObject & { spec: { clientId: string; principalName:
 
 const tags = ['Authorization server administration'];
 
-function recordArea<R extends KubeObject & { spec: { clientId: string; principalName: string } }>(
+function storedKindArea<R extends KubeObject & { spec: { clientId: string; principalName: string } }>(
   app: Parameters<FastifyPluginAsyncZod>[0],
   area: Area<R>,
 ) {
@@ -183,11 +174,11 @@ function recordArea<R extends KubeObject & { spec: { clientId: string; principal
 }
 
 /**
- * The authorization server's records, read-only and for the superuser (spec 2): `/api/oAuth2Authorizations` and
+ * The authorization server's stored authorizations and consents, read-only and for the superuser (spec 2): `/api/oAuth2Authorizations` and
  * `/api/oAuth2AuthorizationConsents`, DHIS2-style lists with a pager and `fields=`.
  */
-export const authorizationRecordRoutes: FastifyPluginAsyncZod = async (app) => {
-  recordArea<Authorization>(app, {
+export const authorizationAdminRoutes: FastifyPluginAsyncZod = async (app) => {
+  storedKindArea<Authorization>(app, {
     path: '/api/oAuth2Authorizations',
     collection: 'oAuth2Authorizations',
     kind: oauth2AuthorizationKind,
@@ -197,7 +188,7 @@ export const authorizationRecordRoutes: FastifyPluginAsyncZod = async (app) => {
     members: Object.keys(authorizationMembers),
     schema: authorizationSchema,
   });
-  recordArea<Consent>(app, {
+  storedKindArea<Consent>(app, {
     path: '/api/oAuth2AuthorizationConsents',
     collection: 'oAuth2AuthorizationConsents',
     kind: oauth2AuthorizationConsentKind,

@@ -13,7 +13,7 @@ import { sessionName } from './names.ts';
  */
 export const SESSION_TTL_SECONDS = 12 * 3600;
 
-export type SessionRecord = Session & KubeObject;
+export type StoredSession = Session & KubeObject;
 
 export class Sessions {
   readonly #cluster: Cluster;
@@ -34,9 +34,9 @@ export class Sessions {
     now: Date,
     ttlSeconds = SESSION_TTL_SECONDS,
     external?: { provider: string; idToken: string },
-  ): Promise<{ cookie: string; session: SessionRecord }> {
+  ): Promise<{ cookie: string; session: StoredSession }> {
     const cookie = randomSecret();
-    const session = await this.#cluster.create<SessionRecord>(sessionKind, {
+    const session = await this.#cluster.create<StoredSession>(sessionKind, {
       apiVersion: API_VERSION,
       kind: 'Session',
       metadata: { name: sessionName(cookie), namespace: this.#namespace },
@@ -51,9 +51,9 @@ export class Sessions {
   }
 
   /** The live session a cookie names; undefined for an unknown, expired or malformed cookie. */
-  async find(cookie: string | undefined, now: Date): Promise<SessionRecord | undefined> {
+  async find(cookie: string | undefined, now: Date): Promise<StoredSession | undefined> {
     if (!cookie || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) return undefined;
-    const session = await this.#cluster.get<SessionRecord>(sessionKind, sessionName(cookie), this.#namespace);
+    const session = await this.#cluster.get<StoredSession>(sessionKind, sessionName(cookie), this.#namespace);
     return session && new Date(session.spec.expiresAt) > now ? session : undefined;
   }
 
@@ -67,7 +67,7 @@ export class Sessions {
 }
 
 /** The provider's ID token of a session started through an external provider, unsealed with its cookie. */
-export function sessionIdToken(cookie: string, session: SessionRecord): string | undefined {
+export function sessionIdToken(cookie: string, session: StoredSession): string | undefined {
   const sealed = session.spec.idTokenSealed;
   if (!sealed) return undefined;
   const bytes = Buffer.from(sealed, 'base64url');

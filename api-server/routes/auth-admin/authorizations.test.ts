@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../../core/auth/pkce.ts';
-import type { Authorization } from '../../../core/auth/records/authorizations.ts';
+import type { Authorization } from '../../../core/auth/store/authorizations.ts';
 import { oauth2AuthorizationKind } from '../../../core/resources/oauth2-authorization/schema.ts';
 import { authorize, Browser, postForm, startAuthApp, type AuthApp } from '../../../test/support/auth-app.ts';
 
