@@ -1,213 +1,118 @@
 import { STATUS_CODES } from 'node:http';
+import { OAUTH_ERROR_STATUS } from '../core/auth/errors.ts';
+import { PROCESSING_ERROR_STATUS, type ProcessingErrorCode } from '../core/processing/errors.ts';
 
 /**
- * The one catalogue of API error codes. Each code has one HTTP status and one envelope; `errorBody` is the only
- * place that shapes an error response, so a code answers the same everywhere. `docs/errors.md` lists every code
- * (a test keeps the two in step).
+ * The one catalogue of the codes an API answer carries. Each code has one HTTP status and one envelope and is
+ * defined once: the API's own codes here, the processing engine's in `core/processing/errors.ts`, OAuth 2.0's in
+ * `core/auth/errors.ts`, and this catalogue takes those two over with their envelope. `errorBody` is the only place
+ * that shapes an error response, so a code answers the same everywhere. `docs/errors.md` describes every code
+ * (tests keep the two in step).
  */
 export type Envelope = 'native' | 'validation' | 'read-only' | 'openeo' | 'oauth2' | 'web-message';
 
-export const errorCatalogue = {
-  NotFound: { status: 404, envelope: 'native', description: 'The path or the object it names does not exist.' },
-  MethodNotAllowed: { status: 405, envelope: 'native', description: 'The path exists but not with this method.' },
-  ValidationFailed: {
-    status: 422,
-    envelope: 'validation',
-    description: 'A path parameter, query parameter or body failed validation; `detail` lists each failure.',
-  },
-  BadRequest: { status: 400, envelope: 'native', description: 'The request is well-formed but cannot be done.' },
-  Conflict: {
-    status: 409,
-    envelope: 'native',
-    description: 'The request conflicts with the stored state (a concurrent change, an existing object, a reused key).',
-  },
-  RangeNotSatisfiable: {
-    status: 416,
-    envelope: 'native',
-    description: 'The Range header asks for bytes past the end of the file.',
-  },
-  PayloadTooLarge: { status: 413, envelope: 'native', description: 'The body exceeds the size limit.' },
-  RequestTimeout: {
-    status: 408,
-    envelope: 'native',
-    description: 'The request line, headers or body did not arrive within the configured time.',
-  },
-  UriTooLong: { status: 414, envelope: 'native', description: 'A path parameter is longer than 100 characters.' },
-  HeadersTooLarge: {
-    status: 431,
-    envelope: 'native',
-    description: 'The request headers exceed the size limit.',
-  },
-  UnsupportedMediaType: {
-    status: 415,
-    envelope: 'native',
-    description: 'The body has a media type the route does not accept.',
-  },
-  ReadOnly: {
-    status: 403,
-    envelope: 'read-only',
-    description: 'The instance is read-only: every write is refused except `POST /result` and signing in.',
-  },
-  RefreshFailed: {
-    status: 502,
-    envelope: 'native',
-    description:
-      'A synchronous feature refresh failed upstream (no answer, an error, data that cannot be stored); the previous collection stays served.',
-  },
-  ServiceUnavailable: {
-    status: 503,
-    envelope: 'native',
-    description:
-      'A dependency (resource store, cluster API) is unavailable, or the server is shutting down; retry later.',
-  },
-  CollectionNotFound: {
-    status: 404,
-    envelope: 'openeo',
-    description: 'openEO `/collections/{collection_id}`: no published collection has this id.',
-  },
-  JobNotFound: {
-    status: 404,
-    envelope: 'openeo',
-    description: 'openEO `/jobs/{job_id}`: no batch job has this id.',
-  },
-  JobLocked: {
-    status: 400,
-    envelope: 'openeo',
-    description: 'openEO: a queued or running batch job cannot be changed or deleted; cancel it first.',
-  },
-  JobNotFinished: {
-    status: 400,
-    envelope: 'openeo',
-    description: 'openEO `/jobs/{job_id}/results`: the job has not finished (created, queued, running or canceled).',
-  },
-  FileNotFound: {
-    status: 404,
-    envelope: 'openeo',
-    description: 'openEO `/jobs/{job_id}/results/{filename}`: the finished job has no result file of this name.',
-  },
-  ProcessNotFound: {
-    status: 404,
-    envelope: 'openeo',
-    description: 'openEO `/processes/{process_id}`: this backend implements no process with this id.',
-  },
-  PaginationInvalid: {
-    status: 400,
-    envelope: 'openeo',
-    description: 'openEO `/collections`, `/jobs`, `/process_graphs`: `limit` or the continuation `token` is invalid.',
-  },
-  AuthenticationRequired: {
-    status: 401,
-    envelope: 'openeo',
-    description:
-      "openEO routes: what `Unauthorized` is elsewhere (no or wrong credentials for a route that needs a signed-in user), in openEO's code; with its `WWW-Authenticate` challenge.",
-  },
-  PermissionsInsufficient: {
-    status: 403,
-    envelope: 'openeo',
-    description:
-      "openEO routes: what `Forbidden` is elsewhere (the signed-in user lacks the authority the route needs), in openEO's code.",
-  },
-  Unauthorized: {
-    status: 401,
-    envelope: 'native',
-    description:
-      'Credentials were sent but are wrong (HTTP basic), or none were sent to a route that needs a signed-in user; the response carries a `WWW-Authenticate` challenge.',
-  },
-  Forbidden: {
-    status: 403,
-    envelope: 'native',
-    description:
-      'The request is refused: the signed-in user lacks the authority the route needs, or a form came without its CSRF token.',
-  },
-  TooManyRequests: {
-    status: 429,
-    envelope: 'native',
-    description:
-      'Too many failed password sign-ins for this account or from this address (HTTP basic); `Retry-After` says when to try again.',
-  },
-  SignInThrottled: {
-    status: 429,
-    envelope: 'openeo',
-    description: "openEO routes: what `TooManyRequests` is elsewhere, in openEO's envelope; with its `Retry-After`.",
-  },
-  invalid_request: {
-    status: 400,
-    envelope: 'oauth2',
-    description:
-      'OAuth2: a parameter is missing, repeated or malformed, or the client used two authentication methods.',
-  },
-  invalid_client: {
-    status: 401,
-    envelope: 'oauth2',
-    description:
-      'OAuth2: client authentication failed (unknown client, a client that breaks the client rules, wrong secret, bad or replayed assertion).',
-  },
-  invalid_grant: {
-    status: 400,
-    envelope: 'oauth2',
-    description:
-      'OAuth2: the code or refresh token is invalid, expired, used or revoked, or the PKCE verifier does not match.',
-  },
-  unauthorized_client: {
-    status: 400,
-    envelope: 'oauth2',
-    description: 'OAuth2: the client may not use this grant type.',
-  },
-  unsupported_grant_type: { status: 400, envelope: 'oauth2', description: 'OAuth2: the grant type is not supported.' },
-  invalid_scope: { status: 400, envelope: 'oauth2', description: 'OAuth2: a scope is unknown or not allowed.' },
-  invalid_token: {
-    status: 401,
-    envelope: 'oauth2',
-    description:
-      'A bearer token is invalid, expired or revoked; the response carries a `WWW-Authenticate: Bearer` challenge.',
-  },
-  insufficient_scope: {
-    status: 403,
-    envelope: 'oauth2',
-    description: 'The bearer token lacks a scope the endpoint needs (`openid` for userinfo).',
-  },
-  invalid_redirect_uri: {
-    status: 400,
-    envelope: 'oauth2',
-    description: 'RFC 7591: a redirect URI of a registration is malformed or not on the device enrolment allow-list.',
-  },
-  invalid_client_metadata: {
-    status: 400,
-    envelope: 'oauth2',
-    description:
-      'RFC 7591: the registration metadata is refused (no inline `jwks`, a `jwks_uri`, another authentication method or grant type, a private or weak key).',
-  },
-  E4000: {
-    status: 409,
-    envelope: 'web-message',
-    description: 'An OAuth2 client failed validation (spec 2); `response.errorReports` lists each failure.',
-  },
-  InvalidSystemSetting: {
-    status: 409,
-    envelope: 'web-message',
-    description:
-      'A system setting written through `/api/systemSettings` is unknown or its value breaks its rule; `response.errorReports` lists each problem, nothing is changed.',
-  },
-  PatchRefused: {
-    status: 409,
-    envelope: 'web-message',
-    description:
-      'A JSON Patch of a Program or TrackedEntityType that is malformed or does more than replace, add or test `/enableChangeLog` with a boolean; `response.errorReports` lists each problem, nothing is changed.',
-  },
-  PatchTestFailed: {
-    status: 409,
-    envelope: 'web-message',
-    description:
-      'A `test` operation of a JSON Patch of a Program or TrackedEntityType did not match the stored value; nothing is changed.',
-  },
-  InternalError: {
-    status: 500,
-    envelope: 'native',
-    description: 'An unexpected failure; details are in the server log under the request id, never in the body.',
-  },
-} as const satisfies Record<string, { status: number; envelope: Envelope; description: string }>;
+interface CatalogueEntry {
+  status: number;
+  envelope: Envelope;
+}
 
-export type ErrorCode = keyof typeof errorCatalogue;
+/** A code of the native envelope that the openEO routes answer with an openEO code instead, so clients show it. */
+interface NativeEntry extends CatalogueEntry {
+  openEo?: OpenEoRouteCode;
+}
+
+/** The API's own native codes; `docs/errors.md`, "API errors", says when each is answered. */
+const nativeCodes = {
+  NotFound: { status: 404, envelope: 'native' },
+  MethodNotAllowed: { status: 405, envelope: 'native' },
+  ValidationFailed: { status: 422, envelope: 'validation' },
+  BadRequest: { status: 400, envelope: 'native' },
+  Conflict: { status: 409, envelope: 'native' },
+  RangeNotSatisfiable: { status: 416, envelope: 'native' },
+  PayloadTooLarge: { status: 413, envelope: 'native' },
+  RequestTimeout: { status: 408, envelope: 'native' },
+  UriTooLong: { status: 414, envelope: 'native' },
+  HeadersTooLarge: { status: 431, envelope: 'native' },
+  UnsupportedMediaType: { status: 415, envelope: 'native' },
+  ReadOnly: { status: 403, envelope: 'read-only' },
+  RefreshFailed: { status: 502, envelope: 'native' },
+  ServiceUnavailable: { status: 503, envelope: 'native' },
+  Unauthorized: { status: 401, envelope: 'native', openEo: 'AuthenticationRequired' },
+  Forbidden: { status: 403, envelope: 'native', openEo: 'PermissionsInsufficient' },
+  TooManyRequests: { status: 429, envelope: 'native', openEo: 'SignInThrottled' },
+  InternalError: { status: 500, envelope: 'native' },
+} as const satisfies Record<string, NativeEntry>;
+
+/**
+ * openEO API codes (errors.json) that the openEO routes answer themselves, beside the engine's; `SignInThrottled`
+ * is Stratus's own, as openEO's catalogue has no code for a throttle.
+ */
+const openEoRouteCodes = {
+  JobNotFound: { status: 404, envelope: 'openeo' },
+  JobLocked: { status: 400, envelope: 'openeo' },
+  JobNotFinished: { status: 400, envelope: 'openeo' },
+  FileNotFound: { status: 404, envelope: 'openeo' },
+  ProcessNotFound: { status: 404, envelope: 'openeo' },
+  PaginationInvalid: { status: 400, envelope: 'openeo' },
+  AuthenticationRequired: { status: 401, envelope: 'openeo' },
+  PermissionsInsufficient: { status: 403, envelope: 'openeo' },
+  SignInThrottled: { status: 429, envelope: 'openeo' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+type OpenEoRouteCode = keyof typeof openEoRouteCodes;
+
+/** The platform's WebMessage codes (DESIGN.md §5) of the administration APIs. */
+const webMessageCodes = {
+  E4000: { status: 409, envelope: 'web-message' },
+  InvalidSystemSetting: { status: 409, envelope: 'web-message' },
+  PatchRefused: { status: 409, envelope: 'web-message' },
+  PatchTestFailed: { status: 409, envelope: 'web-message' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+/** Codes whose status is defined elsewhere, answered in one envelope. */
+function inEnvelope<C extends string>(
+  statuses: Readonly<Record<C, number>>,
+  envelope: Envelope,
+): Record<C, CatalogueEntry> {
+  return Object.fromEntries(Object.entries(statuses).map(([code, status]) => [code, { status, envelope }])) as Record<
+    C,
+    CatalogueEntry
+  >;
+}
+
+/**
+ * Every part of the catalogue by where its codes are defined; a test checks that no code is in two parts and that
+ * `docs/errors.md` lists each with its status.
+ */
+export const catalogueParts = {
+  native: nativeCodes,
+  'openEO routes': openEoRouteCodes,
+  'processing engine': inEnvelope(PROCESSING_ERROR_STATUS, 'openeo'),
+  OAuth2: inEnvelope(OAUTH_ERROR_STATUS, 'oauth2'),
+  WebMessage: webMessageCodes,
+};
+
+/** The API server's own codes, which `docs/errors.md` lists under "API errors". */
+export const errorCatalogue = {
+  ...catalogueParts.native,
+  ...catalogueParts['openEO routes'],
+  ...catalogueParts.OAuth2,
+  ...catalogueParts.WebMessage,
+};
+
+/** Every code an error answer carries: the API server's own and the processing engine's. */
+export type ErrorCode = keyof typeof errorCatalogue | ProcessingErrorCode;
+
+function entryOf(code: ErrorCode): NativeEntry {
+  return code in errorCatalogue
+    ? errorCatalogue[code as keyof typeof errorCatalogue]
+    : catalogueParts['processing engine'][code as ProcessingErrorCode];
+}
+
+/** The code `code` answers with on an openEO route: a refusal of credentials in openEO's code, so clients show it. */
+export function onOpenEoRoute(code: ErrorCode): ErrorCode {
+  return entryOf(code).openEo ?? code;
+}
 
 export interface ValidationItem {
   loc: (string | number)[];
@@ -240,7 +145,7 @@ export class HttpError extends Error {
     super(message);
     this.name = 'HttpError';
     this.code = code;
-    this.status = errorCatalogue[code].status;
+    this.status = entryOf(code).status;
     this.items = items;
     this.headers = extras.headers ?? {};
     this.errorReports = extras.errorReports;
@@ -248,7 +153,7 @@ export class HttpError extends Error {
 }
 
 export function errorBody(error: HttpError): Record<string, unknown> {
-  const envelope: Envelope = errorCatalogue[error.code].envelope;
+  const envelope: Envelope = entryOf(error.code).envelope;
   switch (envelope) {
     case 'validation':
       return { detail: error.items };

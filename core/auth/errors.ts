@@ -1,16 +1,22 @@
 /**
- * OAuth 2.0 errors (RFC 6749 §5.2, RFC 6750 §3.1, RFC 7009, RFC 7662) as the authorization server's logic raises
- * them; the HTTP layer answers each through the error catalogue with its status and RFC 6749 body.
+ * OAuth 2.0 errors (RFC 6749 §5.2, RFC 6750 §3.1, RFC 7009, RFC 7662, RFC 7591 §3.2.2) as the authorization server's
+ * logic raises them, each with the HTTP status of its answer. The API server's error catalogue takes these codes
+ * from here and answers each with RFC 6749's body.
  */
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'invalid_scope'
-  | 'invalid_token'
-  | 'insufficient_scope';
+export const OAUTH_ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  invalid_scope: 400,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
+} as const;
+
+export type OAuthErrorCode = keyof typeof OAUTH_ERROR_STATUS;
 
 export class OAuthError extends Error {
   readonly code: OAuthErrorCode;
@@ -26,20 +32,7 @@ export class OAuthError extends Error {
  * rather than answered. `invalid_grant` is among them because spec 2 names it for a request without an S256
  * `code_challenge`.
  */
-export type AuthorizeErrorCode =
-  | 'invalid_request'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'access_denied'
-  | 'unsupported_response_type'
-  | 'invalid_scope'
-  | 'server_error'
-  | 'login_required'
-  | 'consent_required'
-  | 'request_not_supported'
-  | 'request_uri_not_supported';
-
-export const AUTHORIZE_ERROR_CODES: readonly AuthorizeErrorCode[] = [
+export const AUTHORIZE_ERROR_CODES = [
   'invalid_request',
   'invalid_grant',
   'unauthorized_client',
@@ -51,4 +44,6 @@ export const AUTHORIZE_ERROR_CODES: readonly AuthorizeErrorCode[] = [
   'consent_required',
   'request_not_supported',
   'request_uri_not_supported',
-];
+] as const;
+
+export type AuthorizeErrorCode = (typeof AUTHORIZE_ERROR_CODES)[number];

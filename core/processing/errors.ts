@@ -2,8 +2,9 @@
  * The one error of the processing engine. Every refusal of a graph or of a value carries a `code` from one union:
  * openEO's API codes (`../shared/openeo-api/errors.json`, with their HTTP status), the exceptions the official
  * process descriptions name (`exceptions` of each process, all client errors), and the few limits of Stratus's
- * own. The message names the node whose evaluation failed, so a client can find it in its graph. A route answers
- * `{id, code, message, links}` with `status`; `docs/errors.md` lists every code (a test keeps the two in step).
+ * own. The message names the node whose evaluation failed, so a client can find it in its graph. The API server's
+ * error catalogue (`api-server/errors.ts`) takes these codes from here and answers each in openEO's envelope;
+ * `docs/errors.md` lists every code (a test keeps the two in step).
  */
 
 /** openEO API error codes the engine raises, with the HTTP status errors.json gives them. */
@@ -19,7 +20,6 @@ export const API_CODES = {
   ProcessGraphNotFound: 404,
   PredefinedProcessExists: 400,
   CollectionNotFound: 404,
-  RequestTimeout: 408,
   FeatureUnsupported: 501,
 } as const;
 
@@ -100,11 +100,6 @@ export class ProcessingError extends Error {
     if (this.node !== undefined) return this;
     const located = new ProcessingError(this.code, this.message, { node, cause: this.cause });
     return located;
-  }
-
-  /** openEO's error body. */
-  toJSON(): { id: string; code: string; message: string; links: never[] } {
-    return { id: this.code, code: this.code, message: this.message, links: [] };
   }
 }
 

@@ -1,8 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ClientAuthenticationError } from '../../../core/auth/clients/authenticate.ts';
+import { OAuthError } from '../../../core/auth/errors.ts';
 import { isApiError } from '../../../core/cluster/errors.ts';
-import { errorBody, HttpError, type ErrorCode, type ValidationItem } from '../../errors.ts';
+import { isProcessingError } from '../../../core/processing/errors.ts';
+import { errorBody, HttpError, onOpenEoRoute, type ErrorCode, type ValidationItem } from '../../errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -20,13 +23,6 @@ export function markOpenEoRoutes(app: FastifyInstance): void {
     route.config = { ...route.config, openeo: true };
   });
 }
-
-/** Stratus's refusals of credentials, in openEO's codes (openEO API errors.json; it has none for a throttle). */
-const OPENEO_CODES: Partial<Record<ErrorCode, ErrorCode>> = {
-  Unauthorized: 'AuthenticationRequired',
-  Forbidden: 'PermissionsInsufficient',
-  TooManyRequests: 'SignInThrottled',
-};
 
 const locationOf: Record<string, string> = { params: 'path', querystring: 'query', body: 'body', headers: 'header' };
 
@@ -57,6 +53,13 @@ function fromFastify(error: FastifyError): HttpError | undefined {
   };
   const code = error.statusCode ? byStatus[error.statusCode] : undefined;
   return code ? new HttpError(code, error.message) : undefined;
+}
+
+/** An OAuth error of the logic; invalid_client from client authentication with the challenge its 401 needs. */
+function fromOAuth(error: OAuthError): HttpError {
+  const headers: Record<string, string> =
+    error instanceof ClientAuthenticationError ? { 'www-authenticate': 'Basic realm="oauth2"' } : {};
+  return new HttpError(error.code, error.message, [], { headers });
 }
 
 function sendError(reply: FastifyReply, http: HttpError) {
@@ -96,12 +99,18 @@ function routePattern(url: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
-/** The single error handler: every failure leaves through the catalogue, and 5xx internals stay in the log. */
+/**
+ * The single error handler, for every envelope: the API's own errors, the processing engine's (openEO's envelope),
+ * OAuth 2.0's, the resource store's and fastify's all leave through the catalogue; on an openEO route a refusal of
+ * credentials takes openEO's code. 5xx internals stay in the log.
+ */
 export const errorsPlugin = fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       let http: HttpError;
       if (error instanceof HttpError) http = error;
+      else if (isProcessingError(error)) http = new HttpError(error.code, error.message);
+      else if (error instanceof OAuthError) http = fromOAuth(error);
       else if (hasZodFastifySchemaValidationErrors(error)) {
         http = new HttpError('ValidationFailed', 'validation failed', validationItems(error));
       } else if (isApiError(error)) {
@@ -122,8 +131,8 @@ export const errorsPlugin = fp(
         http = fromFastify(error) ?? new HttpError('InternalError', 'Internal Server Error');
         if (http.code === 'InternalError') request.log.error({ err: error }, 'unhandled error');
       }
-      const openEoCode = request.routeOptions.config?.openeo ? OPENEO_CODES[http.code] : undefined;
-      if (openEoCode) http = new HttpError(openEoCode, http.message, [], { headers: http.headers });
+      const openEoCode = request.routeOptions.config?.openeo ? onOpenEoRoute(http.code) : http.code;
+      if (openEoCode !== http.code) http = new HttpError(openEoCode, http.message, [], { headers: http.headers });
       return sendError(reply, http);
     });
     // Every route's methods by path pattern, to tell a path that exists with other methods (405) from none (404).

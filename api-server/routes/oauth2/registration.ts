@@ -15,7 +15,7 @@ import { requireAuthority } from '../../plugins/app/authentication/authority.ts'
 import { bearerError, type AuthServices } from '../../plugins/app/authentication/index.ts';
 import { basePath } from '../../public-url.ts';
 import { commonErrorResponses, errorDetailSchema } from '../../schemas.ts';
-import { noStore } from './respond.ts';
+import { noStore } from './no-store.ts';
 import { clientRegistrationSchema, oauthErrorSchema } from './schemas.ts';
 
 export const ENROLMENT_PATH = '/api/auth/enrollDevice';

@@ -15,7 +15,7 @@ import { introspect } from '../../../core/auth/grants/introspection.ts';
 import { refresh } from '../../../core/auth/grants/refresh-token.ts';
 import { revoke } from '../../../core/auth/grants/revocation.ts';
 import type { AuthServices } from '../../plugins/app/authentication/index.ts';
-import { asHttpError, noStore } from './respond.ts';
+import { noStore } from './no-store.ts';
 import {
   introspectionSchema,
   oauthErrorSchema,
@@ -70,16 +70,12 @@ export function tokenRoutes(auth: AuthServices): FastifyPluginAsyncZod {
     );
   };
 
-  /** Every answer of these endpoints is uncacheable, and every refusal leaves as the catalogue's OAuth2 error. */
+  /** Every answer of these endpoints is uncacheable; the error handler answers a refusal as an OAuth2 error. */
   const handle =
     <T>(work: (request: FastifyRequest, reply: FastifyReply) => Promise<T>) =>
     async (request: FastifyRequest, reply: FastifyReply): Promise<T> => {
       noStore(reply);
-      try {
-        return await work(request, reply);
-      } catch (err) {
-        throw asHttpError(err);
-      }
+      return work(request, reply);
     };
 
   return async (app) => {

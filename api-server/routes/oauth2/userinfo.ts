@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { userinfo } from '../../../core/auth/own-access-tokens.ts';
 import { OAuthError } from '../../../core/auth/errors.ts';
 import { bearerError, type AuthServices } from '../../plugins/app/authentication/index.ts';
-import { noStore } from './respond.ts';
+import { noStore } from './no-store.ts';
 import { oauthErrorSchema, userinfoSchema } from './schemas.ts';
 
 /** OIDC userinfo (Core §5.3), with the access token in the Authorization header (RFC 6750 §2.1). */

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { isProcessingError, ProcessingError } from '../../../core/processing/index.ts';
+import { ProcessingError } from '../../../core/processing/index.ts';
 import { referencedResources } from '../../../core/processing/jobs/resolve.ts';
 import { SyncRunner } from '../../../core/processing/sync/runner.ts';
 import { closeProcessPool, configureProcessPool } from '../../../core/workers/pool.ts';
@@ -77,16 +77,13 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
   );
 };
 
-/** The routes that run or store process graphs, whose refusals are the engine's openEO errors. */
+/** The routes that run or store process graphs, whose refusals are the engine's openEO errors (the error handler
+ * answers them in openEO's envelope). */
 export const processingRoutes: FastifyPluginAsyncZod = async (app) => {
   markOpenEoRoutes(app);
   // The engine's CPU-heavy work runs on worker threads, so that the server answers other requests meanwhile.
   configureProcessPool(app.stratus.config.processing.workerThreads);
   app.addHook('onClose', () => closeProcessPool());
-  app.setErrorHandler((err, _request, reply) => {
-    if (isProcessingError(err)) return reply.code(err.status).send(err.toJSON());
-    throw err;
-  });
   await app.register(resultRoute);
   await app.register(processGraphRoutes);
   await app.register(jobRoutes);
