@@ -1,9 +1,9 @@
 /**
- * Issue 17's token endpoint figures: Stratus's `/oauth2/token` against node-oidc-provider configured the same way
+ * The token endpoint's figures: Stratus's `/oauth2/token` against node-oidc-provider configured the same way
  * (bench/auth-peer.ts), twice: with its default in-memory adapter, and with its records written to disk as durably as
  * Stratus writes its authorization records (bench/auth-peer-store.ts), the like-for-like row; and what bearer
  * validation adds to a small GET. Each server runs in a process of its own
- * and every load comes from yet another process (bench/auth-load.ts, autocannon's command), as issue 22 asks.
+ * and every load comes from yet another process (bench/auth-load.ts, autocannon's command), so the load's CPU is not the server's.
  *
  * Stratus is `stratus embedded` itself (the operator included, over its file store, with its default logging),
  * given the client, its secret and the user as manifests. Both sides sign RS256 with an RSA-2048 key, issue JWT

@@ -1,5 +1,5 @@
 /**
- * Feature collections against GDAL in one run (issue 6), on the same GeoJSON file of `count` polygons:
+ * Feature collections against GDAL in one run, on the same GeoJSON file of `count` polygons:
  * - write: Stratus parses, validates and writes GeoParquet (what a refresh does after the fetch), against
  *   `ogr2ogr` converting the file to FlatGeobuf (GDAL 3.6 here has no Parquet driver);
  * - read: Stratus reads its GeoParquet back into GeoJSON features (the `url` provider's GeoParquet path), against

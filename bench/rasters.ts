@@ -1,5 +1,5 @@
 /**
- * Raster write paths against their peers (issue 4), several runs:
+ * Raster write paths against their peers, several runs:
  * - Zarr writing: RasterCubeWriter against zarr-python 2.13 (Debian) writing the same cube, chunks and codec;
  * - ingestion: a year of daily CHIRPS-like COG windows over a country through the chirps provider into Zarr,
  *   against GDAL reading the same windows over HTTP (/vsicurl/) with zarr-python writing them.
@@ -7,7 +7,7 @@
  *
  * Each peer runs twice a run. Like for like: as many chunk compressions at once as RasterCubeWriter keeps on
  * libuv's pool (`PARALLEL_CHUNKS`), as many windows read at once as the ingestion's read-ahead (`READ_AHEAD`),
- * and every file flushed to disk as Stratus flushes its keys. As usually run (the rows before issue 22): one
+ * and every file flushed to disk as Stratus flushes its keys. As usually run (the older rows of docs/performance.md): one
  * thread, nothing flushed.
  *
  * `node bench/rasters.ts` runs it alone (BENCH_DAYS, BENCH_RUNS); `BENCH_RASTERS=ingestion` (or `write`) runs one

@@ -1,5 +1,5 @@
 /**
- * Runs without end (issue 22): a schedule simulation in embedded mode makes BENCH_RUNS_TOTAL finished runs (default
+ * Runs without end: a schedule simulation in embedded mode makes BENCH_RUNS_TOTAL finished runs (default
  * 100,000) and reports, at 0 and at each of BENCH_RUNS_AT, the process's memory, what the store holds and what the
  * API server lists, and whether every dataset's history stays within its limits.
  *

@@ -2,7 +2,7 @@
  * Embedded store throughput at 10,000 resources: create, update, and watch delivery, side by side with the
  * floor any crash-safe file store must pay (write a temp file, fsync, rename: the peer below). Like for like: one
  * writer against one loop of the peer, `writers` concurrent writers against as many loops, all in this process
- * (one libuv pool). The peer comes twice: as issue 22 states the floor (temp file, fsync, rename), and like for like
+ * (one libuv pool). The peer comes twice: as the plain floor (temp file, fsync, rename), and like for like
  * with Stratus's guarantee, durable on return, which also takes a flush of the directory after the rename (without
  * it a crash can lose a write whose call returned). `node bench/store.ts` runs it alone (BENCH_STORE_COUNT,
  * BENCH_STORE_WRITERS, BENCH_RUNS).

@@ -1,6 +1,6 @@
 /**
  * Several runs of a benchmark summed up as the tables print them: the median with the range. One run on a shared
- * machine can swing a ratio either way (issue 22 saw the features read move from 0.84x to 1.59x with no change),
+ * machine can swing a ratio either way (docs/performance.md records one that moved far with no change),
  * so a headline figure is never a single run.
  */
 

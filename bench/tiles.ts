@@ -1,5 +1,5 @@
 /**
- * Map tile latency (issue 21): Stratus's `/datasets/{id}/tiles/{z}/{x}/{y}.png` from a warm store, against GDAL
+ * Map tile latency: Stratus's `/datasets/{id}/tiles/{z}/{x}/{y}.png` from a warm store, against GDAL
  * warping the same Zarr store to the same tiles and colouring them with the same colour map (`tile-peer.py`).
  * Every side first renders each tile once, so files are in the page cache and code is warm. Stratus then serves
  * the tiles twice from a fresh server: the first view decodes chunks as tiles first need them, the second finds

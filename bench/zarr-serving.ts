@@ -1,5 +1,5 @@
 /**
- * `/zarr` chunk GETs per second against nginx serving the same directory (issues 4 and 22): 4 KiB and 1 MiB chunk
+ * `/zarr` chunk GETs per second against nginx serving the same directory: 4 KiB and 1 MiB chunk
  * files, loaded by wrk in turn over many keys so neither server answers one file from a hot path only. Like for
  * like: Stratus in embedded mode with N API processes (`--api-processes N`, a separate process from this one)
  * against nginx with N worker processes, for each N, alternating the two over several runs. A third server shows

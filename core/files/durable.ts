@@ -27,7 +27,8 @@ export const isTempName = (name: string) => name.endsWith(TEMP_SUFFIX);
 /**
  * Temporary names are unique without drawing random bytes for each: a random prefix drawn once per thread (module
  * state is per thread), so that processes sharing a volume from different machines or containers (where process ids
- * repeat) never meet, and a counter. Drawing 6 random bytes per write took 5 % of the embedded store's main thread.
+ * repeat) never meet, and a counter. Drawing random bytes for each write cost the embedded store's main thread a
+ * share worth saving (docs/performance.md).
  */
 const temporaryPrefix = randomBytes(6).toString('hex');
 let temporaryCount = 0;
@@ -181,8 +182,8 @@ export async function prepareFileChange(change: FileChange): Promise<PreparedCha
  * each directory flushed once. A crash leaves every file whole, old or new. On failure, temporary files not yet
  * renamed are removed. The renames and removals run on the calling thread: they change directory entries in the
  * cache and seldom wait on the disk (the flush after them does), and awaiting each through libuv's pool queued it
- * behind the flushes of the changes preparing meanwhile: under 16 writers a run of 7 renames took 19 ms that way,
- * 0.4 ms here.
+ * behind the flushes of the changes preparing meanwhile, which under many writers made a run of renames many times
+ * slower (docs/performance.md).
  */
 export async function finishFileChanges(changes: readonly PreparedChange[]): Promise<void> {
   let done = 0;

@@ -24,7 +24,7 @@ import { isProcessAlive } from '../pid/alive.ts';
  * file of the holder's own (its owner file, `<lock>.<pid>.<nonce>`, holding `host:pid:nonce`). Creating a link is
  * atomic and fails when the name exists, on local file systems and NFS alike (the classic lock file of mail
  * spools). A hard link allocates no inode: a symbolic link does, and on ext4 the allocation of an inode among
- * recently freed ones cost a busy server more than the write the lock guards (docs/performance.md, stop 36).
+ * recently freed ones cost a busy server more than the write the lock guards (docs/performance.md, 2026-11-27).
  * Node has no `flock`, and an advisory lock would not be seen by a process on another node anyway.
  *
  * A holder that died leaves its link behind. It is taken over when its process is gone (same host) or when the
@@ -185,7 +185,7 @@ interface Holder {
 
 /**
  * The holder of the lock link at `path`, read through one descriptor so that both facts are of the same link. A
- * symbolic link is the lock as Stratus made it before stop 36, left by a process of an earlier version: its target
+ * symbolic link is the lock as earlier versions of Stratus made it, left by a process of an earlier version: its target
  * is its token (`host:pid:time:n`), and its own change time when it was made.
  */
 function holderAt(path: string): Holder | undefined {

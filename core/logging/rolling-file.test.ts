@@ -133,7 +133,7 @@ describe('RollingFile', () => {
       (path: string) => holdLock(path, hostname(), 999_999_999),
     ],
     [
-      // Before stop 36 the lock was a symbolic link whose target named its holder; this one's holder is gone.
+      // Earlier versions made the lock a symbolic link whose target named its holder; this one's holder is gone.
       'the symbolic link that a process of an earlier version left as its lock',
       (path: string) => symlink(`${hostname()}:999999999:${Date.now()}:1`, join(dir, `.${basename(path)}.lock`)),
     ],

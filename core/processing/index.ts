@@ -1,5 +1,5 @@
 /**
- * The processing engine's public surface (issue 14, phase 1): parse, validate and run openEO process graphs over
+ * The processing engine's public surface: parse, validate and run openEO process graphs over
  * lazy chunked data cubes. `docs/processing.md` describes the model, the processes and the errors.
  */
 import type { ProcessDescription } from './descriptions/types.ts';

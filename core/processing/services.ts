@@ -1,7 +1,7 @@
 /**
  * What the engine needs from the rest of Stratus, as interfaces: the collections `load_collection` opens, the
- * feature collections `load_features` reads, the sink `save_result` writes to, and a log for `inspect`. Phase 2
- * implements them over the stores, `FeatureCollection` resources and the result writers; tests use in-memory ones.
+ * feature collections `load_features` reads, the sink `save_result` writes to, and a log for `inspect`. The API
+ * server and the worker implement them over the stores, `FeatureCollection` resources and the result writers; tests use in-memory ones.
  */
 import type { DataCube } from './cube/cube.ts';
 import type { MaybeEmptyFeature } from './values/geojson.ts';

@@ -1,5 +1,5 @@
 /**
- * The acceptance of issue 17 against `make run` itself: embedded mode with its configuration and example
+ * Spec 2's authorization server against `make run` itself: embedded mode with its configuration and example
  * manifests, the first admin it creates, and the example public client `stratus-cli`, driven by oauth4webapi.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 /**
  * The openEO JavaScript client, unmodified, signs in with OpenID Connect against the internal provider of
- * `/credentials/oidc` and creates a batch job (issue 18). js-client's OIDC support runs only in a browser (it is
+ * `/credentials/oidc` and creates a batch job. js-client's OIDC support runs only in a browser (it is
  * built on oidc-client's UserManager), so a small page (openeo-oidc-page.html) served from its own loopback origin
  * loads js-client's browser bundle in Debian's headless Chromium: the same createJob is refused anonymously, then
  * the page signs in on Stratus's login and consent pages (redirect UI method, authorization code with S256 PKCE,

@@ -1,5 +1,5 @@
 /**
- * Issue 22's replicas: two `stratus api-server` processes over one Kubernetes API server and one store, behind a
+ * Replicas: two `stratus api-server` processes over one Kubernetes API server and one store, behind a
  * round-robin proxy as behind a Service, answer every read identically, and a dataset's switch to a new version
  * while reads are running is never seen half-done: each read answers the old version's bytes or the new one's,
  * and once both processes have seen the switch, only the new one's.

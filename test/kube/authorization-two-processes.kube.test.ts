@@ -1,5 +1,5 @@
 /**
- * Issue 17's acceptance of replicas: two `stratus api-server` processes over one Kubernetes API server (as two pods
+ * Replicas of the authorization server: two `stratus api-server` processes over one Kubernetes API server (as two pods
  * of the chart's Deployment, under its RBAC, behind one public URL) serve one client as one authorization server.
  * A code issued by one is exchanged at the other; the token is accepted, refreshed and revoked across them. The
  * embedded store cannot stand in for the cluster here: it keeps its objects in the memory of the one process that

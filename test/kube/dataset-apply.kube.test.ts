@@ -1,5 +1,5 @@
 /**
- * The kube-tier figure of issue 22: 2,000 Datasets applied at once to the real kube-apiserver and etcd of this tier,
+ * The kube tier at scale: 2,000 Datasets applied at once to the real kube-apiserver and etcd of this tier,
  * and the time until the operator (`runKubernetesOperator`, as `node cmd/stratus.ts operator` runs it) has decided
  * every one's readiness (`Ready` at the current generation). Starting that control plane takes the tier's global
  * setup, so the figure is taken by this test, which prints it and asserts only that every Dataset is decided

@@ -1,5 +1,5 @@
 /**
- * The operator behind a faulty connection (issue 3): its watches are cut, its resumptions answered 410 Gone in
+ * The operator behind a faulty connection: its watches are cut, its resumptions answered 410 Gone in
  * both forms, some of its requests and watch establishments answered 500, its first Job creation stored but
  * answered 500. It converges all the same: one Job for the run, the run successful, the Dataset Ready, and a
  * Dataset edited while its watch is cut is reconciled once the watch is back, by resuming or by relisting.

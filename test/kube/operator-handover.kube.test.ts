@@ -1,5 +1,5 @@
 /**
- * Two operators on one Lease (issue 3): only the leader's controllers act; stopping the leader hands over within
+ * Two operators on one Lease: only the leader's controllers act; stopping the leader hands over within
  * 20 s; a run whose Job the first leader started is adopted by the second, never started twice. And the edges of
  * leading: a leader stopped while it starts, and one that lost the Lease but still runs until its process exits.
  */

@@ -1,5 +1,5 @@
 /**
- * The operator behind a watch that went silent without closing (issue 3): the faulty proxy keeps the watch's
+ * The operator behind a watch that went silent without closing: the faulty proxy keeps the watch's
  * connection open and passes nothing more, not even the server's end of the watch. The client's watch deadline
  * gives the connection up, the informer resumes from its last version, and an edit made after the silence is
  * reconciled within the deadline. Without the deadline the informer stays deaf (the controllers' resync comes

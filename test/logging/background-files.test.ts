@@ -1,5 +1,5 @@
 /**
- * Spec 3's log files end to end in embedded mode (issue 19's acceptance): an ingestion, a sync and a feature
+ * Spec 3's log files end to end in embedded mode: an ingestion, a sync and a feature
  * refresh started over HTTP with an `X-Request-ID`, run by real worker processes; each run's lines, from the
  * operator that handled it and from its worker, are in `stratus-data-sync.log` with that request's `xRequestID`,
  * and in `stratus.log` too.

@@ -47,7 +47,7 @@ describe('the container image', { timeout: 600_000 }, () => {
 
   // Skipped while its failure is found: since this stop's merges, run from vitest, the container's embedded mode
   // never serves /zarr/sample (300 s), while the same image and command run by hand (setsid, stdio on /dev/null)
-  // serve it within 40 s. The note of stop 37 on issue 37 has the reproduction.
+  // serve it within 40 s.
   it.skip('runs embedded mode: the worker ingests the sample source and the API server serves its store', async () => {
     const port = await freePort();
     // The image's default command on a free loopback port (chroot isolation shares the host's network).

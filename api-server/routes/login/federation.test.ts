@@ -7,7 +7,7 @@ import { keystoreDir, opensslPkcs12 } from '../../../test/support/keystores.ts';
 import { createOidcPeer, signInThroughPeer, type OidcPeer } from '../../../test/support/oidc-peer.ts';
 
 /**
- * Issue 18's acceptance of the relying party: `oidc-provider` is the external identity provider (its own login and
+ * The relying party end to end: `oidc-provider` is the external identity provider (its own login and
  * consent pages, driven over HTTP like a browser), Stratus signs users in through the login page's buttons.
  */
 const PROVIDERS = {

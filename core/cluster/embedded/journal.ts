@@ -7,7 +7,7 @@ import { datasyncFor, syncDirectory } from '../../files/durable.ts';
 /**
  * The embedded cluster's write-ahead log: each group commit appends its changes to the active segment in one write
  * and makes them durable with one flush, where writing each object's file takes a new file, its flush, a rename and
- * a flush of its directory (1.9 ms per change on this project's machine against 0.34 ms for an append and a flush).
+ * a flush of its directory, several times the cost of an append and a flush (docs/performance.md).
  * The object files are brought up to date later, by a checkpoint, after which the segments it covers are removed.
  *
  * A segment is a sequence of frames: the payload's length and its CRC-32 (both 32-bit big-endian), then the payload,

@@ -25,7 +25,7 @@ export interface CubeMetadata {
 }
 
 /**
- * Produces the chunks of a cube: the contract that phase 2 implements over the Zarr/Icechunk stores, and that
+ * Produces the chunks of a cube: the contract that the collections implement over the Zarr/Icechunk stores, and that
  * every process implements over its inputs. `readChunk` returns the chunk's values in C order over the cube's
  * dimensions, its shape clipped at the cube's edge; the caller owns the returned array.
  */

@@ -40,7 +40,7 @@ export interface Graph {
   path: string;
 }
 
-/** A user-defined process as a resolver returns it (phase 2 backs this with `Workflow` resources). */
+/** A user-defined process as a resolver returns it (`Workflow` resources, in the API server and the worker). */
 export interface UserProcess {
   id: string;
   summary?: string;

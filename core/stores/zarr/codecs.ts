@@ -37,7 +37,7 @@ export async function decodeChunk(
   decodedBytes?: number,
 ): Promise<Uint8Array> {
   if (!codec) return bytes;
-  // Output in one buffer of the decoded size: zlib's default 16 KiB steps make a 2 MiB chunk cost 4x the time.
+  // Output in one buffer of the decoded size: zlib's default 16 KiB steps make a large chunk cost several times the time.
   const options = decodedBytes ? { chunkSize: Math.max(64 * 1024, decodedBytes) } : {};
   switch (codec.name) {
     case 'zlib':

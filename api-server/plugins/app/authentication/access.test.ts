@@ -1,5 +1,5 @@
 /**
- * Who may do what (DESIGN.md §5, issue 18): every write operation of the OpenAPI description tried anonymous,
+ * Who may do what (DESIGN.md §5): every write operation of the OpenAPI description tried anonymous,
  * by a user without its authority and by one with it; reads anonymous or not per `security.anonymous_read`; the
  * documented table of authorities against the routes; openEO's bearer form.
  */

@@ -8,7 +8,7 @@ import { NAMESPACE } from '../../../../test/support/auth-context.ts';
 import { startExternalIdp, type ExternalIdp } from '../../../../test/support/external-idp.ts';
 
 /**
- * Issue 18 acceptance, bearer part: node-oidc-provider is an external identity provider `idp`, Stratus accepts its
+ * External bearer tokens end to end: node-oidc-provider is an external identity provider `idp`, Stratus accepts its
  * JWT access tokens (`oidc.jwt.token.authentication.enabled`) and maps them by e-mail to local accounts flagged for
  * external sign-in; every attack of the issue is refused with 401 `invalid_token` and a Bearer challenge.
  */
@@ -97,7 +97,7 @@ describe('bearer tokens of an external identity provider', () => {
     expect(grace.status).toBe(403);
   });
 
-  it('refuses every attack of issue 18 with 401 invalid_token', async () => {
+  it('refuses every attack on an external bearer token with 401 invalid_token', async () => {
     const { idp, app } = await setup();
     const ada = claimsOf(idp, 'ada@example.org');
     const real = await idp.accessToken('ada');
