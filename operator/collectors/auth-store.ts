@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import { COLLECTED_KINDS } from '../../core/auth/store/expiry.ts';
 import { removalCounter, startCollector, type Collector, type CollectorOptions } from './collector.ts';
 
-/** The collector of the authorization server's expired records (authorizations, sessions, used client assertions,
+/** The collector of the authorization server's expired objects (authorizations, sessions, used client assertions,
  * IATs). */
 export const COLLECTION_INTERVAL_MS = 5 * 60_000;
 /** The first sweep waits a little, so that it does not add to the work of starting. */

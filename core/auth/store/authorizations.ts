@@ -7,7 +7,7 @@ import { randomSecret, safeEqual, tokenHash } from '../digest.ts';
 import { AUTHORIZATION_PREFIX } from './names.ts';
 
 /**
- * OAuth2Authorization records: one per grant (a code and the tokens issued from it, or a client_credentials
+ * OAuth2Authorization objects: one per grant (a code and the tokens issued from it, or a client_credentials
  * token), shaped like Spring Authorization Server's, holding token hashes only. Every change is a compare-and-swap
  * on `metadata.resourceVersion`: two requests that read the same version cannot both write, so a code or a
  * refresh token is used once however many replicas see it at the same moment.
@@ -22,12 +22,12 @@ export function newAuthorizationName(): string {
   return `${AUTHORIZATION_PREFIX}${randomBytes(16).toString('hex')}`;
 }
 
-/** An opaque value that names its record: `<record name>.<secret>` (authorization codes). */
-export function newHandle(recordName: string): string {
-  return `${recordName}.${randomSecret()}`;
+/** An opaque value that names its object: `<object name>.<secret>` (authorization codes). */
+export function newHandle(objectName: string): string {
+  return `${objectName}.${randomSecret()}`;
 }
 
-/** Whether `name` can be an authorization record's name: anything else (empty, a path) is never read. */
+/** Whether `name` can be an authorization object's name: anything else (empty, a path) is never read. */
 export function isAuthorizationName(name: string): boolean {
   return name.startsWith(AUTHORIZATION_PREFIX) && /^[a-z0-9-]{1,100}$/.test(name);
 }
@@ -47,7 +47,7 @@ export function storedToken(value: string, issuedAt: Date, ttlSeconds: number): 
   };
 }
 
-/** Whether `value` is the token a record describes (by hash, in constant time). */
+/** Whether `value` is the token an object describes (by hash, in constant time). */
 export function isTokenOf(record: StoredToken | undefined, value: string): boolean {
   return record !== undefined && safeEqual(tokenHash(value), record.hash);
 }
@@ -56,7 +56,7 @@ export function isExpired(record: StoredToken, now: Date): boolean {
   return new Date(record.expiresAt) <= now;
 }
 
-/** When the last token of the authorization expires: after it the record can go (core/auth/store/expiry.ts). */
+/** When the last token of the authorization expires: after it the object can go (core/auth/store/expiry.ts). */
 export function authorizationExpiry(authorization: OAuth2Authorization): Date | undefined {
   const times = TOKEN_FIELDS.flatMap((field) => {
     const record = authorization.spec[field];
@@ -101,7 +101,7 @@ export class AuthorizationStore {
     return this.#namespace;
   }
 
-  /** The record, or undefined; a malformed name reads nothing (on Kubernetes an empty name would list the kind). */
+  /** The object, or undefined; a malformed name reads nothing (on Kubernetes an empty name would list the kind). */
   async get(name: string): Promise<Authorization | undefined> {
     return this.#read(this.#reads, name);
   }
@@ -116,7 +116,7 @@ export class AuthorizationStore {
   }
 
   /**
-   * Reads the record, lets `step` decide from what it read, and writes its decision only if nobody wrote in
+   * Reads the object, lets `step` decide from what it read, and writes its decision only if nobody wrote in
    * between; when somebody did (409 Conflict), reads again and lets `step` decide anew from the newer state.
    */
   async change<T>(name: string, step: (current: Authorization | undefined) => Promise<Step<T>>): Promise<T> {

@@ -9,7 +9,7 @@ import {
 import { consentName } from './names.ts';
 
 /**
- * OAuth2AuthorizationConsent records: the scopes a user granted a client, one record per client and user (a
+ * OAuth2AuthorizationConsent objects: the scopes a user granted a client, one object per client and user (a
  * deterministic name), so a later request within them skips the consent screen.
  */
 type StoredConsent = OAuth2AuthorizationConsent & KubeObject;

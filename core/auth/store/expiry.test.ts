@@ -19,7 +19,7 @@ const object = (name: string, spec: Record<string, unknown>): KubeObject => ({
   spec,
 });
 
-describe('record collector plan', () => {
+describe('the authorization store collector plan', () => {
   it.each([
     [
       'a session past its end and the grace period is removed',
@@ -81,7 +81,7 @@ describe('record collector plan', () => {
       });
   });
 
-  it('collects the records of every kind that expires, and not consents', () => {
+  it('collects the objects of every kind that expires, and not consents', () => {
     expect(COLLECTED_KINDS.map((k) => k.ref.kind).sort()).toEqual([
       'InitialAccessToken',
       'OAuth2Authorization',

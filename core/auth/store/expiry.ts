@@ -7,14 +7,14 @@ import { sessionKind } from '../../resources/session/schema.ts';
 import { authorizationExpiry } from './authorizations.ts';
 
 /**
- * When each record of the authorization server has served its purpose (`core/cluster/expiry.ts` plans their
- * removal). A record outlives its last token by a grace period longer than the verification
+ * When each object of the authorization server has served its purpose (`core/cluster/expiry.ts` plans their
+ * removal). An object outlives its last token by a grace period longer than the verification
  * leeway, so a replay of an expired token is still recognised while any check could accept it. Consents do
  * not expire.
  */
 export const COLLECTION_GRACE_MS = 5 * 60_000;
 
-/** `at` plus the grace period: when a record whose last token ends at `at` may go. */
+/** `at` plus the grace period: when an object whose last token ends at `at` may go. */
 const graced = (at: Date | undefined) => (at ? new Date(at.getTime() + COLLECTION_GRACE_MS) : undefined);
 
 const specExpiry = (object: KubeObject): Date | undefined => {

@@ -1,7 +1,7 @@
 import { hexHash } from '../digest.ts';
 
 /**
- * Names of the records that are found by a value the client presents: derived from the value's hash, so the
+ * Names of the objects that are found by a value the client presents: derived from the value's hash, so the
  * store is searched by name (one read) and holds nothing that would let a reader present the value.
  */
 export const SESSION_PREFIX = 's-';
@@ -18,12 +18,12 @@ export function clientAssertionName(clientId: string, jti: string): string {
   return `${CLIENT_ASSERTION_PREFIX}${hexHash(`${clientId}\n${jti}`)}`;
 }
 
-/** Whether `name` can be a consent record's name: anything else is never read. */
+/** Whether `name` can be a consent object's name: anything else is never read. */
 export function isConsentName(name: string): boolean {
   return new RegExp(`^${CONSENT_PREFIX}[0-9a-f]{40}$`).test(name);
 }
 
-/** One consent record per client and user. */
+/** One consent object per client and user. */
 export function consentName(clientId: string, principalName: string): string {
   return `${CONSENT_PREFIX}${hexHash(`${clientId}\n${principalName}`).slice(0, 40)}`;
 }

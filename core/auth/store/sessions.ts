@@ -8,7 +8,7 @@ import { randomSecret } from '../digest.ts';
 import { sessionName } from './names.ts';
 
 /**
- * Sign-in sessions of the login page. The cookie carries a random secret; the Session record is named by its
+ * Sign-in sessions of the login page. The cookie carries a random secret; the Session object is named by its
  * hash, so every replica finds it with one read and a copy of the store gives no session away.
  */
 export const SESSION_TTL_SECONDS = 12 * 3600;
@@ -27,7 +27,7 @@ export class Sessions {
   /**
    * Starts a session for `principalName`; returns the cookie value, which only the browser keeps. A sign-in
    * through an external provider names it and keeps its ID token for the provider's logout, sealed with a key
-   * that only the cookie gives, so the record still grants nothing to a reader of the store.
+   * that only the cookie gives, so the object still grants nothing to a reader of the store.
    */
   async start(
     principalName: string,
