@@ -88,8 +88,15 @@ function storedSource(
     const bytes = await store.get(key);
     return { key, bytes, decoding, dtype, stored: [ct, cy, cx], clipped, nodata };
   };
+  const units = array.attributes.units;
   return {
-    metadata: { dimensions, dtype, cellType: 'number', chunkShape: [ct, 1, cy, cx] },
+    metadata: {
+      dimensions,
+      dtype,
+      cellType: 'number',
+      chunkShape: [ct, 1, cy, cx],
+      ...(typeof units === 'string' && { units: { [array.name]: units } }),
+    },
     encodedChunk,
     // Decoded on a worker thread: the main thread only reads the bytes.
     readChunk: async (index, signal) => decodeInPool(await encodedChunk(index, signal), signal),

@@ -22,6 +22,18 @@ export interface CubeMetadata {
   chunkShape: readonly number[];
   /** The features of the geometry dimension of a vector cube, in label order, in the dimension's CRS. */
   geometries?: readonly MaybeEmptyFeature[];
+  /**
+   * CF units of each band's values, by band label, as the store declares them; read by processes that need units
+   * (`core/processing/units.ts`). Processes that keep values as they are keep them; processes that compute new
+   * values with a callback drop them (`withoutUnits`), since they cannot know the units of what it computes.
+   */
+  units?: Readonly<Record<string, string>>;
+}
+
+/** `metadata` without its units: for the values a callback computes. */
+export function withoutUnits(metadata: CubeMetadata): CubeMetadata {
+  const { units: _units, ...rest } = metadata;
+  return rest;
 }
 
 /**

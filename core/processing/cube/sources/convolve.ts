@@ -4,7 +4,14 @@
  * invalid values (nodata, NaN, infinities), and sums the weighted window per cell.
  */
 import { readRegion } from '../read.ts';
-import { newChunk, type ChunkArray, type CubeMetadata, type CubeSource, type DataCube } from '../cube.ts';
+import {
+  newChunk,
+  withoutUnits,
+  type ChunkArray,
+  type CubeMetadata,
+  type CubeSource,
+  type DataCube,
+} from '../cube.ts';
 import { advance, chunkRegion, product, stridesOf } from '../grid.ts';
 
 export type Border = number | 'replicate' | 'reflect' | 'reflect_pixel' | 'wrap';
@@ -55,7 +62,7 @@ export class ConvolveSource implements CubeSource {
     this.factor = options.factor;
     this.border = options.border;
     this.replaceInvalid = options.replaceInvalid;
-    this.metadata = { ...parent.metadata, cellType: 'number' };
+    this.metadata = { ...withoutUnits(parent.metadata), cellType: 'number' };
   }
 
   async readChunk(index: readonly number[], signal?: AbortSignal): Promise<ChunkArray> {

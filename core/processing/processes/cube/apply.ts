@@ -3,7 +3,7 @@
  * element-wise, else interpreted per value), `reduce_dimension` (streaming reducer plan), `apply_dimension`
  * (each series along a dimension).
  */
-import { DataCube, type CellType } from '../../cube/cube.ts';
+import { DataCube, withoutUnits, type CellType } from '../../cube/cube.ts';
 import type { Dimension } from '../../cube/dimension.ts';
 import { readRegion } from '../../cube/read.ts';
 import { ApplyDimensionSource } from '../../cube/sources/apply-dimension.ts';
@@ -57,7 +57,7 @@ export function elementMap(
 function applyCube({ data, process, context }: Args, processContext: ProcessContext): DataCube {
   const cube = data as DataCube;
   const { map, kind } = elementMap(process as Callback, [cube.metadata.cellType], ['x'], { context }, processContext);
-  return new DataCube(new MapSource([cube], { ...cube.metadata, cellType: cellType(kind) }, map));
+  return new DataCube(new MapSource([cube], { ...withoutUnits(cube.metadata), cellType: cellType(kind) }, map));
 }
 
 async function reduceDimension(
@@ -74,7 +74,7 @@ async function reduceDimension(
       axis,
       plan,
       {
-        ...cube.metadata,
+        ...withoutUnits(cube.metadata),
         dimensions,
         cellType: cellType(plan.resultKind),
         chunkShape: cube.metadata.chunkShape.filter((_, i) => i !== axis),
@@ -138,7 +138,7 @@ async function applyDimension(
     new ApplyDimensionSource(
       cube,
       axis,
-      { ...cube.metadata, dimensions, chunkShape, cellType: cellType(outKind) },
+      { ...withoutUnits(cube.metadata), dimensions, chunkShape, cellType: cellType(outKind) },
       async (values, out) => {
         const result = await run(values);
         if (result.length !== m)

@@ -4,7 +4,7 @@
  */
 import { bboxOf, unionBbox, type Bbox } from '../../../features/geometry.ts';
 import { alignTo, labelKey } from '../../cube/align.ts';
-import { DataCube } from '../../cube/cube.ts';
+import { DataCube, withoutUnits } from '../../cube/cube.ts';
 import type { Dimension } from '../../cube/dimension.ts';
 import { memoryCube } from '../../cube/memory.ts';
 import { MapSource } from '../../cube/sources/map.ts';
@@ -166,10 +166,13 @@ function mergeCubes({ cube1, cube2, overlap_resolver, context }: Args, processCo
     : kinds.every((k) => k === 'boolean')
       ? 'boolean'
       : 'number';
+  // Without a resolver every value comes from one of the cubes, in its band's units; a resolver computes new ones.
+  const units = { ...a.metadata.units, ...b.metadata.units };
   return new DataCube(
     new MergeSource(
       {
-        ...a.metadata,
+        ...withoutUnits(a.metadata),
+        ...(!resolver && Object.keys(units).length > 0 && { units }),
         dimensions,
         chunkShape,
         cellType,

@@ -5,7 +5,7 @@
  * grouped streaming reduction of the temporal dimension.
  */
 import { alignTo } from '../../cube/align.ts';
-import { DataCube } from '../../cube/cube.ts';
+import { DataCube, withoutUnits } from '../../cube/cube.ts';
 import { MapSource } from '../../cube/sources/map.ts';
 import { ReduceSource } from '../../cube/sources/reduce.ts';
 import { ProcessingError, invalidArgument } from '../../errors.ts';
@@ -26,6 +26,7 @@ function aggregateGroups(
   groups: number[][],
   labels: readonly Label[],
   plan: ReducerPlan,
+  { keepUnits }: { keepUnits: boolean },
 ): DataCube {
   const dimensions = cube.dimensions.map((d, i) => (i === axis ? { ...d, labels } : d));
   const chunkShape = cube.metadata.chunkShape.map((c, i) =>
@@ -36,7 +37,12 @@ function aggregateGroups(
       cube,
       axis,
       plan,
-      { ...cube.metadata, dimensions, chunkShape, cellType: plan.resultKind === 'boolean' ? 'boolean' : 'number' },
+      {
+        ...(keepUnits ? cube.metadata : withoutUnits(cube.metadata)),
+        dimensions,
+        chunkShape,
+        cellType: plan.resultKind === 'boolean' ? 'boolean' : 'number',
+      },
       groups,
     ),
   );
@@ -94,7 +100,7 @@ function aggregateTemporal(
       'The dimension labels have duplicate values. Distinct labels must be specified.',
     );
   const plan = reducerPlan(reducer as Callback, cube.metadata.cellType, context, processContext);
-  return aggregateGroups(cube, axis, groups, outLabels, plan);
+  return aggregateGroups(cube, axis, groups, outLabels, plan, { keepUnits: false });
 }
 
 function aggregateTemporalPeriod(
@@ -113,7 +119,7 @@ function aggregateTemporalPeriod(
   ordinals.forEach((o, i) => groups[o - first]!.push(i));
   const labels = groups.map((_, k) => periodLabel(period as Period, first + k));
   const plan = reducerPlan(reducer as Callback, cube.metadata.cellType, context, processContext);
-  return aggregateGroups(cube, axis, groups, labels, plan);
+  return aggregateGroups(cube, axis, groups, labels, plan, { keepUnits: false });
 }
 
 type NormalPeriod = 'day' | 'month' | 'season' | 'tropical-season' | 'climatology-period';
@@ -151,6 +157,8 @@ function climatologicalNormal({ data, period, climatology_period }: Args): DataC
     groups,
     labels,
     streamingPlan((l) => mean({ ignore_nodata: true }, 'number', l)!),
+    // A mean keeps the units of what it averages.
+    { keepUnits: true },
   );
 }
 
