@@ -24,6 +24,7 @@ import { maskProcesses } from './processes/cube/masks.ts';
 import { resampleProcesses } from './processes/cube/resample.ts';
 import { spatialProcesses } from './processes/cube/spatial.ts';
 import { temporalProcesses } from './processes/cube/temporal.ts';
+import { climateIndexProcesses } from './indices/processes.ts';
 
 export const PROCESS_DEFINITIONS: readonly ProcessDefinition[] = [
   ...mathProcesses,
@@ -42,6 +43,7 @@ export const PROCESS_DEFINITIONS: readonly ProcessDefinition[] = [
   ...resampleProcesses,
   ...spatialProcesses,
   ...ioProcesses,
+  ...climateIndexProcesses,
 ];
 
 /** A registry of `definitions`, each with its description (loaded once; a missing one throws). */

@@ -52,6 +52,15 @@ export const QUANTITIES = {
       kPa: { scale: 10, offset: 0 },
     },
   },
+  windSpeed: {
+    working: 'm s-1',
+    units: {
+      'm s-1': { scale: 1, offset: 0 },
+      'm/s': { scale: 1, offset: 0 },
+      'km h-1': { scale: 1 / 3.6, offset: 0 },
+      'km/h': { scale: 1 / 3.6, offset: 0 },
+    },
+  },
   relativeHumidity: {
     working: '%',
     units: {

@@ -51,6 +51,7 @@ export interface MemoryCubeOptions {
   cellType?: CubeMetadata['cellType'];
   chunkShape?: readonly number[];
   geometries?: CubeMetadata['geometries'];
+  units?: CubeMetadata['units'];
 }
 
 /** A cube over an array of all its values (NaN for nodata), chunked as given or about 1 Mi cells a chunk. */
@@ -60,6 +61,7 @@ export function memoryCube({
   cellType = 'number',
   chunkShape,
   geometries,
+  units,
 }: MemoryCubeOptions): DataCube {
   const shape = dimensions.map((d) => d.labels.length);
   return new DataCube(
@@ -70,6 +72,7 @@ export function memoryCube({
         cellType,
         chunkShape: chunkShape ?? defaultChunkShape(shape),
         ...(geometries ? { geometries } : {}),
+        ...(units ? { units } : {}),
       },
       data,
     ),

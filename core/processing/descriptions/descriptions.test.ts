@@ -79,7 +79,19 @@ describe('process descriptions', () => {
 
   it("describes Stratus's own processes and parameters in the openEO form, apart from the official ones", () => {
     const own = files(join(STRATUS_DIR, 'processes')).map((p) => JSON.parse(readFileSync(p, 'utf8')).id as string);
-    expect(own).toEqual(['load_features']);
+    expect(own).toEqual([
+      'apparent_temperature',
+      'cooling_degree_days',
+      'growing_degree_days',
+      'heat_index',
+      'heating_degree_days',
+      'humidex',
+      'load_features',
+      'relative_humidity_from_dewpoint',
+      'spei',
+      'spi',
+      'wet_bulb_temperature',
+    ]);
     for (const id of own) expect(officialDescriptionPath(id)).toBeUndefined();
     const weighting = registry.get('aggregate_spatial')!.description.parameters.find((p) => p.name === 'weighting');
     expect(weighting).toMatchObject({ optional: true, default: 'centre', schema: { enum: ['centre', 'coverage'] } });
