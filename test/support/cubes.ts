@@ -19,12 +19,17 @@ export const temporal = (labels: string[], name = 't'): Dimension => ({ name, ty
 export function cubeOf(
   dimensions: Dimension[],
   value: (i: number) => number,
-  options: { chunkShape?: number[]; float32?: boolean } = {},
+  options: { chunkShape?: number[]; float32?: boolean; units?: Record<string, string> } = {},
 ): DataCube {
   const cells = dimensions.reduce((n, d) => n * d.labels.length, 1);
   const data = options.float32 ? new Float32Array(cells) : new Float64Array(cells);
   for (let i = 0; i < cells; i++) data[i] = value(i);
-  return memoryCube({ dimensions, data, ...(options.chunkShape ? { chunkShape: options.chunkShape } : {}) });
+  return memoryCube({
+    dimensions,
+    data,
+    ...(options.chunkShape ? { chunkShape: options.chunkShape } : {}),
+    ...(options.units ? { units: options.units } : {}),
+  });
 }
 
 export async function valuesOf(cube: DataCube): Promise<number[]> {
