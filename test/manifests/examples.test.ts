@@ -70,6 +70,12 @@ describe('example manifests', () => {
     },
   );
 
+  it('declare the CF units of every DataSource, which ingestion stamps on the stored variable', () => {
+    const sources = all.filter((e) => e.kind === 'DataSource');
+    expect(sources.length).toBeGreaterThan(0);
+    for (const source of sources) expect(source.spec.units, source.file).toMatch(/\S/);
+  });
+
   it('refer only to objects the examples or the built-in data sources define', () => {
     const dangling: string[] = [];
     for (const { from, field, to, key } of references) {

@@ -20,13 +20,14 @@ describe('a stored Zarr version as a lazy data cube', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   /** Five days on a 0.5 degree grid, in chunks that do not divide it, value = day * 1000 + cell; cell 3 is nodata. */
-  async function written(zarrVersion: 2 | 3) {
+  async function written(zarrVersion: 2 | 3, units?: string) {
     const grid = gridCovering([-13.5, 6.9, -10.2, 10.0], 0.5);
     const periods = periodRange('daily', '2024-01-01', '2024-01-05');
     const cells = grid.lat.length * grid.lon.length;
-    const path = join(dir, `v${zarrVersion}`);
+    const path = join(dir, `v${zarrVersion}${units === undefined ? '' : '-units'}`);
     const writer = await RasterCubeWriter.create(path, {
       variable: 'precip',
+      ...(units !== undefined && { units }),
       periodType: 'daily',
       periods,
       grid,
@@ -123,6 +124,29 @@ describe('a stored Zarr version as a lazy data cube', () => {
     await expect(materialize(cube, 1e6)).rejects.toMatchObject({ name: 'ZarrFormatError' });
     await rm(join(path, 'precip', '1.0.0'));
     expect((await zonalMeans(path)).length).toBe(good.length);
+  });
+
+  it("carries the data variable's CF units, which the climate indices read and convert", async () => {
+    const { path } = await written(2, 'kg m-2 s-1');
+    const cube = await openStoredCube(directoryStore(path));
+    expect(cube.metadata.units).toEqual({ precip: 'kg m-2 s-1' });
+    const spi = (await runProcessGraph({
+      s: { process_id: 'spi', arguments: { data: cube, scale: 1 }, result: true },
+    })) as DataCube;
+    expect(spi.metadata.units).toEqual({ spi: '1' });
+  });
+
+  it('refuses a stored variable without units with a 400 naming it and the unit expected, never a number', async () => {
+    const { path } = await written(2);
+    const cube = await openStoredCube(directoryStore(path));
+    expect(cube.metadata.units).toBeUndefined();
+    await expect(
+      runProcessGraph({ s: { process_id: 'spi', arguments: { data: cube, scale: 1 }, result: true } }),
+    ).rejects.toMatchObject({
+      status: 400,
+      code: 'ProcessParameterInvalid',
+      message: expect.stringMatching(/variable 'precip' has no units; expected precipitation in 'mm day-1'/),
+    });
   });
 
   it('refuses a directory that holds no Zarr group', async () => {
