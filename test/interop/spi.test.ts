@@ -1,0 +1,87 @@
+/**
+ * SPI-3 end to end, in embedded mode with the sample weather of `make run`: the openEO JavaScript client builds
+ * `load_collection` (sample-precipitation, mm day-1) -> `spi` -> `save_result` and computes it at `POST /result`,
+ * and the answer is the engine's SPI over the same served store.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OpenEO } from '@openeo/js-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmbedded } from '../../cmd/embedded.ts';
+import { openStoredCube } from '../../core/processing/collections/stored-cube.ts';
+import type { DataCube } from '../../core/processing/cube/cube.ts';
+import { materialize } from '../../core/processing/cube/read.ts';
+import { runProcessGraph } from '../../core/processing/engine.ts';
+import type { CubeJson } from '../../core/processing/results/json.ts';
+import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
+import { directoryStore } from '../../core/stores/directory-store.ts';
+import { startEmbedded } from '../support/embedded.ts';
+import { eventually } from '../support/eventually.ts';
+
+const BBOX = { west: -12, south: 8, east: -11.5, north: 8.5 };
+
+let dataDir: string;
+let running: RunningEmbedded;
+let store: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'stratus-spi-'));
+  running = await startEmbedded(dataDir, { sampleWeather: true });
+  const dataset = await eventually(
+    async () => {
+      const found = await running.cluster.get<Dataset>(datasetKind, 'sample-precipitation', 'default');
+      return currentVersionOf(found) ? found : undefined;
+    },
+    { timeoutMs: 240_000, intervalMs: 250 },
+  );
+  store = join(dataDir, 'store', currentVersionOf(dataset)!.path);
+}, 300_000);
+
+afterAll(async () => {
+  await running?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('SPI-3 over the sample precipitation through the openEO JavaScript client', () => {
+  it('answers monthly SPI-3 for 2022-2024, as the engine computes it over the served store', async () => {
+    const connection = await OpenEO.connect(running.url);
+    const builder = await connection.buildProcess('spi3');
+    const precipitation = builder.process('load_collection', {
+      id: 'sample-precipitation',
+      spatial_extent: BBOX,
+      temporal_extent: null,
+    });
+    const spi = builder.process('spi', { data: precipitation, scale: 3, calibration_period: [2022, 2024] });
+    const saved = builder.process('save_result', { data: spi, format: 'JSON' });
+    const { data } = await connection.computeResult(saved);
+    const chunks: Buffer[] = [];
+    for await (const chunk of data as AsyncIterable<Buffer>) chunks.push(chunk);
+    const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as CubeJson;
+
+    const time = answer.dimensions.find((d) => d.type === 'temporal')!;
+    expect(time.labels).toHaveLength(36);
+    expect([time.labels[0], time.labels[35]]).toEqual(['2022-01', '2024-12']);
+    expect(answer.dimensions.find((d) => d.type === 'bands')!.labels).toEqual(['spi']);
+    const values = (answer.data as unknown[]).flat(Infinity) as (number | null)[];
+    const cells = values.length / 36;
+    // Two months before three months of totals exist, then an index for nearly every cell and month.
+    expect(values.slice(0, 2 * cells).every((v) => v === null)).toBe(true);
+    const later = values.slice(2 * cells);
+    expect(later.filter((v) => v !== null).length).toBeGreaterThan(0.8 * later.length);
+    expect(later.every((v) => v === null || Math.abs(v) < 4)).toBe(true);
+
+    // The engine itself over the same store and extent gives the same numbers.
+    const cube = await openStoredCube(directoryStore(store));
+    const direct = (await runProcessGraph({
+      f: { process_id: 'filter_bbox', arguments: { data: cube, extent: BBOX } },
+      s: {
+        process_id: 'spi',
+        arguments: { data: { from_node: 'f' }, scale: 3, calibration_period: [2022, 2024] },
+        result: true,
+      },
+    })) as DataCube;
+    const expected = Array.from(await materialize(direct, 1e7), (v) => (Number.isNaN(v) ? null : v));
+    expect(values).toEqual(expected);
+  }, 120_000);
+});
