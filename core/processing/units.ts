@@ -13,41 +13,47 @@ interface Conversion {
   readonly offset: number;
 }
 
+const SAME = { scale: 1, offset: 0 };
+const KELVIN = { scale: 1, offset: -273.15 };
+const FAHRENHEIT = { scale: 5 / 9, offset: (-32 * 5) / 9 };
+/** Per second to per day. */
+const PER_SECOND = { scale: 86_400, offset: 0 };
+
 /** The quantities the indices read, each in its working unit, and the spellings (CF/UDUNITS) that convert to it. */
 export const QUANTITIES = {
   temperature: {
     working: 'degC',
     units: {
-      degC: { scale: 1, offset: 0 },
-      deg_C: { scale: 1, offset: 0 },
-      celsius: { scale: 1, offset: 0 },
-      '°C': { scale: 1, offset: 0 },
-      K: { scale: 1, offset: -273.15 },
-      kelvin: { scale: 1, offset: -273.15 },
-      degF: { scale: 5 / 9, offset: (-32 * 5) / 9 },
-      fahrenheit: { scale: 5 / 9, offset: (-32 * 5) / 9 },
-      '°F': { scale: 5 / 9, offset: (-32 * 5) / 9 },
+      degC: SAME,
+      deg_C: SAME,
+      celsius: SAME,
+      '°C': SAME,
+      K: KELVIN,
+      kelvin: KELVIN,
+      degF: FAHRENHEIT,
+      fahrenheit: FAHRENHEIT,
+      '°F': FAHRENHEIT,
     },
   },
   precipitation: {
     working: 'mm day-1',
     units: {
-      'mm day-1': { scale: 1, offset: 0 },
-      'mm d-1': { scale: 1, offset: 0 },
-      'mm/day': { scale: 1, offset: 0 },
-      'mm/d': { scale: 1, offset: 0 },
-      'kg m-2 d-1': { scale: 1, offset: 0 },
+      'mm day-1': SAME,
+      'mm d-1': SAME,
+      'mm/day': SAME,
+      'mm/d': SAME,
+      'kg m-2 d-1': SAME,
       // 1 kg of water over 1 m² is 1 mm deep.
-      'kg m-2 s-1': { scale: 86_400, offset: 0 },
-      'mm s-1': { scale: 86_400, offset: 0 },
-      'mm/s': { scale: 86_400, offset: 0 },
+      'kg m-2 s-1': PER_SECOND,
+      'mm s-1': PER_SECOND,
+      'mm/s': PER_SECOND,
     },
   },
   pressure: {
     working: 'hPa',
     units: {
-      hPa: { scale: 1, offset: 0 },
-      mbar: { scale: 1, offset: 0 },
+      hPa: SAME,
+      mbar: SAME,
       Pa: { scale: 0.01, offset: 0 },
       kPa: { scale: 10, offset: 0 },
     },
@@ -55,8 +61,8 @@ export const QUANTITIES = {
   windSpeed: {
     working: 'm s-1',
     units: {
-      'm s-1': { scale: 1, offset: 0 },
-      'm/s': { scale: 1, offset: 0 },
+      'm s-1': SAME,
+      'm/s': SAME,
       'km h-1': { scale: 1 / 3.6, offset: 0 },
       'km/h': { scale: 1 / 3.6, offset: 0 },
     },
@@ -64,8 +70,8 @@ export const QUANTITIES = {
   relativeHumidity: {
     working: '%',
     units: {
-      '%': { scale: 1, offset: 0 },
-      percent: { scale: 1, offset: 0 },
+      '%': SAME,
+      percent: SAME,
       '1': { scale: 100, offset: 0 },
     },
   },
@@ -84,7 +90,7 @@ export function conversionOf(units: string, quantity: Quantity): Conversion | un
   return table[normalized(units)];
 }
 
-/** Converts `values` in place from `units` to the working unit of `quantity` (which they must be of). */
+/** Converts `values` in place by `conversion` (from `conversionOf`). */
 export function convertInPlace(values: { [i: number]: number; length: number }, conversion: Conversion): void {
   if (conversion.scale === 1 && conversion.offset === 0) return;
   for (let i = 0; i < values.length; i++) values[i] = values[i]! * conversion.scale + conversion.offset;

@@ -5,79 +5,59 @@
 import type { DataCube } from '../cube/cube.ts';
 import type { Args, ProcessDefinition } from '../process.ts';
 import { apparentTemperature, heatIndex, humidex, relativeHumidity, wetBulbTemperature } from './heat.ts';
-import { pointwiseIndex, type IndexInput } from './inputs.ts';
+import type { Quantity } from '../units.ts';
+import { pointwiseIndex } from './inputs.ts';
 
-const temperature = (cube: unknown): IndexInput => ({
-  cube: cube as DataCube,
-  parameter: 'temperature',
-  quantity: 'temperature',
-});
-const dewpoint = (cube: unknown): IndexInput => ({
-  cube: cube as DataCube,
-  parameter: 'dewpoint',
-  quantity: 'temperature',
-});
-const humidity = (cube: unknown): IndexInput => ({
-  cube: cube as DataCube,
-  parameter: 'relative_humidity',
-  quantity: 'relativeHumidity',
-});
+const INPUTS = {
+  temperature: 'temperature',
+  dewpoint: 'temperature',
+  relative_humidity: 'relativeHumidity',
+  wind_speed: 'windSpeed',
+} as const satisfies Record<string, Quantity>;
+
+type InputName = keyof typeof INPUTS;
+
+/** A process computing `formula` of the cubes passed as `inputs` (null optional ones left out), as band `id`. */
+function heatIndexProcess(
+  id: string,
+  inputs: readonly InputName[],
+  units: string,
+  formula: (values: readonly number[]) => number,
+  band = id,
+): ProcessDefinition {
+  return {
+    id,
+    run: (args: Args) =>
+      pointwiseIndex(
+        id,
+        inputs
+          .filter((name) => args[name] !== null && args[name] !== undefined)
+          .map((name) => ({ cube: args[name] as DataCube, parameter: name, quantity: INPUTS[name] })),
+        band,
+        units,
+        formula,
+      ),
+  };
+}
 
 export const heatProcesses: ProcessDefinition[] = [
-  {
-    id: 'relative_humidity_from_dewpoint',
-    run: (args: Args) =>
-      pointwiseIndex(
-        'relative_humidity_from_dewpoint',
-        [temperature(args.temperature), dewpoint(args.dewpoint)],
-        'hurs',
-        '%',
-        ([t, td]) => relativeHumidity(t!, td!),
-      ),
-  },
-  {
-    id: 'heat_index',
-    run: (args: Args) =>
-      pointwiseIndex(
-        'heat_index',
-        [temperature(args.temperature), humidity(args.relative_humidity)],
-        'heat_index',
-        'degC',
-        ([t, rh]) => heatIndex(t!, rh!),
-      ),
-  },
-  {
-    id: 'humidex',
-    run: (args: Args) =>
-      pointwiseIndex(
-        'humidex',
-        [temperature(args.temperature), dewpoint(args.dewpoint)],
-        'humidex',
-        'degC',
-        ([t, td]) => humidex(t!, td!),
-      ),
-  },
-  {
-    id: 'wet_bulb_temperature',
-    run: (args: Args) =>
-      pointwiseIndex(
-        'wet_bulb_temperature',
-        [temperature(args.temperature), humidity(args.relative_humidity)],
-        'wet_bulb_temperature',
-        'degC',
-        ([t, rh]) => wetBulbTemperature(t!, rh!),
-      ),
-  },
-  {
-    id: 'apparent_temperature',
-    run: (args: Args) => {
-      const inputs = [temperature(args.temperature), humidity(args.relative_humidity)];
-      // Without a wind cube the air is taken as calm, as the description says.
-      if (args.wind_speed !== null && args.wind_speed !== undefined)
-        inputs.push({ cube: args.wind_speed as DataCube, parameter: 'wind_speed', quantity: 'windSpeed' });
-      return pointwiseIndex('apparent_temperature', inputs, 'apparent_temperature', 'degC', ([t, rh, wind]) =>
-        apparentTemperature(t!, rh!, wind ?? 0),
-      );
-    },
-  },
+  heatIndexProcess(
+    'relative_humidity_from_dewpoint',
+    ['temperature', 'dewpoint'],
+    '%',
+    ([t, td]) => relativeHumidity(t!, td!),
+    'hurs',
+  ),
+  heatIndexProcess('heat_index', ['temperature', 'relative_humidity'], 'degC', ([t, rh]) => heatIndex(t!, rh!)),
+  heatIndexProcess('humidex', ['temperature', 'dewpoint'], 'degC', ([t, td]) => humidex(t!, td!)),
+  heatIndexProcess('wet_bulb_temperature', ['temperature', 'relative_humidity'], 'degC', ([t, rh]) =>
+    wetBulbTemperature(t!, rh!),
+  ),
+  // Without a wind cube the air is taken as calm, as the description says.
+  heatIndexProcess(
+    'apparent_temperature',
+    ['temperature', 'relative_humidity', 'wind_speed'],
+    'degC',
+    ([t, rh, wind]) => apparentTemperature(t!, rh!, wind ?? 0),
+  ),
 ];

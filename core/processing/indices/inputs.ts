@@ -7,7 +7,7 @@ import { alignTo } from '../cube/align.ts';
 import { DataCube, withoutUnits, type ChunkArray, type CubeMetadata } from '../cube/cube.ts';
 import { MapSource } from '../cube/sources/map.ts';
 import { relabel } from '../processes/cube/helpers.ts';
-import { bandUnits, type Quantity } from '../units.ts';
+import { bandUnits, convertInPlace, type Quantity } from '../units.ts';
 
 export interface IndexInput {
   cube: DataCube;
@@ -33,16 +33,20 @@ export function alignedInputs(process: string, inputs: readonly IndexInput[]): A
   const convert: ((chunk: ChunkArray) => void)[] = [];
   for (const { cube, parameter, quantity } of inputs) {
     const { conversion } = bandUnits(cube, quantity, process, parameter);
-    const renamed = relabel(
-      cube,
-      cube.dimensions.map((d) => (d.type === 'bands' ? { ...d, labels: [gridBand] } : d)),
-    );
-    cubes.push(cube === grid ? grid : alignTo(renamed, grid.dimensions, grid.metadata.chunkShape));
-    const { scale, offset } = conversion;
-    convert.push((chunk) => {
-      if (scale === 1 && offset === 0) return;
-      for (let i = 0; i < chunk.length; i++) chunk[i] = chunk[i]! * scale + offset;
-    });
+    // The band takes the first input's label, so that alignment matches every other dimension by its labels.
+    const onGrid =
+      cube === grid
+        ? grid
+        : alignTo(
+            relabel(
+              cube,
+              cube.dimensions.map((d) => (d.type === 'bands' ? { ...d, labels: [gridBand] } : d)),
+            ),
+            grid.dimensions,
+            grid.metadata.chunkShape,
+          );
+    cubes.push(onGrid);
+    convert.push((chunk) => convertInPlace(chunk, conversion));
   }
   return { grid, cubes, convert };
 }

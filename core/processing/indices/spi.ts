@@ -6,7 +6,7 @@
  * the standard normal quantile, clamped to ±8.21 (the quantiles of the smallest probabilities a double holds
  * apart from 0 and 1).
  */
-import type { DataCube} from '../cube/cube.ts';
+import type { DataCube } from '../cube/cube.ts';
 import { type CubeMetadata } from '../cube/cube.ts';
 import { spatialIndex } from '../cube/dimension.ts';
 import { memoryCube } from '../cube/memory.ts';

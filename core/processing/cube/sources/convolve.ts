@@ -4,14 +4,7 @@
  * invalid values (nodata, NaN, infinities), and sums the weighted window per cell.
  */
 import { readRegion } from '../read.ts';
-import {
-  newChunk,
-  withoutUnits,
-  type ChunkArray,
-  type CubeMetadata,
-  type CubeSource,
-  type DataCube,
-} from '../cube.ts';
+import { newChunk, withoutUnits, type ChunkArray, type CubeMetadata, type CubeSource, type DataCube } from '../cube.ts';
 import { advance, chunkRegion, product, stridesOf } from '../grid.ts';
 
 export type Border = number | 'replicate' | 'reflect' | 'reflect_pixel' | 'wrap';
