@@ -125,6 +125,8 @@ async function readSeries(process: string, inputs: IndexInput[], context: Proces
   const instants = labelInstants(grid.dimensions[axis]!.labels);
   if (instants.some(Number.isNaN))
     throw invalidArgument(process, inputs[0]!.parameter, 'the temporal labels are not all dates');
+  // Each input is held as read, as doubles and time-major while the index is fitted.
+  context.memory?.check(grid.cells * cubes.length * 3 * 8, `The ${cubes.length} input series of '${process}'`);
   const values: Float64Array[] = [];
   for (const [k, cube] of cubes.entries()) {
     const read = Float64Array.from(await materialize(cube, context.limits.maxCubeCells, context.signal));
