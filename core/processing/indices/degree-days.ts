@@ -10,7 +10,7 @@ import { invalidArgument } from '../errors.ts';
 import type { Args, ProcessContext, ProcessDefinition } from '../process.ts';
 import { labelInstants } from '../processes/cube/filters.ts';
 import { temporalAxis } from '../processes/cube/helpers.ts';
-import { periodLabel, periodOrdinal } from '../processes/cube/periods.ts';
+import { periodLabel, periodOrdinal, type Period } from '../processes/cube/periods.ts';
 import { alignedInputs, resultMetadata } from './inputs.ts';
 import { cubeOrder, timeLayout, timeMajor } from './monthly.ts';
 
@@ -27,8 +27,6 @@ const DEGREES: Record<Kind, (mean: number, base: number) => number> = {
 
 function degreeDays(kind: Kind, process: string, band: string) {
   return async ({ tmin, tmax, base, period }: Args, context: ProcessContext): Promise<DataCube> => {
-    if (period !== 'month' && period !== 'year')
-      throw invalidArgument(process, 'period', "the period is 'month' or 'year'");
     const { grid, cubes, convert } = alignedInputs(process, [
       { cube: tmin as DataCube, parameter: 'tmin', quantity: 'temperature' },
       { cube: tmax as DataCube, parameter: 'tmax', quantity: 'temperature' },
@@ -36,7 +34,7 @@ function degreeDays(kind: Kind, process: string, band: string) {
     const axis = temporalAxis(grid, null);
     const instants = labelInstants(grid.dimensions[axis]!.labels);
     if (instants.some(Number.isNaN)) throw invalidArgument(process, 'tmin', 'the temporal labels are not all dates');
-    const ordinals = instants.map((t) => periodOrdinal(period, t));
+    const ordinals = instants.map((t) => periodOrdinal(period as Period, t));
     const first = ordinals.reduce((a, b) => Math.min(a, b), Infinity);
     const count = ordinals.length === 0 ? 0 : ordinals.reduce((a, b) => Math.max(a, b), -Infinity) - first + 1;
     const layout = timeLayout(grid.shape, axis);
@@ -65,7 +63,7 @@ function degreeDays(kind: Kind, process: string, band: string) {
       }
     }
     const metadata = resultMetadata(grid.metadata, band, 'K d');
-    const labels = Array.from({ length: count }, (_, k) => periodLabel(period, first + k));
+    const labels = Array.from({ length: count }, (_, k) => periodLabel(period as Period, first + k));
     return memoryCube({
       dimensions: metadata.dimensions.map((d, i) => (i === axis ? { ...d, labels } : d)),
       data: cubeOrder(sums, layout, count),

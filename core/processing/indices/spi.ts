@@ -93,13 +93,6 @@ export function standardize(
   return out;
 }
 
-function scaleOf(process: string, scale: unknown): number {
-  const months = Number(scale);
-  if (!Number.isInteger(months) || months < 1 || months > 48)
-    throw invalidArgument(process, 'scale', 'the scale is a whole number of months from 1 to 48');
-  return months;
-}
-
 function calibrationYears(process: string, period: unknown, first: number, months: number): [number, number] {
   if (period === null || period === undefined) return [Math.floor(first / 12), Math.floor((first + months - 1) / 12)];
   const [from, to] = (period as string[]).map(Number) as [number, number];
@@ -149,7 +142,8 @@ function indexCube(series: Series, monthly: MonthlySeries, rows: Float64Array, b
 }
 
 async function spi({ data, scale, calibration_period }: Args, context: ProcessContext): Promise<DataCube> {
-  const months = scaleOf('spi', scale);
+  // The description's schema bounds the scale to whole months from 1 to 48.
+  const months = scale as number;
   const series = await readSeries(
     'spi',
     [{ cube: data as DataCube, parameter: 'data', quantity: 'precipitation' }],
@@ -190,7 +184,7 @@ async function spei(
   { precipitation, tmin, tmax, scale, calibration_period }: Args,
   context: ProcessContext,
 ): Promise<DataCube> {
-  const months = scaleOf('spei', scale);
+  const months = scale as number;
   const series = await readSeries(
     'spei',
     [
