@@ -1,7 +1,8 @@
 /**
  * SPI-3 end to end, in embedded mode with the sample weather of `make run`: the openEO JavaScript client builds
  * `load_collection` (sample-precipitation, mm day-1) -> `spi` -> `save_result` and computes it at `POST /result`,
- * and the answer is the engine's SPI over the same served store.
+ * and the answer is the engine's SPI over the same served store; SPI over a temperature store is refused with
+ * openEO's 400 naming the variable and the unit expected.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -84,4 +85,35 @@ describe('SPI-3 over the sample precipitation through the openEO JavaScript clie
     const expected = Array.from(await materialize(direct, 1e7), (v) => (Number.isNaN(v) ? null : v));
     expect(values).toEqual(expected);
   }, 120_000);
+
+  it("refuses SPI over a stored variable whose units are no precipitation with openEO's 400 body", async () => {
+    await eventually(
+      async () => currentVersionOf(await running.cluster.get<Dataset>(datasetKind, 'sample-tmin', 'default')),
+      { timeoutMs: 240_000, intervalMs: 250 },
+    );
+    const response = await fetch(`${running.url}/result`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        process: {
+          process_graph: {
+            load: {
+              process_id: 'load_collection',
+              arguments: { id: 'sample-tmin', spatial_extent: BBOX, temporal_extent: ['2022-01-01', '2022-12-31'] },
+            },
+            spi: { process_id: 'spi', arguments: { data: { from_node: 'load' }, scale: 3 } },
+            save: {
+              process_id: 'save_result',
+              arguments: { data: { from_node: 'spi' }, format: 'JSON' },
+              result: true,
+            },
+          },
+        },
+      }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { code: string; message: string };
+    expect(body.code).toBe('ProcessParameterInvalid');
+    expect(body.message).toMatch(/variable 'tasmin' has units 'degC'; expected precipitation in 'mm day-1'/);
+  }, 250_000);
 });
