@@ -32,24 +32,19 @@ describe('the unit table of the climate indices', () => {
 });
 
 describe('units through processes', () => {
-  const cube = cubeOf(
-    [
-      temporal(['2024-07-01T00:00:00Z', '2024-07-02T00:00:00Z']),
-      { name: 'bands', type: 'bands', labels: ['tas'] },
-      spatial('x', [0]),
-    ],
-    () => 300,
-    { units: { tas: 'K' } },
-  );
-  const humidity = cubeOf(
-    [
-      temporal(['2024-07-01T00:00:00Z', '2024-07-02T00:00:00Z']),
-      { name: 'bands', type: 'bands', labels: ['hurs'] },
-      spatial('x', [0]),
-    ],
-    () => 50,
-    { units: { hurs: '%' } },
-  );
+  /** Two days of one cell, band `band` holding `value` in `units`. */
+  const oneBand = (band: string, value: number, units: string) =>
+    cubeOf(
+      [
+        temporal(['2024-07-01T00:00:00Z', '2024-07-02T00:00:00Z']),
+        { name: 'bands', type: 'bands', labels: [band] },
+        spatial('x', [0]),
+      ],
+      () => value,
+      { units: { [band]: units } },
+    );
+  const cube = oneBand('tas', 300, 'K');
+  const humidity = oneBand('hurs', 50, '%');
 
   it('survive processes that keep the values, so an index still reads them', async () => {
     const filtered = (await run('filter_temporal', { data: cube, extent: ['2024-07-01', '2024-07-02'] })) as DataCube;
