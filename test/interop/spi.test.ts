@@ -91,29 +91,19 @@ describe('SPI-3 over the sample precipitation through the openEO JavaScript clie
       async () => currentVersionOf(await running.cluster.get<Dataset>(datasetKind, 'sample-tmin', 'default')),
       { timeoutMs: 240_000, intervalMs: 250 },
     );
-    const response = await fetch(`${running.url}/result`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        process: {
-          process_graph: {
-            load: {
-              process_id: 'load_collection',
-              arguments: { id: 'sample-tmin', spatial_extent: BBOX, temporal_extent: ['2022-01-01', '2022-12-31'] },
-            },
-            spi: { process_id: 'spi', arguments: { data: { from_node: 'load' }, scale: 3 } },
-            save: {
-              process_id: 'save_result',
-              arguments: { data: { from_node: 'spi' }, format: 'JSON' },
-              result: true,
-            },
-          },
-        },
-      }),
+    const connection = await OpenEO.connect(running.url);
+    const builder = await connection.buildProcess('refused');
+    const temperature = builder.process('load_collection', {
+      id: 'sample-tmin',
+      spatial_extent: BBOX,
+      temporal_extent: ['2022-01-01', '2022-12-31'],
     });
-    expect(response.status).toBe(400);
-    const body = (await response.json()) as { code: string; message: string };
-    expect(body.code).toBe('ProcessParameterInvalid');
-    expect(body.message).toMatch(/variable 'tasmin' has units 'degC'; expected precipitation in 'mm day-1'/);
+    const spi = builder.process('spi', { data: temperature, scale: 3 });
+    const saved = builder.process('save_result', { data: spi, format: 'JSON' });
+    await expect(connection.computeResult(saved)).rejects.toMatchObject({
+      response: { status: 400 },
+      code: 'ProcessParameterInvalid',
+      message: expect.stringMatching(/variable 'tasmin' has units 'degC'; expected precipitation in 'mm day-1'/),
+    });
   }, 250_000);
 });
