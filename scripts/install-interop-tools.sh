@@ -7,4 +7,4 @@
 set -euo pipefail
 exec bash "$(dirname "$0")/apt-install.sh" "interop readers" python3-xarray python3-zarr python3-numcodecs \
   python3-fsspec python3-aiohttp python3-requests python3-rioxarray gdal-bin python3-gdal netcdf-bin python3-netcdf4 \
-  chromium python3-shapely python3-numpy python3-scipy
+  chromium python3-shapely python3-numpy python3-scipy cdo

@@ -25,6 +25,7 @@ import { resampleProcesses } from './processes/cube/resample.ts';
 import { spatialProcesses } from './processes/cube/spatial.ts';
 import { temporalProcesses } from './processes/cube/temporal.ts';
 import { climateIndexProcesses } from './indices/processes.ts';
+import { etccdiProcesses } from './indices/etccdi/processes.ts';
 
 export const PROCESS_DEFINITIONS: readonly ProcessDefinition[] = [
   ...mathProcesses,
@@ -44,6 +45,7 @@ export const PROCESS_DEFINITIONS: readonly ProcessDefinition[] = [
   ...spatialProcesses,
   ...ioProcesses,
   ...climateIndexProcesses,
+  ...etccdiProcesses,
 ];
 
 /** A registry of `definitions`, each with its description (loaded once; a missing one throws). */

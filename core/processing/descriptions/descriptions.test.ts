@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { sharedDir } from '../../../test/support/shared-dir.ts';
+import { ETCCDI_INDICES } from '../indices/etccdi/catalogue.ts';
 import { builtInRegistry } from '../registry.ts';
 import { OFFICIAL_DIR, STRATUS_DIR, officialDescriptionPath } from './load.ts';
 
@@ -79,19 +80,22 @@ describe('process descriptions', () => {
 
   it("describes Stratus's own processes and parameters in the openEO form, apart from the official ones", () => {
     const own = files(join(STRATUS_DIR, 'processes')).map((p) => JSON.parse(readFileSync(p, 'utf8')).id as string);
-    expect(own).toEqual([
-      'apparent_temperature',
-      'cooling_degree_days',
-      'growing_degree_days',
-      'heat_index',
-      'heating_degree_days',
-      'humidex',
-      'load_features',
-      'relative_humidity_from_dewpoint',
-      'spei',
-      'spi',
-      'wet_bulb_temperature',
-    ]);
+    expect(own.sort()).toEqual(
+      [
+        'apparent_temperature',
+        'cooling_degree_days',
+        'growing_degree_days',
+        'heat_index',
+        'heating_degree_days',
+        'humidex',
+        'load_features',
+        'relative_humidity_from_dewpoint',
+        'spei',
+        'spi',
+        'wet_bulb_temperature',
+        ...ETCCDI_INDICES.map((index) => index.id),
+      ].sort(),
+    );
     for (const id of own) expect(officialDescriptionPath(id)).toBeUndefined();
     const weighting = registry.get('aggregate_spatial')!.description.parameters.find((p) => p.name === 'weighting');
     expect(weighting).toMatchObject({ optional: true, default: 'centre', schema: { enum: ['centre', 'coverage'] } });
