@@ -7,7 +7,7 @@ import type { Calendar, Frequency, Periods } from './calendar.ts';
 import { growingSeasonLength } from './gsl.ts';
 import { exceedances, wetDayPercentile, type BaseYears, type Side } from './percentiles.ts';
 import { countDays, extreme, largestRunningSum, meanOf, sumWhere } from './reductions.ts';
-import { daysInSpells, longestSpell } from './spells.ts';
+import { daysInSpells, longestSpell, type SeriesSpan } from './spells.ts';
 
 export type Variable = 'tmin' | 'tmax' | 'precipitation';
 
@@ -18,6 +18,7 @@ export const SPELL_MIN_DAYS = 6;
 export interface IndexInput {
   readonly calendar: Calendar;
   readonly periods: Periods;
+  readonly span: SeriesSpan;
   readonly cells: number;
   /** The daily block of each variable the index reads. */
   readonly series: Readonly<Partial<Record<Variable, Float64Array>>>;
@@ -114,13 +115,13 @@ function longest(id: string, name: string, wet: boolean): EtccdiIndex {
     inputs: { data: 'precipitation' },
     frequencies: ANNUAL,
     unit: 'days',
-    compute: ({ series: s, cells, calendar, periods }) => {
+    compute: ({ series: s, cells, span, periods }) => {
       const pr = s.precipitation!;
       const meets = (d: number, c: number) => {
         const v = pr[d * cells + c]!;
         return Number.isNaN(v) ? NaN : v >= WET_DAY_MM === wet ? 1 : 0;
       };
-      return longestSpell(calendar.days, cells, periods.ofDay, periods.count, meets);
+      return longestSpell(span, cells, periods.ofDay, periods.count, meets);
     },
   };
 }

@@ -43,18 +43,21 @@ export function meanOf(values: Float64Array, cells: number, periods: Periods): F
 }
 
 /**
- * The largest sum of `length` consecutive days ending in the period (the window may begin in the period before),
- * over windows without a missing day.
+ * The largest sum of `length` consecutive days ending in the period (the window may begin in the period before);
+ * a missing day adds nothing, as in climdex.
  */
 export function largestRunningSum(values: Float64Array, cells: number, periods: Periods, length: number) {
   const out = new Float64Array(periods.count * cells).fill(-Infinity);
   const days = periods.ofDay.length;
-  for (let d = length - 1; d < days; d++) {
+  for (let d = 0; d < days; d++) {
     const p = periods.ofDay[d]!;
     if (p < 0) continue;
     for (let c = 0; c < cells; c++) {
       let sum = 0;
-      for (let k = d - length + 1; k <= d; k++) sum += values[k * cells + c]!;
+      for (let k = Math.max(0, d - length + 1); k <= d; k++) {
+          const v = values[k * cells + c]!;
+          if (!Number.isNaN(v)) sum += v;
+        }
       if (sum > out[p * cells + c]!) out[p * cells + c] = sum;
     }
   }

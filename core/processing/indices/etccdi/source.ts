@@ -73,6 +73,7 @@ export class EtccdiSource implements CubeSource {
     const values = plan.index.compute({
       calendar,
       periods,
+      span: { first: plan.dayOfPosition[0]!, last: plan.dayOfPosition[positions - 1]! },
       cells,
       series,
       ...(plan.threshold !== undefined ? { threshold: plan.threshold } : {}),

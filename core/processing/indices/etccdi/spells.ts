@@ -5,11 +5,17 @@
  * period in which no run ends has 0. WSDI and CSDI count runs within each year (a run is cut at 31 December).
  */
 
+/** The calendar days of the series' first and last labels: days outside neither start nor end a run. */
+export interface SeriesSpan {
+  readonly first: number;
+  readonly last: number;
+}
+
 /** `meets(d, c)`: 1 when day `d` of cell `c` meets the spell's condition, 0 when not, NaN when missing. */
 export type DayTest = (d: number, c: number) => number;
 
 export function longestSpell(
-  days: number,
+  span: SeriesSpan,
   cells: number,
   ofDay: Int32Array,
   count: number,
@@ -19,13 +25,13 @@ export function longestSpell(
   const run = new Int32Array(cells);
   // Whether every day of the current period so far met the condition.
   const inside = new Uint8Array(cells).fill(1);
-  for (let d = 0; d < days; d++) {
+  for (let d = span.first; d <= span.last; d++) {
     const p = ofDay[d]!;
-    const next = d + 1 < days ? ofDay[d + 1]! : -2;
+    const next = d < span.last ? ofDay[d + 1]! : -2;
     for (let c = 0; c < cells; c++) {
       if (meets(d, c) === 1) {
         run[c]!++;
-        if (d + 1 === days || meets(d + 1, c) !== 1) {
+        if (d === span.last || meets(d + 1, c) !== 1) {
           if (p >= 0 && run[c]! > out[p * cells + c]!) out[p * cells + c] = run[c]!;
           run[c] = 0;
         }
