@@ -24,8 +24,7 @@ export interface DailyGrid {
 
 /** Writes variable `name` (with CF `units`) of `grid` as netCDF at `dir/name.nc` and returns the path. */
 export async function writeNetcdf(dir: string, name: string, units: string, grid: DailyGrid): Promise<string> {
-  const list = (values: ArrayLike<number>) =>
-    Array.from(values, (v) => (Number.isNaN(v) ? '_' : String(v))).join(', ');
+  const list = (values: ArrayLike<number>) => Array.from(values, (v) => (Number.isNaN(v) ? '_' : String(v))).join(', ');
   const cdl = `netcdf ${name} {
 dimensions:
   time = UNLIMITED ; lat = ${grid.lat.length} ; lon = ${grid.lon.length} ;
@@ -48,26 +47,31 @@ data:
   return path;
 }
 
-/**
- * Runs `cdo` with `args` (operators and files; the output is the last) and returns the values of the output's
- * first variable per time step (C order over the grid), NaN where CDO wrote its missing value.
- */
-export async function cdo(dir: string, args: string[], env: Record<string, string> = {}): Promise<number[][]> {
+/** Runs `cdo` with `args` (operators and input files) into a new file in `dir`, and returns its path. */
+export async function cdoFile(dir: string, args: string[], env: Record<string, string> = {}): Promise<string> {
   const out = join(dir, `out-${Math.random().toString(36).slice(2)}.nc`);
   try {
     await run('cdo', ['-s', '-O', ...args, out], { cwd: dir, env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
   } catch (err) {
     throw new Error(`cdo ${args.join(' ')} failed: ${(err as { stderr?: string }).stderr ?? err}`, { cause: err });
   }
-  const { stdout: names } = await run('cdo', ['-s', 'showname', out]);
-  const first = names.trim().split(/\s+/)[0]!;
-  const { stdout } = await run('cdo', ['-s', 'outputtab,date,value', `-selname,${first}`, out], {
-    maxBuffer: 1 << 26,
-  });
+  return out;
+}
+
+/**
+ * Runs `cdo` with `args` and returns the values of the output's first variable per time step (C order over the
+ * grid), NaN where CDO wrote its missing value.
+ */
+export async function cdo(dir: string, args: string[], env: Record<string, string> = {}): Promise<number[][]> {
+  const out = await cdoFile(dir, args, env);
+  const { stdout } = await run('cdo', ['-s', 'outputtab,name,date,value', out], { maxBuffer: 1 << 26 });
   const steps = new Map<string, number[]>();
+  let first: string | undefined;
   for (const line of stdout.split('\n')) {
-    const [date, value] = line.trim().split(/\s+/);
-    if (!date || date.startsWith('#') || value === undefined) continue;
+    const [name, date, value] = line.trim().split(/\s+/);
+    if (!name || name.startsWith('#') || date === undefined || value === undefined) continue;
+    first ??= name;
+    if (name !== first) continue;
     const v = Number(value);
     if (!steps.has(date)) steps.set(date, []);
     steps.get(date)!.push(Math.abs(v - FILL) < 1e27 || Number.isNaN(v) ? NaN : v);

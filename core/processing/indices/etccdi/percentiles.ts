@@ -1,7 +1,7 @@
 /**
  * Percentile thresholds of a base period as ETCCDI defines them: for temperature, one threshold per calendar day
  * (a 365-day year; 29 February takes 28 February's), the percentile of the base years' values in a 5-day window
- * centred on that day; for precipitation, one threshold, the percentile of the base period's wet days. Percentiles
+ * centred on that day (the windows of the first and last days reach the two days beyond the base period); for precipitation, one threshold, the percentile of the base period's wet days. Percentiles
  * are Hyndman and Fan's type 8 (median-unbiased), as climdex computes them.
  *
  * Inside the base period a day is not compared with thresholds its own year helped make: Zhang et al. (2005)
@@ -32,13 +32,16 @@ export interface BaseYears {
   readonly last: number;
 }
 
-/** The values of cell `c` in the window centred on day `key` of `year`, base years only, NaN left out. */
+/**
+ * The values of cell `c` in the window centred on day `key` of `year`, NaN left out: days of the base years and,
+ * as climdex takes them, the days just outside it that windows centred in it reach.
+ */
 function windowValues(
   values: Float64Array,
   cells: number,
   c: number,
   calendar: Calendar,
-  base: BaseYears,
+  reach: { first: number; last: number },
   yearStart: Int32Array,
   year: number,
   key: number,
@@ -50,9 +53,7 @@ function windowValues(
   const centre = start + key + leapShift;
   for (let j = -HALF_WINDOW; j <= HALF_WINDOW; j++) {
     const d = centre + j;
-    if (d < 0 || d >= calendar.days) continue;
-    const y = calendar.year[d]!;
-    if (y < base.first || y > base.last) continue;
+    if (d < reach.first || d > reach.last || d < 0 || d >= calendar.days) continue;
     const v = values[d * cells + c]!;
     if (!Number.isNaN(v)) out.push(v);
   }
@@ -91,6 +92,11 @@ export function exceedances(
   const baseYears = base.last - base.first + 1;
   const keys = Int32Array.from({ length: calendar.days }, (_, d) => dayKey(calendar, d));
   const thresholds = new Float64Array(KEYS);
+  const next = base.last + 1 - calendar.year[0]!;
+  const reach = {
+    first: starts[base.first - calendar.year[0]!]! - HALF_WINDOW,
+    last: (next < starts.length ? starts[next]! : calendar.days) - 1 + HALF_WINDOW,
+  };
   // Per base year and key, the sorted window values of that year alone, reused by every sample.
   const perYear: number[][][] = [];
   const window: number[] = [];
@@ -100,7 +106,7 @@ export function exceedances(
       const byKey: number[][] = [];
       for (let k = 0; k < KEYS; k++) {
         window.length = 0;
-        windowValues(values, cells, c, calendar, base, starts, y, k, window);
+        windowValues(values, cells, c, calendar, reach, starts, y, k, window);
         byKey.push(window.slice().sort(ascending));
       }
       perYear.push(byKey);

@@ -55,9 +55,9 @@ export function largestRunningSum(values: Float64Array, cells: number, periods: 
     for (let c = 0; c < cells; c++) {
       let sum = 0;
       for (let k = Math.max(0, d - length + 1); k <= d; k++) {
-          const v = values[k * cells + c]!;
-          if (!Number.isNaN(v)) sum += v;
-        }
+        const v = values[k * cells + c]!;
+        if (!Number.isNaN(v)) sum += v;
+      }
       if (sum > out[p * cells + c]!) out[p * cells + c] = sum;
     }
   }
