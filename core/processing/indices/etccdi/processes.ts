@@ -30,13 +30,8 @@ function indexCube(index: EtccdiIndex, args: Args): DataCube {
       throw invalidArgument(index.id, parameter, `its dimensions and labels differ from those of '${firstParameter}'`);
   }
   const days = dailyPositions(index.id, firstParameter, labelInstants(first.dimensions[axis]!.labels));
+  // An annual-only index has no `frequency` parameter (its description says so, and the parser refuses one).
   const frequency = args.frequency === undefined ? 'year' : (args.frequency as Frequency);
-  if (!index.frequencies.includes(frequency))
-    throw invalidArgument(
-      index.id,
-      'frequency',
-      `${index.name} is defined for ${index.frequencies.join(' and ')} only`,
-    );
   const calendar = calendarOf(days[0]!, days[days.length - 1]!);
   const periods = periodsOf(calendar, frequency, days[0]!, days[days.length - 1]!);
   const plan: IndexPlan = {

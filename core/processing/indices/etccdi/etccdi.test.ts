@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { cubeOf, run, spatial, temporal, valuesOf } from '../../../../test/support/cubes.ts';
+import type { DataCube } from '../../cube/cube.ts';
+import { builtInRegistry } from '../../registry.ts';
+import { ETCCDI_INDICES } from './catalogue.ts';
+
+const DAY = 86_400_000;
+const days = (first: string, last: string) =>
+  Array.from({ length: (Date.parse(last) - Date.parse(first)) / DAY + 1 }, (_, d) =>
+    new Date(Date.parse(first) + d * DAY).toISOString().slice(0, 10),
+  );
+
+/** A daily cube over `labels` of one cell per latitude, with `value(date, cell)`. */
+function daily(labels: string[], value: (date: string, cell: number) => number, latitudes = [45]): DataCube {
+  return cubeOf([temporal(labels), spatial('y', latitudes, 'EPSG:4326'), spatial('x', [10], 'EPSG:4326')], (i) =>
+    value(labels[Math.floor(i / latitudes.length)]!, i % latitudes.length),
+  );
+}
+
+async function index(process: string, args: Record<string, unknown>) {
+  const cube = (await run(process, args)) as DataCube;
+  return { labels: cube.dimension('t')!.labels, values: await valuesOf(cube) };
+}
+
+describe('ETCCDI indices, by hand', () => {
+  it('bootstraps the base period (Zhang et al. 2005): a year is never judged by thresholds it made', async () => {
+    // One value a year: 1, 2 and 3 in the base years, 3.5 after. July's 90th percentile of the base is 3, which
+    // 2003's days do not exceed; with 2003 replaced by 2001 or by 2002 it is 2, which they do in both samples.
+    const labels = days('2001-01-01', '2004-12-31');
+    const data = daily(labels, (date) => ({ 2001: 1, 2002: 2, 2003: 3 })[date.slice(0, 4)] ?? 3.5);
+    const { labels: months, values } = await index('etccdi_tx90p', {
+      data,
+      frequency: 'month',
+      base_period: [2001, 2003],
+    });
+    const july = (year: number) => values[months.indexOf(`${year}-07`)];
+    expect([2001, 2002, 2003, 2004].map(july)).toEqual([0, 0, 100, 100]);
+  });
+
+  it('gives no value to a month with more than 3 missing days, a year with more than 15, and a short year', async () => {
+    // From 1 July 2001: the first half of 2001 is missing. In 2002, 4 days of March and 3 of May are missing.
+    const labels = days('2001-07-01', '2003-12-31').filter((d) => !(d >= '2002-03-10' && d <= '2002-03-13'));
+    const data = daily(labels, (date) => (date >= '2002-05-01' && date <= '2002-05-03' ? NaN : Number(date.slice(8))));
+    const annual = await index('etccdi_txx', { data });
+    expect(annual.labels).toEqual(['2001', '2002', '2003']);
+    expect(annual.values).toEqual([NaN, NaN, 31]);
+    const monthly = await index('etccdi_txx', { data, frequency: 'month' });
+    const month = (label: string) => monthly.values[monthly.labels.indexOf(label)];
+    expect([month('2001-07'), month('2002-03'), month('2002-05'), month('2002-06')]).toEqual([31, NaN, 31, 30]);
+  });
+
+  it('measures the growing season from 1 July south of the equator and from 1 January north of it', async () => {
+    // Warm (10 degC) from 1 September 2001 to 31 March 2002, cold (0 degC) otherwise.
+    const labels = days('2001-01-01', '2002-12-31');
+    const tmin = daily(labels, (d) => (d >= '2001-09-01' && d <= '2002-03-31' ? 10 : 0), [45, -30]);
+    const { labels: years, values } = await index('etccdi_gsl', { tmin, tmax: tmin });
+    expect(years).toEqual(['2001', '2002']);
+    // North (cell 0): no warm run in the first half of 2001, so 0; in 2002 from 1 January to the cold run that
+    // starts on 1 July, 181 days. South (cell 1): 1 September 2001 to 31 March 2002 is 212 days; the season that
+    // starts in July 2002 ends after the data (no value).
+    expect(values).toEqual([0, 212, 181, NaN]);
+  });
+
+  it('credits a dry spell across the end of a year to the year it ends in, whole', async () => {
+    const labels = days('2001-01-01', '2002-12-31');
+    const data = daily(labels, (d) => (d >= '2001-12-20' && d <= '2002-01-10' ? 0 : 5));
+    const { values } = await index('etccdi_cdd', { data });
+    expect(values).toEqual([0, 22]);
+  });
+
+  it('takes 28 February threshold for 29 February', async () => {
+    // Base 2001-2003: 28 February's window (26 February to 2 March) holds 0 in every year; 29 February 2004 is 1.
+    const labels = days('2001-01-01', '2004-12-31');
+    const data = daily(labels, (d) => (d === '2004-02-29' ? 1 : 0));
+    const { labels: months, values } = await index('etccdi_tn90p', {
+      data,
+      frequency: 'month',
+      base_period: [2001, 2003],
+    });
+    expect(values[months.indexOf('2004-02')]).toBeCloseTo(100 / 29, 12);
+  });
+
+  it('has no monthly form of an annual index', async () => {
+    const data = daily(days('2001-01-01', '2002-12-31'), () => 0);
+    await expect(run('etccdi_fd', { data, frequency: 'month' })).rejects.toMatchObject({
+      code: 'ProcessParameterUnsupported',
+    });
+  });
+
+  it.each([
+    ['etccdi_tn10p', { base_period: [1961, 1990] }, /1961-1990 is not within the data's years 2001-2002/],
+    ['etccdi_tn10p', { base_period: [2001, 2001] }, /at least two years/],
+  ])('refuses %s with %j', async (process, args, message) => {
+    const data = daily(days('2001-01-01', '2002-12-31'), () => 0);
+    await expect(run(process, { data, ...args })).rejects.toMatchObject({
+      code: 'ProcessParameterInvalid',
+      message,
+    });
+  });
+
+  it('refuses a series that is not daily', async () => {
+    const data = daily(['2001-01-01T00:00:00Z', '2001-01-01T12:00:00Z'], () => 0);
+    await expect(run('etccdi_fd', { data })).rejects.toMatchObject({ message: /two labels on one day/ });
+  });
+
+  it.each(ETCCDI_INDICES.map((i) => [i.id, i] as const))(
+    '%s is described with its inputs, frequencies and unit',
+    (id, i) => {
+      const description = builtInRegistry().get(id)!.description;
+      const parameters = description.parameters.map((p) => p.name);
+      expect(parameters.slice(0, Object.keys(i.inputs).length)).toEqual(Object.keys(i.inputs));
+      const frequency = description.parameters.find((p) => p.name === 'frequency');
+      expect(frequency ? (frequency.schema as { enum: string[] }).enum : ['year']).toEqual(i.frequencies);
+      expect(parameters.includes('base_period')).toBe(Boolean(i.percentile));
+      expect(parameters.includes('threshold')).toBe(Boolean(i.threshold));
+      expect(description.description).toContain(
+        `Unit of the result: ${i.unit === '%' ? '% (percent of days)' : i.unit}.`,
+      );
+    },
+  );
+});
