@@ -93,7 +93,16 @@ describe('openEO discovery', () => {
     const { app } = await build();
     const listed = (await app.inject({ url: '/processes' })).json().processes.map((p: { id: string }) => p.id);
     expect(listed).toEqual(IMPLEMENTED_PROCESSES);
-    expect(listed).toEqual(expect.arrayContaining(['add', 'aggregate_spatial', 'load_collection', 'load_features']));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        'add',
+        'aggregate_spatial',
+        'load_collection',
+        'load_features',
+        'etccdi_cdd',
+        'etccdi_tx90p',
+      ]),
+    );
     const official = JSON.parse(await readFile(resolve(OFFICIAL_PROCESSES, 'add.json'), 'utf8'));
     expect((await app.inject({ url: '/processes/add' })).json()).toEqual(official);
     const response = await app.inject({ url: '/processes/load_stac' });
