@@ -51,105 +51,79 @@ const MONTHLY: readonly Frequency[] = ['month', 'year'];
 
 const series = (input: IndexInput, variable: Variable) => input.series[variable]!;
 
-function count(id: string, name: string, variable: Variable, test: (v: number) => boolean): EtccdiIndex {
-  return {
-    id,
-    name,
-    inputs: { data: variable },
-    frequencies: ANNUAL,
-    unit: 'days',
-    compute: (input) => countDays(series(input, variable), input.cells, input.periods, test),
-  };
+/** An index of one input cube, `data`. */
+function ofData(
+  id: string,
+  name: string,
+  variable: Variable,
+  [frequencies, unit]: [readonly Frequency[], string],
+  compute: (input: IndexInput) => Float64Array,
+  options: { percentile?: boolean; threshold?: boolean } = {},
+): EtccdiIndex {
+  return { id, name, inputs: { data: variable }, frequencies, unit, ...options, compute };
 }
 
-function extremeOf(id: string, name: string, variable: Variable, max: boolean): EtccdiIndex {
-  return {
-    id,
-    name,
-    inputs: { data: variable },
-    frequencies: MONTHLY,
-    unit: 'degC',
-    compute: (input) => extreme(series(input, variable), input.cells, input.periods, max),
-  };
+function count(id: string, name: string, variable: Variable, test: (v: number) => boolean): EtccdiIndex {
+  return ofData(id, name, variable, [ANNUAL, 'days'], (input) =>
+    countDays(series(input, variable), input.cells, input.periods, test),
+  );
+}
+
+function extremeOf(id: string, name: string, variable: Variable, max: boolean, unit = 'degC'): EtccdiIndex {
+  return ofData(id, name, variable, [MONTHLY, unit], (input) =>
+    extreme(series(input, variable), input.cells, input.periods, max),
+  );
 }
 
 /** Share of days (%) beyond the calendar day's percentile `p` of the base period, bootstrapped in it. */
 function percentOfDays(id: string, name: string, variable: Variable, p: number, side: Side): EtccdiIndex {
-  return {
-    id,
-    name,
-    inputs: { data: variable },
-    frequencies: MONTHLY,
-    unit: '%',
-    percentile: true,
-    compute: (input) => {
-      const shares = exceedances(series(input, variable), input.cells, input.calendar, input.base!, p, side, true);
-      const { sum, count } = sumWhere(shares, input.cells, input.periods, () => true);
-      for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? (100 * sum[i]!) / count[i]! : NaN;
-      return sum;
-    },
+  const compute = (input: IndexInput) => {
+    const shares = exceedances(series(input, variable), input.cells, input.calendar, input.base!, p, side, true);
+    const { sum, count } = sumWhere(shares, input.cells, input.periods, () => true);
+    for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? (100 * sum[i]!) / count[i]! : NaN;
+    return sum;
   };
+  return ofData(id, name, variable, [MONTHLY, '%'], compute, { percentile: true });
 }
 
 /** Days in spells of at least six days beyond the calendar day's percentile of the base period (no bootstrap). */
 function spellDays(id: string, name: string, variable: Variable, p: number, side: Side): EtccdiIndex {
-  return {
-    id,
-    name,
-    inputs: { data: variable },
-    frequencies: ANNUAL,
-    unit: 'days',
-    percentile: true,
-    compute: ({ series: s, cells, calendar, base, periods }) => {
-      const beyond = exceedances(s[variable]!, cells, calendar, base!, p, side, false);
-      const meets = (d: number, c: number) => beyond[d * cells + c]!;
-      return daysInSpells(calendar.days, cells, periods.ofDay, periods.count, meets, SPELL_MIN_DAYS);
-    },
+  const compute = ({ series: s, cells, calendar, base, periods }: IndexInput) => {
+    const beyond = exceedances(s[variable]!, cells, calendar, base!, p, side, false);
+    const meets = (d: number, c: number) => beyond[d * cells + c]!;
+    return daysInSpells(calendar.days, cells, periods.ofDay, periods.count, meets, SPELL_MIN_DAYS);
   };
+  return ofData(id, name, variable, [ANNUAL, 'days'], compute, { percentile: true });
 }
 
 function longest(id: string, name: string, wet: boolean): EtccdiIndex {
-  return {
-    id,
-    name,
-    inputs: { data: 'precipitation' },
-    frequencies: ANNUAL,
-    unit: 'days',
-    compute: ({ series: s, cells, span, periods }) => {
-      const pr = s.precipitation!;
-      const meets = (d: number, c: number) => {
-        const v = pr[d * cells + c]!;
-        return Number.isNaN(v) ? NaN : v >= WET_DAY_MM === wet ? 1 : 0;
-      };
-      return longestSpell(span, cells, periods.ofDay, periods.count, meets);
-    },
-  };
+  return ofData(id, name, 'precipitation', [ANNUAL, 'days'], ({ series: s, cells, span, periods }) => {
+    const pr = s.precipitation!;
+    const meets = (d: number, c: number) => {
+      const v = pr[d * cells + c]!;
+      return Number.isNaN(v) ? NaN : v >= WET_DAY_MM === wet ? 1 : 0;
+    };
+    return longestSpell(span, cells, periods.ofDay, periods.count, meets);
+  });
 }
 
 /** Total precipitation (mm) of wet days above the base period's percentile `p` of wet days. */
 function totalAbove(id: string, name: string, p: number): EtccdiIndex {
-  return {
-    id,
-    name,
-    inputs: { data: 'precipitation' },
-    frequencies: ANNUAL,
-    unit: 'mm',
-    percentile: true,
-    compute: ({ series: s, cells, calendar, base, periods }) => {
-      const pr = s.precipitation!;
-      const thresholds = wetDayPercentile(pr, cells, calendar, base!, p, WET_DAY_MM);
-      const out = new Float64Array(periods.count * cells);
-      for (let d = 0; d < calendar.days; d++) {
-        const k = periods.ofDay[d]!;
-        if (k < 0) continue;
-        for (let c = 0; c < cells; c++) {
-          const v = pr[d * cells + c]!;
-          if (v >= WET_DAY_MM && v > thresholds[c]!) out[k * cells + c]! += v;
-        }
+  const compute = ({ series: s, cells, calendar, base, periods }: IndexInput) => {
+    const pr = s.precipitation!;
+    const thresholds = wetDayPercentile(pr, cells, calendar, base!, p, WET_DAY_MM);
+    const out = new Float64Array(periods.count * cells);
+    for (let d = 0; d < calendar.days; d++) {
+      const k = periods.ofDay[d]!;
+      if (k < 0) continue;
+      for (let c = 0; c < cells; c++) {
+        const v = pr[d * cells + c]!;
+        if (v >= WET_DAY_MM && v > thresholds[c]!) out[k * cells + c]! += v;
       }
-      return out;
-    },
+    }
+    return out;
   };
+  return ofData(id, name, 'precipitation', [ANNUAL, 'mm'], compute, { percentile: true });
 }
 
 export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
@@ -192,54 +166,36 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
       return meanOf(range, cells, periods);
     },
   },
-  {
-    id: 'etccdi_rx1day',
-    name: 'Rx1day',
-    inputs: { data: 'precipitation' },
-    frequencies: MONTHLY,
-    unit: 'mm',
-    compute: (input) => extreme(series(input, 'precipitation'), input.cells, input.periods, true),
-  },
-  {
-    id: 'etccdi_rx5day',
-    name: 'Rx5day',
-    inputs: { data: 'precipitation' },
-    frequencies: MONTHLY,
-    unit: 'mm',
-    compute: (input) => largestRunningSum(series(input, 'precipitation'), input.cells, input.periods, 5),
-  },
-  {
-    id: 'etccdi_sdii',
-    name: 'SDII',
-    inputs: { data: 'precipitation' },
-    frequencies: ANNUAL,
-    unit: 'mm/day',
-    compute: (input) => {
-      const { sum, count } = sumWhere(series(input, 'precipitation'), input.cells, input.periods, wet);
-      for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : 0;
-      return sum;
-    },
-  },
+  extremeOf('etccdi_rx1day', 'Rx1day', 'precipitation', true, 'mm'),
+  ofData('etccdi_rx5day', 'Rx5day', 'precipitation', [MONTHLY, 'mm'], (input) =>
+    largestRunningSum(series(input, 'precipitation'), input.cells, input.periods, 5),
+  ),
+  ofData('etccdi_sdii', 'SDII', 'precipitation', [ANNUAL, 'mm/day'], (input) => {
+    const { sum, count } = sumWhere(series(input, 'precipitation'), input.cells, input.periods, wet);
+    for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : 0;
+    return sum;
+  }),
   count('etccdi_r10mm', 'R10mm', 'precipitation', (v) => v >= 10),
   count('etccdi_r20mm', 'R20mm', 'precipitation', (v) => v >= 20),
-  {
-    ...count('etccdi_rnnmm', 'Rnnmm', 'precipitation', () => false),
-    threshold: true,
-    compute: (input) =>
-      countDays(series(input, 'precipitation'), input.cells, input.periods, (v) => v >= input.threshold!),
-  },
+  ofData(
+    'etccdi_rnnmm',
+    'Rnnmm',
+    'precipitation',
+    [ANNUAL, 'days'],
+    (input) => countDays(series(input, 'precipitation'), input.cells, input.periods, (v) => v >= input.threshold!),
+    { threshold: true },
+  ),
   longest('etccdi_cdd', 'CDD', false),
   longest('etccdi_cwd', 'CWD', true),
   totalAbove('etccdi_r95ptot', 'R95pTOT', 0.95),
   totalAbove('etccdi_r99ptot', 'R99pTOT', 0.99),
-  {
-    id: 'etccdi_prcptot',
-    name: 'PRCPTOT',
-    inputs: { data: 'precipitation' },
-    frequencies: ANNUAL,
-    unit: 'mm',
-    compute: (input) => sumWhere(series(input, 'precipitation'), input.cells, input.periods, wet).sum,
-  },
+  ofData(
+    'etccdi_prcptot',
+    'PRCPTOT',
+    'precipitation',
+    [ANNUAL, 'mm'],
+    (input) => sumWhere(series(input, 'precipitation'), input.cells, input.periods, wet).sum,
+  ),
 ];
 
 function wet(v: number): boolean {
