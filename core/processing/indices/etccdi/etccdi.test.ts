@@ -107,6 +107,7 @@ describe('ETCCDI indices, by hand', () => {
     '%s is described with its inputs, frequencies and unit',
     (id, i) => {
       const description = builtInRegistry().get(id)!.description;
+      expect(description.summary).toMatch(new RegExp(`^ETCCDI ${i.name}: `));
       const parameters = description.parameters.map((p) => p.name);
       expect(parameters.slice(0, Object.keys(i.inputs).length)).toEqual(Object.keys(i.inputs));
       const frequency = description.parameters.find((p) => p.name === 'frequency');

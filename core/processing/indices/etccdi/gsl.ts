@@ -24,7 +24,7 @@ function firstRun(mean: Float64Array, cells: number, c: number, from: number, to
 
 /**
  * Per year of `years` (labels of consecutive calendar years) and cell, the season length; `south[c]`: the cell is
- * south of the equator. Also gives each day's season year for the missing-day rule of each hemisphere.
+ * south of the equator.
  */
 export function growingSeasonLength(
   calendar: Calendar,

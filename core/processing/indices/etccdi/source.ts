@@ -53,7 +53,7 @@ export class EtccdiSource implements CubeSource {
     const post = product(region.shape.slice(axis + 1));
     const cells = pre * post;
     const series: Partial<Record<Variable, Float64Array>> = {};
-    const missing = new Uint8Array(calendar.days * cells).fill(1);
+    const missing = new Uint8Array(calendar.days * cells);
     for (const [variable, cube] of Object.entries(plan.inputs) as [Variable, DataCube][]) {
       const start = region.start.map((s, i) => (i === axis ? 0 : s));
       const shape = region.shape.map((s, i) => (i === axis ? positions : s));
