@@ -95,6 +95,7 @@ async function run(input: ProcessingInput, context: TaskContext, log: JobLogWrit
     DEFAULT_LIMITS.maxCubeCells,
     formatOptions(graph, cluster, input.namespace),
     part,
+    (message) => void log.write({ level: 'warning', message }),
   );
   await log.write({ level: 'info', message: `${label} started.` });
   context.progress(0, 1, 'running the process graph');

@@ -1,6 +1,6 @@
-import { OUTPUT_FORMATS } from '../../../core/processing/results/outputs.ts';
+import { OUTPUT_FORMATS, type FormatParameter } from '../../../core/processing/results/outputs.ts';
 
-type Formats = Record<string, { title: string; gis_data_types: string[]; parameters: Record<string, never> }>;
+type Formats = Record<string, { title: string; gis_data_types: string[]; parameters: Record<string, FormatParameter> }>;
 
 /**
  * openEO's `/file_formats`, by GDAL driver name, listing only what is really supported. Input: what the providers
@@ -14,9 +14,9 @@ export function fileFormats(): { input: Formats; output: Formats } {
       Zarr: { title: 'Zarr v2 store over HTTP', gis_data_types: ['raster'], parameters: {} },
     },
     output: Object.fromEntries(
-      OUTPUT_FORMATS.map(({ name, title, gis_data_types }) => [
+      OUTPUT_FORMATS.map(({ name, title, gis_data_types, parameters = {} }) => [
         name,
-        { title, gis_data_types: [...gis_data_types], parameters: {} },
+        { title, gis_data_types: [...gis_data_types], parameters },
       ]),
     ),
   };

@@ -44,7 +44,12 @@ describe('openEO discovery', () => {
       'CSV',
       'Parquet',
       'dhis2-json',
+      'chap-csv',
     ]);
+    expect(formats.output['chap-csv'].parameters).toMatchObject({
+      period_type: { schema: { enum: ['daily', 'weekly', 'monthly'] }, optional: true },
+      continuity: { schema: { enum: ['error', 'warn', 'ignore'] }, default: 'error' },
+    });
     expect(formats.output.GTiff).toMatchObject({ gis_data_types: ['raster'], parameters: {} });
     expect(formats.output.JSON).toMatchObject({
       gis_data_types: ['raster', 'vector', 'table', 'other'],

@@ -26,13 +26,15 @@ export async function sizeOf(path: string): Promise<number> {
 
 /**
  * With `share`, this sink is one of several writing `dir` at once (the parts of a split batch job): a directory
- * format writes its share, any other format is written by the first part alone.
+ * format writes its share, any other format is written by the first part alone. `warn` takes the writers'
+ * warnings (the job's log).
  */
 export function directorySink(
   dir: string,
   maxCells: number,
   optionsFor: OptionsResolver = givenOptions,
   share?: WriterShare,
+  warn?: (message: string) => void,
 ): ResultSink & { readonly saved: SavedResult[] } {
   const saved: SavedResult[] = [];
   const nameFor = (fileName: string) => {
@@ -60,7 +62,7 @@ export function directorySink(
       } else if (share && share.index > 0) {
         file = { name: fileName, mediaType: format.mediaType };
       } else {
-        const body = await format.write(value, maxCells, signal, options);
+        const body = await format.write(value, maxCells, signal, options, warn);
         await writeFile(path, body);
         const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
         file = { name: fileName, mediaType: format.mediaType, size };

@@ -7,16 +7,14 @@
  *   period_type          daily | weekly | monthly | yearly; inferred from the labels otherwise (periodIds)
  *   category_option_combo, attribute_option_combo   copied onto every value when given
  */
-import { formatPeriod } from '../../periods/index.ts';
+import { formatPeriod, type PeriodType } from '../../periods/index.ts';
 import type { DataCube } from '../cube/cube.ts';
 import { invalidArgument, ProcessingError } from '../errors.ts';
-import { labelInstants } from '../processes/cube/filters.ts';
-import { otherCells, vectorCells } from './vector.ts';
+import { periodStarts } from './period-labels.ts';
+import { featureIds, otherCells, vectorCells } from './vector.ts';
 
 const FORMAT = 'dhis2-json';
 const PERIOD_TYPES = ['daily', 'weekly', 'monthly', 'yearly'] as const;
-type PeriodType = (typeof PERIOD_TYPES)[number];
-const DAY = 86_400_000;
 
 const invalid = (why: string) => invalidArgument('save_result', 'options', `${FORMAT}: ${why}`);
 
@@ -30,46 +28,10 @@ export function dhis2Period(type: PeriodType, instant: number): string {
   return iso.replace(/-/g, '');
 }
 
-/** The period type the labels' spacing shows: the smallest gap between consecutive instants. */
-function inferredPeriodType(instants: number[]): PeriodType {
-  const gaps = instants.slice(1).map((t, i) => t - instants[i]!);
-  if (gaps.length === 0) throw invalid('one time step cannot tell its period type; set period_type');
-  const gap = Math.min(...gaps);
-  if (gap >= 365 * DAY) return 'yearly';
-  if (gap >= 28 * DAY) return 'monthly';
-  if (gap >= 7 * DAY) return 'weekly';
-  if (gap >= DAY) return 'daily';
-  throw invalid('time steps less than a day apart have no DHIS2 period; aggregate them first');
-}
-
-/**
- * DHIS2 period ids of the temporal labels: instants (`2024-01-05T00:00:00Z`), or the labels of
- * `aggregate_temporal_period` (`2024` a year, `2024-005` a day of the year, and `2024-05`, which is a month or a
- * week as `period_type` says).
- */
+/** DHIS2 period ids of the temporal labels (`period-labels.ts`). */
 function periodIds(labels: readonly unknown[], given: unknown): string[] {
-  if (given !== undefined && !PERIOD_TYPES.includes(given as PeriodType))
-    throw invalid(`period_type must be one of ${PERIOD_TYPES.join(', ')}`);
-  const type = given as PeriodType | undefined;
-  const texts = labels.map(String);
-  if (texts.every((l) => /^\d{4}$/.test(l))) return texts;
-  if (texts.every((l) => /^\d{4}-\d{3}$/.test(l)))
-    return texts.map((l) => dhis2Period('daily', Date.UTC(Number(l.slice(0, 4)), 0, Number(l.slice(5)))));
-  if (texts.every((l) => /^\d{4}-\d{2}$/.test(l))) {
-    if (type === 'monthly') return texts.map((l) => l.replace('-', ''));
-    if (type === 'weekly') return texts.map((l) => `${l.slice(0, 4)}W${Number(l.slice(5))}`);
-    throw invalid(
-      `labels like '${texts[0]}' are months or weeks (or dekads, which DHIS2 has not): set period_type to monthly or weekly`,
-    );
-  }
-  const instants = labelInstants(texts);
-  if (instants.some(Number.isNaN))
-    throw new ProcessingError(
-      'FormatUnsuitable',
-      `The temporal label '${texts[instants.findIndex(Number.isNaN)]}' is not a date or a period.`,
-    );
-  const periodType = type ?? inferredPeriodType(instants);
-  return instants.map((t) => dhis2Period(periodType, t));
+  const { type, starts } = periodStarts(labels, given, PERIOD_TYPES, invalid);
+  return starts.map((t) => dhis2Period(type, t));
 }
 
 /**
@@ -125,9 +87,7 @@ export async function vectorDhis2Json(
   const { names, cells } = otherCells(cube, found);
   const [timeAt, bandAt] = [names.indexOf(time.name), band ? names.indexOf(band.name) : -1];
   const periodOf = new Map(time.labels.map((label, i) => [String(label), periods[i]!]));
-  // The org unit is the feature's id (a collection's `idProperty`), else the geometry's label.
-  const features = cube.metadata.geometries!;
-  const orgUnits = cube.dimensions[found.geometry]!.labels.map((label, g) => String(features[g]?.id ?? label));
+  const orgUnits = featureIds(cube, found.geometry);
   const dataValues: Record<string, string>[] = [];
   orgUnits.forEach((orgUnit, g) => {
     const base = g * found.strides[found.geometry]!;

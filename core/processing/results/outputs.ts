@@ -9,8 +9,17 @@ import { resultJson } from './json.ts';
 import { cubePng } from './png.ts';
 import { cubeNetcdf } from './netcdf.ts';
 import { cubeZarr, type WriterShare } from './zarr.ts';
+import { CHAP_PERIOD_TYPES, CONTINUITY_POLICIES, vectorChapCsv } from './chap-csv.ts';
 import { vectorDhis2Json } from './dhis2-json.ts';
 import { vectorCsv, vectorGeoJson, vectorGeoParquet } from './vector.ts';
+
+/** A `save_result` option of a format, as openEO's `/file_formats` describes one. */
+export interface FormatParameter {
+  description: string;
+  schema: Record<string, unknown>;
+  optional: true;
+  default?: unknown;
+}
 
 export interface OutputFormat {
   /** GDAL's name of the format, as openEO names formats. */
@@ -20,12 +29,18 @@ export interface OutputFormat {
   mediaType: string;
   /** The file name of a result in this format, for `Content-Disposition`. */
   fileName: string;
-  /** The file's bytes; `options` are `save_result`'s format options. */
+  /** The options `/file_formats` lists, by name. */
+  parameters?: Record<string, FormatParameter>;
+  /**
+   * The file's bytes; `options` are `save_result`'s format options; `warn` takes what the run's log should say
+   * about a file written anyway (chap-csv's gaps).
+   */
   write(
     value: unknown,
     maxCells: number,
     signal?: AbortSignal,
     options?: Record<string, unknown>,
+    warn?: (message: string) => void,
   ): Promise<string | Uint8Array>;
   /**
    * A format stored as a directory of files (Zarr): writes them under `dir`, which exists and is empty. Batch jobs
@@ -123,6 +138,29 @@ export const OUTPUT_FORMATS: readonly OutputFormat[] = [
     fileName: 'result.dhis2.json',
     write: (value, maxCells, signal, options) =>
       vectorDhis2Json(cubeOnly(value, 'dhis2-json', 'vector'), maxCells, signal, options),
+  },
+  {
+    name: 'chap-csv',
+    title: 'CHAP CSV: time_period, location and a column per band, a row per location and period (DHIS2 CHAP)',
+    gis_data_types: ['vector'],
+    mediaType: 'text/csv; charset=utf-8',
+    fileName: 'result.chap.csv',
+    parameters: {
+      period_type: {
+        description: 'The period of each time step; read from the labels when absent.',
+        schema: { type: 'string', enum: [...CHAP_PERIOD_TYPES] },
+        optional: true,
+      },
+      continuity: {
+        description:
+          'A gap (a period without a time step, or a location without a value): refuse it (error), write it empty and log a warning (warn), or write it empty (ignore).',
+        schema: { type: 'string', enum: [...CONTINUITY_POLICIES] },
+        optional: true,
+        default: 'error',
+      },
+    },
+    write: (value, maxCells, signal, options, warn) =>
+      vectorChapCsv(cubeOnly(value, 'chap-csv', 'vector'), maxCells, signal, options, warn),
   },
 ];
 

@@ -38,6 +38,12 @@ export function otherCells(cube: DataCube, { geometry, strides }: VectorCells) {
   return { names: others.map(({ d }) => d.name), cells };
 }
 
+/** What names each geometry of a vector cube: its feature's id (a collection's `idProperty`), else its label. */
+export function featureIds(cube: DataCube, geometry: number): string[] {
+  const features = cube.metadata.geometries!;
+  return cube.dimensions[geometry]!.labels.map((label, g) => String(features[g]?.id ?? label));
+}
+
 const valueOf = (v: number, boolean: boolean) => (Number.isNaN(v) ? null : boolean ? v === 1 : v);
 
 /** The cube's features, each with its properties and a property per cell named by its labels (`t|band`). */
@@ -81,7 +87,7 @@ export async function vectorGeoParquet(cube: DataCube, maxCells: number, signal?
 }
 
 /** A CSV field, quoted when it must be (RFC 4180). */
-const field = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+export const field = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
 
 export async function vectorCsv(cube: DataCube, maxCells: number, signal?: AbortSignal): Promise<string> {
   const found = await vectorCells(cube, 'CSV', maxCells, signal);
