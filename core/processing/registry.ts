@@ -18,6 +18,7 @@ import { reducerProcesses } from './processes/reducers.ts';
 import { textProcesses } from './processes/texts.ts';
 import { applyProcesses } from './processes/cube/apply.ts';
 import { dimensionProcesses } from './processes/cube/dimensions.ts';
+import { exportWorkflows } from './processes/cube/export-workflows.ts';
 import { filterProcesses } from './processes/cube/filters.ts';
 import { ioProcesses } from './processes/cube/io.ts';
 import { maskProcesses } from './processes/cube/masks.ts';
@@ -46,6 +47,7 @@ export const PROCESS_DEFINITIONS: readonly ProcessDefinition[] = [
   ...ioProcesses,
   ...climateIndexProcesses,
   ...etccdiProcesses,
+  ...exportWorkflows,
 ];
 
 /** A registry of `definitions`, each with its description (loaded once; a missing one throws). */

@@ -82,6 +82,8 @@ describe('process descriptions', () => {
     const own = files(join(STRATUS_DIR, 'processes')).map((p) => JSON.parse(readFileSync(p, 'utf8')).id as string);
     expect(own.sort()).toEqual(
       [
+        'aggregate_to_chap_csv',
+        'aggregate_to_dhis2_json',
         'apparent_temperature',
         'cooling_degree_days',
         'growing_degree_days',

@@ -1,9 +1,10 @@
 /**
  * What a process graph reads from the cluster, found before it runs: the datasets its `load_collection` nodes name,
- * the feature collections of its `load_features` nodes, and the processes it calls that are not predefined
+ * the feature collections of its `load_features` nodes (and both of the predefined export workflows'), and the processes it calls that are not predefined
  * (user-defined, stored as Workflows). A batch job pins these at its start (`pinned.ts`), so that its worker reads
  * the versions that were served when it was queued and needs no access to the cluster.
  */
+import { EXPORT_WORKFLOWS } from '../processes/cube/export-workflows.ts';
 
 export interface GraphReferences {
   collections: Set<string>;
@@ -32,7 +33,11 @@ export function collectReferences(
     const args = isObject(node.arguments) ? node.arguments : {};
     if (node.process_id === 'load_collection' && typeof args.id === 'string') into.collections.add(args.id);
     else if (node.process_id === 'load_features' && typeof args.id === 'string') into.featureCollections.add(args.id);
-    else if (!isPredefined(node.process_id)) into.processes.add(node.process_id);
+    else if ((EXPORT_WORKFLOWS as readonly string[]).includes(node.process_id)) {
+      if (Array.isArray(args.datasets))
+        for (const id of args.datasets) if (typeof id === 'string') into.collections.add(id);
+      if (typeof args.features === 'string') into.featureCollections.add(args.features);
+    } else if (!isPredefined(node.process_id)) into.processes.add(node.process_id);
     visitArguments(args, isPredefined, into);
   }
   return into;
