@@ -1,6 +1,7 @@
 /**
  * The map viewer in headless Chromium (Debian's, through playwright-core) over an embedded instance with the sample
- * data: `/map` with the sample dataset, the time slider moved, the sample districts and one clicked, then a place. Screenshots
+ * data: `/map` with the sample dataset, the time slider moved, the sample districts and one clicked (with its CHAP CSV
+ * downloaded), then a place. Screenshots
  * of the map, the legend and the plot are compared pixel by pixel (decoded by a second, offline page), the plotted
  * series equals the means xarray and shapely compute from the served store, the page logs no error, and no request
  * leaves the local server.
@@ -178,6 +179,19 @@ describe('the map viewer in headless Chromium', () => {
     expect(labels.map((l) => l.slice(0, 10))).toEqual(expected.t);
     expected.means.forEach((mean, i) => expect(values[i], labels[i]).toBeCloseTo(mean!, 4));
 
+    // Below the plot, every district's monthly means as CHAP CSV: the clicked one's January is its days' mean.
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: 30_000 }),
+      page.click('#map-chap-csv'),
+    ]);
+    expect(download.suggestedFilename()).toBe('sample-sample-districts.chap.csv');
+    const rows = (await readFile((await download.path())!, 'utf8')).trimEnd().split('\r\n');
+    expect(rows[0]).toBe('time_period,location,value');
+    expect(rows).toHaveLength(1 + Number(await viewer.getAttribute('data-boundaries')) * 12);
+    const january = rows.find((row) => row.startsWith(`2024-01,${code},`))!.split(',');
+    const days = expected.means.slice(0, 31) as number[];
+    expect(Number(january[2])).toBeCloseTo(days.reduce((a, b) => a + b, 0) / days.length, 4);
+
     // Off the boundaries, a click plots the place: the series of the grid cell that holds it.
     await page.selectOption('#map-collection', '');
     await page.locator('#map').click();
@@ -202,7 +216,7 @@ describe('the map viewer in headless Chromium', () => {
     const hosts = new Set(requests.map((url) => new URL(url).host));
     expect([...hosts]).toEqual([new URL(running.url).host]);
     await context.close();
-  }, 60_000);
+  }, 90_000);
 
   it('shows thumbnails inline at 256 pixels and an ingestion’s progress live, without a reload', async () => {
     const { running, browser } = examples();

@@ -2,11 +2,14 @@
  * The map viewer (views/map.ts; docs/map.md): Leaflet (from npm, served by this server) shows a dataset's tiles
  * with a period slider and a legend, a feature collection's boundaries from its GeoJSON, and, for the boundary
  * clicked (or the place, off the boundaries), the dataset's mean over it for every period, computed by `POST /result` and drawn as an SVG plot.
+ * Below a boundary's plot, a button downloads the dataset's monthly means over every boundary of the collection as
+ * CHAP CSV (the predefined process `aggregate_to_chap_csv`).
  * State for tests and assistive tools is in data attributes of #map-viewer: `data-tiles` (loading, ready),
  * `data-period`, `data-boundaries` (the feature count), `data-series` (loading, ready, refused, failed); the plot's
- * `<svg>` carries its `data-labels` and `data-values` (JSON).
+ * `<svg>` carries its `data-labels` and `data-values` (JSON); the download button its `data-download` (loading,
+ * ready, failed).
  */
-/* global document, fetch, location, L */
+/* global document, fetch, location, setTimeout, URL, L */
 
 const SVG = 'http://www.w3.org/2000/svg';
 const BOUNDARY = { color: '#d9480f', weight: 1.5, fillOpacity: 0.05 };
@@ -34,13 +37,17 @@ function start(root) {
   if (root.dataset.basemapUrl)
     L.tileLayer(root.dataset.basemapUrl, { attribution: root.dataset.basemapAttribution }).addTo(map);
 
-  /** What is shown: the dataset (id, TileJSON, layer), the boundaries layer, the feature plotted. */
+  /**
+   * What is shown: the dataset (id, TileJSON, layer), the boundaries layer, the feature plotted and the feature
+   * collection it is a boundary of (none for a place).
+   */
   const state = {
     dataset: undefined,
     tilejson: undefined,
     layer: undefined,
     boundaries: undefined,
     feature: undefined,
+    collection: undefined,
   };
 
   const periodOf = () => state.tilejson.periods[Number(slider.value)];
@@ -76,7 +83,7 @@ function start(root) {
     state.layer.addTo(map);
     showPeriod();
     showLegend(tilejson, datasetSelect.selectedOptions[0]?.dataset.units ?? '');
-    if (state.feature) plot(state.feature);
+    if (state.feature) plot(state.feature, state.collection);
   }
 
   function showPeriod() {
@@ -122,7 +129,7 @@ function start(root) {
           state.place?.remove();
           state.boundaries.setStyle(BOUNDARY);
           layer.setStyle(SELECTED).bringToFront();
-          plot(feature);
+          plot(feature, id);
         });
       },
     }).addTo(map);
@@ -130,9 +137,12 @@ function start(root) {
     root.dataset.boundaries = String(collection.features.length);
   }
 
-  /** The dataset's mean over the feature's geometry for every period, by `POST /result`, then plotted. */
-  async function plot(feature) {
-    state.feature = feature;
+  /**
+   * The dataset's mean over the feature's geometry for every period, by `POST /result`, then plotted; for a boundary
+   * of `collection`, with the collection's CHAP CSV to download.
+   */
+  async function plot(feature, collection) {
+    Object.assign(state, { feature, collection });
     const name = String(feature.properties.name ?? feature.id ?? 'the boundary');
     if (!state.dataset) {
       series.replaceChildren(paragraph(`Choose a dataset to plot its series over ${name}.`));
@@ -159,6 +169,7 @@ function start(root) {
     const { labels, values } = seriesOf(answer);
     const title = paragraph(`Mean of ${datasetSelect.selectedOptions[0]?.textContent ?? dataset} over ${name}`);
     series.replaceChildren(title, drawSeries(labels, values, { dataset, feature: String(feature.id ?? '') }));
+    if (collection) series.append(chapDownload(dataset, collection));
     root.dataset.series = 'ready';
   }
 
@@ -199,6 +210,52 @@ async function getJson(url) {
   const response = await fetch(url, { headers: { accept: 'application/json' } });
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
   return response.json();
+}
+
+/**
+ * A button that runs `aggregate_to_chap_csv` (monthly means over every feature of the collection) by `POST /result`
+ * and saves the answer as a file; a refusal is shown beside it.
+ */
+function chapDownload(dataset, collection) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.id = 'map-chap-csv';
+  button.textContent = `Download monthly means over every boundary as CHAP CSV`;
+  const status = document.createElement('span');
+  status.className = 'muted';
+  button.addEventListener('click', async () => {
+    button.dataset.download = 'loading';
+    status.textContent = ' Computing …';
+    const chap = { datasets: [dataset], features: collection, period_type: 'monthly' };
+    try {
+      const response = await fetch('/result', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          process: { process_graph: { chap: { process_id: 'aggregate_to_chap_csv', arguments: chap, result: true } } },
+        }),
+      });
+      if (!response.ok) {
+        const answer = await response.json();
+        throw new Error(`Refused (${response.status} ${answer.code}): ${answer.message}`);
+      }
+      const file = URL.createObjectURL(await response.blob());
+      const link = document.createElement('a');
+      link.href = file;
+      link.download = `${dataset}-${collection}.chap.csv`;
+      link.click();
+      // The download has its own copy of the file by then.
+      setTimeout(() => URL.revokeObjectURL(file), 60_000);
+      status.textContent = '';
+      button.dataset.download = 'ready';
+    } catch (error) {
+      status.textContent = ` ${error.message}`;
+      button.dataset.download = 'failed';
+    }
+  });
+  const row = document.createElement('p');
+  row.append(button, status);
+  return row;
 }
 
 function paragraph(text) {
