@@ -135,7 +135,12 @@ export const openEoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
       schema: {
         summary: 'Supported file formats',
         tags,
-        response: { 200: freeForm('FileFormats', 'Input and output file formats by GDAL name.') },
+        response: {
+          200: freeForm(
+            'FileFormats',
+            "Input and output file formats by GDAL name; an output format's `parameters` are the `save_result` options it takes (chap-csv: `period_type`, `continuity`).",
+          ),
+        },
       },
     },
     async () => fileFormats(),
@@ -255,8 +260,9 @@ export const openEoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
       schema: {
         summary: 'Processes this backend runs',
         description:
-          'The official openEO descriptions of the processes the engine implements, and only those ' +
-          '(none until the processing engine exists).',
+          'The official openEO descriptions of the processes the engine implements, and only those, with ' +
+          "Stratus's own (`load_features`, and the predefined workflows `aggregate_to_chap_csv` and " +
+          '`aggregate_to_dhis2_json`; docs/processing.md).',
         tags,
         querystring: formatQuerySchema,
         produces: ['application/json', 'text/html'],

@@ -30,8 +30,9 @@ export const resultRoute: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Process and download data synchronously',
         description:
-          'Runs `process.process_graph` and answers the value `save_result` was given, in its format (`JSON`, or ' +
-          "`GTiff` for a raster cube), else the result node's value as JSON. Data cubes in JSON are " +
+          'Runs `process.process_graph` and answers the value `save_result` was given, in its format (one of ' +
+          '`/file_formats`; the predefined `aggregate_to_chap_csv` and `aggregate_to_dhis2_json` save theirs), else ' +
+          "the result node's value as JSON. Data cubes in JSON are " +
           '`{"type": "DataCube", "dimensions", "data"}` (docs/processing.md). The run executes in a worker thread ' +
           'of its own, so other requests are answered meanwhile. Bounded by `processing.sync.*`: wall time, cells ' +
           'held, cells read, memory of arrays and cubes across the graph, heap of the thread, answer size; past ' +

@@ -126,7 +126,8 @@ export async function vectorChapCsv(
         'FormatUnsuitable',
         `The data has gaps (the first: ${first}); ${FORMAT} with continuity 'error' refuses them: fill them, or set continuity to 'warn' or 'ignore'.`,
       );
-    if (continuity === 'warn') warn?.(`${FORMAT}: ${gaps} gaps written as empty values (the first: ${first}).`);
+    if (continuity === 'warn')
+      warn?.(`${FORMAT}: ${gaps} ${gaps === 1 ? 'gap' : 'gaps'} written as empty values (the first: ${first}).`);
   }
   return `${rows.join('\r\n')}\r\n`;
 }
