@@ -14,7 +14,7 @@ import { WORKFLOW_LABEL } from '../../core/processing/jobs/triggers.ts';
 import { ingestionKind, ingestionSpecSchema, type Ingestion } from '../../core/resources/ingestion/schema.ts';
 import { processingJobKind, type ProcessingJob } from '../../core/resources/processing-job/schema.ts';
 import { workflowKind, type Workflow } from '../../core/resources/workflow/schema.ts';
-import { startEmbedded } from '../support/embedded.ts';
+import { finishedSampleWeather, startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
 
@@ -87,16 +87,8 @@ async function text(data: unknown): Promise<string> {
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'stratus-chap-csv-'));
   running = await startEmbedded(dataDir, { sampleWeather: true });
-  for (const source of ['precipitation', 'tmax']) {
-    const run = await eventually(
-      async () => {
-        const found = await running.cluster.get<Ingestion>(ingestionKind, `sample-${source}-2022-2024`, 'default');
-        return found?.status?.phase === 'successful' || found?.status?.phase === 'failed' ? found : undefined;
-      },
-      { timeoutMs: 150_000, intervalMs: 200 },
-    );
-    expect(run.status?.phase, source).toBe('successful');
-  }
+  for (const run of await finishedSampleWeather(running, ['precipitation', 'tmax']))
+    expect(run.status?.phase, run.metadata.name).toBe('successful');
   const features = await eventually(
     async () => {
       const response = await fetch(`${running.url}/features/sample-districts/data.geojson`);

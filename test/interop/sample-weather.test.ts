@@ -10,9 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { parsePeriod } from '../../core/periods/index.ts';
 import { sampleProvider } from '../../core/providers/sample.ts';
-import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
-import { startEmbedded } from '../support/embedded.ts';
-import { eventually } from '../support/eventually.ts';
+import { finishedSampleWeather, startEmbedded } from '../support/embedded.ts';
 import { python } from '../support/python.ts';
 
 const BBOX: [number, number, number, number] = [-13.5, 6.9, -10.2, 10];
@@ -71,16 +69,8 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'stratus-sample-weather-'));
   const started = performance.now();
   running = await startEmbedded(dataDir, { sampleWeather: true });
-  for (const source of SOURCES) {
-    const run = await eventually(
-      async () => {
-        const found = await running.cluster.get<Ingestion>(ingestionKind, `sample-${source}-2022-2024`, 'default');
-        return found?.status?.phase === 'successful' || found?.status?.phase === 'failed' ? found : undefined;
-      },
-      { timeoutMs: 150_000, intervalMs: 200 },
-    );
-    expect(run.status?.phase, source).toBe('successful');
-  }
+  for (const run of await finishedSampleWeather(running, SOURCES))
+    expect(run.status?.phase, run.metadata.name).toBe('successful');
   ingestionSeconds = (performance.now() - started) / 1000;
   view = await python<XarrayView>(XARRAY_READ, [running.url, CHECKED_DAY], 120_000);
 }, 300_000);

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { runEmbedded, type RunningEmbedded } from '../../cmd/embedded.ts';
 import type { OperatorOptions } from '../../operator/manager.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
+import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
 import { freePort } from '../../scripts/free-port.ts';
 import { eventually } from './eventually.ts';
 
@@ -129,4 +130,26 @@ export async function untilExamplesServed(running: RunningEmbedded): Promise<voi
     async () => (await fetch(`${running.url}/features/sample-districts/data.geojson`)).status === 200 || undefined,
     { timeoutMs: 20_000, intervalMs: 200 },
   );
+}
+
+/**
+ * The sample weather's example ingestion runs (`sample-<source>-2022-2024`) of `sources`, once each has finished,
+ * successfully or not. Three years of one source take a minute or two on a busy machine.
+ */
+export async function finishedSampleWeather(
+  running: RunningEmbedded,
+  sources: readonly string[],
+): Promise<Ingestion[]> {
+  const runs: Ingestion[] = [];
+  for (const source of sources)
+    runs.push(
+      await eventually(
+        async () => {
+          const found = await running.cluster.get<Ingestion>(ingestionKind, `sample-${source}-2022-2024`, 'default');
+          return found?.status?.phase === 'successful' || found?.status?.phase === 'failed' ? found : undefined;
+        },
+        { timeoutMs: 150_000, intervalMs: 200 },
+      ),
+    );
+  return runs;
 }

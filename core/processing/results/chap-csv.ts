@@ -12,7 +12,7 @@ import { formatPeriod, nextPeriod, parsePeriod, type PeriodType } from '../../pe
 import type { DataCube } from '../cube/cube.ts';
 import { invalidArgument, ProcessingError } from '../errors.ts';
 import { formatValue } from './dhis2-json.ts';
-import { periodStarts } from './period-labels.ts';
+import { periodStarts, timeAndBands } from './period-labels.ts';
 import { featureIds, field, otherCells, vectorCells } from './vector.ts';
 
 const FORMAT = 'chap-csv';
@@ -67,15 +67,7 @@ export async function vectorChapCsv(
   warn?: (message: string) => void,
 ): Promise<string> {
   const continuity = continuityOf(options.continuity);
-  const time = cube.dimensions.find((d) => d.type === 'temporal');
-  if (!time) throw new ProcessingError('FormatUnsuitable', `A ${FORMAT} cube needs a temporal dimension.`);
-  const band = cube.dimensions.find((d) => d.type === 'bands');
-  const extra = cube.dimensions.find((d) => d !== time && d !== band && d.type !== 'geometry' && d.labels.length !== 1);
-  if (extra)
-    throw new ProcessingError(
-      'FormatUnsuitable',
-      `Dimension '${extra.name}' has ${extra.labels.length} labels; ${FORMAT} has no place for it: reduce it first.`,
-    );
+  const { time, band } = timeAndBands(cube, FORMAT);
   const columns = band ? band.labels.map(String) : ['value'];
   const taken = columns.find((c) => c === 'time_period' || c === 'location');
   if (taken) throw new ProcessingError('FormatUnsuitable', `A band named '${taken}' collides with a ${FORMAT} column.`);

@@ -9,8 +9,8 @@
  */
 import { formatPeriod, type PeriodType } from '../../periods/index.ts';
 import type { DataCube } from '../cube/cube.ts';
-import { invalidArgument, ProcessingError } from '../errors.ts';
-import { periodStarts } from './period-labels.ts';
+import { invalidArgument } from '../errors.ts';
+import { periodStarts, timeAndBands } from './period-labels.ts';
 import { featureIds, otherCells, vectorCells } from './vector.ts';
 
 const FORMAT = 'dhis2-json';
@@ -47,15 +47,7 @@ export async function vectorDhis2Json(
   signal?: AbortSignal,
   options: Record<string, unknown> = {},
 ): Promise<string> {
-  const time = cube.dimensions.find((d) => d.type === 'temporal');
-  if (!time) throw new ProcessingError('FormatUnsuitable', `A ${FORMAT} cube needs a temporal dimension.`);
-  const band = cube.dimensions.find((d) => d.type === 'bands');
-  const extra = cube.dimensions.find((d) => d !== time && d !== band && d.type !== 'geometry' && d.labels.length !== 1);
-  if (extra)
-    throw new ProcessingError(
-      'FormatUnsuitable',
-      `Dimension '${extra.name}' has ${extra.labels.length} labels; ${FORMAT} has no place for it: reduce it first.`,
-    );
+  const { time, band } = timeAndBands(cube, FORMAT);
   const bands = band ? band.labels.map(String) : ['value'];
   const single = typeof options.data_element === 'string' ? options.data_element : undefined;
   const mapping = options.data_elements;

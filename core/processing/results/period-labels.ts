@@ -1,13 +1,32 @@
 /**
- * The periods a vector cube's temporal labels stand for, for the formats that name periods (dhis2-json, chap-csv):
+ * The periods a vector cube's temporal labels stand for, for the formats that name periods (dhis2-json, chap-csv),
+ * and the dimensions such a format places:
  * instants (`2024-01-05T00:00:00Z`), or the labels of `aggregate_temporal_period` (`2024` a year, `2024-005` a day
  * of the year, and `2024-05`, which is a month or an ISO week as the given period type says).
  */
 import { parsePeriod, PeriodError, type PeriodType } from '../../periods/index.ts';
+import type { DataCube } from '../cube/cube.ts';
 import { ProcessingError } from '../errors.ts';
 import { labelInstants } from '../processes/cube/filters.ts';
 
 const DAY = 86_400_000;
+
+/**
+ * The temporal dimension and the bands dimension (if any) of a vector cube written as `format`, which places the
+ * geometries, the periods and the bands; any other dimension must have been reduced to one label.
+ */
+export function timeAndBands(cube: DataCube, format: string) {
+  const time = cube.dimensions.find((d) => d.type === 'temporal');
+  if (!time) throw new ProcessingError('FormatUnsuitable', `A ${format} cube needs a temporal dimension.`);
+  const band = cube.dimensions.find((d) => d.type === 'bands');
+  const extra = cube.dimensions.find((d) => d !== time && d !== band && d.type !== 'geometry' && d.labels.length !== 1);
+  if (extra)
+    throw new ProcessingError(
+      'FormatUnsuitable',
+      `Dimension '${extra.name}' has ${extra.labels.length} labels; ${format} has no place for it: reduce it first.`,
+    );
+  return { time, band };
+}
 
 /** The period type the labels' spacing shows: the smallest gap between consecutive instants. */
 function inferredPeriodType(instants: number[], invalid: (why: string) => ProcessingError): PeriodType {
