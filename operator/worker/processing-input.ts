@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { resultExtentSchema, resultFileSchema, usageSchema } from '../../core/resources/processing-job/schema.ts';
+import {
+  processingJobSpecSchema,
+  resultExtentSchema,
+  resultFileSchema,
+  usageSchema,
+} from '../../core/resources/processing-job/schema.ts';
 
 /**
  * What the ProcessingJob controller hands a batch job's attempt: the process, and the resources its graph reads as
@@ -13,6 +18,8 @@ export const processingInputSchema = z.object({
   attempt: z.string().min(1),
   storageRoot: z.string().min(1),
   process: z.record(z.string(), z.unknown()),
+  /** A rerun's pinned dataset versions (the job's `spec.rerun`). */
+  rerun: processingJobSpecSchema.shape.rerun,
   resources: z.array(
     z.looseObject({
       apiVersion: z.string(),

@@ -11,13 +11,16 @@ import type { KubeObject } from '../../core/cluster/objects.ts';
 import { datasetCollections } from '../../core/processing/collections/datasets.ts';
 import { storedFeatureCollections } from '../../core/processing/collections/feature-collections.ts';
 import { DEFAULT_LIMITS } from '../../core/processing/graph/limits.ts';
-import { isProcessingError, runProcessGraph } from '../../core/processing/index.ts';
+import { isProcessingError, ProcessingError, runProcessGraph } from '../../core/processing/index.ts';
 import { extentOf } from '../../core/processing/jobs/extent.ts';
 import { jobLogWriter, LOG_LEVELS, type JobLogWriter, type LogLevel } from '../../core/processing/jobs/log.ts';
 import { pinnedResources } from '../../core/processing/jobs/pinned.ts';
+import { withPinnedVersions } from '../../core/processing/jobs/rerun.ts';
 import { directorySink, sizeOf } from '../../core/processing/jobs/sink.ts';
 import { writeFileAtomic } from '../../core/files/durable.ts';
 import { formatOptions } from '../../core/processing/results/display.ts';
+import { PROVENANCE_FILE } from '../../core/provenance/manifest.ts';
+import { processingManifest } from '../../core/provenance/processing-manifest.ts';
 import { storedWorkflows } from '../../core/processing/workflows.ts';
 import type { Usage } from '../../core/resources/processing-job/schema.ts';
 import { RunError } from '../../core/runs/errors.ts';
@@ -77,6 +80,7 @@ const combinedUsage = (usages: Usage[]): Usage => ({
 
 async function run(input: ProcessingInput, context: TaskContext, log: JobLogWriter): Promise<ProcessingResult | null> {
   const started = performance.now();
+  const startedAt = new Date().toISOString();
   const cpu = process.cpuUsage();
   const root = input.storageRoot;
   const final = storeFile(root, jobRunPath(input.namespace, input.job, input.attempt));
@@ -87,7 +91,10 @@ async function run(input: ProcessingInput, context: TaskContext, log: JobLogWrit
     : `Attempt ${input.attempt}`;
   await sweep(root, input, part);
   await mkdir(staging, { recursive: true });
-  const cluster = pinnedResources(input.resources as KubeObject[]);
+  const pinned = input.rerun
+    ? withPinnedVersions(input.resources as KubeObject[], input.rerun.datasetVersions)
+    : { resources: input.resources as KubeObject[] };
+  const cluster = pinnedResources(pinned.resources ?? []);
   const stores = { cluster, namespace: input.namespace, storageRoot: root };
   const graph = (input.process as { process_graph?: unknown }).process_graph;
   const results = directorySink(
@@ -100,6 +107,11 @@ async function run(input: ProcessingInput, context: TaskContext, log: JobLogWrit
   await log.write({ level: 'info', message: `${label} started.` });
   context.progress(0, 1, 'running the process graph');
   try {
+    if (pinned.missing)
+      throw new ProcessingError(
+        'CollectionNotFound',
+        `The versions ${pinned.missing.join(', ')} that job ${input.rerun!.of} read are no longer retained.`,
+      );
     const value = await runProcessGraph(graph, {
       services: {
         collections: datasetCollections(stores),
@@ -138,6 +150,19 @@ async function run(input: ProcessingInput, context: TaskContext, log: JobLogWrit
     }
     const files = results.saved.map((s) => s.file);
     for (const file of files) await log.write({ level: 'info', message: `Saved ${file.name} (${file.size} bytes).` });
+    const manifest = await processingManifest({
+      job: input.job,
+      attempt: input.attempt,
+      ...(input.rerun && { rerunOf: input.rerun.of }),
+      process: input.process,
+      resources: pinned.resources!,
+      storageRoot: root,
+      dir: staging,
+      saved: results.saved,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+    });
+    await writeFileAtomic(join(staging, PROVENANCE_FILE), JSON.stringify(manifest, null, 2));
     await rename(staging, final);
     if (part) await rm(`${final}.parts`, { recursive: true, force: true });
     await log.write({ level: 'info', message: `Finished in ${usage.durationSeconds} s.`, data: usage });

@@ -1,8 +1,11 @@
+import { access } from 'node:fs/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LOG_LEVELS, readJobLog } from '../../../core/processing/jobs/log.ts';
 import { phaseOf } from '../../../core/processing/jobs/record.ts';
+import { PROVENANCE_FILE } from '../../../core/provenance/manifest.ts';
+import { PROVENANCE_REL } from '../../../core/provenance/stac-item.ts';
 import type { ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
 import { isSafeKey, jobLogPath, resolveKey, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
@@ -28,7 +31,7 @@ function errorEntry(job: ProcessingJob) {
 }
 
 /** The finished job's results, or the refusal openEO asks for. */
-function finishedResults(job: ProcessingJob, reply: FastifyReply) {
+export function finishedResults(job: ProcessingJob, reply: FastifyReply) {
   const phase = phaseOf(job);
   if (phase === 'error') return void reply.code(424).send(errorEntry(job));
   const results = job.status?.results;
@@ -37,7 +40,8 @@ function finishedResults(job: ProcessingJob, reply: FastifyReply) {
   return results;
 }
 
-function itemOf(job: ProcessingJob, url: string) {
+/** The STAC Item of a finished job's results; `provenance` adds the link to its provenance Item. */
+export function itemOf(job: ProcessingJob, url: string, provenance = false) {
   const { results, finishedAt } = job.status!;
   const { bbox, start, end } = results!.extent ?? {};
   const [west, south, east, north] = bbox ?? [];
@@ -84,6 +88,9 @@ function itemOf(job: ProcessingJob, url: string) {
     links: [
       { rel: 'self', href: `${jobUrl}/results`, type: 'application/geo+json' },
       { rel: 'job', href: jobUrl, type: 'application/json' },
+      ...(provenance
+        ? [{ rel: PROVENANCE_REL, href: `${jobUrl}/results/provenance`, type: 'application/geo+json' }]
+        : []),
     ],
   };
 }
@@ -102,8 +109,8 @@ export const jobResultRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         summary: 'Results of a finished batch job',
         description:
-          'A STAC Item whose assets are the result files. 424 with the error (an openEO log entry) for a failed ' +
-          'job, 400 `JobNotFinished` for others.',
+          'A STAC Item whose assets are the result files, linked (`rel: provenance`) to its provenance Item. 424 ' +
+          'with the error (an openEO log entry) for a failed job, 400 `JobNotFinished` for others.',
         tags,
         params: jobParams,
         produces: ['application/geo+json', 'application/json'],
@@ -117,8 +124,13 @@ export const jobResultRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const job = await findJob(cluster, namespace, request.params.job_id);
-      if (!finishedResults(job, reply)) return reply;
-      return reply.type('application/geo+json').send(itemOf(job, base(request)));
+      const results = finishedResults(job, reply);
+      if (!results) return reply;
+      const provenance = await access(storeFile(storageRoot, results.path, PROVENANCE_FILE)).then(
+        () => true,
+        () => false,
+      );
+      return reply.type('application/geo+json').send(itemOf(job, base(request), provenance));
     },
   );
 

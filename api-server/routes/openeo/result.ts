@@ -5,6 +5,7 @@ import { SyncRunner } from '../../../core/processing/sync/runner.ts';
 import { closeProcessPool, configureProcessPool } from '../../../core/workers/pool.ts';
 import { jobResultRoutes } from './job-results.ts';
 import { jobRoutes } from './jobs.ts';
+import { jobProvenanceRoutes } from './provenance.ts';
 import { processGraphRoutes } from './process-graphs.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
 import { markOpenEoRoutes } from '../../plugins/app/errors.ts';
@@ -89,4 +90,5 @@ export const processingRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(processGraphRoutes);
   await app.register(jobRoutes);
   await app.register(jobResultRoutes);
+  await app.register(jobProvenanceRoutes);
 };

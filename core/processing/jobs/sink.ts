@@ -13,6 +13,9 @@ import type { ResultSink } from '../services.ts';
 export interface SavedResult {
   file: ResultFile;
   value: unknown;
+  /** The format's name and the options it was written with, for the run's provenance. */
+  format: string;
+  options: Record<string, unknown>;
 }
 
 /** Bytes of the files under a directory. */
@@ -67,7 +70,7 @@ export function directorySink(
         const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
         file = { name: fileName, mediaType: format.mediaType, size };
       }
-      saved.push({ file, value });
+      saved.push({ file, value, format: format.name, options });
       return true;
     },
   };

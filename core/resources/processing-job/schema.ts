@@ -32,6 +32,15 @@ export const processingJobSpecSchema = z
       .boolean()
       .default(false)
       .describe('Cancels the run asked for at `queuedAt` while it is queued or running.'),
+    rerun: z
+      .object({
+        of: z.string().min(1).describe('The finished job this one reruns (`POST /jobs/{id}/rerun`).'),
+        datasetVersions: z
+          .record(z.string(), z.string())
+          .describe('The version each dataset is read at: the versions the original run read, by dataset id.'),
+      })
+      .optional()
+      .describe('A rerun reads its datasets at these versions instead of the ones served when it runs.'),
   })
   .describe('An openEO batch job.');
 

@@ -59,6 +59,7 @@ function startAttempt(job: ProcessingJob, name: string, observed: ProcessingJobO
     attempt: name,
     storageRoot: observed.storageRoot,
     process: job.spec.process,
+    ...(job.spec.rerun && { rerun: job.spec.rerun }),
     resources: observed.resources as ProcessingInput['resources'],
   };
   const parts = jobParts(job.spec.process, observed.resources, observed.split);

@@ -1,0 +1,64 @@
+/**
+ * The inputs of a batch job's run as its provenance records them, from the resources pinned for its attempt: each
+ * dataset at the version it reads, with a digest of that version's store, and each feature collection with the
+ * digest of its stored file.
+ *
+ * A store digest hashes the version id, the Icechunk snapshot id and the store's root metadata document, not every
+ * chunk: a version's files are written once under a path of their own and never changed (an Icechunk snapshot is
+ * immutable), so the version and snapshot ids name the bytes, and the metadata digest tells a store replaced under
+ * the same name. Hashing every chunk would cost a full read of the store per run.
+ */
+import type { KubeObject } from '../cluster/objects.ts';
+import { datasetKind, type Dataset } from '../resources/dataset/schema.ts';
+import { resolveVersion, ZARR_FORMATS } from '../resources/dataset/served-version.ts';
+import { featureCollectionKind, type FeatureCollection } from '../resources/feature-collection/schema.ts';
+import { storeFile } from '../stores/layout.ts';
+import { openVersionStore } from '../stores/version-store.ts';
+import { fileSha256, sha256Hex } from './digest.ts';
+import type { DatasetInput, FeatureCollectionInput } from './manifest.ts';
+
+const ROOT_METADATA_KEYS = ['zarr.json', '.zmetadata'];
+
+const isKind = (o: KubeObject, kind: { apiVersion: string; kind: string }) =>
+  o.apiVersion === kind.apiVersion && o.kind === kind.kind;
+
+async function datasetInput(dataset: Dataset, storageRoot: string): Promise<DatasetInput | undefined> {
+  const { version } = resolveVersion(dataset, { formats: ZARR_FORMATS });
+  if (!version) return undefined;
+  const store = await openVersionStore(storeFile(storageRoot, version.path), version.snapshot);
+  let metadata: Uint8Array | undefined;
+  for (const key of ROOT_METADATA_KEYS) metadata ??= await store.get(key);
+  const identity = Buffer.from(`${version.id}\n${version.snapshot ?? ''}\n`);
+  return {
+    id: dataset.metadata.name,
+    version: version.id,
+    ...(version.snapshot !== undefined && { snapshot: version.snapshot }),
+    format: version.format,
+    createdAt: version.createdAt,
+    storeDigest: sha256Hex(Buffer.concat([identity, metadata ?? new Uint8Array()])),
+  };
+}
+
+async function featureCollectionInput(
+  collection: FeatureCollection,
+  storageRoot: string,
+): Promise<FeatureCollectionInput> {
+  const { path, version } = collection.status ?? {};
+  return {
+    id: collection.metadata.name,
+    release: version ?? null,
+    sha256: path ? await fileSha256(storeFile(storageRoot, path)).catch(() => null) : null,
+  };
+}
+
+export async function runInputs(resources: readonly KubeObject[], storageRoot: string) {
+  const datasets = await Promise.all(
+    resources.filter((o) => isKind(o, datasetKind)).map((o) => datasetInput(o as Dataset, storageRoot)),
+  );
+  const featureCollections = await Promise.all(
+    resources
+      .filter((o) => isKind(o, featureCollectionKind))
+      .map((o) => featureCollectionInput(o as FeatureCollection, storageRoot)),
+  );
+  return { datasets: datasets.filter((d) => d !== undefined), featureCollections };
+}
