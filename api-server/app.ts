@@ -48,6 +48,7 @@ import { resourceCachesPlugin } from './services/resources/plugin.ts';
 import { runsPlugin } from './services/runs/plugin.ts';
 import { servedVersionsPlugin, zarrFastPathPlugin, zarrKeysPlugin } from './services/zarr/plugin.ts';
 import type { ZarrFastPath } from './services/zarr/zarr-fast-path.ts';
+import { STRATUS_VERSION } from '../core/version.ts';
 
 export interface BuildAppOptions {
   cluster: Cluster;
@@ -70,9 +71,8 @@ export interface BuildAppOptions {
 const require = createRequire(import.meta.url);
 
 function versionInfo(): VersionInfo {
-  const app = (require('../package.json') as { version: string }).version;
   const fastify = (require('fastify/package.json') as { version: string }).version;
-  return { app, node: process.versions.node, fastify };
+  return { app: STRATUS_VERSION, node: process.versions.node, fastify };
 }
 
 /**

@@ -42,6 +42,12 @@ export const checkpointChunkSchema = z.object({
 
 export const checkpointSchema = z.object({
   delivery: z.string(),
+  /** When the first attempt started, and the payload it read: the delivery's provenance. */
+  startedAt: z.string().optional(),
+  payload: z
+    .object({ sha256: z.string(), size: z.number().int().min(0) })
+    .optional()
+    .describe('SHA-256 and size of the payload as read.'),
   values: z.number().int(),
   droppedPeriods: z.array(z.string()),
   chunks: z.array(checkpointChunkSchema),

@@ -6,9 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { artifactVersionSchema, dateTime } from '../resources/common.ts';
+import { chunkOutcome, deliveryReportSchema, importCountSchema } from '../resources/delivery/schema.ts';
 import { storeFile } from '../stores/layout.ts';
 
-/** The manifest's file name, in a batch job's run directory and beside a delivery's checkpoint. */
+/** The manifest's file name in a batch job's run directory. */
 export const PROVENANCE_FILE = 'provenance.json';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -63,22 +64,56 @@ export const processingManifestSchema = z.object({
   finishedAt: dateTime,
 });
 
+export const deliveryChunkDigestSchema = z.object({
+  index: z.number().int(),
+  strategy: z.enum(['CREATE_AND_UPDATE', 'DELETE']),
+  values: z.number().int().min(0),
+  sha256: sha256.describe('SHA-256 of the canonical JSON of the data values the chunk sends.'),
+  outcome: chunkOutcome,
+  importCount: importCountSchema.optional(),
+});
+
+export const deliveryManifestSchema = z.object({
+  type: z.literal('delivery'),
+  delivery: z.string(),
+  export: z.string(),
+  job: z.string().describe('The batch job whose payload was delivered.'),
+  dryRun: z.boolean(),
+  engine: engineSchema,
+  payload: z.object({
+    path: z.string().describe('Store path of the payload.'),
+    checksum: multihash.describe('sha2-256 multihash of the payload as the delivery read it.'),
+    size: z.number().int().min(0),
+  }),
+  target: z.object({ type: z.string(), url: z.string() }),
+  chunks: z.array(deliveryChunkDigestSchema),
+  importSummary: deliveryReportSchema.describe("The target's import summary over every chunk."),
+  startedAt: dateTime,
+  finishedAt: dateTime,
+});
+
 export type DatasetInput = z.infer<typeof datasetInputSchema>;
 export type FeatureCollectionInput = z.infer<typeof featureCollectionInputSchema>;
 export type OutputAsset = z.infer<typeof outputAssetSchema>;
 export type ProcessingManifest = z.infer<typeof processingManifestSchema>;
+export type DeliveryManifest = z.infer<typeof deliveryManifestSchema>;
 
-/** The manifest of the run whose results are at `runPath` under the store, or undefined when it wrote none. */
-export async function readProcessingManifest(
-  storageRoot: string,
-  runPath: string,
-): Promise<ProcessingManifest | undefined> {
+/** The manifest at `path` under the store, or undefined when none was written. */
+async function readManifest<T>(schema: z.ZodType<T>, storageRoot: string, path: string): Promise<T | undefined> {
   let text: string;
   try {
-    text = await readFile(storeFile(storageRoot, runPath, PROVENANCE_FILE), 'utf8');
+    text = await readFile(storeFile(storageRoot, path), 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  return processingManifestSchema.parse(JSON.parse(text));
+  return schema.parse(JSON.parse(text));
 }
+
+/** The manifest of the run whose results are at `runPath` under the store. */
+export const readProcessingManifest = (storageRoot: string, runPath: string) =>
+  readManifest(processingManifestSchema, storageRoot, `${runPath}/${PROVENANCE_FILE}`);
+
+/** The manifest of a delivery, at `deliveryProvenancePath` under the store. */
+export const readDeliveryManifest = (storageRoot: string, path: string) =>
+  readManifest(deliveryManifestSchema, storageRoot, path);

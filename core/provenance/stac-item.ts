@@ -3,7 +3,7 @@
  * its version, the lineage, the process graph as the expression, when it ran) and the File extension (each
  * asset's `file:checksum` and `file:size`), plus the manifest's inputs and times under `stratus:` fields.
  */
-import type { ProcessingManifest } from './manifest.ts';
+import type { DeliveryManifest, ProcessingManifest } from './manifest.ts';
 
 export const PROCESSING_EXTENSION = 'https://stac-extensions.github.io/processing/v1.2.0/schema.json';
 export const FILE_EXTENSION = 'https://stac-extensions.github.io/file/v2.1.0/schema.json';
@@ -79,5 +79,53 @@ export function provenanceItem<T extends StacItem>(
       }),
     ),
     links: [...item.links.filter((l) => l.rel !== 'self'), ...links],
+  };
+}
+
+/**
+ * A delivery's manifest as a STAC Item without geometry: its one asset is the payload it delivered (with its
+ * checksum), its Processing fields say what sent it where, and `stratus:delivery` lists every chunk's digest and
+ * outcome with the target's import summary.
+ */
+export function deliveryItem(manifest: DeliveryManifest, payloadHref: string, links: Record<string, unknown>[]) {
+  const sent = manifest.chunks.reduce((n, c) => n + c.values, 0);
+  return {
+    stac_version: '1.0.0',
+    stac_extensions: [PROCESSING_EXTENSION, FILE_EXTENSION],
+    type: 'Feature',
+    id: manifest.delivery,
+    bbox: null,
+    geometry: null,
+    properties: {
+      datetime: manifest.finishedAt,
+      start_datetime: manifest.startedAt,
+      end_datetime: manifest.finishedAt,
+      'processing:software': { stratus: manifest.engine.version },
+      'processing:version': manifest.engine.version,
+      'processing:lineage':
+        `${manifest.dryRun ? 'Dry run of the delivery' : 'Delivery'} of the payload of batch job ${manifest.job} ` +
+        `(${sent} values in ${manifest.chunks.length} chunks) to the ${manifest.target.type} target ` +
+        `${manifest.target.url} by export ${manifest.export}.`,
+      'processing:datetime': manifest.finishedAt,
+      'stratus:delivery': {
+        export: manifest.export,
+        job: manifest.job,
+        dry_run: manifest.dryRun,
+        target: manifest.target,
+        chunks: manifest.chunks,
+        import_summary: manifest.importSummary,
+      },
+    },
+    assets: {
+      payload: {
+        href: payloadHref,
+        type: 'application/json',
+        title: 'The payload delivered',
+        roles: ['data'],
+        'file:size': manifest.payload.size,
+        'file:checksum': manifest.payload.checksum,
+      },
+    },
+    links,
   };
 }

@@ -98,3 +98,6 @@ export const changelogPath = (namespace: string, exportId: string) =>
   [exportPath(namespace, exportId), 'changelog.jsonl'].join('/');
 export const deliveryCheckpointPath = (namespace: string, exportId: string, delivery: string) =>
   [exportPath(namespace, exportId), 'deliveries', `${checked(delivery)}.json`].join('/');
+/** A delivery's provenance manifest, beside its checkpoint. */
+export const deliveryProvenancePath = (namespace: string, exportId: string, delivery: string) =>
+  [exportPath(namespace, exportId), 'deliveries', `${checked(delivery)}.provenance.json`].join('/');

@@ -10,6 +10,8 @@ export const deliveryInputSchema = z.object({
   delivery: z.string().min(1),
   namespace: z.string().min(1),
   exportId: z.string().min(1),
+  /** The batch job whose payload it delivers. */
+  job: z.string().min(1),
   storageRoot: z.string().min(1),
   /** The payload file, relative to the storage root. */
   payload: z.string().min(1),

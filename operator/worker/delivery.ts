@@ -31,7 +31,10 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_COMBO, payloadSchema, valueKey, type DataValue } from '../../core/exports/payload.ts';
 import { prepareValues } from '../../core/exports/prepare.ts';
 import { RunError } from '../../core/runs/errors.ts';
-import { changelogPath, deliveryCheckpointPath, storeFile } from '../../core/stores/layout.ts';
+import { writeFileAtomic } from '../../core/files/durable.ts';
+import { deliveryManifest } from '../../core/provenance/delivery-manifest.ts';
+import { sha256Hex } from '../../core/provenance/digest.ts';
+import { changelogPath, deliveryCheckpointPath, deliveryProvenancePath, storeFile } from '../../core/stores/layout.ts';
 import { deliveryInputSchema, type DeliveryInput, type DeliveryResult } from './delivery-input.ts';
 import { CREDENTIALS_ENV, TOKEN_ENV } from './ingestion-input.ts';
 import type { Task, TaskContext } from './protocol.ts';
@@ -153,6 +156,7 @@ function chunked(values: DataValue[], size: number, strategy: CheckpointChunk['s
 
 /** The delivery's chunks, from the payload: upserts, then (rules.missingValues: delete) the target's extra values. */
 async function prepare(input: DeliveryInput, target: Dhis2Target): Promise<Checkpoint> {
+  const startedAt = new Date().toISOString();
   let text: string;
   try {
     text = await readFile(storeFile(input.storageRoot, input.payload), 'utf8');
@@ -187,6 +191,8 @@ async function prepare(input: DeliveryInput, target: Dhis2Target): Promise<Check
   const upserts = chunked(values, size, 'CREATE_AND_UPDATE', 0);
   return {
     delivery: input.delivery,
+    startedAt,
+    payload: { sha256: sha256Hex(text), size: Buffer.byteLength(text) },
     values: values.length + deletes.length,
     droppedPeriods,
     chunks: [...upserts, ...chunked(deletes, size, 'DELETE', upserts.length)],
@@ -394,9 +400,33 @@ async function run(input: DeliveryInput, context: TaskContext): Promise<Delivery
       ? [`${missing} values of chunks with an unknown outcome are not at the target; they are not sent again`]
       : []),
   ];
+  await writeManifest(input, checkpoint);
   if (problems.length > 0)
     return { outcome: 'failed', error: { type: 'DeliveryIncomplete', message: problems.join('; ') } };
   return { outcome: 'successful' };
+}
+
+/** The delivery's provenance, once every chunk has its outcome (docs/exports.md#provenance). */
+async function writeManifest(input: DeliveryInput, checkpoint: Checkpoint): Promise<void> {
+  const payload = checkpoint.payload ?? (await payloadDigest(storeFile(input.storageRoot, input.payload)));
+  const manifest = deliveryManifest({
+    delivery: input.delivery,
+    exportId: input.exportId,
+    job: input.job,
+    dryRun: input.dryRun,
+    payload: { path: input.payload, ...payload },
+    target: { type: input.export.target.type, url: input.export.target.url },
+    checkpoint,
+    finishedAt: new Date().toISOString(),
+  });
+  const path = deliveryProvenancePath(input.namespace, input.exportId, input.delivery);
+  await writeFileAtomic(storeFile(input.storageRoot, path), JSON.stringify(manifest, null, 2));
+}
+
+/** The payload's digest, for a checkpoint prepared before checkpoints recorded it. */
+async function payloadDigest(file: string) {
+  const bytes = await readFile(file);
+  return { sha256: sha256Hex(bytes), size: bytes.byteLength };
 }
 
 export const delivery: Task = async (raw, context) => {
@@ -414,7 +444,7 @@ export const delivery: Task = async (raw, context) => {
 };
 
 /**
- * The `remove-delivery-files` task: a deleted delivery's checkpoint goes. A worker does it because the operator's
+ * The `remove-delivery-files` task: a deleted delivery's checkpoint and provenance go. A worker does it because the operator's
  * pod mounts the store read-only; the export's changelog stays, as it is append-only.
  */
 export const removeDeliveryFiles: Task = async (raw) => {
@@ -425,5 +455,6 @@ export const removeDeliveryFiles: Task = async (raw) => {
     throw new RunError('InvalidInput', `invalid remove-delivery-files input: ${parsed.error.message}`);
   const { storageRoot, namespace, exportId, delivery } = parsed.data;
   await rm(storeFile(storageRoot, deliveryCheckpointPath(namespace, exportId, delivery)), { force: true });
+  await rm(storeFile(storageRoot, deliveryProvenancePath(namespace, exportId, delivery)), { force: true });
   return null;
 };

@@ -6,6 +6,7 @@
  * leaves them (test/interop/jobs.test.ts makes such payloads from real graphs; the last test here delivers one).
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ import { defaultIngestionPlanOptions } from '../../operator/controllers/ingestio
 import { startDhis2Server, valueKey, type Dhis2Server } from '../support/dhis2-server.ts';
 import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
+import { provenanceExtensionsValidator } from '../support/stac-extensions.ts';
 
 const ORG_UNITS = Array.from({ length: 25 }, (_, i) => `OU${String(i).padStart(9, '0')}`);
 const DAYS = Array.from({ length: 10 }, (_, i) => `202401${String(i + 1).padStart(2, '0')}`);
@@ -51,6 +53,7 @@ interface DeliveryJob {
     changelogEntries: number;
   } | null;
   events: { type: string; data: Record<string, unknown> }[];
+  links: { href: string; rel: string }[];
 }
 
 /** A payload of one daily value per org unit and day: 250 values, `value(ou, day)` each. */
@@ -263,6 +266,38 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
     ).json()) as ChangelogPage;
     expect(paged.pager).toEqual({ page: 2, pageSize: 100, pageCount: 3, total: 260 });
     expect(paged.changeLogs).toHaveLength(100);
+  });
+
+  it("serves an ended delivery's provenance: the payload's checksum, each chunk's digest and outcome, the import summary", async () => {
+    const values = payload('DEprov00001', (o, d) => o + d / 10);
+    const job = await finishedJob(values);
+    const record = await delivered('plain', job);
+    const link = record.links.find((l) => l.rel === 'provenance');
+    expect(link?.href).toBe(`/exports/plain/jobs/${record.jobID}/provenance`);
+    const response = await fetch(`${running.url}${link!.href}`);
+    expect(response.status).toBe(200);
+    const item = (await response.json()) as {
+      assets: { payload: { href: string; 'file:checksum': string; 'file:size': number } };
+      properties: { 'stratus:delivery': { chunks: Record<string, unknown>[]; import_summary: unknown } };
+    };
+    expect((await provenanceExtensionsValidator())(item)).toEqual([]);
+    const bytes = await readFile(join(dataDir, 'store', jobRunPath('default', job, `${job}-a1`), PAYLOAD_FILE));
+    expect(item.assets.payload).toMatchObject({
+      href: `${running.url}/jobs/${job}/results/${PAYLOAD_FILE}`,
+      'file:checksum': `1220${createHash('sha256').update(bytes).digest('hex')}`,
+      'file:size': bytes.byteLength,
+    });
+    const { chunks, import_summary } = item.properties['stratus:delivery'];
+    expect(chunks.map((c) => [c.index, c.values, c.outcome])).toEqual(
+      record.chunks.map((c) => [c.index, c.values, c.outcome]),
+    );
+    // Each chunk's digest is that of the values it sent: the chunks hold different values, so different digests.
+    const digests = chunks.map((c) => c.sha256 as string);
+    expect(digests.every((d) => /^[0-9a-f]{64}$/.test(d))).toBe(true);
+    expect(new Set(digests).size).toBe(chunks.length);
+    expect(import_summary).toEqual(record.report);
+    const unknown = await fetch(`${running.url}/exports/plain/jobs/no-such-delivery/provenance`);
+    expect(unknown.status).toBe(404);
   });
 
   it('gives 50 concurrent requests with one Idempotency-Key one delivery, and another body with that key 409', async () => {

@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
@@ -19,6 +18,7 @@ import { API_VERSION } from '../../core/resources/kind.ts';
 import { validateObject } from '../../core/resources/registry.ts';
 import { sampleDatasetManifest, startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
+import { provenanceExtensionsValidator } from '../support/stac-extensions.ts';
 
 const DATASET = 'provenance-sample';
 const BBOX = { west: -12, south: 8, east: -11, north: 9 };
@@ -124,20 +124,6 @@ async function provenanceOf(id: string): Promise<Item> {
   return (await response.json()) as Item;
 }
 
-async function extensionValidator() {
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  // The one format the schemas use: an RFC 3339 date-time, as processing:datetime is.
-  ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
-  const fixtures = join(root, 'test/fixtures/stac-extensions');
-  const schemas = await Promise.all(
-    ['processing-v1.2.0.json', 'file-v2.1.0.json'].map(
-      async (file) => JSON.parse(await readFile(join(fixtures, file), 'utf8')) as object,
-    ),
-  );
-  const validators = schemas.map((schema) => ajv.compile(schema));
-  return (item: unknown) => validators.flatMap((validate) => (validate(item) ? [] : [ajv.errorsText(validate.errors)]));
-}
-
 const sha256Multihash = (bytes: Uint8Array) => `1220${createHash('sha256').update(bytes).digest('hex')}`;
 
 describe('provenance and reruns of batch jobs (embedded)', () => {
@@ -180,7 +166,7 @@ describe('provenance and reruns of batch jobs (embedded)', () => {
   }, 60_000);
 
   it('writes a provenance Item per result that validates, and a rerun after a new version has the same checksums', async () => {
-    const validate = await extensionValidator();
+    const validate = await provenanceExtensionsValidator();
     const originals: Record<string, string> = {};
     for (const [format, graph] of Object.entries(GRAPHS)) {
       const created = await json<{ id: string }>('/jobs', {

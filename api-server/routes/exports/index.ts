@@ -13,8 +13,11 @@ import {
 } from '../../../core/resources/delivery/schema.ts';
 import { exportKind, type Export } from '../../../core/resources/export/schema.ts';
 import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
-import { changelogPath, storeFile } from '../../../core/stores/layout.ts';
+import { readDeliveryManifest } from '../../../core/provenance/manifest.ts';
+import { deliveryItem, PROVENANCE_REL } from '../../../core/provenance/stac-item.ts';
+import { changelogPath, deliveryProvenancePath, storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
+import { publicBaseUrl } from '../../public-url.ts';
 import { runRecordFields } from '../../records/ingestion-job.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import {
@@ -22,6 +25,7 @@ import {
   changelogQuerySchema,
   deliveryAcceptedSchema,
   deliveryJobSchema,
+  deliveryProvenanceSchema,
   deliveryRequestSchema,
   idempotencyHeaders,
 } from './schemas.ts';
@@ -53,6 +57,7 @@ function deliveryRecord(delivery: Delivery) {
     links: [
       { href: url, rel: 'self', title: 'Delivery record' },
       { href: `/exports/${spec.exportId}/changelog`, rel: 'changelog', title: 'Changelog of the export' },
+      ...(ended ? [{ href: `${url}/provenance`, rel: PROVENANCE_REL, title: 'Provenance of the delivery' }] : []),
     ],
     export_id: spec.exportId,
     job_id: spec.jobId,
@@ -64,7 +69,7 @@ function deliveryRecord(delivery: Delivery) {
 
 /** Exports (spec 1): deliveries of a finished job's saved payload, idempotent by key, and the changelog. */
 export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { cluster, namespace, storageRoot } = app.stratus;
+  const { cluster, namespace, storageRoot, config } = app.stratus;
 
   const getExport = async (id: string) => {
     const found = await cluster.get<Export>(exportKind, id, namespace);
@@ -183,6 +188,39 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!delivery || delivery.spec.exportId !== exportId)
         throw new HttpError('NotFound', `Delivery ${id} of export ${exportId} not found`);
       return deliveryRecord(delivery);
+    },
+  );
+
+  app.get(
+    '/exports/:export_id/jobs/:delivery_job_id/provenance',
+    {
+      schema: {
+        summary: 'Provenance of a delivery',
+        description:
+          'A STAC Item (Processing and File extensions) of the ended delivery: its asset is the payload it read, ' +
+          'with `file:checksum` (sha2-256 multihash) and `file:size`; `stratus:delivery` lists every chunk (its ' +
+          'SHA-256 over the canonical JSON of the data values it sends, its outcome and import count) and the ' +
+          "target's import summary. Linked from the delivery record with `rel: provenance`; 404 until it ended.",
+        tags,
+        params: z.object({ export_id: resourceIdSchema, delivery_job_id: resourceIdSchema }),
+        response: { 200: deliveryProvenanceSchema, 404: errorDetailSchema, ...commonErrorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { export_id: exportId, delivery_job_id: id } = request.params;
+      const delivery = await cluster.get<Delivery>(deliveryKind, id, namespace);
+      if (!delivery || delivery.spec.exportId !== exportId)
+        throw new HttpError('NotFound', `Delivery ${id} of export ${exportId} not found`);
+      const manifest = await readDeliveryManifest(storageRoot, deliveryProvenancePath(namespace, exportId, id));
+      if (!manifest) throw new HttpError('NotFound', `Delivery ${id} of export ${exportId} has not ended`);
+      const url = publicBaseUrl(request, config.server.baseUrl);
+      const record = `${url}/exports/${exportId}/jobs/${id}`;
+      const item = deliveryItem(manifest, `${url}/jobs/${manifest.job}/results/${PAYLOAD_FILE}`, [
+        { rel: 'self', href: `${record}/provenance`, type: 'application/geo+json' },
+        { rel: 'via', href: record, type: 'application/json', title: 'The delivery record' },
+        { rel: 'derived_from', href: `${url}/jobs/${manifest.job}/results/provenance`, type: 'application/geo+json' },
+      ]);
+      return reply.type('application/geo+json').send(item);
     },
   );
 

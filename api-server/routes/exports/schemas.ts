@@ -46,6 +46,10 @@ export const deliveryJobSchema = ingestionJobSchema
     description: 'The job record of a delivery, with its chunks and, once ended, its report.',
   });
 
+export const deliveryProvenanceSchema = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'DeliveryProvenance', description: 'STAC Item of the provenance of a delivery.' });
+
 export const changelogQuerySchema = z.object({
   page: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(1000).default(50),

@@ -71,6 +71,7 @@ function deleted(delivery: Delivery, observed: DeliveryObserved): Decision {
     delivery: delivery.metadata.name,
     namespace: delivery.metadata.namespace ?? 'default',
     exportId: delivery.spec.exportId,
+    job: delivery.spec.jobId,
     storageRoot: observed.storageRoot,
   };
   const { filesLeft, ...decision } = removeFilesThenRelease({
@@ -110,6 +111,7 @@ function startAttempt(delivery: Delivery, name: string, observed: DeliveryObserv
     delivery: delivery.metadata.name,
     namespace: delivery.metadata.namespace ?? 'default',
     exportId: delivery.spec.exportId,
+    job: delivery.spec.jobId,
     storageRoot: observed.storageRoot,
     payload: `${observed.source!.status!.results!.path}/${PAYLOAD_FILE}`,
     dryRun: delivery.spec.dryRun,

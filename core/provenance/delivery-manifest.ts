@@ -1,0 +1,47 @@
+/**
+ * The provenance manifest of a delivery, built by its worker once every chunk has an outcome: the payload it read
+ * (its digest), the target, every chunk's digest (of the data values it sends) and outcome, and the target's
+ * import summary.
+ */
+import type { Checkpoint } from '../exports/checkpoint.ts';
+import { reportOf } from '../exports/checkpoint.ts';
+import { STRATUS_VERSION } from '../version.ts';
+import { canonicalSha256 } from './canonical-json.ts';
+import { sha256Multihash } from './digest.ts';
+import type { DeliveryManifest } from './manifest.ts';
+
+export interface DeliveryRun {
+  delivery: string;
+  exportId: string;
+  job: string;
+  dryRun: boolean;
+  payload: { path: string; sha256: string; size: number };
+  target: { type: string; url: string };
+  checkpoint: Checkpoint;
+  finishedAt: string;
+}
+
+export function deliveryManifest(run: DeliveryRun): DeliveryManifest {
+  const { checkpoint } = run;
+  return {
+    type: 'delivery',
+    delivery: run.delivery,
+    export: run.exportId,
+    job: run.job,
+    dryRun: run.dryRun,
+    engine: { name: 'stratus', version: STRATUS_VERSION },
+    payload: { path: run.payload.path, checksum: sha256Multihash(run.payload.sha256), size: run.payload.size },
+    target: run.target,
+    chunks: checkpoint.chunks.map((chunk) => ({
+      index: chunk.index,
+      strategy: chunk.strategy,
+      values: chunk.values.length,
+      sha256: canonicalSha256(chunk.values),
+      outcome: chunk.outcome,
+      ...(chunk.importCount && { importCount: chunk.importCount }),
+    })),
+    importSummary: reportOf(checkpoint, run.dryRun),
+    startedAt: checkpoint.startedAt ?? run.finishedAt,
+    finishedAt: run.finishedAt,
+  };
+}
