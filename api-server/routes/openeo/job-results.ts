@@ -30,6 +30,13 @@ function errorEntry(job: ProcessingJob) {
   };
 }
 
+/** What a route of a finished job's results answers besides its own 200: the refusals of `finishedResults`. */
+export const finishedResultsResponses = {
+  400: openeoErrorSchema,
+  404: openeoErrorSchema,
+  424: freeForm('BatchJobError', 'The error of the failed job, as an openEO log entry.'),
+};
+
 /** The finished job's results, or the refusal openEO asks for. */
 export function finishedResults(job: ProcessingJob, reply: FastifyReply) {
   const phase = phaseOf(job);
@@ -114,12 +121,7 @@ export const jobResultRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         params: jobParams,
         produces: ['application/geo+json', 'application/json'],
-        response: {
-          200: freeForm('BatchJobResults', 'STAC Item of the results.'),
-          400: openeoErrorSchema,
-          404: openeoErrorSchema,
-          424: freeForm('BatchJobError', 'The error of the failed job, as an openEO log entry.'),
-        },
+        response: { 200: freeForm('BatchJobResults', 'STAC Item of the results.'), ...finishedResultsResponses },
       },
     },
     async (request, reply) => {

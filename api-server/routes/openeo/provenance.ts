@@ -16,7 +16,7 @@ import {
 } from '../../../core/resources/processing-job/schema.ts';
 import { HttpError } from '../../errors.ts';
 import { publicBaseUrl } from '../../public-url.ts';
-import { finishedResults, itemOf } from './job-results.ts';
+import { finishedResults, finishedResultsResponses, itemOf } from './job-results.ts';
 import { findJob, jobParams } from './jobs.ts';
 import { freeForm, openeoErrorSchema } from './schemas.ts';
 
@@ -55,9 +55,7 @@ export const jobProvenanceRoutes: FastifyPluginAsyncZod = async (app) => {
         produces: ['application/geo+json'],
         response: {
           200: freeForm('BatchJobProvenance', 'STAC Item of the provenance of the results.'),
-          400: openeoErrorSchema,
-          404: openeoErrorSchema,
-          424: freeForm('BatchJobProvenanceError', 'The error of the failed job, as an openEO log entry.'),
+          ...finishedResultsResponses,
         },
       },
     },
