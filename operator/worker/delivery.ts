@@ -444,8 +444,8 @@ export const delivery: Task = async (raw, context) => {
 };
 
 /**
- * The `remove-delivery-files` task: a deleted delivery's checkpoint and provenance go. A worker does it because the operator's
- * pod mounts the store read-only; the export's changelog stays, as it is append-only.
+ * The `remove-delivery-files` task: a deleted delivery's checkpoint and provenance go. A worker does it because the
+ * operator's pod mounts the store read-only; the export's changelog stays, as it is append-only.
  */
 export const removeDeliveryFiles: Task = async (raw) => {
   const parsed = deliveryInputSchema
