@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # End to end on a kind cluster (make e2e): build the image, install the chart, apply manifests/examples, wait for
-# the example ingestion of the offline sample source, and read the result through the API server. Skips, with
-# exit code 0, when no Docker engine answers, since kind runs its nodes as containers.
+# the example ingestion of the offline sample source, and read the result through the API server. Without a Docker
+# engine, which kind needs to run its nodes as containers, scripts/e2e-node.sh runs on the real test node instead.
 #
 # Needs docker, kind and curl on PATH; helm and kubectl come from the npm package (scripts/kube-cli-tools.sh).
 # STRATUS_E2E_KEEP=1 keeps the cluster for a look afterwards (delete it with `kind delete cluster --name NAME`).
 set -euo pipefail
 
 if ! docker info >/dev/null 2>&1; then
-  echo "SKIP e2e: no Docker engine answers (docker info failed); kind needs one."
-  exit 0
+  echo ">> no Docker engine answers (docker info failed), which kind needs: end to end on the test node instead"
+  exec bash "$(dirname "$0")/e2e-node.sh"
 fi
 for tool in kind curl; do
   command -v "$tool" >/dev/null || {
