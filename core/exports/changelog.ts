@@ -6,6 +6,8 @@
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
+import type { CheckpointChunk } from './checkpoint.ts';
+import { DEFAULT_COMBO, sameValue, valueKey, type DataValue } from './payload.ts';
 
 export const changelogEntrySchema = z.object({
   type: z.enum(['CREATE', 'UPDATE', 'DELETE']),
@@ -25,6 +27,54 @@ export const changelogEntrySchema = z.object({
 });
 
 export type ChangelogEntry = z.infer<typeof changelogEntrySchema>;
+
+/** Who a delivery's entries name: the delivery, its user and (for a tracker target) the event program. */
+export interface ChangelogAuthor {
+  delivery: string;
+  user: string;
+  program?: { uid: string };
+}
+
+/** The changelog entries of a chunk's values, from what the target held before and whether each was applied. */
+export function entriesOf(
+  input: ChangelogAuthor,
+  chunk: CheckpointChunk,
+  applied: (value: DataValue, index: number) => boolean,
+  now: string,
+): ChangelogEntry[] {
+  const entries: ChangelogEntry[] = [];
+  chunk.values.forEach((v, i) => {
+    if (!applied(v, i)) return;
+    const previous = chunk.previous?.[valueKey(v)];
+    const type =
+      chunk.strategy === 'DELETE'
+        ? previous === undefined
+          ? undefined
+          : 'DELETE'
+        : previous === undefined
+          ? 'CREATE'
+          : sameValue(previous, v.value)
+            ? undefined
+            : 'UPDATE';
+    if (!type) return;
+    entries.push({
+      type,
+      dataElement: v.dataElement,
+      period: v.period,
+      orgUnit: v.orgUnit,
+      categoryOptionCombo: v.categoryOptionCombo ?? DEFAULT_COMBO,
+      attributeOptionCombo: v.attributeOptionCombo ?? DEFAULT_COMBO,
+      previousValue: previous ?? null,
+      value: type === 'DELETE' ? null : v.value,
+      ...(input.program && { program: input.program.uid }),
+      delivery: input.delivery,
+      chunk: chunk.index,
+      user: input.user,
+      created: now,
+    });
+  });
+  return entries;
+}
 
 /** Appends entries in one write, flushed before it returns. */
 export async function appendChangelog(file: string, entries: ChangelogEntry[]): Promise<void> {

@@ -31,3 +31,7 @@ export const valueKey = (v: Omit<DataValue, 'value'>) =>
     v.categoryOptionCombo ?? DEFAULT_COMBO,
     v.attributeOptionCombo ?? DEFAULT_COMBO,
   ].join('|');
+
+/** Whether the target's value is the value sent: the same text, or the same number written another way. */
+export const sameValue = (a: string | undefined, b: string) =>
+  a !== undefined && (a === b || (a !== '' && b !== '' && Number(a) === Number(b)));

@@ -7,29 +7,17 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { appendChangelog, readChangelog, type ChangelogEntry } from '../../core/exports/changelog.ts';
+import { appendChangelog, entriesOf, readChangelog } from '../../core/exports/changelog.ts';
 import {
   readCheckpoint,
   writeCheckpoint,
   type Checkpoint,
   type CheckpointChunk,
 } from '../../core/exports/checkpoint.ts';
-import {
-  authorizationOf,
-  importEvents,
-  importTaskSummary,
-  importValues,
-  readEvents,
-  readValues,
-  type Dhis2Target,
-  type ImportAnswer,
-  type ImportSummary,
-  type TrackerEvent,
-} from '../../core/exports/dhis2-client.ts';
-import { parseDhis2Period } from '../../core/exports/periods.ts';
-import { createHash } from 'node:crypto';
-import { DEFAULT_COMBO, payloadSchema, valueKey, type DataValue } from '../../core/exports/payload.ts';
-import { prepareValues } from '../../core/exports/prepare.ts';
+import { prepareCheckpoint } from '../../core/exports/chunks.ts';
+import { authorizationOf, importTaskSummary, type Dhis2Target } from '../../core/exports/dhis2-client.ts';
+import { aggregateProtocol, summarized, trackerProtocol } from '../../core/exports/dhis2-protocols.ts';
+import { sameValue, valueKey, type DataValue } from '../../core/exports/payload.ts';
 import { RunError } from '../../core/runs/errors.ts';
 import { writeFileAtomic } from '../../core/files/durable.ts';
 import { deliveryManifest } from '../../core/provenance/delivery-manifest.ts';
@@ -50,210 +38,6 @@ const MAX_POLL_ERRORS = 10;
 /** Codes of refusals no other attempt can cure: the delivery fails at once. */
 const DEFINITE = new Set(['InvalidPayload', 'MappingIncomplete', 'TemporalAggregationRequired', 'IncompletePeriods']);
 
-const sameValue = (a: string | undefined, b: string) =>
-  a !== undefined && (a === b || (a !== '' && b !== '' && Number(a) === Number(b)));
-
-function scopeOf(values: DataValue[]) {
-  const distinct = (pick: (v: DataValue) => string) => [...new Set(values.map(pick))];
-  return {
-    dataElements: distinct((v) => v.dataElement),
-    periods: distinct((v) => v.period),
-    orgUnits: distinct((v) => v.orgUnit),
-  };
-}
-
-/**
- * How a delivery talks to its kind of target. Values are keyed alike for both (`valueKey`): a tracker target's
- * event is the org unit and period of its values, so the rest of the delivery need not know which it talks to.
- */
-interface Protocol {
-  kind: 'aggregate' | 'tracker';
-  send(chunk: CheckpointChunk, dryRun: boolean): Promise<ImportAnswer>;
-  /** The target's values for the keys of `values`, by `valueKey`. */
-  current(values: DataValue[]): Promise<Map<string, string>>;
-  /** The chunk's values that a conflict names (its indexes for data values, its uid for events). */
-  conflicted(chunk: CheckpointChunk, conflict: ImportSummary['conflicts'][number]): number[];
-}
-
-function aggregateProtocol(target: Dhis2Target, async: boolean): Protocol {
-  return {
-    kind: 'aggregate',
-    send: (chunk, dryRun) => importValues(target, chunk.values, { dryRun, async, strategy: chunk.strategy }),
-    current: async (values) => {
-      const wanted = new Set(values.map(valueKey));
-      const found = await readValues(target, scopeOf(values));
-      return new Map(found.filter((v) => wanted.has(valueKey(v))).map((v) => [valueKey(v), v.value]));
-    },
-    conflicted: (_chunk, conflict) => conflict.indexes ?? [],
-  };
-}
-
-function trackerProtocol(target: Dhis2Target, async: boolean, input: DeliveryInput): Protocol {
-  const program = input.program!;
-  // One event per org unit and period, its uid derived from them: a later delivery updates the same event.
-  const eventOf = (v: DataValue) =>
-    `S${createHash('sha256').update(`${input.namespace}/${input.exportId}/${program.uid}/${v.orgUnit}/${v.period}`).digest('hex').slice(0, 10)}`;
-  const events = (values: DataValue[]): TrackerEvent[] => {
-    const byUid = new Map<string, TrackerEvent>();
-    for (const v of values) {
-      const uid = eventOf(v);
-      const event = byUid.get(uid) ?? {
-        event: uid,
-        program: program.uid,
-        programStage: program.programStage,
-        orgUnit: v.orgUnit,
-        occurredAt: parseDhis2Period(v.period)!.start.toISOString().slice(0, 10),
-        status: 'COMPLETED' as const,
-        dataValues: [],
-      };
-      event.dataValues.push({ dataElement: v.dataElement, value: v.value });
-      byUid.set(uid, event);
-    }
-    return [...byUid.values()];
-  };
-  return {
-    kind: 'tracker',
-    send: (chunk, dryRun) => importEvents(target, events(chunk.values), { dryRun, async }),
-    current: async (values) => {
-      const found = await readEvents(target, [...new Set(values.map(eventOf))]);
-      const current = new Map<string, string>();
-      for (const v of values) {
-        const value = found.get(eventOf(v))?.get(v.dataElement);
-        if (value !== undefined) current.set(valueKey(v), value);
-      }
-      return current;
-    },
-    conflicted: (chunk, conflict) => chunk.values.flatMap((v, i) => (eventOf(v) === conflict.object ? [i] : [])),
-  };
-}
-
-/**
- * The values in chunks of at most `size`. Values of one org unit and period stay in one chunk (a tracker target's
- * event is sent whole), unless there are more of them than a chunk holds.
- */
-function chunked(values: DataValue[], size: number, strategy: CheckpointChunk['strategy'], from: number) {
-  const groups = new Map<string, DataValue[]>();
-  for (const v of values) {
-    const key = `${v.orgUnit}|${v.period}`;
-    groups.set(key, [...(groups.get(key) ?? []), v]);
-  }
-  const chunks: DataValue[][] = [];
-  for (const group of groups.values())
-    for (let i = 0; i < group.length; i += size) {
-      const part = group.slice(i, i + size);
-      const last = chunks.at(-1);
-      if (last && last.length + part.length <= size) last.push(...part);
-      else chunks.push(part);
-    }
-  return chunks.map((chunk, i) => ({
-    index: from + i,
-    strategy,
-    values: chunk,
-    outcome: 'pending' as const,
-    tries: 0,
-  }));
-}
-
-/** The delivery's chunks, from the payload: upserts, then (rules.missingValues: delete) the target's extra values. */
-async function prepare(input: DeliveryInput, target: Dhis2Target): Promise<Checkpoint> {
-  const startedAt = new Date().toISOString();
-  let text: string;
-  try {
-    text = await readFile(storeFile(input.storageRoot, input.payload), 'utf8');
-  } catch (err) {
-    throw new RunError('InvalidPayload', `The payload ${input.payload} cannot be read: ${(err as Error).message}.`);
-  }
-  let parsed;
-  try {
-    parsed = payloadSchema.safeParse(JSON.parse(text));
-  } catch {
-    throw new RunError('InvalidPayload', `The payload ${input.payload} is not JSON.`);
-  }
-  if (!parsed.success)
-    throw new RunError(
-      'InvalidPayload',
-      `The payload ${input.payload} is not a data value set: ${parsed.error.message}`,
-    );
-  const { values, droppedPeriods } = prepareValues(parsed.data.dataValues, input.export);
-  let deletes: DataValue[] = [];
-  if (input.export.rules.missingValues === 'delete' && values.length > 0) {
-    const keys = new Set(values.map(valueKey));
-    const combos = new Set(
-      values.map((v) => `${v.categoryOptionCombo ?? DEFAULT_COMBO}|${v.attributeOptionCombo ?? DEFAULT_COMBO}`),
-    );
-    deletes = (await readValues(target, scopeOf(values))).filter(
-      (v) =>
-        !keys.has(valueKey(v)) &&
-        combos.has(`${v.categoryOptionCombo ?? DEFAULT_COMBO}|${v.attributeOptionCombo ?? DEFAULT_COMBO}`),
-    );
-  }
-  const size = input.export.target.chunkSize;
-  const upserts = chunked(values, size, 'CREATE_AND_UPDATE', 0);
-  return {
-    delivery: input.delivery,
-    startedAt,
-    payload: { sha256: sha256Hex(text), size: Buffer.byteLength(text) },
-    values: values.length + deletes.length,
-    droppedPeriods,
-    chunks: [...upserts, ...chunked(deletes, size, 'DELETE', upserts.length)],
-    changelogEntries: 0,
-  };
-}
-
-/** The changelog entries of a chunk's values, from what the target held before and whether each was applied. */
-function entriesOf(
-  input: DeliveryInput,
-  chunk: CheckpointChunk,
-  applied: (value: DataValue, index: number) => boolean,
-  now: string,
-): ChangelogEntry[] {
-  const entries: ChangelogEntry[] = [];
-  chunk.values.forEach((v, i) => {
-    if (!applied(v, i)) return;
-    const previous = chunk.previous?.[valueKey(v)];
-    const type =
-      chunk.strategy === 'DELETE'
-        ? previous === undefined
-          ? undefined
-          : 'DELETE'
-        : previous === undefined
-          ? 'CREATE'
-          : sameValue(previous, v.value)
-            ? undefined
-            : 'UPDATE';
-    if (!type) return;
-    entries.push({
-      type,
-      dataElement: v.dataElement,
-      period: v.period,
-      orgUnit: v.orgUnit,
-      categoryOptionCombo: v.categoryOptionCombo ?? DEFAULT_COMBO,
-      attributeOptionCombo: v.attributeOptionCombo ?? DEFAULT_COMBO,
-      previousValue: previous ?? null,
-      value: type === 'DELETE' ? null : v.value,
-      ...(input.program && { program: input.program.uid }),
-      delivery: input.delivery,
-      chunk: chunk.index,
-      user: input.user,
-      created: now,
-    });
-  });
-  return entries;
-}
-
-const summarized = (chunk: CheckpointChunk, summary: ImportSummary, protocol: Protocol) => {
-  chunk.outcome = 'imported';
-  chunk.importCount = summary.importCount;
-  chunk.conflicts = summary.conflicts.map((c) => ({
-    object: c.object ?? '',
-    value: c.value ?? '',
-    ...(c.errorCode && { errorCode: c.errorCode }),
-    indexes: protocol.conflicted(chunk, c),
-  }));
-  delete chunk.task;
-  delete chunk.message;
-};
-
 async function run(input: DeliveryInput, context: TaskContext): Promise<DeliveryResult> {
   const root = input.storageRoot;
   const file = storeFile(root, deliveryCheckpointPath(input.namespace, input.exportId, input.delivery));
@@ -273,7 +57,7 @@ async function run(input: DeliveryInput, context: TaskContext): Promise<Delivery
     input.export.target.type === 'dhis2-tracker'
       ? trackerProtocol(target, async, input)
       : aggregateProtocol(target, async);
-  const checkpoint = (await readCheckpoint(file)) ?? (await prepare(input, target));
+  const checkpoint = (await readCheckpoint(file)) ?? (await prepareCheckpoint(input, target));
   const save = () => writeCheckpoint(file, checkpoint);
   // What the previous attempt left: a chunk it was sending has an unknown outcome; one that failed may go again.
   for (const chunk of checkpoint.chunks) {
