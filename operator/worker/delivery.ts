@@ -24,7 +24,7 @@ import { deliveryManifest } from '../../core/provenance/delivery-manifest.ts';
 import { sha256Hex } from '../../core/provenance/digest.ts';
 import { changelogPath, deliveryCheckpointPath, deliveryProvenancePath, storeFile } from '../../core/stores/layout.ts';
 import { deliveryInputSchema, type DeliveryInput, type DeliveryResult } from './delivery-input.ts';
-import { CREDENTIALS_ENV, TOKEN_ENV } from './ingestion-input.ts';
+import { workerCredentials } from './credentials.ts';
 import type { Task, TaskContext } from './protocol.ts';
 
 /** Requests a chunk may take when the target answers that it applied nothing; backoff doubles from the first. */
@@ -44,11 +44,7 @@ async function run(input: DeliveryInput, context: TaskContext): Promise<Delivery
   const changelogFile = storeFile(root, changelogPath(input.namespace, input.exportId));
   const target: Dhis2Target = {
     url: input.export.target.url,
-    authorization: authorizationOf({
-      username: process.env[CREDENTIALS_ENV.username],
-      password: process.env[CREDENTIALS_ENV.password],
-      token: process.env[TOKEN_ENV],
-    }),
+    authorization: authorizationOf(workerCredentials()),
     timeoutMs: input.export.target.timeoutSeconds * 1000,
     signal: context.signal,
   };

@@ -12,7 +12,7 @@ import {
   type FeatureRefreshInput,
   type FeatureRefreshResult,
 } from './feature-refresh-input.ts';
-import { CREDENTIALS_ENV, TOKEN_ENV } from './ingestion-input.ts';
+import { workerCredentials } from './credentials.ts';
 import type { Task, TaskContext } from './protocol.ts';
 
 /**
@@ -28,9 +28,8 @@ async function sweep(input: FeatureRefreshInput): Promise<void> {
 
 /** The credentials the job runner put in the environment: a token wins over basic credentials. */
 function credentials(tokenScheme: string): Credentials | undefined {
-  const token = process.env[TOKEN_ENV];
+  const { token, username, password } = workerCredentials();
   if (token !== undefined) return { token, scheme: tokenScheme };
-  const [username, password] = [process.env[CREDENTIALS_ENV.username], process.env[CREDENTIALS_ENV.password]];
   return username !== undefined && password !== undefined ? { username, password } : undefined;
 }
 

@@ -6,15 +6,6 @@ import { artifactFormat } from '../../core/resources/dataset/schema.ts';
  * What the Ingestion controller hands a worker attempt: everything the run needs, so the worker reads nothing
  * from the cluster (in Kubernetes mode it is a Job's argument).
  */
-/**
- * Env variables a worker reads provider credentials from: the `username` and `password` keys of the Secret that
- * the source's `credentialsSecret` parameter names, set by the job runner, never part of the input.
- */
-export const CREDENTIALS_ENV = { username: 'STRATUS_CREDENTIALS_USERNAME', password: 'STRATUS_CREDENTIALS_PASSWORD' };
-
-/** Env variable a worker reads an API token from: the `token` key of the Secret named by `tokenSecret`. */
-export const TOKEN_ENV = 'STRATUS_CREDENTIALS_TOKEN';
-
 const bboxTuple = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 
 export const ingestionInputSchema = z.object({

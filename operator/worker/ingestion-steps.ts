@@ -9,7 +9,8 @@ import { removeTree, writeFileAtomic } from '../../core/files/durable.ts';
 import { stagingDir, storeFile, thumbnailPath, thumbnailsDir, versionsDir } from '../../core/stores/layout.ts';
 import type { RasterCubeDescription } from '../../core/stores/raster-cube.ts';
 import { RunError } from '../../core/runs/errors.ts';
-import { CREDENTIALS_ENV, type IngestionInput } from './ingestion-input.ts';
+import { workerCredentials } from './credentials.ts';
+import type { IngestionInput } from './ingestion-input.ts';
 import type { TaskContext } from './protocol.ts';
 
 /** The moment the attempt's version is of: named in the input when parts must agree on it, else now. */
@@ -76,7 +77,7 @@ export async function openProvider(
   const provider = rasterProvider(input.provider.name);
   if (!provider)
     throw new RunError('ProviderUnavailable', `No provider named ${input.provider.name} on this instance.`);
-  const [username, password] = [process.env[CREDENTIALS_ENV.username], process.env[CREDENTIALS_ENV.password]];
+  const { username, password } = workerCredentials();
   return provider.open({
     parameters: input.provider.parameters,
     bbox: input.bbox,

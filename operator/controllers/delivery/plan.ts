@@ -23,7 +23,7 @@ import type { JobSpec, JobState } from '../../jobs/runner.ts';
 import type { Action, Outcome, Plan } from '../../runtime/actions.ts';
 import { removeFilesThenRelease } from '../../runtime/files-removal.ts';
 import { eventOf, readinessConditions, readinessOf } from '../../runtime/readiness.ts';
-import { CREDENTIALS_ENV, TOKEN_ENV } from '../../worker/ingestion-input.ts';
+import { CREDENTIALS_ENV, TOKEN_ENV } from '../../worker/credentials.ts';
 import { deliveryResultSchema, type DeliveryInput } from '../../worker/delivery-input.ts';
 
 /** Holds a deleted delivery until its checkpoint is removed. */

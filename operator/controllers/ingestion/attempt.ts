@@ -10,7 +10,8 @@ import type { Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import type { JobSpec } from '../../jobs/runner.ts';
 import type { Action } from '../../runtime/actions.ts';
-import { CREDENTIALS_ENV, TOKEN_ENV, type IngestionInput } from '../../worker/ingestion-input.ts';
+import { CREDENTIALS_ENV, TOKEN_ENV } from '../../worker/credentials.ts';
+import type { IngestionInput } from '../../worker/ingestion-input.ts';
 import type { IngestionObserved } from './observed.ts';
 
 /** The pure builders of an attempt: its job's name, the worker's input and environment, the objects it needs. */
