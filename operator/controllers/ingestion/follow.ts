@@ -1,5 +1,6 @@
 import type { IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
 import type { JobState } from '../../jobs/runner.ts';
+import { reportedProgress } from '../../runtime/run-lifecycle.ts';
 import type { Step } from './transition.ts';
 
 /**
@@ -7,9 +8,7 @@ import type { Step } from './transition.ts';
  * status was ever written, so the steps that finish a run keep it too.
  */
 export function progressOf(job: JobState | undefined, status: IngestionStatus): IngestionStatus['progress'] {
-  if (!job?.progress) return status.progress;
-  const { done, total } = job.progress;
-  return { ...job.progress, percent: total > 0 ? Math.round((done / total) * 1000) / 10 : 0 };
+  return reportedProgress(job) ?? status.progress;
 }
 
 /** The follow step, while the attempt runs: the run is running, with the attempt's progress. */

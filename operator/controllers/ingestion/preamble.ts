@@ -1,18 +1,22 @@
 import { isFinished } from '../../../core/resources/ingestion/run.ts';
+import type { IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
+import type { ingestionConditions } from '../../../core/resources/ingestion/conditions.ts';
+import { runPreamble, type RunPreamble } from '../../runtime/run-lifecycle.ts';
 import type { RunContext, StepContext, Transition } from './transition.ts';
 
 /**
- * The fixed preamble of every reconcile, before the lifecycle's steps: a finished run plans nothing, a cancel
- * request stops the run, and a run whose DataSource does not exist fails at once. Otherwise the steps go on with
- * the source.
+ * The preamble of an ingestion run, before the lifecycle's steps: a finished run plans nothing, a cancel request
+ * stops the run, and a run whose DataSource does not exist fails at once. Otherwise the steps go on with the
+ * source. An ingestion owns no files of its own (its dataset does): a deleted run simply goes.
  */
-export function preamble(context: RunContext): Transition | StepContext {
-  const { run, status, observed } = context;
-  if (isFinished(run)) return { outcome: { kind: 'done', reason: `run ${status.phase}` } };
-  if (run.spec.cancelRequested) return cancel(context);
-  const { source } = observed;
-  if (!source) {
-    const message = `DataSource ${run.spec.source} does not exist.`;
+export const ingestionPreamble: RunPreamble<RunContext, StepContext, typeof ingestionConditions, IngestionStatus> = {
+  finished: ({ run, status }) =>
+    isFinished(run) ? { outcome: { kind: 'done', reason: `run ${status.phase}` } } : undefined,
+  cancel: (context) => (context.run.spec.cancelRequested ? cancel(context) : undefined),
+  ready: (context) => {
+    const { source } = context.observed;
+    if (source) return { ...context, source };
+    const message = `DataSource ${context.run.spec.source} does not exist.`;
     // Unlike the steps' failures, this one records no Event.
     return {
       status: {
@@ -22,9 +26,10 @@ export function preamble(context: RunContext): Transition | StepContext {
       },
       outcome: { kind: 'done', reason: 'no such source' },
     };
-  }
-  return { ...context, source };
-}
+  },
+};
+
+export const preamble = (context: RunContext): Transition | StepContext => runPreamble(ingestionPreamble, context);
 
 /** A running attempt is cancelled first (its end is observed later); with none, the run is cancelled now. */
 function cancel({ observed, jobName, run, at }: RunContext): Transition {
