@@ -2,7 +2,8 @@ import { referencedResources } from '../../../core/processing/jobs/resolve.ts';
 import type { JobSplitOptions } from '../../../core/processing/jobs/split.ts';
 import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
-import { cleanupName, planProcessingJob, type ProcessingJobObserved } from './plan.ts';
+import { planProcessingJob, type ProcessingJobObserved } from './plan.ts';
+import { cleanupName } from './steps.ts';
 
 /** Whether the plan may start an attempt, which needs what the graph reads. */
 const mayStart = (job: ProcessingJob, observed: { job: unknown }) =>
