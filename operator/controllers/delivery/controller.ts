@@ -9,7 +9,8 @@ import type { RetryBackoff } from '../../../core/runs/backoff.ts';
 import { claimWriter, type HolderCheck } from '../../../core/runs/writer-claim.ts';
 import { deliveryCheckpointPath, storeFile } from '../../../core/stores/layout.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
-import { deliveryCleanupName, planDelivery, type DeliveryObserved } from './plan.ts';
+import { deliveryCleanupName } from './attempt.ts';
+import { planDelivery, type DeliveryObserved } from './plan.ts';
 
 /** One target whatever the spelling of its URL: scheme and host are case-insensitive, a trailing slash is noise. */
 export const targetOf = (exported: Export) => {
