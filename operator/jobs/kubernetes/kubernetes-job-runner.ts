@@ -1,71 +1,25 @@
-import type { Logger } from 'pino';
 import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
-import { isApiError } from '../../../core/cluster/errors.ts';
 import { inform } from '../../../core/cluster/informer.ts';
-import type { KindRef, KubeObject } from '../../../core/cluster/objects.ts';
-import type { Cluster, WatchEvent } from '../../../core/cluster/port.ts';
+import type { KubeObject } from '../../../core/cluster/objects.ts';
+import type { WatchEvent } from '../../../core/cluster/port.ts';
 import type { RunErrorCode } from '../../../core/runs/errors.ts';
 import type { WorkerReport } from '../../worker/protocol.ts';
 import { attemptKey, type JobRunner, type JobSpec, type JobState } from '../runner.ts';
-import { createAttemptJob } from './job-creation.ts';
-import { beyondHistory, historyDefaults, type HistoryLimits } from './job-history.ts';
 import {
-  ATTEMPT_ANNOTATION,
-  LABELS,
-  WORKER_SELECTOR,
-  workerJobName,
-  type BatchJob,
-  type WorkerJobOptions,
-} from './job-manifest.ts';
+  adoptedAttempt,
+  keyOfJob,
+  keyOfSpec,
+  reportedAttempt,
+  runOfJob,
+  type Attempt,
+  type RunOfJob,
+} from './job-attempts.ts';
+import { createAttemptJob } from './job-creation.ts';
+import { deleteIfOrphan, deleteWorkerJob } from './job-deletion.ts';
+import { beyondHistory, historyDefaults, type HistoryLimits } from './job-history.ts';
+import { WORKER_SELECTOR, workerJobName, type BatchJob } from './job-manifest.ts';
 import { jobStateOf, jobSucceeded, reportsOf } from './job-state.ts';
-
-export interface KubernetesJobRunnerOptions {
-  cluster: Cluster;
-  logger: Logger;
-  /** The kinds whose resources own attempts; the worker reports into their `status.worker`. */
-  ownerKinds: KindRef[];
-  /** The namespaces of the runs to watch; all of them when empty or absent. Jobs run in `job.namespace`. */
-  namespaces?: string[];
-  job: WorkerJobOptions;
-  /**
-   * How many finished Jobs of one run stay, by how they ended (like a CronJob's history limits); older ones are
-   * deleted. `ttlSecondsAfterFinished` bounds them too where the cluster's TTL controller runs (beta from 1.21).
-   */
-  history?: { successful?: number; failed?: number };
-  now?: () => Date;
-  /** The first pause before creating a Job again after a failure a retry can cure; it doubles up to 30 s. */
-  createRetryMs?: number;
-  /**
-   * Whether the API server runs Indexed Jobs (1.22 and later; true when absent). Without them a split attempt runs
-   * in one worker: an older server would drop `completionMode` and run every pod as the same, index-less part.
-   */
-  indexedJobs?: boolean;
-}
-
-interface Attempt {
-  spec: JobSpec;
-  requestedAt: string;
-  cancelRequested: boolean;
-  /** Known from its worker's report alone: the worker ran, so its Job existed. */
-  fromReport?: boolean;
-  /** The JSON of the state last handed to listeners: listeners hear of changes only. */
-  emitted?: string;
-}
-
-/** An attempt by its run's namespace and its name (`attemptKey`), from the spec that started it or from its Job. */
-const keyOfSpec = (spec: JobSpec) => attemptKey(spec.name, spec.owner.namespace);
-function keyOfJob(job: BatchJob): string {
-  const { annotations, labels, name } = job.metadata;
-  return attemptKey(annotations?.[ATTEMPT_ANNOTATION] ?? name, labels?.[LABELS.runNamespace]);
-}
-
-/** The run a Job works for, from its labels. */
-interface RunOfJob {
-  kind: KindRef;
-  name: string;
-  namespace: string | undefined;
-  uid: string;
-}
+import type { KubernetesJobRunnerOptions } from './runner-options.ts';
 
 /**
  * Runs attempts as batch/v1 Jobs, all in one namespace (the store's). State comes from two informers: the Jobs
@@ -195,27 +149,13 @@ export class KubernetesJobRunner implements JobRunner {
     const job = this.#jobs.get(key);
     const run = job && this.#runOf(job);
     if (!job || !run) return undefined;
-    const adopted: Attempt = {
-      spec: {
-        name: job.metadata.annotations?.[ATTEMPT_ANNOTATION] ?? job.metadata.name,
-        task: job.metadata.labels?.[LABELS.task] ?? '',
-        input: undefined,
-        owner: { kind: run.kind, name: run.name, namespace: run.namespace },
-      },
-      requestedAt: job.metadata.creationTimestamp ?? this.#now().toISOString(),
-      cancelRequested: false,
-    };
+    const adopted = adoptedAttempt(job, run, this.#now());
     this.#attempts.set(key, adopted);
     return adopted;
   }
 
   #runOf(job: BatchJob): RunOfJob | undefined {
-    const labels = job.metadata.labels ?? {};
-    const kind = this.#options.ownerKinds.find((k) => k.kind === labels[LABELS.runKind]);
-    const name = labels[LABELS.run];
-    const uid = labels[LABELS.runUid];
-    if (!kind || !name || !uid) return undefined;
-    return { kind, name, namespace: labels[LABELS.runNamespace], uid };
+    return runOfJob(job, this.#options.ownerKinds);
   }
 
   #stateOf(key: string): JobState | undefined {
@@ -274,28 +214,12 @@ export class KubernetesJobRunner implements JobRunner {
       const run = this.#runOf(job);
       if (!run || job.metadata.ownerReferences?.length || this.#runs.has(run.uid)) continue;
       if (namespaces?.length && !namespaces.includes(run.namespace ?? '')) continue;
-      void this.#deleteIfOrphan(job, run);
+      void deleteIfOrphan(this.#options.cluster, this.#options.logger, job, run);
     }
   }
 
-  /** The informers' views may lag each other (a Job made for a run just created): a read decides. */
-  async #deleteIfOrphan(job: BatchJob, run: RunOfJob): Promise<void> {
-    try {
-      const current = await this.#options.cluster.get(run.kind, run.name, run.namespace);
-      if (current?.metadata.uid !== run.uid) await this.#deleteJob(job, 'its run is gone');
-    } catch (err) {
-      this.#options.logger.warn({ err, job: job.metadata.name }, 'reading the run of a worker Job failed');
-    }
-  }
-
-  async #deleteJob(job: BatchJob, why: string): Promise<void> {
-    const { name, namespace } = job.metadata;
-    this.#options.logger.info({ job: name, why }, 'deleting a worker Job');
-    try {
-      await this.#options.cluster.delete(jobKind, name, namespace, { propagationPolicy: 'Background' });
-    } catch (err) {
-      if (!isApiError(err, 'NotFound')) this.#options.logger.warn({ err, job: name }, 'deleting a worker Job failed');
-    }
+  #deleteJob(job: BatchJob, why: string): Promise<void> {
+    return deleteWorkerJob(this.#options.cluster, this.#options.logger, job, why);
   }
 
   /**
@@ -338,13 +262,7 @@ export class KubernetesJobRunner implements JobRunner {
     if (this.#attempts.has(key) || this.#jobs.has(key)) return;
     const kind = this.#options.ownerKinds.find((k) => k.apiVersion === owner.apiVersion && k.kind === owner.kind);
     if (!kind) return;
-    const { name: ownerName, namespace, creationTimestamp } = owner.metadata;
-    this.#attempts.set(key, {
-      spec: { name, task: '', input: undefined, owner: { kind, name: ownerName, namespace } },
-      requestedAt: creationTimestamp ?? this.#now().toISOString(),
-      cancelRequested: false,
-      fromReport: true,
-    });
+    this.#attempts.set(key, reportedAttempt(name, kind, owner, this.#now()));
   }
 
   /** A deleted run's attempts go with it; the garbage collector deletes the Jobs it owns, the runner the others. */
