@@ -108,6 +108,23 @@ export const progressSchema = z
   })
   .describe('Progress of the current attempt.');
 
+/**
+ * The status members of every run kind (Ingestion, ProcessingJob, Delivery): its current attempt, the Job that
+ * runs it, when the next starts, and what the worker reported. Each kind places them among its own members.
+ */
+export const runStatusFields = {
+  attempt: z.number().int().min(0).optional().describe('Current or last attempt, from 1.'),
+  jobName: z.string().optional().describe('Name of the job running the current attempt.'),
+  retryAfter: dateTime.optional().describe('When the next attempt starts.'),
+  startedAt: dateTime.optional(),
+  finishedAt: dateTime.optional(),
+  progress: progressSchema.optional(),
+  error: jobErrorSchema.optional(),
+  worker: freeForm(
+    'What the worker of a Kubernetes Job last reported: its attempt, progress and end (written by stratus-worker).',
+  ).optional(),
+};
+
 export const coverageSpatial = z
   .object({ xmin: z.number(), ymin: z.number(), xmax: z.number(), ymax: z.number() })
   .describe('Bounding box in the stored CRS.');

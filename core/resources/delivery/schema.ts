@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, freeForm, jobErrorSchema, jobEventSchema, progressSchema, statusBase } from '../common.ts';
+import { dateTime, jobEventSchema, runStatusFields, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { deliveryConditions } from './conditions.ts';
 
@@ -87,19 +87,17 @@ export const deliveryStatusSchema = z
   .object({
     ...statusBase,
     phase: z.enum(['accepted', 'running', 'retrying', 'successful', 'failed']).optional().describe('Delivery status.'),
-    attempt: z.number().int().min(0).optional(),
-    jobName: z.string().optional().describe('Job of the current attempt.'),
-    retryAfter: dateTime.optional(),
-    startedAt: dateTime.optional(),
-    finishedAt: dateTime.optional(),
-    progress: progressSchema.optional(),
+    attempt: runStatusFields.attempt,
+    jobName: runStatusFields.jobName,
+    retryAfter: runStatusFields.retryAfter,
+    startedAt: runStatusFields.startedAt,
+    finishedAt: runStatusFields.finishedAt,
+    progress: runStatusFields.progress,
     chunks: z.array(deliveryChunkSchema).optional().describe("Each chunk's checkpointed outcome."),
     report: deliveryReportSchema.optional(),
-    error: jobErrorSchema.optional(),
+    error: runStatusFields.error,
     events: z.array(jobEventSchema).optional().describe('export.delivered, once the delivery changed the target.'),
-    worker: freeForm(
-      'What the worker of a Kubernetes Job last reported: its attempt, progress and end (written by stratus-worker).',
-    ).optional(),
+    worker: runStatusFields.worker,
   })
   .describe('Observed state of the delivery.');
 

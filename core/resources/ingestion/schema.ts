@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, freeForm, jobErrorSchema, jobEventSchema, progressSchema, statusBase } from '../common.ts';
+import { freeForm, jobEventSchema, runStatusFields, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { ingestionConditions } from './conditions.ts';
 
@@ -39,18 +39,16 @@ export const ingestionStatusSchema = z
   .object({
     ...statusBase,
     phase: ingestionPhase.optional(),
-    attempt: z.number().int().min(0).optional().describe('Current or last attempt, from 1.'),
-    startedAt: dateTime.optional(),
-    finishedAt: dateTime.optional(),
-    retryAfter: dateTime.optional().describe('When the next attempt starts.'),
-    progress: progressSchema.optional(),
+    attempt: runStatusFields.attempt,
+    startedAt: runStatusFields.startedAt,
+    finishedAt: runStatusFields.finishedAt,
+    retryAfter: runStatusFields.retryAfter,
+    progress: runStatusFields.progress,
     result: freeForm('Result of the run.').optional(),
-    error: jobErrorSchema.optional(),
+    error: runStatusFields.error,
     events: z.array(jobEventSchema).optional().describe('Events emitted by the run.'),
-    jobName: z.string().optional().describe('Name of the job running the current attempt.'),
-    worker: freeForm(
-      'What the worker of a Kubernetes Job last reported: its attempt, progress and end (written by stratus-worker).',
-    ).optional(),
+    jobName: runStatusFields.jobName,
+    worker: runStatusFields.worker,
   })
   .describe('Observed state of the run.');
 

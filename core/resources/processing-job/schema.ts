@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, freeForm, jobErrorSchema, progressSchema, statusBase } from '../common.ts';
+import { dateTime, freeForm, runStatusFields, statusBase } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { processingJobConditions } from './conditions.ts';
 
@@ -74,13 +74,13 @@ export const processingJobStatusSchema = z
     ...statusBase,
     phase: z.enum(processingJobPhases).optional().describe('openEO job status.'),
     queuedAt: dateTime.optional().describe('The `spec.queuedAt` of the run this status describes.'),
-    attempt: z.number().int().min(1).optional().describe('Attempts started in all, across runs.'),
+    attempt: runStatusFields.attempt.describe('Current or last attempt, from 1, counted across runs.'),
     runFirstAttempt: z.number().int().min(1).optional().describe('The first attempt of the current run.'),
-    retryAfter: dateTime.optional().describe('When the next attempt of a run whose worker failed starts.'),
-    jobName: z.string().optional().describe('The worker attempt (Job) of the current run.'),
-    progress: progressSchema.optional(),
-    startedAt: dateTime.optional(),
-    finishedAt: dateTime.optional(),
+    retryAfter: runStatusFields.retryAfter,
+    jobName: runStatusFields.jobName,
+    progress: runStatusFields.progress,
+    startedAt: runStatusFields.startedAt,
+    finishedAt: runStatusFields.finishedAt,
     updatedAt: dateTime.optional().describe('Last change of phase or progress.'),
     results: z
       .object({
@@ -91,10 +91,8 @@ export const processingJobStatusSchema = z
       .optional()
       .describe('Results of the finished run.'),
     usage: usageSchema.optional(),
-    error: jobErrorSchema.optional(),
-    worker: freeForm(
-      'What the worker of a Kubernetes Job last reported: its attempt, progress and end (written by stratus-worker).',
-    ).optional(),
+    error: runStatusFields.error,
+    worker: runStatusFields.worker,
   })
   .describe('Observed state of the job.');
 
