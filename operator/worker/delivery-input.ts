@@ -4,7 +4,7 @@ import { exportSpecSchema } from '../../core/resources/export/schema.ts';
 /**
  * What the Delivery controller hands a delivery's attempt: the export's target, mapping and rules as they were
  * when the delivery started, where the payload is, and whether the aggregate changelog is on. The credentials come
- * from the export's Secret through the environment (CREDENTIALS_ENV, TOKEN_ENV), never in the input.
+ * from the export's Secret through the environment (credentials.ts), never in the input.
  */
 export const deliveryInputSchema = z.object({
   delivery: z.string().min(1),
