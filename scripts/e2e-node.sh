@@ -89,10 +89,15 @@ spec:
         - matchExpressions: [{ key: kubernetes.io/hostname, operator: In, values: [stratus-node] }]
 EOF
 
+# The instance's extent is embedded mode's (config/stratus.properties), so that both ingest the same sample grid;
+# the chart's default is the whole world.
+bbox=$(sed -n 's/^instance\.bbox *= *//p' "$root/config/stratus.properties")
+printf 'config:\n  instance.bbox: "%s"\n' "$bbox" >"$work/values.yaml"
+
 step "installing the chart (operator and API server Ready through their probes)"
 helm install stratus "$root/charts/stratus" --namespace "$namespace" --create-namespace --wait --timeout 10m \
   --set image.repository=localhost/stratus --set image.tag=e2e --set image.pullPolicy=Never \
-  --set store.storageClassName=stratus-local --set store.size=10Gi
+  --set store.storageClassName=stratus-local --set store.size=10Gi --values "$work/values.yaml"
 
 step "applying manifests/examples"
 kubectl apply -f "$root/manifests/examples" >/dev/null
@@ -107,14 +112,14 @@ kubectl -n "$namespace" port-forward service/stratus-api-server "$port:80" >"$wo
 pids+=($!)
 for url in "http://127.0.0.1:$port/zarr/sample/.zmetadata" "http://127.0.0.1:$embedded_port/zarr/sample/.zmetadata"; do
   for _ in $(seq 1 300); do
-    curl -fsS "$url" >/dev/null 2>&1 && break
+    curl -fsS --max-time 5 "$url" >/dev/null 2>&1 && break
     sleep 1
   done
-  curl -fsS "$url" >/dev/null
+  curl -fsS --max-time 5 "$url" >/dev/null
 done
 
 step "reading /zarr/sample with xarray through the port-forward and from embedded mode"
-python3 - "http://127.0.0.1:$port/zarr/sample" "http://127.0.0.1:$embedded_port/zarr/sample" <<'EOF'
+/usr/bin/python3 - "http://127.0.0.1:$port/zarr/sample" "http://127.0.0.1:$embedded_port/zarr/sample" <<'EOF'
 import sys
 import numpy as np
 import xarray as xr
