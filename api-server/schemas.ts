@@ -31,13 +31,28 @@ export const formatQuerySchema = z.object({
   f: z.enum(['html', 'json']).optional().describe('Representation: html or json; overrides Accept.'),
 });
 
+const RESOURCE_ID = '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
+
 /** A managed object's id in a path: a DNS-1123 subdomain, which also rules out any traversal. */
 export const resourceIdSchema = z
   .string()
   .max(253)
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+  .regex(new RegExp(`^${RESOURCE_ID}$`), {
     message: 'must be lower-case letters, digits, "-" and ".", starting and ending with a letter or digit',
   });
+
+/**
+ * A dataset as a reader names it in a path: its id, served version, or `<id>@<version>`, a retained version by its
+ * id or its Icechunk snapshot id (docs/datasets.md#addressing-a-version). A version name is only ever looked up
+ * among the Dataset's versions, never used as a path.
+ */
+export const datasetRefSchema = z
+  .string()
+  .max(400)
+  .regex(new RegExp(`^${RESOURCE_ID}(@[0-9A-Za-z][-0-9A-Za-z._]*)?$`), {
+    message: 'must be a dataset id, or <dataset id>@<version id or Icechunk snapshot id>',
+  })
+  .describe('Dataset id; `<id>@<version>` reads a retained version (by version id or Icechunk snapshot id).');
 
 const errorReport = z.object({
   message: z.string(),

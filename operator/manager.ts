@@ -77,7 +77,7 @@ export function controllerDefinitions(
 ): ControllerDefinition[] {
   return [
     dataSourceController,
-    datasetController,
+    datasetController(options.instance),
     featureCollectionController,
     ingestionController(options.instance, options.ingestion),
     processingJobController(options.instance, options.ingestion?.split),

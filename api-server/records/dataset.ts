@@ -3,6 +3,10 @@ import { creationTimestamp } from '../../core/cluster/objects.ts';
 import type { Dataset } from '../../core/resources/dataset/schema.ts';
 import { artifactCoverageSchema, configuredCoverage, coverageRecord } from './coverage.ts';
 
+export const datasetAccessLinkSchema = z
+  .object({ href: z.string(), rel: z.string(), title: z.string() })
+  .meta({ id: 'DatasetAccessLink' });
+
 /** The DatasetRecord of spec 1, which the dataset, ingestion and sync routes answer. */
 export const datasetRecordSchema = z
   .object({
@@ -22,9 +26,7 @@ export const datasetRecordSchema = z
     license_url: z.string().nullable(),
     extent: artifactCoverageSchema,
     last_updated: z.string(),
-    links: z.array(
-      z.object({ href: z.string(), rel: z.string(), title: z.string() }).meta({ id: 'DatasetAccessLink' }),
-    ),
+    links: z.array(datasetAccessLinkSchema),
     publication: z
       .object({
         status: z.enum(['unpublished', 'published']).meta({ id: 'PublicationStatus' }),
@@ -70,19 +72,30 @@ export function descriptionRecord(spec: DescriptionSpec) {
   };
 }
 
+export type DatasetAccessLink = z.infer<typeof datasetAccessLinkSchema>;
+
+/**
+ * The links that read a dataset's data in `format`, for `ref`: a dataset id (its served version) or
+ * `<id>@<version>` (a retained one), the one path form every reader takes.
+ */
+export function readerLinks(ref: string, format: Dataset['spec']['format'], thumbnail: boolean): DatasetAccessLink[] {
+  const links: DatasetAccessLink[] = [];
+  if (format === 'zarr' || format === 'icechunk')
+    links.push({ href: `/zarr/${ref}/`, rel: 'zarr', title: 'Zarr store' });
+  if (format === 'icechunk') links.push({ href: `/icechunk/${ref}/`, rel: 'icechunk', title: 'Icechunk repository' });
+  if (thumbnail) links.push({ href: `/datasets/${ref}/thumbnail.png`, rel: 'preview', title: 'Thumbnail' });
+  if (format === 'netcdf') links.push({ href: `/datasets/${ref}/download`, rel: 'enclosure', title: 'NetCDF file' });
+  return links;
+}
+
 /** The DatasetRecord of spec 1 for a Dataset resource: snake_case, nulls where the resource has nothing. */
 export function datasetRecord(dataset: Dataset, bbox: [number, number, number, number]): DatasetRecord {
   const { spec, status, metadata } = dataset;
   const id = metadata.name;
-  const links = [{ href: `/datasets/${id}`, rel: 'self', title: 'Dataset' }];
-  if (spec.format === 'zarr' || spec.format === 'icechunk') {
-    links.push({ href: `/zarr/${id}/`, rel: 'zarr', title: 'Zarr store' });
-  }
-  if (spec.format === 'icechunk')
-    links.push({ href: `/icechunk/${id}/`, rel: 'icechunk', title: 'Icechunk repository' });
-  if (status?.thumbnail) links.push({ href: `/datasets/${id}/thumbnail.png`, rel: 'preview', title: 'Thumbnail' });
-  if (spec.format === 'netcdf')
-    links.push({ href: `/datasets/${id}/download`, rel: 'enclosure', title: 'NetCDF file' });
+  const links = [
+    { href: `/datasets/${id}`, rel: 'self', title: 'Dataset' },
+    ...readerLinks(id, spec.format, status?.thumbnail !== undefined),
+  ];
   return {
     dataset_id: id,
     source_dataset_id: spec.source,

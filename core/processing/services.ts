@@ -21,6 +21,8 @@ export interface CollectionRequest {
   /** Left-closed interval of instants (ms since the epoch), either end open. */
   temporalExtent: [number | null, number | null] | null;
   bands: string[] | null;
+  /** A retained version of the collection, by id; the served one when absent. */
+  version?: string;
 }
 
 export interface CollectionResolver {
@@ -35,6 +37,11 @@ export interface CollectionResolver {
     request: CollectionRequest,
     signal?: AbortSignal,
   ): Promise<{ cube: DataCube; properties?: Record<string, unknown> } | undefined>;
+  /**
+   * The versions of a collection that `load_collection` may select with a property filter on `version`, by id:
+   * the served one first, then the others newest first. Undefined for no such collection.
+   */
+  versions?(id: string): Promise<string[] | undefined>;
 }
 
 export interface FeatureCollectionResolver {

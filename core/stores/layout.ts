@@ -10,12 +10,6 @@ import { join, sep } from 'node:path';
  * compare-and-swap of the repository's `main` branch.
  */
 
-/**
- * Materializations a Dataset keeps: the current one and the one before, so a reader that opened the previous
- * version just before a switch can finish; older directories are removed by the next run.
- */
-export const RETAINED_VERSIONS = 2;
-
 /** Names the store accepts for datasets and versions: DNS-1123-like, so they are safe as one path segment. */
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 

@@ -30,8 +30,8 @@ export function requestedPeriods(input: IngestionInput, now: Date) {
 }
 
 /**
- * Crash leftovers never outlive the next run: the staging area is emptied, and version directories that the
- * Dataset no longer references are removed. Only one run writes a dataset at a time, so nothing here is live but
+ * Crash leftovers never outlive the next run: the staging area is emptied, and version directories (and
+ * thumbnails) that the Dataset no longer references are removed. Only one run writes a dataset at a time, so nothing here is live but
  * the `current` version of this attempt, whose staged files (and thumbnail) a split attempt keeps.
  */
 export async function sweep(input: IngestionInput, current?: string): Promise<void> {
@@ -41,7 +41,11 @@ export async function sweep(input: IngestionInput, current?: string): Promise<vo
   const versions = versionsDir(input.storageRoot, input.datasetId);
   const names = await readdir(versions).catch(() => [] as string[]);
   for (const name of names) if (!input.keepVersions.includes(name)) await removeTree(join(versions, name));
-  const keep = [input.keepThumbnail, current && thumbnailPath(input.datasetId, current)];
+  // Each retained version keeps the thumbnail rendered with it (`/datasets/{id}@{version}/thumbnail.png`).
+  const keep = [
+    input.keepThumbnail,
+    ...[...input.keepVersions, ...(current ? [current] : [])].map((v) => thumbnailPath(input.datasetId, v)),
+  ];
   const thumbnails = thumbnailsDir(input.storageRoot, input.datasetId);
   for (const name of await readdir(thumbnails).catch(() => [] as string[]))
     if (!keep.includes(['datasets', input.datasetId, 'thumbnails', name].join('/')))

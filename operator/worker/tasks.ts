@@ -1,4 +1,5 @@
 import { resolve, sep } from 'node:path';
+import { removeDatasetVersions } from './dataset-versions.ts';
 import { delivery, removeDeliveryFiles } from './delivery.ts';
 import { featureRefresh } from './feature-refresh.ts';
 import { ingestion } from './ingestion.ts';
@@ -14,6 +15,7 @@ export const tasks: Record<string, Task> = {
   'remove-job-files': removeJobFiles,
   delivery,
   'remove-delivery-files': removeDeliveryFiles,
+  'remove-dataset-versions': removeDatasetVersions,
 };
 
 /**

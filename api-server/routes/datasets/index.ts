@@ -1,25 +1,34 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
+import { pinsOf, versionPins } from '../../../core/resources/dataset/retention.ts';
 import { resolveVersion } from '../../../core/resources/dataset/served-version.ts';
-import { NETCDF_FILE, storeFile } from '../../../core/stores/layout.ts';
+import { deliveryKind, type Delivery } from '../../../core/resources/delivery/schema.ts';
+import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
+import { NETCDF_FILE, storeFile, thumbnailPath } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { negotiate, represent, sendHtml } from '../../negotiation.ts';
 import { byName, HTML_PAGE_LIMIT, pageQuerySchema, paginate } from '../../pagination.ts';
 import { datasetRecord, datasetRecordSchema } from '../../records/dataset.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { itemJson, jsonListBytes, sendJson } from '../../serialization.ts';
-import { commonErrorResponses, errorDetailSchema, formatQuerySchema, resourceIdSchema } from '../../schemas.ts';
+import {
+  commonErrorResponses,
+  datasetRefSchema,
+  errorDetailSchema,
+  formatQuerySchema,
+  resourceIdSchema,
+} from '../../schemas.ts';
 import { Lru } from '../../../core/cache/lru.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { mapChoices } from '../../services/map/choices.ts';
 import { derived } from '../../services/resources/derived.ts';
-import { versionNotFound } from '../../services/resources/served-version.ts';
+import { datasetRef, readVersion, versionNotFound } from '../../services/resources/served-version.ts';
 import { runAccess } from '../../services/runs/access.ts';
-import { datasetDetailRecord } from './detail.ts';
+import { datasetDetailRecord, datasetVersionRecord } from './detail.ts';
 import { datasetListPage, datasetPage } from './pages.ts';
 import { tileRoutes } from './tiles.ts';
-import { datasetDetailRecordSchema, datasetListResponseSchema } from './schemas.ts';
+import { datasetDetailRecordSchema, datasetListResponseSchema, datasetVersionRecordSchema } from './schemas.ts';
 
 /**
  * The JSON pages of one state of the Dataset cache kept, by bytes: the whole list of 10,000 datasets is 6.5 MB,
@@ -107,6 +116,67 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  app.delete(
+    '/datasets/:dataset_id/versions/:version',
+    {
+      config: { access: 'F_DATASET_MANAGE' },
+      schema: {
+        summary: 'Remove a retained version of a dataset',
+        description:
+          'Asks for a retained version (its id or Icechunk snapshot id) to be removed: it stops counting among the ' +
+          '`versionHistoryLimit` newest, and the operator removes it with its files once its grace period after it ' +
+          'stopped being current is over (readers that opened it can finish). 202 with the version. 409 for the ' +
+          'served version, or a version a run pins (an unfinished batch job that reads it, or an unfinished ' +
+          'delivery of such a job), naming the runs; 404 naming a version that is not retained.',
+        tags: ['Datasets'],
+        params: z.object({ dataset_id: resourceIdSchema, version: z.string().min(1).max(253) }),
+        response: {
+          202: datasetVersionRecordSchema,
+          404: errorDetailSchema,
+          409: errorDetailSchema,
+          ...commonErrorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { dataset_id: id } = request.params;
+      const { dataset, version } = await readVersion(cluster, namespace, id, { version: request.params.version });
+      if (version.id === dataset.status?.currentVersion)
+        throw new HttpError(
+          'Conflict',
+          `Version ${version.id} of dataset ${id} is the one served; it can be removed once another is`,
+        );
+      const [jobs, deliveries] = await Promise.all([
+        cluster.list<ProcessingJob>(processingJobKind, { namespace }),
+        cluster.list<Delivery>(deliveryKind, { namespace }),
+      ]);
+      const holders = pinsOf(versionPins(id, jobs.items, deliveries.items), version.id);
+      if (holders.length > 0)
+        throw new HttpError(
+          'Conflict',
+          `Version ${version.id} of dataset ${id} is pinned by ${holders.join(', ')}; it can be removed once they end`,
+        );
+      // Names of versions already gone are dropped on the way, so the list never outgrows the retained versions.
+      const retained = new Set((dataset.status?.versions ?? []).map((v) => v.id));
+      const removeVersions = [
+        ...(dataset.spec.removeVersions ?? []).filter((v) => retained.has(v) && v !== version.id),
+        version.id,
+      ];
+      const patched = await cluster.patch<Dataset>(
+        datasetKind,
+        id,
+        {
+          type: 'merge',
+          body: { metadata: { resourceVersion: dataset.metadata.resourceVersion }, spec: { removeVersions } },
+        },
+        namespace,
+        { fieldManager: 'stratus-api-server' },
+      );
+      reply.code(202);
+      return datasetVersionRecord(patched, version);
+    },
+  );
+
   app.route({
     method: ['GET', 'HEAD'],
     url: '/datasets/:dataset_id/thumbnail.png',
@@ -114,14 +184,26 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'Preview image of a dataset',
       description:
         "A PNG of the newest period, coloured with the template's colormap. 404 only when no thumbnail was ever " +
-        'produced: a later failed or empty render keeps the previous image, so a 200 may be stale.',
+        'produced: a later failed or empty render keeps the previous image, so a 200 may be stale. ' +
+        '`/datasets/{dataset_id}@{version}/thumbnail.png` is the image rendered with a retained version (404 when ' +
+        'its render failed, or the version is not retained).',
       tags: ['Datasets'],
-      params: z.object({ dataset_id: resourceIdSchema }),
+      params: z.object({ dataset_id: datasetRefSchema }),
       produces: ['image/png'],
       response: { 200: z.any(), 404: errorDetailSchema, ...commonErrorResponses },
     },
     handler: async (request, reply) => {
-      const id = request.params.dataset_id;
+      const ref = datasetRef(request.params.dataset_id);
+      const { id } = ref;
+      if (ref.version !== undefined) {
+        const { version } = await readVersion(cluster, namespace, id, { version: ref.version });
+        return sendFileOr404(request, reply, storeFile(storageRoot, thumbnailPath(id, version.id)), {
+          contentType: 'image/png',
+          etagPrefix: 'thumbnail',
+          cache: app.files,
+          missing: `Dataset ${id} has no thumbnail of version ${version.id}`,
+        });
+      }
       const thumbnail = (await datasetOf(id)).status?.thumbnail;
       return sendFileOr404(request, reply, thumbnail === undefined ? undefined : storeFile(storageRoot, thumbnail), {
         contentType: 'image/png',
@@ -139,21 +221,24 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'The NetCDF-4 file of a dataset',
       description:
         'Only for datasets stored as `netcdf`, the one single-file format (`application/x-netcdf`, a `.nc` ' +
-        'attachment). Any other format answers 409: read Zarr stores at `/zarr/{dataset_id}/`.',
+        'attachment). Any other format answers 409: read Zarr stores at `/zarr/{dataset_id}/`. ' +
+        '`/datasets/{dataset_id}@{version}/download` downloads a retained version (404 naming one not retained).',
       tags: ['Datasets'],
-      params: z.object({ dataset_id: resourceIdSchema }),
+      params: z.object({ dataset_id: datasetRefSchema }),
       produces: ['application/x-netcdf'],
       response: { 200: z.any(), 404: errorDetailSchema, 409: errorDetailSchema, ...commonErrorResponses },
     },
     handler: async (request, reply) => {
-      const id = request.params.dataset_id;
+      const ref = datasetRef(request.params.dataset_id);
+      const { id } = ref;
       const dataset = await datasetOf(id);
       if (dataset.spec.format !== 'netcdf')
         throw new HttpError(
           'Conflict',
           `Dataset ${id} is stored as ${dataset.spec.format}; only netcdf datasets have a single file to download`,
         );
-      const { version } = resolveVersion(dataset);
+      const { version, miss } = resolveVersion(dataset, { version: ref.version });
+      if (miss === 'named') throw versionNotFound(id, miss, ref);
       reply.header('content-disposition', `attachment; filename="${id}.nc"`);
       return sendFileOr404(request, reply, version && storeFile(storageRoot, version.path, NETCDF_FILE), {
         contentType: 'application/x-netcdf',

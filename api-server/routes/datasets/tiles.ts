@@ -4,7 +4,8 @@ import { colormapNames } from '../../../core/render/colormap.ts';
 import { isTile, MAX_LATITUDE } from '../../../core/render/tiles.ts';
 import { HttpError } from '../../errors.ts';
 import { publicBaseUrl } from '../../public-url.ts';
-import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
+import { commonErrorResponses, datasetRefSchema, errorDetailSchema } from '../../schemas.ts';
+import { datasetRef } from '../../services/resources/served-version.ts';
 import { DatasetTiles } from '../../services/tiles/dataset-tiles.ts';
 
 const tags = ['Datasets'];
@@ -46,9 +47,10 @@ export const tileRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'A map tile of a dataset',
       description:
         'A 256 × 256 PNG in Web Mercator (EPSG:3857) of one period of the served version, nodata transparent. ' +
-        '404 for a tile wholly outside the extent or an unknown period; 400 for a bad z/x/y, colour map or range.',
+        '404 for a tile wholly outside the extent or an unknown period; 400 for a bad z/x/y, colour map or range. ' +
+        '`/datasets/{dataset_id}@{version}/tiles/...` draws a retained version instead.',
       tags,
-      params: z.object({ dataset_id: resourceIdSchema, z: z.string(), x: z.string(), y: z.string() }),
+      params: z.object({ dataset_id: datasetRefSchema, z: z.string(), x: z.string(), y: z.string() }),
       querystring: tileQuerySchema,
       produces: ['image/png'],
       response: {
@@ -60,7 +62,8 @@ export const tileRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     handler: async (request, reply) => {
-      const { dataset_id: id } = request.params;
+      const ref = datasetRef(request.params.dataset_id);
+      const { id } = ref;
       const [z_, x, y] = [request.params.z, request.params.x, request.params.y].map((v) =>
         /^\d{1,8}$/.test(v) ? Number(v) : NaN,
       );
@@ -75,7 +78,7 @@ export const tileRoutes: FastifyPluginAsyncZod = async (app) => {
       const bounds = range?.split(',').map(Number);
       if (range !== undefined && (!new RegExp(`^${NUMBER},${NUMBER}$`).test(range) || !(bounds![0]! < bounds![1]!)))
         throw new HttpError('BadRequest', `range ${range} is not min,max with min below max`);
-      const tiled = await tiles.version(id);
+      const tiled = await tiles.version(ref);
       const index = time === undefined ? tiled.periods.length - 1 : tiled.periods.indexOf(time);
       if (index < 0) throw new HttpError('NotFound', `Dataset ${id} has no period ${time}`);
       const etag = `"tile-${tiled.version}-${tiled.periods[index]}-${colormap ?? ''}-${range ?? ''}"`;
@@ -97,21 +100,23 @@ export const tileRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary: 'TileJSON of a dataset',
-        description: 'TileJSON 3.0.0 of the tiles of the served version, with its periods (`time` values).',
+        description:
+          'TileJSON 3.0.0 of the tiles of the served version (`{dataset_id}@{version}`: of a retained one), with its ' +
+          'periods (`time` values).',
         tags,
-        params: z.object({ dataset_id: resourceIdSchema }),
+        params: z.object({ dataset_id: datasetRefSchema }),
         response: { 200: z.record(z.string(), z.unknown()), 404: errorDetailSchema, ...commonErrorResponses },
       },
     },
     async (request) => {
-      const id = request.params.dataset_id;
-      const tiled = await tiles.version(id);
+      const ref = request.params.dataset_id;
+      const tiled = await tiles.version(datasetRef(ref));
       const base = publicBaseUrl(request, config.server.baseUrl);
       const { west, south, east, north } = tiled.bounds;
       return {
         tilejson: '3.0.0',
-        name: id,
-        tiles: [`${base}/datasets/${id}/tiles/{z}/{x}/{y}.png`],
+        name: ref,
+        tiles: [`${base}/datasets/${ref}/tiles/{z}/{x}/{y}.png`],
         bounds: [west, Math.max(south, -MAX_LATITUDE), east, Math.min(north, MAX_LATITUDE)],
         center: [(west + east) / 2, (south + north) / 2, Math.max(0, tiled.maxzoom - 3)],
         minzoom: 0,

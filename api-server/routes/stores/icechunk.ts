@@ -4,10 +4,11 @@ import { z } from 'zod';
 import { isTransientName } from '../../../core/stores/icechunk/file-storage.ts';
 import { resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
-import { resourceIdSchema } from '../../schemas.ts';
+import { datasetRefSchema } from '../../schemas.ts';
 import { listDirectory } from '../../services/files/directory.ts';
 import { sendFile } from '../../services/files/file-response.ts';
 import { repositoryDir } from '../../services/icechunk/repositories.ts';
+import { datasetRef } from '../../services/resources/served-version.ts';
 import { storeResponses } from './schemas.ts';
 
 /**
@@ -26,15 +27,20 @@ export const icechunkRoutes: FastifyPluginAsyncZod = async (app) => {
       description:
         "The objects of an Icechunk dataset's repository, for Icechunk clients (for example the JavaScript SDK's " +
         'fetch storage with this URL as its base), with ETag, Last-Modified and single byte ranges. A path ending ' +
-        'in `/` lists the directory as JSON; the S3 listing Icechunk clients use is answered at `/?list-type=2`.',
+        'in `/` lists the directory as JSON; the S3 listing Icechunk clients use is answered at `/?list-type=2`. ' +
+        '`/icechunk/{dataset_id}@{version}/` (a version id or snapshot id) serves the same repository once the ' +
+        'version is known to be retained (404 naming it otherwise), and its listings name that snapshot: a client ' +
+        'opens a read-only session at it.',
       tags: ['Datasets'],
-      params: z.object({ dataset_id: resourceIdSchema, '*': z.string().describe('Object path in the repository.') }),
+      params: z.object({ dataset_id: datasetRefSchema, '*': z.string().describe('Object path in the repository.') }),
       produces: ['application/octet-stream', 'application/json'],
       response: storeResponses,
     },
     handler: async (request, reply) => {
-      const { dataset_id: id, '*': key } = request.params;
-      const dir = await repositoryDir(app.stratus, id);
+      const ref = datasetRef(request.params.dataset_id);
+      const { id } = ref;
+      const key = request.params['*'];
+      const { dir, snapshot } = await repositoryDir(app.stratus, ref);
       const listing = key === '' || key.endsWith('/');
       const path = resolveKey(dir, listing ? key.replace(/\/$/, '') : key);
       if (path === undefined) throw new HttpError('BadRequest', `invalid repository path: ${JSON.stringify(key)}`);
@@ -55,7 +61,12 @@ export const icechunkRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       const entries = await listDirectory(path, isTransientName);
       if (!entries) throw new HttpError('NotFound', `no directory ${key} in the repository of ${id}`);
-      return { dataset_id: id, version: 'main', path: key.replace(/\/$/, ''), entries };
+      return {
+        dataset_id: id,
+        version: ref.version !== undefined && snapshot ? snapshot : 'main',
+        path: key.replace(/\/$/, ''),
+        entries,
+      };
     },
   });
 };

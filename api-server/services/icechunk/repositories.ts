@@ -5,7 +5,7 @@ import type { Cluster } from '../../../core/cluster/port.ts';
 import { isTransientName } from '../../../core/stores/icechunk/file-storage.ts';
 import { icechunkDir, isSafeKey, isSafeName, resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
-import { readVersion } from '../resources/served-version.ts';
+import { readVersion, type DatasetRef } from '../resources/served-version.ts';
 
 /**
  * The Icechunk repositories served raw at `/icechunk/` (for Icechunk clients): which directory serves a dataset,
@@ -18,10 +18,18 @@ export interface RepositoryContext {
   storageRoot: string;
 }
 
-/** The repository directory of an Icechunk dataset that has a published version (the repository exists then). */
-export async function repositoryDir({ cluster, namespace, storageRoot }: RepositoryContext, id: string) {
-  await readVersion(cluster, namespace, id, { formats: ['icechunk'], formatName: 'Icechunk' });
-  return icechunkDir(storageRoot, id);
+/**
+ * The repository directory of an Icechunk dataset that has a published version (the repository exists then), with
+ * the snapshot of the version `ref` names (the served one without a name). Every retained version is a snapshot
+ * of the one repository, so the directory is the same whichever is named.
+ */
+export async function repositoryDir({ cluster, namespace, storageRoot }: RepositoryContext, ref: DatasetRef) {
+  const { version } = await readVersion(cluster, namespace, ref.id, {
+    formats: ['icechunk'],
+    formatName: 'Icechunk',
+    version: ref.version,
+  });
+  return { dir: icechunkDir(storageRoot, ref.id), snapshot: version.snapshot };
 }
 
 /** The query of an S3 ListObjectsV2 request, as Icechunk's fetch storage and other S3 clients send it. */
@@ -77,7 +85,7 @@ export async function listIcechunkObjects(
   const inner = rest.join('/');
   const folder = inner.includes('/') ? inner.slice(0, inner.lastIndexOf('/')) : '';
   if (folder !== '' && !isSafeKey(folder)) throw new HttpError('BadRequest', `invalid prefix: ${prefix}`);
-  const dir = await repositoryDir(context, id);
+  const { dir } = await repositoryDir(context, { id });
   const after =
     query['continuation-token'] !== undefined
       ? Buffer.from(query['continuation-token'], 'base64url').toString()

@@ -12,12 +12,29 @@ export interface ApiVersionRequest extends VersionRequest {
   formatName?: string;
 }
 
+/** A dataset as a reader's path names it (`datasetRefSchema`): `<id>` for the served version, `<id>@<version>`. */
+export interface DatasetRef {
+  id: string;
+  version?: string;
+}
+
+/** Splits a path's dataset reference, already validated by `datasetRefSchema`, at its `@`. */
+export function datasetRef(ref: string): DatasetRef {
+  const at = ref.indexOf('@');
+  return at < 0 ? { id: ref } : { id: ref.slice(0, at), version: ref.slice(at + 1) };
+}
+
 /** The 404 that says why a reader finds no version of dataset `id`: the one text of each miss. */
-export function versionNotFound(id: string, miss: VersionMiss, { formatName }: ApiVersionRequest = {}): HttpError {
+export function versionNotFound(
+  id: string,
+  miss: VersionMiss,
+  { formatName, version }: ApiVersionRequest = {},
+): HttpError {
   const detail = {
     dataset: `Dataset ${id} not found`,
     format: `Dataset ${id} is not stored as ${formatName}`,
     version: `Dataset ${id} has no stored version yet`,
+    named: `Dataset ${id} has no retained version ${version}`,
   }[miss];
   return new HttpError('NotFound', detail);
 }

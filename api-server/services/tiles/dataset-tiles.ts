@@ -18,7 +18,7 @@ import { storeFile } from '../../../core/stores/layout.ts';
 import { openVersionStore } from '../../../core/stores/version-store.ts';
 import { HttpError } from '../../errors.ts';
 import { Lru } from '../../../core/cache/lru.ts';
-import { readVersion } from '../resources/served-version.ts';
+import { readVersion, type DatasetRef } from '../resources/served-version.ts';
 
 /** A served version opened for tiles: its lazy cube, grid, period labels and the source's display settings. */
 export interface TiledVersion {
@@ -62,10 +62,10 @@ export class DatasetTiles {
     this.#storageRoot = storageRoot;
   }
 
-  /** The served version of `id`, or the 404 that says why there is none. */
-  async version(id: string): Promise<TiledVersion> {
+  /** The served version of `ref.id` (or the retained one `ref.version` names), or the 404 that says why there is none. */
+  async version({ id, version: named }: DatasetRef): Promise<TiledVersion> {
     // The format is checked after the version (a dataset with nothing stored says so first), in words of its own.
-    const { dataset, version } = await readVersion(this.#cluster, this.#namespace, id);
+    const { dataset, version } = await readVersion(this.#cluster, this.#namespace, id, { version: named });
     if (!ZARR_FORMATS.includes(dataset.spec.format))
       throw new HttpError('NotFound', `Dataset ${id} is stored as ${dataset.spec.format}, which has no tiles`);
     const key = `${id}@${version.id}`;

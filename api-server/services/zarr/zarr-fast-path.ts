@@ -66,7 +66,7 @@ export function zarrFastPath(options: ZarrFastPathOptions): ZarrFastPath {
   /** The entity to send, or undefined for fastify to answer: no such key, or an error with its own body. */
   async function find(id: string, key: string, known: ZarrVersion | undefined): Promise<Entity | undefined> {
     try {
-      return await keys.entity(known ?? (await keys.currentVersion(id)), key);
+      return await keys.entity(known ?? (await keys.version({ id })), key);
     } catch {
       return undefined;
     }

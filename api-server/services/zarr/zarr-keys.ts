@@ -6,7 +6,7 @@ import { HttpError } from '../../errors.ts';
 import type { Entity } from '../files/entity.ts';
 import type { ImmutableFileCache } from '../files/file-cache.ts';
 import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
-import { versionNotFound, type ApiVersionRequest } from '../resources/served-version.ts';
+import { versionNotFound, type ApiVersionRequest, type DatasetRef } from '../resources/served-version.ts';
 
 const ZARR_READER: ApiVersionRequest = { formats: ZARR_FORMATS, formatName: 'Zarr' };
 
@@ -20,10 +20,19 @@ export interface ZarrVersion {
   snapshot?: string;
 }
 
-/** The version of `dataset` that `/zarr/{id}/` serves, or the 404 that says why there is none. */
-export function servedVersion(dataset: Dataset | undefined, id: string, storageRoot: string): ZarrVersion | HttpError {
-  const { version, miss } = resolveVersion(dataset, ZARR_READER);
-  if (miss) return versionNotFound(id, miss, ZARR_READER);
+/**
+ * The version of `dataset` that `/zarr/{id}/` serves (`/zarr/{id}@{named}/` a retained one), or the 404 that says
+ * why there is none.
+ */
+export function servedVersion(
+  dataset: Dataset | undefined,
+  id: string,
+  storageRoot: string,
+  named?: string,
+): ZarrVersion | HttpError {
+  const request = { ...ZARR_READER, version: named };
+  const { version, miss } = resolveVersion(dataset, request);
+  if (miss) return versionNotFound(id, miss, request);
   return { id: version.id, base: storeFile(storageRoot, version.path), snapshot: version.snapshot };
 }
 
@@ -42,7 +51,7 @@ function contentTypeOf(key: string): string {
 }
 
 /**
- * The keys of datasets' current Zarr versions, whatever serves them: the `/zarr` route and its fast path
+ * The keys of datasets' retained Zarr versions, whatever serves them: the `/zarr` route and its fast path
  * (`zarr-fast-path.ts`) answer from here, so both give the same bytes, validators and errors. Published versions
  * never change, so the entity of a key of a plain store is kept in the file cache once built, and the bytes of a
  * snapshot's key in the snapshot cache.
@@ -54,10 +63,13 @@ export class ZarrKeys {
     this.#options = options;
   }
 
-  /** Read from the resource store on each call, so that a version switch takes effect at once. */
-  async currentVersion(id: string): Promise<ZarrVersion> {
+  /**
+   * The served version of dataset `id`, or the retained one `ref.version` names. Read from the resource store on
+   * each call, so that a version switch takes effect at once.
+   */
+  async version({ id, version: named }: DatasetRef): Promise<ZarrVersion> {
     const { cluster, namespace, storageRoot } = this.#options;
-    const version = servedVersion(await cluster.get<Dataset>(datasetKind, id, namespace), id, storageRoot);
+    const version = servedVersion(await cluster.get<Dataset>(datasetKind, id, namespace), id, storageRoot, named);
     if (version instanceof HttpError) throw version;
     return version;
   }

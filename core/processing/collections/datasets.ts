@@ -1,6 +1,7 @@
 /**
  * `load_collection` over the managed datasets: a collection id is a Dataset's name (as `/collections` lists it),
- * opened at the version readers are served (`status.currentVersion`), in the API server and the worker alike.
+ * opened at the version readers are served (`status.currentVersion`), or at the retained version a property filter
+ * on `version` selects, in the API server and the worker alike.
  */
 import type { ResourceReader } from '../jobs/pinned.ts';
 import { datasetKind, type Dataset } from '../../resources/dataset/schema.ts';
@@ -26,10 +27,11 @@ export function datasetCollections({
   budget,
 }: DatasetCollectionsOptions): CollectionResolver {
   return {
-    async open(id) {
+    async open(id, request) {
       if (!isSafeName(id)) return undefined;
       const { dataset, version } = resolveVersion(await cluster.get<Dataset>(datasetKind, id, namespace), {
         formats: ZARR_FORMATS,
+        version: request.version,
       });
       if (!version) return undefined;
       const store = await openVersionStore(storeFile(storageRoot, version.path), version.snapshot);
@@ -37,6 +39,19 @@ export function datasetCollections({
         cube: await openStoredCube(store, budget),
         properties: { version: version.id, created: version.createdAt, format: dataset.spec.format },
       };
+    },
+
+    async versions(id) {
+      if (!isSafeName(id)) return undefined;
+      const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
+      const { miss } = resolveVersion(dataset, { formats: ZARR_FORMATS });
+      if (miss === 'dataset' || miss === 'format') return undefined;
+      const current = dataset!.status?.currentVersion;
+      const others = [...(dataset!.status?.versions ?? [])]
+        .filter((v) => v.id !== current)
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+        .map((v) => v.id);
+      return current ? [current, ...others] : others;
     },
   };
 }

@@ -8,15 +8,29 @@ import { EXPORT_WORKFLOWS } from '../processes/cube/export-workflows.ts';
 
 export interface GraphReferences {
   collections: Set<string>;
+  /**
+   * By collection, the strings a `load_collection` property filter on `version` compares with: the names of the
+   * versions it may select (docs/processing.md#dataset-versions).
+   */
+  collectionVersions: Map<string, Set<string>>;
   featureCollections: Set<string>;
   processes: Set<string>;
 }
 
 export const noReferences = (): GraphReferences => ({
   collections: new Set(),
+  collectionVersions: new Map(),
   featureCollections: new Set(),
   processes: new Set(),
 });
+
+/** Every string literal inside `value`. */
+function stringsIn(value: unknown, into: Set<string>): Set<string> {
+  if (typeof value === 'string') into.add(value);
+  else if (Array.isArray(value)) for (const item of value) stringsIn(item, into);
+  else if (isObject(value)) for (const member of Object.values(value)) stringsIn(member, into);
+  return into;
+}
 
 export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -31,8 +45,14 @@ export function collectReferences(
   for (const node of Object.values(processGraph)) {
     if (!isObject(node) || typeof node.process_id !== 'string') continue;
     const args = isObject(node.arguments) ? node.arguments : {};
-    if (node.process_id === 'load_collection' && typeof args.id === 'string') into.collections.add(args.id);
-    else if (node.process_id === 'load_features' && typeof args.id === 'string') into.featureCollections.add(args.id);
+    if (node.process_id === 'load_collection' && typeof args.id === 'string') {
+      into.collections.add(args.id);
+      const filter = isObject(args.properties) ? args.properties.version : undefined;
+      if (filter !== undefined) {
+        const names = into.collectionVersions.get(args.id) ?? new Set<string>();
+        into.collectionVersions.set(args.id, stringsIn(filter, names));
+      }
+    } else if (node.process_id === 'load_features' && typeof args.id === 'string') into.featureCollections.add(args.id);
     else if ((EXPORT_WORKFLOWS as readonly string[]).includes(node.process_id)) {
       if (Array.isArray(args.datasets))
         for (const id of args.datasets) if (typeof id === 'string') into.collections.add(id);

@@ -4,6 +4,9 @@ import { defineKind } from '../kind.ts';
 import { runHistoryFields } from '../ingestion/history.ts';
 import { datasetConditions } from './conditions.ts';
 
+/** Versions a Dataset keeps when its spec does not say (`spec.versionHistoryLimit`). */
+export const DEFAULT_VERSION_HISTORY_LIMIT = 5;
+
 export const artifactFormat = z
   .enum(['zarr', 'icechunk', 'netcdf', 'geoparquet'], { message: 'must be one of zarr, icechunk, netcdf, geoparquet' })
   .describe('Stored format.');
@@ -20,6 +23,23 @@ export const datasetSpecSchema = z
       .describe('Zarr format version of a zarr store.'),
     publish: z.boolean().default(true).describe('Publish the dataset in the catalogue once materialized.'),
     bbox: bbox.optional(),
+    versionHistoryLimit: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(DEFAULT_VERSION_HISTORY_LIMIT)
+      .describe(
+        'Versions kept, newest first, the served one included. Older versions are kept while a run pins them and ' +
+          'for a grace period after they stopped being current, then removed with their files.',
+      ),
+    removeVersions: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'Versions asked to be removed (DELETE /datasets/{id}/versions/{version}): they no longer count among the ' +
+          'newest kept, and go once no run pins them and their grace period is over. Never the served one.',
+      ),
     ...runHistoryFields,
   })
   .describe('Desired state of a managed dataset.');
@@ -38,6 +58,9 @@ export const datasetVersionSchema = z
       ),
     path: z.string().describe('Store path of this version, relative to the storage root.'),
     snapshot: z.string().optional().describe('Icechunk snapshot holding this version, in an icechunk dataset.'),
+    supersededAt: dateTime
+      .optional()
+      .describe('When another version became current instead: the start of its retention grace period.'),
   })
   .describe('One materialization of the dataset.');
 

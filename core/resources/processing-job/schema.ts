@@ -69,6 +69,13 @@ export const usageSchema = z
   })
   .describe('What the run used.');
 
+export const jobInputSchema = z
+  .object({
+    dataset: z.string().describe('Dataset id (the collection id of `load_collection`).'),
+    version: z.string().describe('Id of the dataset version the run reads (`/datasets/{dataset}` lists it).'),
+  })
+  .describe('A dataset version a run reads.');
+
 export const processingJobStatusSchema = z
   .object({
     ...statusBase,
@@ -91,6 +98,13 @@ export const processingJobStatusSchema = z
       .optional()
       .describe('Results of the finished run.'),
     usage: usageSchema.optional(),
+    inputs: z
+      .array(jobInputSchema)
+      .optional()
+      .describe(
+        'The dataset versions the current run reads, recorded when its attempt starts: those its `load_collection` ' +
+          'calls name, else the served ones. They stay retained until the run ends.',
+      ),
     error: runStatusFields.error,
     worker: runStatusFields.worker,
   })
@@ -116,3 +130,4 @@ export type ProcessingJobStatus = NonNullable<ProcessingJob['status']>;
 export type ResultFile = z.infer<typeof resultFileSchema>;
 export type ResultExtent = z.infer<typeof resultExtentSchema>;
 export type Usage = z.infer<typeof usageSchema>;
+export type JobInput = z.infer<typeof jobInputSchema>;

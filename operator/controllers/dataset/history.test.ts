@@ -58,7 +58,7 @@ describe('a dataset keeps its newest runs (embedded)', () => {
       metadata: { name: 'sample', namespace: 'default' },
       spec: { source: 'sample', datasetName: 'Sample', successfulRunsHistoryLimit: 1, failedRunsHistoryLimit: 1 },
     });
-    controller = new Controller(datasetController, {
+    controller = new Controller(datasetController({ storageRoot: '/store' }), {
       cluster,
       metrics: controllerMetrics(new Registry()),
       logger: pino({ level: 'silent' }),

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../../core/resources/conditions.ts';
-import type { Dataset } from '../../../core/resources/dataset/schema.ts';
+import type { Dataset, DatasetVersion } from '../../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
+import type { VersionPin } from '../../../core/resources/dataset/retention.ts';
 import { planDataset, type DatasetObserved } from './plan.ts';
+import { PIN_RECHECK_MS } from './retention.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 
@@ -20,6 +22,7 @@ const dataset = (status?: Dataset['status']): Dataset => ({
     zarrVersion: 2,
     publish: true,
     successfulRunsHistoryLimit: 2,
+    versionHistoryLimit: 2,
     failedRunsHistoryLimit: 1,
   },
   ...(status ? { status } : {}),
@@ -124,5 +127,64 @@ describe('Dataset run history', () => {
     const runs = [run('ok-1', 'successful', '2024-01-01T00:00:00Z'), run('failed-1', 'failed', '2024-01-02T00:00:00Z')];
     const plan = planDataset(dataset({ currentVersion: 'v1' }), { sourceExists: true, runs }, now);
     expect(plan.actions.map((a) => a.kind)).toEqual(['patchStatus']);
+  });
+});
+
+describe('Dataset version retention', () => {
+  const version = (id: string, supersededAt?: string): DatasetVersion => ({
+    id,
+    createdAt: '2026-11-20T00:00:00Z',
+    format: 'zarr',
+    coverage: { spatial: { xmin: 0, ymin: 0, xmax: 1, ymax: 1 }, temporal: { start: '2024-01-01', end: '2024-01-02' } },
+    path: `datasets/d/versions/${id}`,
+    ...(supersededAt && { supersededAt }),
+  });
+  const longAgo = '2026-11-22T11:00:00Z';
+  const justNow = '2026-11-22T11:59:00Z';
+  const planWith = (versions: DatasetVersion[], pins: VersionPin[] = []) =>
+    planDataset(
+      dataset({ currentVersion: versions.at(-1)!.id, versions }),
+      { sourceExists: true, runs: [], retention: { pins, storageRoot: '/store' } },
+      now,
+    );
+  const statusVersions = (plan: ReturnType<typeof planDataset>) => {
+    const write = plan.actions.find((a) => a.kind === 'patchStatus');
+    return ((write?.kind === 'patchStatus' ? write.status.versions : []) as DatasetVersion[]).map((v) => v.id);
+  };
+  const removal = (plan: ReturnType<typeof planDataset>) =>
+    plan.actions.flatMap((a) => (a.kind === 'startJob' ? [a.job] : []));
+
+  it('drops the versions past the limit from the status, then starts the worker that removes their files', () => {
+    const plan = planWith([version('v1', longAgo), version('v2', longAgo), version('v3', longAgo), version('v4')]);
+    expect(statusVersions(plan)).toEqual(['v3', 'v4']);
+    expect(plan.actions.map((a) => a.kind)).toEqual(['patchStatus', 'startJob']);
+    expect(removal(plan)).toEqual([
+      {
+        name: expect.stringMatching(/^d-rm-[0-9a-f]{12}$/),
+        task: 'remove-dataset-versions',
+        input: { datasetId: 'd', storageRoot: '/store', versions: ['v1', 'v2'] },
+      },
+    ]);
+    expect(plan.outcome).toEqual({ kind: 'done', reason: 'Materialized; versions v1, v2 expired' });
+  });
+
+  it('keeps a version within its grace period, and looks again when the period ends', () => {
+    const plan = planWith([version('v1', longAgo), version('v2', justNow), version('v3', longAgo), version('v4')]);
+    expect(statusVersions(plan)).toEqual(['v2', 'v3', 'v4']);
+    expect(removal(plan).map((j) => (j.input as { versions: string[] }).versions)).toEqual([['v1']]);
+    expect(plan.outcome).toMatchObject({ kind: 'requeueAfter', ms: 9 * 60 * 1000 });
+  });
+
+  it('keeps a pinned version until its run releases it, looking again meanwhile', () => {
+    const versions = [version('v1', longAgo), version('v2', longAgo), version('v3', longAgo), version('v4')];
+    const pinned = planWith(versions, [{ version: 'v1', holder: 'ProcessingJob ndvi' }]);
+    expect(statusVersions(pinned)).toEqual(['v1', 'v3', 'v4']);
+    expect(pinned.outcome).toMatchObject({ kind: 'requeueAfter', ms: PIN_RECHECK_MS });
+  });
+
+  it('plans nothing for a dataset within its limit', () => {
+    const plan = planWith([version('v1', longAgo), version('v2')]);
+    expect(plan.actions.map((a) => a.kind)).toEqual(['patchStatus']);
+    expect(plan.outcome).toEqual({ kind: 'done', reason: 'Materialized' });
   });
 });

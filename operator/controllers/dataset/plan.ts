@@ -4,18 +4,22 @@ import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion
 import { datasetConditions } from '../../../core/resources/dataset/conditions.ts';
 import type { Plan } from '../../runtime/actions.ts';
 import { readinessConditions, readinessOf } from '../../runtime/readiness.ts';
+import type { VersionPin } from '../../../core/resources/dataset/retention.ts';
+import { planRetention } from './retention.ts';
 
 export interface DatasetObserved {
   /** Whether the DataSource named by `spec.source` exists. */
   sourceExists: boolean;
   /** The runs labelled with the dataset (the API and schedules label every run they start). */
   runs: readonly Ingestion[];
+  /** The versions unfinished runs hold, and where the store is (for the worker removing expired versions). */
+  retention?: { pins: readonly VersionPin[]; storageRoot: string };
 }
 
 /**
  * A dataset is Ready once a version is materialized. Before that it waits for an ingestion; a dataset whose
  * source does not exist is Stalled, since no ingestion can fill it. Its finished runs past its history limits
- * are deleted.
+ * are deleted, and its versions past retention leave its status, their files removed by a worker.
  */
 export function planDataset(dataset: Dataset, observed: DatasetObserved, now: Date): Plan {
   const generation = dataset.metadata.generation as number | undefined;
@@ -27,6 +31,14 @@ export function planDataset(dataset: Dataset, observed: DatasetObserved, now: Da
       : readinessOf(datasetConditions, 'AwaitingIngestion', 'No version is materialized yet.');
   const conditions = readinessConditions(status.conditions, readiness, generation, now);
   const expired = runsPastHistory(observed.runs, dataset.spec);
+  const retention = observed.retention
+    ? planRetention(dataset, observed.retention.pins, observed.retention.storageRoot, now)
+    : { actions: [] };
+  const reasons = [
+    readiness.reason,
+    ...(expired.length > 0 ? [`${expired.length} runs past the history limits`] : []),
+    ...(retention.reason ? [retention.reason] : []),
+  ].join('; ');
   return {
     actions: [
       ...expired.map((name) => ({
@@ -41,13 +53,14 @@ export function planDataset(dataset: Dataset, observed: DatasetObserved, now: Da
           ...status,
           publication: status.publication ?? { status: 'unpublished' },
           conditions,
+          ...(retention.versions && { versions: retention.versions }),
         },
       },
+      ...retention.actions,
     ],
-    outcome: {
-      kind: 'done',
-      reason:
-        expired.length > 0 ? `${readiness.reason}; ${expired.length} runs past the history limits` : readiness.reason,
-    },
+    outcome:
+      retention.recheckMs !== undefined
+        ? { kind: 'requeueAfter', ms: retention.recheckMs, reason: reasons }
+        : { kind: 'done', reason: reasons },
   };
 }

@@ -50,7 +50,7 @@ describe("a dataset's runs, from the Ingestion cache", () => {
 describe('a dataset keeps its newest runs with the cache behind a late watch (embedded)', () => {
   async function start(cluster: Cluster) {
     const registry = new Registry();
-    const controller = new Controller(datasetController, {
+    const controller = new Controller(datasetController({ storageRoot: '/store' }), {
       cluster,
       metrics: controllerMetrics(registry),
       logger: pino({ level: 'silent' }),

@@ -138,7 +138,7 @@ describe('Ingestion planner: the finish step', () => {
     expectPlan(stepPlan(finish, row.resource, row.observed), row.want),
   );
 
-  it('keeps the retained versions only, newest last, in the switch', () => {
+  it('keeps every version in the switch, newest last, the replaced one superseded now (retention drops them later)', () => {
     const versions = [version('v1', '2023-11-01', '2023-11-30'), version('v2', '2023-12-01', '2023-12-31')];
     const plan = stepPlan(
       finish,
@@ -156,7 +156,12 @@ describe('Ingestion planner: the finish step', () => {
       extent: { temporal: { start: '2024-01-01', end: '2024-01-31' } },
       publication: { status: 'published', publishedAt: now.toISOString() },
     });
-    expect((switchAction.status.versions as { id: string }[]).map((v) => v.id)).toEqual(['v2', 'v3']);
+    const switched = switchAction.status.versions as { id: string; supersededAt?: string }[];
+    expect(switched.map((v) => [v.id, v.supersededAt])).toEqual([
+      ['v1', undefined],
+      ['v2', now.toISOString()],
+      ['v3', undefined],
+    ]);
   });
 
   describe('of sync runs', () => {
@@ -277,8 +282,8 @@ describe('Ingestion planner: the finish step', () => {
         await applyPlan(cluster, datasetKind, fresh, onlySwitch(planFrom(fresh)), now);
         const status = (await cluster.get<Dataset>(datasetKind, 'sample', 'default'))!.status!;
         expect(status.currentVersion).toBe('v3');
-        // Two versions are retained: without the precondition the stale plan would have kept v1 and lost v2.
-        expect(status.versions!.map((v) => v.id)).toEqual(['v2', 'v3']);
+        // Without the precondition the stale plan would have written [v1, v3] and lost v2.
+        expect(status.versions!.map((v) => v.id)).toEqual(['v1', 'v2', 'v3']);
       } finally {
         await cluster.close();
         await rm(dataDir, { recursive: true, force: true });

@@ -3,7 +3,6 @@ import { triggeredJob, type DatasetUpdated } from '../../../core/processing/jobs
 import { processingJobKind } from '../../../core/resources/processing-job/schema.ts';
 import { currentVersionOf } from '../../../core/resources/dataset/schema.ts';
 import type { IngestionStatus } from '../../../core/resources/ingestion/schema.ts';
-import { RETAINED_VERSIONS } from '../../../core/stores/layout.ts';
 import type { Action } from '../../runtime/actions.ts';
 import { ingestionResultSchema } from '../../worker/ingestion-input.ts';
 import { featureRefreshSucceeded } from './feature-refresh.ts';
@@ -77,7 +76,8 @@ function finishRaster(context: StepContext): Transition {
     resourceVersion: dataset?.metadata.resourceVersion,
     status: {
       currentVersion: version.id,
-      versions: [...retained, version].slice(-RETAINED_VERSIONS),
+      // Retention (the dataset controller) drops old versions; the one replaced starts its grace period now.
+      versions: [...retained.map((v) => (v.id === current?.id ? { ...v, supersededAt: at } : v)), version],
       extent: version.coverage,
       lastUpdated: version.createdAt,
       ...(thumbnail && { thumbnail }),

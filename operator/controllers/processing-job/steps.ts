@@ -7,6 +7,7 @@ import type { KubeObject } from '../../../core/cluster/objects.ts';
 import type { processingJobConditions } from '../../../core/resources/processing-job/conditions.ts';
 import type { ProcessingJob, ProcessingJobStatus } from '../../../core/resources/processing-job/schema.ts';
 import { jobPath } from '../../../core/stores/layout.ts';
+import { jobInputs } from '../../../core/processing/jobs/inputs.ts';
 import { jobParts, type JobSplitOptions } from '../../../core/processing/jobs/split.ts';
 import { retryDelaySeconds } from '../../../core/runs/backoff.ts';
 import type { JobState } from '../../jobs/runner.ts';
@@ -84,6 +85,7 @@ export const finished: JobStep = ({ run: job, status, observed }) => {
           finishedAt: undefined,
           results: undefined,
           usage: undefined,
+          inputs: undefined,
           error: undefined,
         },
         reason: 'Queued',
@@ -112,10 +114,17 @@ export const cancel: JobStep = ({ run: job, status, observed, at }) => {
   };
 };
 
-/** No attempt is known: not started yet, or its runner lost it (an embedded operator that restarted). */
+/**
+ * No attempt is known: not started yet, or its runner lost it (an embedded operator that restarted). The dataset
+ * versions the attempt reads are recorded first; they stay retained until the run ends.
+ */
 export const start: JobStep = ({ run: job, status, observed }) => {
   if (observed.job) return undefined;
-  return { after: [startAttempt(job, status.jobName!, observed)], outcome: done('attempt started') };
+  const started = { after: [startAttempt(job, status.jobName!, observed)], outcome: done('attempt started') };
+  const inputs = jobInputs(job.spec.process.process_graph, observed.resources);
+  if (JSON.stringify(inputs) === JSON.stringify(status.inputs ?? [])) return started;
+  const reason = status.phase === 'running' ? 'Running' : 'Queued';
+  return { ...started, status: { set: { inputs }, reason, message: `Attempt ${status.jobName} started.` } };
 };
 
 function startAttempt(job: ProcessingJob, name: string, observed: ProcessingJobObserved): Action {

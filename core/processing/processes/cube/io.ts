@@ -10,7 +10,7 @@ import { memoryCube } from '../../cube/memory.ts';
 import { ProcessingError, invalidArgument } from '../../errors.ts';
 import type { Callback } from '../../evaluate/callback.ts';
 import type { Args, ProcessContext, ProcessDefinition } from '../../process.ts';
-import type { BoundingBox, CollectionRequest } from '../../services.ts';
+import type { BoundingBox, CollectionRequest, CollectionResolver } from '../../services.ts';
 import { parseInstant } from '../../values/datetime.ts';
 import { featuresOfArgument, type MaybeEmptyFeature } from '../../values/geojson.ts';
 import type { Label } from '../../values/labeled-array.ts';
@@ -18,6 +18,24 @@ import { filterBbox, filterTemporal } from './filters.ts';
 import { filterSpatial } from './masks.ts';
 import { selectIndices } from './helpers.ts';
 import { geometryLabels } from './spatial.ts';
+
+/**
+ * The version a property filter on `version` selects: the first of the collection's versions (the served one, then
+ * newest first) the filter accepts. None accepted is NoDataAvailable, naming the versions there are.
+ */
+async function selectVersion(
+  resolver: CollectionResolver & Required<Pick<CollectionResolver, 'versions'>>,
+  id: string,
+  filter: Callback,
+): Promise<string | undefined> {
+  const versions = await resolver.versions(id);
+  if (!versions) return undefined;
+  for (const version of versions) if ((await filter.call({ value: version })) === true) return version;
+  throw new ProcessingError(
+    'NoDataAvailable',
+    `No retained version of collection '${id}' matches the property filter on 'version' (retained: ${versions.join(', ') || 'none'}).`,
+  );
+}
 
 async function loadCollection(
   { id, spatial_extent, temporal_extent, bands, properties }: Args,
@@ -35,10 +53,17 @@ async function loadCollection(
       : null,
     bands: bands as string[] | null,
   };
+  const filters = (properties as Record<string, Callback> | null) ?? {};
+  if (filters.version && resolver?.versions)
+    request.version = await selectVersion(
+      resolver as Parameters<typeof selectVersion>[0],
+      id as string,
+      filters.version,
+    );
   const opened = resolver ? await resolver.open(id as string, request, context.signal) : undefined;
   if (!opened) throw new ProcessingError('CollectionNotFound', `Collection '${id as string}' does not exist.`);
   let cube = opened.cube;
-  for (const [name, condition] of Object.entries((properties as Record<string, Callback> | null) ?? {})) {
+  for (const [name, condition] of Object.entries(filters)) {
     const verdict = await condition.call({ value: opened.properties?.[name] ?? null });
     if (verdict !== true)
       throw new ProcessingError('NoDataAvailable', `No data matches the property filter on '${name}'.`);
