@@ -52,4 +52,19 @@ describe('resolveVersion (the version a reader reads)', () => {
     expect(resolveVersion(stored, { formats: ['icechunk'] }).version?.id).toBe('v1');
     expect(resolveVersion(stored, { formats: ['zarr'] })).toEqual({ miss: 'format' });
   });
+
+  it('gives a retained version a reader names, by its id or by the Icechunk snapshot holding it', () => {
+    const snapshotted = { ...version('v1'), snapshot: 'SNAP1' };
+    const served = dataset('icechunk', { currentVersion: 'v2', versions: [snapshotted, version('v2')] });
+    expect(resolveVersion(served, { version: 'v1' }).version).toEqual(snapshotted);
+    expect(resolveVersion(served, { version: 'SNAP1' }).version).toEqual(snapshotted);
+    expect(resolveVersion(served, { version: 'v2', formats: ZARR_FORMATS }).version?.id).toBe('v2');
+  });
+
+  it('misses a named version that is not retained, after the dataset and the format', () => {
+    const served = dataset('zarr', { currentVersion: 'v2', versions: [version('v2')] });
+    expect(resolveVersion(served, { version: 'v1' })).toEqual({ miss: 'named' });
+    expect(resolveVersion(undefined, { version: 'v1' })).toEqual({ miss: 'dataset' });
+    expect(resolveVersion(served, { version: 'v2', formats: ['netcdf'] })).toEqual({ miss: 'format' });
+  });
 });

@@ -233,6 +233,37 @@ describe('ProcessingJob planner: every transition of the job statuses', () => {
     expect(kinds(restarted.actions)).toEqual(['startJob']);
   });
 
+  it('records the dataset versions an attempt reads when it starts, which a new run forgets', () => {
+    const rain = {
+      apiVersion: 'climate.stratus.dev/v1alpha1',
+      kind: 'Dataset',
+      metadata: { name: 'rain', namespace: 'default' },
+      spec: { format: 'zarr' },
+      status: { currentVersion: 'v2', versions: [{ id: 'v1' }, { id: 'v2' }] },
+    };
+    const process = {
+      process_graph: { a: { process_id: 'load_collection', arguments: { id: 'rain' }, result: true } },
+    };
+    const job = jobOf({ phase: 'queued', ...current }, { queuedAt: QUEUED, process });
+    const started = planProcessingJob(job, { ...observed(), resources: [rain] }, now);
+    expect(kinds(started.actions)).toEqual(['patchStatus', 'startJob']);
+    expect(statusOf(started.actions)).toMatchObject({ phase: 'queued', inputs: [{ dataset: 'rain', version: 'v2' }] });
+    // Recorded once: the next start of the same attempt (a restarted operator) writes nothing more.
+    const recorded = jobOf(
+      { phase: 'queued', ...current, inputs: [{ dataset: 'rain', version: 'v2' }] },
+      { queuedAt: QUEUED, process },
+    );
+    expect(kinds(planProcessingJob(recorded, { ...observed(), resources: [rain] }, now).actions)).toEqual(['startJob']);
+    const rerun = plan(
+      jobOf(
+        { phase: 'finished', ...current, inputs: [{ dataset: 'rain', version: 'v2' }] },
+        { queuedAt: '2026-11-25T09:59:50Z', process },
+      ),
+    );
+    expect(statusOf(rerun.actions)).toMatchObject({ phase: 'queued' });
+    expect(statusOf(rerun.actions)?.inputs).toBeUndefined();
+  });
+
   it('a deleted job: cancels a running attempt, has a worker remove its files, then lets it go', () => {
     const job = jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED }, true);
     const running = plan(job, attempt('running'));

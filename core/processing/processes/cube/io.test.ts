@@ -110,6 +110,41 @@ describe('load_collection, save_result, load_geojson and load_features', () => {
     expect(kept.shape).toEqual([3, 2, 4, 5]);
   });
 
+  it('selects a retained version with a property filter on version, the served one first', async () => {
+    const requests: CollectionRequest[] = [];
+    const versioned: EngineServices = {
+      collections: {
+        versions: async (id) => (id === 'sample' ? ['v3', 'v2', 'v1'] : undefined),
+        open: async (_id, request) => {
+          requests.push(request);
+          return { cube: collection(), properties: { version: request.version ?? 'v3' } };
+        },
+      },
+    };
+    const version = (process_graph: Record<string, unknown>) => ({ version: { process_graph } });
+    const eq = (y: string) => ({
+      eq: { process_id: 'eq', arguments: { x: { from_parameter: 'value' }, y }, result: true },
+    });
+    const load = (properties?: unknown) =>
+      run(
+        'load_collection',
+        { id: 'sample', spatial_extent: null, temporal_extent: null, ...(properties !== undefined && { properties }) },
+        { services: versioned },
+      );
+    await load(version(eq('v1')));
+    await load();
+    const notServed = {
+      neq: { process_id: 'neq', arguments: { x: { from_parameter: 'value' }, y: 'v3' }, result: true },
+    };
+    await load(version(notServed));
+    expect(requests.map((r) => r.version)).toEqual(['v1', undefined, 'v2']);
+    const missing = load(version(eq('v9')));
+    await expect(missing).rejects.toMatchObject({ code: 'NoDataAvailable' });
+    await expect(missing).rejects.toThrow(
+      "No retained version of collection 'sample' matches the property filter on 'version' (retained: v3, v2, v1).",
+    );
+  });
+
   it('hands a cube to the result sink in a format it writes, and refuses others and empty cubes', async () => {
     const saved: unknown[] = [];
     expect(await run('save_result', { data: collection(), format: 'gtiff' }, { services: services([], saved) })).toBe(
