@@ -95,7 +95,12 @@ export async function runEmbedded(
       registry,
       logger: logging.forModule('operator'),
       runLogger: logging.forRun,
-      instance: { storageRoot, bbox: config.instance.bbox, changelog: config.changelog },
+      instance: {
+        storageRoot,
+        bbox: config.instance.bbox,
+        changelog: config.changelog,
+        versionGraceMs: config.datasets.versionGraceMs,
+      },
       readOnly: config.readOnly,
       expireEvents: true,
       jobs: jobs(

@@ -108,7 +108,12 @@ export async function runKubernetesOperator(
           namespaces: settings.namespaces,
           jobs,
           ingestion: options.ingestion ?? { ...defaultIngestionPlanOptions, split },
-          instance: { storageRoot, bbox: config.instance.bbox, changelog: config.changelog },
+          instance: {
+            storageRoot,
+            bbox: config.instance.bbox,
+            changelog: config.changelog,
+            versionGraceMs: config.datasets.versionGraceMs,
+          },
           readOnly: config.readOnly,
           leadership: elector.leadership,
           reportingInstance: settings.lease.identity,

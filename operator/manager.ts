@@ -43,6 +43,8 @@ export interface OperatorOptions {
     bbox: [number, number, number, number];
     /** The changelog switches of spec 3 (`changelog.aggregate`); on when absent. */
     changelog?: { aggregate: boolean };
+    /** How long a dataset version stays after it stopped being current (`datasets.version_grace_period`). */
+    versionGraceMs?: number;
   };
   /** A read-only instance records schedule checks as `read_only` and starts nothing. */
   readOnly?: boolean;

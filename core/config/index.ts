@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { isLogModule, LOG_LEVELS, LOG_MODULES, type LogLevel } from '../logging/modules.ts';
+import { DEFAULT_VERSION_GRACE_SECONDS } from '../resources/dataset/retention.ts';
 import { closestKey, closestOf, isKnownKey, notBuiltFeature } from './keys.ts';
 import { parseProperties, type PropertyEntry } from './properties.ts';
 
@@ -118,6 +119,7 @@ const valueSchemas: Record<string, z.ZodType> = {
   'processing.sync.concurrency': positiveInt,
   'processing.worker_threads': nonNegativeInt,
   'changelog.aggregate': onOff,
+  'datasets.version_grace_period': positiveSeconds,
   'map.basemap.url': tileTemplate,
 };
 
@@ -200,6 +202,8 @@ export interface InstanceConfig {
     workerThreads: number;
   };
   changelog: { aggregate: boolean };
+  /** How long a dataset version stays readable after it stopped being current, before retention may remove it. */
+  datasets: { versionGraceMs: number };
   /** The map viewer's optional basemap, fetched by browsers from its own server (none by default). */
   map: { basemap: { url: string; attribution: string; origin: string } | null };
   /** Warnings to log at startup: unknown keys with the closest valid key, a missing server.base.url. */
@@ -350,6 +354,7 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
       workerThreads: get('processing.worker_threads', availableParallelism()),
     },
     changelog: { aggregate: get('changelog.aggregate', true) },
+    datasets: { versionGraceMs: get('datasets.version_grace_period', DEFAULT_VERSION_GRACE_SECONDS) * 1000 },
     map: { basemap: basemapOf(text_('map.basemap.url'), text_('map.basemap.attribution')) },
     warnings,
   };

@@ -42,6 +42,7 @@ export const exactKeys = [
   'processing.sync.concurrency',
   'processing.worker_threads',
   'changelog.aggregate',
+  'datasets.version_grace_period',
   'map.basemap.url',
   'map.basemap.attribution',
 ] as const;

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Delivery } from '../delivery/schema.ts';
 import type { ProcessingJob } from '../processing-job/schema.ts';
-import { pinsOf, RETENTION_GRACE_MS, retainVersions, versionPins, type VersionPin } from './retention.ts';
+import { DEFAULT_VERSION_GRACE_SECONDS, pinsOf, retainVersions, versionPins, type VersionPin } from './retention.ts';
 import type { Dataset, DatasetVersion } from './schema.ts';
 
 const now = new Date('2026-11-28T12:00:00Z');
+const GRACE_MS = DEFAULT_VERSION_GRACE_SECONDS * 1000;
 const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
 
 const version = (id: string, supersededAt?: string): DatasetVersion => ({
@@ -29,7 +30,7 @@ const delivery = (name: string, jobId: string, phase?: string) =>
   ({ kind: 'Delivery', metadata: { name }, spec: { jobId }, status: phase && { phase } }) as unknown as Delivery;
 
 const ids = (versions: DatasetVersion[]) => versions.map((v) => v.id);
-const old = ago(RETENTION_GRACE_MS + 1);
+const old = ago(GRACE_MS + 1);
 
 describe('retainVersions', () => {
   it.each([
@@ -69,7 +70,7 @@ describe('retainVersions', () => {
       now,
     );
     expect([ids(retention.kept), ids(retention.expired)]).toEqual([['v1', 'v3', 'v4'], ['v2']]);
-    expect(retention.nextExpiry).toEqual(new Date(Date.parse(recent) + RETENTION_GRACE_MS));
+    expect(retention.nextExpiry).toEqual(new Date(Date.parse(recent) + GRACE_MS));
   });
 
   it('never expires the served version, even asked to remove it or past the limit', () => {

@@ -10,10 +10,10 @@ import type { ProcessingJob } from '../processing-job/schema.ts';
 import { DEFAULT_VERSION_HISTORY_LIMIT, type Dataset, type DatasetVersion } from './schema.ts';
 
 /**
- * How long a version that stopped being current stays readable by the readers that resolved it before the switch:
- * longer than any one read of a key, tile, download or processing chunk takes.
+ * How long a version that stopped being current stays readable by the readers that resolved it before the switch
+ * (`datasets.version_grace_period`): longer than any one read of a key, tile, download or processing chunk takes.
  */
-export const RETENTION_GRACE_MS = 10 * 60 * 1000;
+export const DEFAULT_VERSION_GRACE_SECONDS = 600;
 
 /** A run that holds a version: `holder` names it as a sentence's subject (`ProcessingJob ndvi-2024`). */
 export interface VersionPin {
@@ -57,8 +57,16 @@ export function versionPins(
   return pins;
 }
 
-/** Splits `dataset`'s versions into those it keeps at `now` and those that expired; never the served one. */
-export function retainVersions(dataset: Dataset, pins: readonly VersionPin[], now: Date): Retention {
+/**
+ * Splits `dataset`'s versions into those it keeps at `now` and those that expired; never the served one. A version
+ * stays `graceMs` after it stopped being current.
+ */
+export function retainVersions(
+  dataset: Dataset,
+  pins: readonly VersionPin[],
+  now: Date,
+  graceMs = DEFAULT_VERSION_GRACE_SECONDS * 1000,
+): Retention {
   const versions = dataset.status?.versions ?? [];
   const limit = dataset.spec.versionHistoryLimit ?? DEFAULT_VERSION_HISTORY_LIMIT;
   const current = dataset.status?.currentVersion;
@@ -75,7 +83,7 @@ export function retainVersions(dataset: Dataset, pins: readonly VersionPin[], no
   const expired: DatasetVersion[] = [];
   let nextExpiry: Date | undefined;
   for (const version of versions) {
-    const graceEnds = version.supersededAt ? Date.parse(version.supersededAt) + RETENTION_GRACE_MS : 0;
+    const graceEnds = version.supersededAt ? Date.parse(version.supersededAt) + graceMs : 0;
     if (version.id === current || newest.has(version.id) || pinned.has(version.id)) kept.push(version);
     else if (graceEnds > now.getTime()) {
       kept.push(version);

@@ -27,7 +27,10 @@ async function pinsOf(cluster: Cluster, dataset: Dataset) {
   return versionPins(name, jobs.items, deliveries.items);
 }
 
-export function datasetController(instance: { storageRoot: string }): ControllerDefinition<Dataset, DatasetObserved> {
+export function datasetController(instance: {
+  storageRoot: string;
+  versionGraceMs?: number;
+}): ControllerDefinition<Dataset, DatasetObserved> {
   return {
     name: 'dataset',
     kind: datasetKind,
@@ -65,7 +68,8 @@ export function datasetController(instance: { storageRoot: string }): Controller
         datasetRuns(caches, cluster, namespace, name),
         pinsOf(cluster, dataset),
       ]);
-      return { sourceExists: source !== undefined, runs, retention: { pins, storageRoot: instance.storageRoot } };
+      const retention = { pins, storageRoot: instance.storageRoot, graceMs: instance.versionGraceMs };
+      return { sourceExists: source !== undefined, runs, retention };
     },
     plan: planDataset,
   };

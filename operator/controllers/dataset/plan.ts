@@ -4,16 +4,15 @@ import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion
 import { datasetConditions } from '../../../core/resources/dataset/conditions.ts';
 import type { Plan } from '../../runtime/actions.ts';
 import { readinessConditions, readinessOf } from '../../runtime/readiness.ts';
-import type { VersionPin } from '../../../core/resources/dataset/retention.ts';
-import { planRetention } from './retention.ts';
+import { planRetention, type RetentionObserved } from './retention.ts';
 
 export interface DatasetObserved {
   /** Whether the DataSource named by `spec.source` exists. */
   sourceExists: boolean;
   /** The runs labelled with the dataset (the API and schedules label every run they start). */
   runs: readonly Ingestion[];
-  /** The versions unfinished runs hold, and where the store is (for the worker removing expired versions). */
-  retention?: { pins: readonly VersionPin[]; storageRoot: string };
+  /** What retention needs: the versions runs hold, the store, the grace period. */
+  retention?: RetentionObserved;
 }
 
 /**
@@ -31,9 +30,7 @@ export function planDataset(dataset: Dataset, observed: DatasetObserved, now: Da
       : readinessOf(datasetConditions, 'AwaitingIngestion', 'No version is materialized yet.');
   const conditions = readinessConditions(status.conditions, readiness, generation, now);
   const expired = runsPastHistory(observed.runs, dataset.spec);
-  const retention = observed.retention
-    ? planRetention(dataset, observed.retention.pins, observed.retention.storageRoot, now)
-    : { actions: [] };
+  const retention = observed.retention ? planRetention(dataset, observed.retention, now) : { actions: [] };
   const reasons = [
     readiness.reason,
     ...(expired.length > 0 ? [`${expired.length} runs past the history limits`] : []),

@@ -11,6 +11,16 @@ import type { RemoveVersionsInput } from '../../worker/dataset-versions.ts';
 /** How often a dataset holding pinned versions past its limit looks again whether their runs released them. */
 export const PIN_RECHECK_MS = 30_000;
 
+/** What retention needs besides the Dataset. */
+export interface RetentionObserved {
+  /** The versions unfinished runs hold. */
+  pins: readonly VersionPin[];
+  /** Where the store is, for the worker that removes expired versions. */
+  storageRoot: string;
+  /** How long a version stays after it stopped being current (`datasets.version_grace_period`); 600 s when absent. */
+  graceMs?: number;
+}
+
 export interface RetentionPlan {
   /** The versions the status keeps, when some expired. */
   versions?: DatasetVersion[];
@@ -31,11 +41,10 @@ export const removalName = (dataset: Dataset, versions: readonly string[]) =>
  */
 export function planRetention(
   dataset: Dataset,
-  pins: readonly VersionPin[],
-  storageRoot: string,
+  { pins, storageRoot, graceMs }: RetentionObserved,
   now: Date,
 ): RetentionPlan {
-  const { kept, expired, nextExpiry } = retainVersions(dataset, pins, now);
+  const { kept, expired, nextExpiry } = retainVersions(dataset, pins, now, graceMs);
   const limit = dataset.spec.versionHistoryLimit ?? DEFAULT_VERSION_HISTORY_LIMIT;
   const heldByPins = kept.length > limit && pins.length > 0;
   const recheck = [
