@@ -24,6 +24,7 @@ import { eventually } from '../support/eventually.ts';
 const STAC_SCHEMAS = join(sharedDir(), 'stac-schemas');
 const ZARR_V1_0 = 'https://stac-extensions.github.io/zarr/v1.0.0/schema.json';
 const ZARR_V1_1 = 'https://stac-extensions.github.io/zarr/v1.1.0/schema.json';
+const VERSION_V1_2 = 'https://stac-extensions.github.io/version/v1.2.0/schema.json';
 
 interface StacValidationReport {
   valid: boolean;
@@ -57,6 +58,7 @@ const validatorConfig = {
       'extensions/projection-v2.0.0.json',
     ),
     [ZARR_V1_0]: join(STAC_SCHEMAS, 'extensions/zarr-v1.0.0.json'),
+    [VERSION_V1_2]: join(STAC_SCHEMAS, 'extensions/version-v1.2.0.json'),
     [ZARR_V1_1]: join(STAC_SCHEMAS, 'extensions/zarr-v1.1.0.json'),
   },
 };
@@ -175,6 +177,21 @@ describe('the STAC catalogue', () => {
     expect(await zarrFieldErrors({ ...sample, 'zarr:consolidated': true })).toEqual([
       'zarr:consolidated outside the assets',
     ]);
+  });
+
+  it('carries the Version extension: the served version, its links, and the extension schema checks them', async () => {
+    const sample = await getJson('/stac/collections/sample');
+    const dataset = (await getJson('/datasets/sample')) as { versions: { id: string; current: boolean }[] };
+    const served = dataset.versions.find((v) => v.current)!.id;
+    expect(sample.stac_extensions).toContain(VERSION_V1_2);
+    expect(sample.version).toBe(served);
+    const links = sample.links as { rel: string; href: string }[];
+    expect(links.find((l) => l.rel === 'latest-version')?.href).toBe(`${url}/stac/collections/sample`);
+    expect(links.find((l) => l.rel === 'version-history')?.href).toBe(`${url}/datasets/sample`);
+    const report = await validateStac(sample, validatorConfig);
+    expect(Object.keys(report.results.extensions)).toContain(VERSION_V1_2);
+    // The published schema is what checks the fields: a version that is no string fails it.
+    expect((await validateStac({ ...sample, version: 1 }, validatorConfig)).valid).toBe(false);
   });
 
   it('declares Zarr extension v1.1.0, because the published v1.0.0 schema refuses a store beside a thumbnail', async () => {

@@ -1,17 +1,20 @@
 import { parsePeriod, type PeriodType } from '../../../core/periods/index.ts';
 import type { Dataset } from '../../../core/resources/dataset/schema.ts';
-import { resolveVersion } from '../../../core/resources/dataset/served-version.ts';
+import { resolveVersion, ZARR_FORMATS } from '../../../core/resources/dataset/served-version.ts';
 import { licenseOf } from './license.ts';
 import type { StoreGrid } from './store-grid.ts';
 import {
   coreLinks,
   DATACUBE_EXTENSION,
+  JSON_TYPE,
   PROJECTION_EXTENSION,
   STAC_VERSION,
+  VERSION_EXTENSION,
   ZARR_EXTENSION,
   type CollectionLinks,
   type StacAsset,
   type StacCollection,
+  type StacLink,
 } from './stac.ts';
 
 /** ISO 8601 durations between consecutive time steps, per native period. */
@@ -101,6 +104,33 @@ function assetsOf(dataset: Dataset, base: string, grid: StoreGrid | undefined, t
   return assets;
 }
 
+/**
+ * The Version extension's fields of the collection, which describes the served version: its id, and links to
+ * itself as the latest version, to the version before it (read by name, `<id>@<version>`) and to the list of
+ * retained versions.
+ */
+function versionFields(dataset: Dataset, links: CollectionLinks): { version?: string; links: StacLink[] } {
+  const { version } = resolveVersion(dataset);
+  if (!version) return { links: [] };
+  const id = dataset.metadata.name;
+  const older = (dataset.status?.versions ?? []).filter((v) => v.createdAt < version.createdAt);
+  const predecessor = older.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
+  const reader = (ref: string) =>
+    ZARR_FORMATS.includes(dataset.spec.format)
+      ? { href: `${links.base}/zarr/${ref}/`, type: 'application/vnd+zarr' }
+      : { href: `${links.base}/datasets/${ref}`, type: JSON_TYPE };
+  return {
+    version: version.id,
+    links: [
+      { href: links.self, rel: 'latest-version', type: JSON_TYPE, title: `Version ${version.id}` },
+      ...(predecessor
+        ? [{ ...reader(`${id}@${predecessor.id}`), rel: 'predecessor-version', title: `Version ${predecessor.id}` }]
+        : []),
+      { href: `${links.base}/datasets/${id}`, rel: 'version-history', type: JSON_TYPE, title: 'Retained versions' },
+    ],
+  };
+}
+
 export interface RasterCollectionInput {
   dataset: Dataset;
   /** The grid of the current version, when it is a Zarr store. */
@@ -133,6 +163,7 @@ export function rasterCollection({
   const end = instant(spec.periodType, status?.extent?.temporal.end);
   const variable = spec.variable ?? 'value';
   const { license: licenseId, links: licenseLinks } = licenseOf(spec);
+  const versioned = versionFields(dataset, links);
   const spatialDimension = (axis: 'x' | 'y', extent: [number, number], step: number | undefined) => ({
     type: 'spatial',
     axis,
@@ -144,8 +175,14 @@ export function rasterCollection({
     type: 'Collection',
     stac_version: STAC_VERSION,
     // Zarr fields sit on the store's assets, so that extension is declared only when the collection has one.
-    stac_extensions: [DATACUBE_EXTENSION, PROJECTION_EXTENSION, ...(grid ? [ZARR_EXTENSION] : [])],
+    stac_extensions: [
+      DATACUBE_EXTENSION,
+      PROJECTION_EXTENSION,
+      ...(grid ? [ZARR_EXTENSION] : []),
+      ...(versioned.version ? [VERSION_EXTENSION] : []),
+    ],
     id,
+    ...(versioned.version && { version: versioned.version }),
     title: spec.datasetName,
     description: spec.description ?? spec.datasetName,
     keywords: [spec.shortName, variable, spec.periodType, spec.sourceName].filter((k): k is string => !!k),
@@ -184,6 +221,7 @@ export function rasterCollection({
       ...coreLinks(links, spec.datasetName, { path: `/datasets/${id}`, title: 'Dataset record' }),
       ...licenseLinks,
       ...(spec.sourceUrl ? [{ href: spec.sourceUrl, rel: 'via', type: 'text/html', title: 'Upstream source' }] : []),
+      ...versioned.links,
     ],
     assets: assetsOf(dataset, links.base, grid, thumbnail),
   };

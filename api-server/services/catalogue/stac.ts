@@ -8,6 +8,7 @@ export const PROJECTION_EXTENSION = 'https://stac-extensions.github.io/projectio
  * thumbnail beside the store makes the collection invalid; v1.1.0 lets the fields sit on the store's assets only.
  */
 export const ZARR_EXTENSION = 'https://stac-extensions.github.io/zarr/v1.1.0/schema.json';
+export const VERSION_EXTENSION = 'https://stac-extensions.github.io/version/v1.2.0/schema.json';
 
 export interface StacLink {
   href: string;
