@@ -11,7 +11,7 @@ export const REALM = 'Stratus';
 export const AUTHORITIES = {
   ALL: 'Superuser: every authority, and the routes only a superuser may call (system settings, the records of the authorization server, tracker metadata).',
   F_OAUTH2_CLIENT_MANAGE: 'Create, change and delete OAuth2 clients (`/api/oAuth2Clients`).',
-  F_DATASET_MANAGE: 'Start ingestions and syncs, cancel them, refresh feature collections.',
+  F_DATASET_MANAGE: 'Start ingestions and syncs, cancel them, refresh feature collections, remove dataset versions.',
   F_JOB_MANAGE: 'openEO processing: synchronous `/result`, batch jobs, user-defined processes.',
   F_EXPORT_DELIVER: 'Start deliveries of exports.',
 } as const;
