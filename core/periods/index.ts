@@ -22,9 +22,13 @@ const FORMS: Record<PeriodType, { pattern: RegExp; example: string }> = {
 };
 
 export class PeriodError extends Error {
-  constructor(message: string) {
+  /** The bound of a requested range at fault, when the error is about one, so an API can point at its field. */
+  readonly bound: 'start' | 'end' | undefined;
+
+  constructor(message: string, bound?: 'start' | 'end') {
     super(message);
     this.name = 'PeriodError';
+    this.bound = bound;
   }
 }
 
@@ -96,14 +100,25 @@ export function nextPeriod(period: Period): Period {
   return { type: period.type, start };
 }
 
+/** `parsePeriod` of one bound of a range, its errors naming the bound. */
+function parseBound(type: PeriodType, text: string, bound: 'start' | 'end'): Period {
+  try {
+    return parsePeriod(type, text);
+  } catch (err) {
+    if (err instanceof PeriodError) throw new PeriodError(err.message, bound);
+    throw err;
+  }
+}
+
 /** Every period from `start` to `end`, both included; throws when `end` precedes `start` or the range is huge. */
 export function periodRange(type: PeriodType, start: string, end: string, limit = 100_000): Period[] {
-  const first = parsePeriod(type, start);
-  const last = parsePeriod(type, end);
-  if (last.start < first.start) throw new PeriodError(`end ${end} is before start ${start}`);
+  const first = parseBound(type, start, 'start');
+  const last = parseBound(type, end, 'end');
+  if (last.start < first.start) throw new PeriodError(`end ${end} is before start ${start}`, 'end');
   const periods: Period[] = [];
   for (let p = first; p.start <= last.start; p = nextPeriod(p)) {
-    if (periods.length === limit) throw new PeriodError(`the range ${start}..${end} has more than ${limit} periods`);
+    if (periods.length === limit)
+      throw new PeriodError(`the range ${start}..${end} has more than ${limit} periods`, 'end');
     periods.push(p);
   }
   return periods;
@@ -132,7 +147,7 @@ export function requestedRange(
   end: string | undefined,
   now: Date,
 ): { start: string; end: string; periods: Period[] } {
-  if (!start) throw new PeriodError('start is required for this data source');
+  if (!start) throw new PeriodError('start is required for this data source', 'start');
   const resolvedEnd = end ?? lastCompletePeriod(type, now);
   return { start, end: resolvedEnd, periods: periodRange(type, start, resolvedEnd) };
 }

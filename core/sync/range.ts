@@ -19,7 +19,7 @@ export function runRange(
   let horizon = end;
   if (horizon === undefined) {
     const available = sourceAvailability(source, type, now);
-    if (!available.ok) throw new PeriodError(`no default end for this forecast: ${available.message}`);
+    if (!available.ok) throw new PeriodError(`no default end for this forecast: ${available.message}`, 'end');
     horizon = available.latest;
   }
   return requestedRange(type, start ?? formatPeriod({ type, start: now }), horizon, now);
