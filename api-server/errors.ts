@@ -120,6 +120,14 @@ export interface ValidationItem {
   type: string;
 }
 
+/**
+ * A validation failure that a handler finds rather than the route's schema (a period that does not parse, a
+ * `limit` out of range), answered in the same 422 `HTTPValidationError` body as the schema's.
+ */
+export function validationFailed(loc: ValidationItem['loc'], msg: string, type = 'invalid_value'): HttpError {
+  return new HttpError('ValidationFailed', msg, [{ loc, msg, type }]);
+}
+
 /** One failure in a WebMessage body (DESIGN.md §5). */
 export interface ErrorReport {
   message: string;

@@ -22,12 +22,15 @@ export const pageQuerySchema = z.object({
     .describe(
       `The most items this page holds, 1 to ${MAX_PAGE_LIMIT}. Absent or empty: every item (openEO), except on ` +
         `the HTML page, which shows ${HTML_PAGE_LIMIT}. A paginated answer's \`links\` has \`next\` (and \`prev\`, ` +
-        '`first`) to follow; anything else answers 400.',
+        '`first`) to follow; anything else answers 422 (openEO routes: 400 `PaginationInvalid`).',
     ),
   token: z
     .string()
     .optional()
-    .describe('Opaque continuation token from a `next` or `prev` link; one that was not issued answers 400.'),
+    .describe(
+      'Opaque continuation token from a `next` or `prev` link; one that was not issued answers 422 (openEO ' +
+        'routes: 400 `PaginationInvalid`).',
+    ),
 });
 
 export const pageLinkSchema = z
@@ -94,12 +97,15 @@ export function sortForPaging<T>(items: T[], order: PageOrder<T>): T[] {
   return items;
 }
 
-type Invalid = Extract<ErrorCode, 'BadRequest' | 'PaginationInvalid'>;
+type Invalid = Extract<ErrorCode, 'ValidationFailed' | 'PaginationInvalid'>;
 
 export interface PageOptions {
   /** `server.base.url`, or null to take the public URL from the request (`public-url.ts`). */
   baseUrl: string | null;
-  /** The catalogue code a bad `limit` or `token` answers with: `BadRequest`, or `PaginationInvalid` on openEO routes. */
+  /**
+   * The catalogue code a bad `limit` or `token` answers with: `ValidationFailed` (spec 1's 422), or
+   * `PaginationInvalid` on openEO routes.
+   */
   invalid: Invalid;
   /** What the page is answered as: without `limit`, JSON holds everything and HTML `HTML_PAGE_LIMIT` items. */
   representation: Representation;
@@ -119,10 +125,16 @@ function limitOf(raw: string | undefined, options: PageOptions): number | undefi
   if (raw === undefined || raw === '') return options.representation === 'html' ? HTML_PAGE_LIMIT : undefined;
   const limit = /^\d{1,7}$/.test(raw) ? Number(raw) : NaN;
   if (limit >= 1 && limit <= MAX_PAGE_LIMIT) return limit;
-  throw new HttpError(
-    options.invalid,
+  throw invalidParameter(
+    options,
+    'limit',
     `limit must be an integer from 1 to ${MAX_PAGE_LIMIT}, not '${raw.slice(0, 20)}'`,
   );
+}
+
+/** A bad `limit` or `token`; the items are the 422 body's, and the openEO envelope has no place for them. */
+function invalidParameter(options: PageOptions, name: 'limit' | 'token', msg: string): HttpError {
+  return new HttpError(options.invalid, msg, [{ loc: ['query', name], msg, type: 'invalid_value' }]);
 }
 
 /** The index of the first item whose key is not before `key` in the list's order (`strict`: after it). */
@@ -168,7 +180,7 @@ export function paginate<T>(
   const cursor = token === undefined || token === '' ? undefined : decode(token);
   const cursorKey = cursor && ('after' in cursor ? cursor.after : cursor.before);
   if ((token && !cursor) || (cursorKey && items.length > 0 && cursorKey.length !== order.key(items[0]!).length))
-    throw new HttpError(options.invalid, 'token is not a continuation token of this list; start again without it');
+    throw invalidParameter(options, 'token', 'token is not a continuation token of this list; start again without it');
 
   let start = 0;
   let end = items.length;

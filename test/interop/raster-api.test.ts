@@ -212,15 +212,16 @@ describe('data sources', () => {
 });
 
 describe('ingestion requests', () => {
-  it('refuses an unknown source (404), a malformed period or a source without provider (400) before queueing', async () => {
+  it('refuses an unknown source (404), a malformed period (422) or a source without provider (400) before queueing', async () => {
     const before = ((await (await get('/ingestions')).json()) as { items: unknown[] }).items.length;
     const unknown = await post('/ingestions', { dataset_id: 'nope', start: '2024-01-01' });
     expect(unknown.status).toBe(404);
     const malformed = await post('/ingestions', { dataset_id: 'sample', start: '2024-13-01' });
-    expect(malformed.status).toBe(400);
-    expect(((await malformed.json()) as { detail: string }).detail).toMatch(/expected the form 2024-01-31/);
+    expect(malformed.status).toBe(422);
+    const [item] = ((await malformed.json()) as { detail: { loc: unknown[]; msg: string }[] }).detail;
+    expect(item).toMatchObject({ loc: ['body', 'start'], msg: expect.stringMatching(/expected the form 2024-01-31/) });
     const reversed = await post('/ingestions', { dataset_id: 'sample', start: '2024-02-01', end: '2024-01-01' });
-    expect(reversed.status).toBe(400);
+    expect(reversed.status).toBe(422);
     const noProvider = await post('/ingestions', { dataset_id: 'chirps-elsewhere', start: '2024-01-01' });
     expect(noProvider.status).toBe(400);
     expect(((await noProvider.json()) as { detail: string }).detail).toMatch(/no-such-provider/);

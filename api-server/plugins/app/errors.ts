@@ -5,12 +5,21 @@ import { ClientAuthenticationError } from '../../../core/auth/clients/authentica
 import { OAuthError } from '../../../core/auth/errors.ts';
 import { isApiError } from '../../../core/cluster/errors.ts';
 import { isProcessingError } from '../../../core/processing/errors.ts';
-import { errorBody, HttpError, onOpenEoRoute, type ErrorCode, type ValidationItem } from '../../errors.ts';
+import {
+  errorBody,
+  HttpError,
+  onOpenEoRoute,
+  validationFailed,
+  type ErrorCode,
+  type ValidationItem,
+} from '../../errors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** An openEO route (`markOpenEoRoutes`): its refusals of credentials are said in openEO's codes. */
     openeo?: boolean;
+    /** A route of spec 1's native API (`markNativeApiRoutes`): a body that is not JSON is a validation failure. */
+    nativeApi?: boolean;
   }
 }
 
@@ -23,6 +32,19 @@ export function markOpenEoRoutes(app: FastifyInstance): void {
     route.config = { ...route.config, openeo: true };
   });
 }
+
+/**
+ * Marks every route the calling plugin registers as one of spec 1's native API, which answers a malformed or empty
+ * JSON body with 422 `HTTPValidationError`, as it answers a body that breaks its schema.
+ */
+export function markNativeApiRoutes(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, nativeApi: true };
+  });
+}
+
+/** The codes of fastify's JSON parser for a body that is not JSON. */
+const unparsableJson = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
 
 const locationOf: Record<string, string> = { params: 'path', querystring: 'query', body: 'body', headers: 'header' };
 
@@ -42,7 +64,9 @@ function validationItems(error: FastifyError & { validation: unknown[] }): Valid
 }
 
 /** Maps fastify's own client errors (bad JSON, wrong media type, body too large) onto the catalogue. */
-function fromFastify(error: FastifyError): HttpError | undefined {
+function fromFastify(error: FastifyError, request: FastifyRequest): HttpError | undefined {
+  if (request.routeOptions.config?.nativeApi && error.code !== undefined && unparsableJson.has(error.code))
+    return validationFailed(['body'], error.message, 'json_invalid');
   const byStatus: Record<number, ErrorCode> = {
     400: 'BadRequest',
     // The docs' static file server refuses a path that climbs out of its folder (`..`) with 403: no such file.
@@ -128,7 +152,7 @@ export const errorsPlugin = fp(
         );
         if (code === 'ServiceUnavailable') request.log.error({ err: error }, 'resource store failure');
       } else {
-        http = fromFastify(error) ?? new HttpError('InternalError', 'Internal Server Error');
+        http = fromFastify(error, request) ?? new HttpError('InternalError', 'Internal Server Error');
         if (http.code === 'InternalError') request.log.error({ err: error }, 'unhandled error');
       }
       const openEoCode = request.routeOptions.config?.openeo ? onOpenEoRoute(http.code) : http.code;

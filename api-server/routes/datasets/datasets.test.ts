@@ -72,7 +72,7 @@ describe('dataset routes', () => {
     expect(changed.items.map((r: { dataset_id: string }) => r.dataset_id)).toEqual(['b-two', 'c-three']);
     expect(changed.links).toEqual([]);
     // A bad token is still refused, however often it is asked.
-    for (let i = 0; i < 2; i++) expect((await page('one.test', '/datasets?limit=2&token=nope')).statusCode).toBe(400);
+    for (let i = 0; i < 2; i++) expect((await page('one.test', '/datasets?limit=2&token=nope')).statusCode).toBe(422);
   });
 
   it('answers one dataset with its versions newest first', async () => {

@@ -63,13 +63,13 @@ export const datasetRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['Datasets'],
         querystring: formatQuerySchema.extend(pageQuerySchema.shape),
         produces: ['application/json', 'text/html'],
-        response: { 200: datasetListResponseSchema, 400: errorDetailSchema, ...commonErrorResponses },
+        response: { 200: datasetListResponseSchema, ...commonErrorResponses },
       },
     },
     async (request, reply) => {
       const representation = negotiate(request.headers.accept, request.query.f);
       const all = await datasets.list();
-      const options = { baseUrl: config.server.baseUrl, invalid: 'BadRequest', representation } as const;
+      const options = { baseUrl: config.server.baseUrl, invalid: 'ValidationFailed', representation } as const;
       if (representation === 'html') {
         const page = paginate(request, all, byName, options);
         return sendHtml(reply, datasetListPage(config.instance.name, page.items.map(recordOf), page.links));

@@ -63,17 +63,28 @@ describe('dataset map tiles', () => {
     expect(first.rawPayload.equals(fromDecoded.rawPayload)).toBe(false);
   });
 
-  it('refuses bad tiles and parameters with 400, and answers 404 off the extent or the periods', async () => {
+  it('refuses bad tiles and parameters with 422, and answers 404 off the extent or the periods', async () => {
     const built = await build();
     await publishedDataset(built, 'chirps');
     const { x, y } = tileAt(6, -11.8, 8.5);
+    const invalid: [string, string[]][] = [
+      [`/datasets/chirps/tiles/25/0/0.png`, ['path', 'z']],
+      [`/datasets/chirps/tiles/a/0/0.png`, ['path', 'z']],
+      [`/datasets/chirps/tiles/2/4/0.png`, ['path', 'x']],
+      [`/datasets/chirps/tiles/2/0/4.png`, ['path', 'y']],
+      [`/datasets/chirps/tiles/6/${x}/${y}.png?colormap=rainbow`, ['query', 'colormap']],
+      [`/datasets/chirps/tiles/6/${x}/${y}.png?range=5,1`, ['query', 'range']],
+      [`/datasets/chirps/tiles/6/${x}/${y}.png?range=a,b`, ['query', 'range']],
+    ];
+    for (const [url, loc] of invalid) {
+      const answer = await built.app.inject({ url });
+      expect([url, answer.statusCode, answer.json()]).toEqual([
+        url,
+        422,
+        { detail: [{ loc, msg: expect.any(String), type: 'invalid_value' }] },
+      ]);
+    }
     const cases: [string, number][] = [
-      [`/datasets/chirps/tiles/25/0/0.png`, 400],
-      [`/datasets/chirps/tiles/2/4/0.png`, 400],
-      [`/datasets/chirps/tiles/a/0/0.png`, 400],
-      [`/datasets/chirps/tiles/6/${x}/${y}.png?colormap=rainbow`, 400],
-      [`/datasets/chirps/tiles/6/${x}/${y}.png?range=5,1`, 400],
-      [`/datasets/chirps/tiles/6/${x}/${y}.png?range=a,b`, 400],
       [`/datasets/chirps/tiles/6/0/0.png`, 404],
       [`/datasets/chirps/tiles/6/${x}/${y}.png?time=2023-12-31`, 404],
       [`/datasets/nope/tiles/6/${x}/${y}.png`, 404],

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { colormapNames } from '../../../core/render/colormap.ts';
 import { isTile, MAX_LATITUDE } from '../../../core/render/tiles.ts';
-import { HttpError } from '../../errors.ts';
+import { HttpError, validationFailed } from '../../errors.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, datasetRefSchema, errorDetailSchema } from '../../schemas.ts';
 import { datasetRef } from '../../services/resources/served-version.ts';
@@ -47,7 +47,7 @@ export const tileRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'A map tile of a dataset',
       description:
         'A 256 × 256 PNG in Web Mercator (EPSG:3857) of one period of the served version, nodata transparent. ' +
-        '404 for a tile wholly outside the extent or an unknown period; 400 for a bad z/x/y, colour map or range. ' +
+        '404 for a tile wholly outside the extent or an unknown period; 422 for a bad z/x/y, colour map or range. ' +
         '`/datasets/{dataset_id}@{version}/tiles/...` draws a retained version instead.',
       tags,
       params: z.object({ dataset_id: datasetRefSchema, z: z.string(), x: z.string(), y: z.string() }),
@@ -56,7 +56,6 @@ export const tileRoutes: FastifyPluginAsyncZod = async (app) => {
       response: {
         200: z.any(),
         304: z.null(),
-        400: errorDetailSchema,
         404: errorDetailSchema,
         ...commonErrorResponses,
       },
@@ -67,17 +66,20 @@ export const tileRoutes: FastifyPluginAsyncZod = async (app) => {
       const [z_, x, y] = [request.params.z, request.params.x, request.params.y].map((v) =>
         /^\d{1,8}$/.test(v) ? Number(v) : NaN,
       );
-      if (!isTile(z_!, x!, y!))
-        throw new HttpError(
-          'BadRequest',
+      if (!isTile(z_!, x!, y!)) {
+        // The coordinate at fault: z when it is no zoom level, else the first of x and y past the zoom's tiles.
+        const field = !isTile(z_!, 0, 0) ? 'z' : !isTile(z_!, x!, 0) ? 'x' : 'y';
+        throw validationFailed(
+          ['path', field],
           `${request.params.z}/${request.params.x}/${request.params.y} is not a tile: z is 0 to 24, x and y 0 to 2^z - 1`,
         );
+      }
       const { time, colormap, range } = request.query;
       if (colormap !== undefined && !colormapNames.includes(colormap))
-        throw new HttpError('BadRequest', `colormap ${colormap} is not one of ${colormapNames.join(', ')}`);
+        throw validationFailed(['query', 'colormap'], `colormap ${colormap} is not one of ${colormapNames.join(', ')}`);
       const bounds = range?.split(',').map(Number);
       if (range !== undefined && (!new RegExp(`^${NUMBER},${NUMBER}$`).test(range) || !(bounds![0]! < bounds![1]!)))
-        throw new HttpError('BadRequest', `range ${range} is not min,max with min below max`);
+        throw validationFailed(['query', 'range'], `range ${range} is not min,max with min below max`);
       const tiled = await tiles.version(ref);
       const index = time === undefined ? tiled.periods.length - 1 : tiled.periods.indexOf(time);
       if (index < 0) throw new HttpError('NotFound', `Dataset ${id} has no period ${time}`);

@@ -29,6 +29,7 @@ import {
   deliveryRequestSchema,
   idempotencyHeaders,
 } from './schemas.ts';
+import { markNativeApiRoutes } from '../../plugins/app/errors.ts';
 
 const tags = ['Exports'];
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -69,6 +70,7 @@ function deliveryRecord(delivery: Delivery) {
 
 /** Exports (spec 1): deliveries of a finished job's saved payload, idempotent by key, and the changelog. */
 export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
+  markNativeApiRoutes(app);
   const { cluster, namespace, storageRoot, config } = app.stratus;
 
   const getExport = async (id: string) => {

@@ -24,6 +24,7 @@ import { derived } from '../../services/resources/derived.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { featureCollectionPage } from './pages.ts';
 import { featureCollectionListResponseSchema } from './schemas.ts';
+import { markNativeApiRoutes } from '../../plugins/app/errors.ts';
 
 const params = z.object({ collection_id: resourceIdSchema });
 
@@ -48,6 +49,7 @@ const REFRESH_ATTEMPTS = 1;
 
 /** Feature collections: records of the stored collections, their GeoParquet files, and refresh runs. */
 export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
+  markNativeApiRoutes(app);
   const { cluster, namespace } = app.stratus;
   const collections = app.resourceCaches.of<FeatureCollection>(featureCollectionKind);
 
@@ -69,14 +71,14 @@ export const featureRoutes: FastifyPluginAsyncZod = async (app) => {
           '(docs/pagination.md).',
         tags: ['Features'],
         querystring: pageQuerySchema,
-        response: { 200: featureCollectionListResponseSchema, 400: errorDetailSchema, ...commonErrorResponses },
+        response: { 200: featureCollectionListResponseSchema, ...commonErrorResponses },
       },
     },
     async (request) => {
       const stored = derived(await collections.list(), storedOnly);
       const page = paginate(request, stored, byName, {
         baseUrl: app.stratus.config.server.baseUrl,
-        invalid: 'BadRequest',
+        invalid: 'ValidationFailed',
         representation: 'json',
       });
       return { kind: 'FeatureCollectionList', items: page.items.map(featureCollectionRecord), links: page.links };

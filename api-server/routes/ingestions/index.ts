@@ -7,7 +7,7 @@ import { dataSourceKind, type DataSource } from '../../../core/resources/data-so
 import { currentVersionOf, datasetKind, type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
-import { HttpError } from '../../errors.ts';
+import { HttpError, validationFailed } from '../../errors.ts';
 import { newestFirst, pageQuerySchema, paginate } from '../../pagination.ts';
 import { compiledSerializer } from '../../serialization.ts';
 import { datasetRecord } from '../../records/dataset.ts';
@@ -26,9 +26,11 @@ import {
   ingestionListResponseSchema,
   ingestionResponseSchema,
 } from './schemas.ts';
+import { markNativeApiRoutes } from '../../plugins/app/errors.ts';
 
 /** Ingestion runs: each request becomes an Ingestion resource that the operator carries out. */
 export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
+  markNativeApiRoutes(app);
   const { cluster, config, namespace } = app.stratus;
 
   const response = (run: Ingestion, dataset: Dataset | undefined) => ({
@@ -83,7 +85,7 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
       try {
         range = runRange(source, source.spec.periodType, body.start ?? undefined, body.end ?? undefined, new Date());
       } catch (err) {
-        if (err instanceof PeriodError) throw new HttpError('BadRequest', err.message);
+        if (err instanceof PeriodError) throw validationFailed(['body', err.bound ?? 'start'], err.message);
         throw err;
       }
       const dataset = await cluster.get<Dataset>(datasetKind, body.dataset_id, namespace);
@@ -132,14 +134,14 @@ export const ingestionRoutes: FastifyPluginAsyncZod = async (app) => {
           'Paginated with `limit` and `token` as openEO lists are; without `limit`, every run (docs/pagination.md).',
         tags: ['Ingestions'],
         querystring: pageQuerySchema,
-        response: { 200: ingestionListResponseSchema, 400: errorDetailSchema, ...commonErrorResponses },
+        response: { 200: ingestionListResponseSchema, ...commonErrorResponses },
       },
     },
     async (request) => {
       const [all] = await Promise.all([runs.list(newestFirst), datasets.list()]);
       const page = paginate(request, all, newestFirst, {
         baseUrl: config.server.baseUrl,
-        invalid: 'BadRequest',
+        invalid: 'ValidationFailed',
         representation: 'json',
       });
       const items = page.items.map((run) => response(run, datasets.peek(datasetIdOf(run))));

@@ -34,12 +34,13 @@ describe('POST /ingestions start', () => {
     expect(run?.spec.start).toBeUndefined();
   });
 
-  it('is required for a historical source (400)', async () => {
+  it('is required for a historical source (422)', async () => {
     const { app, cluster } = await build();
     await cluster.create(dataSourceKind, source('history', 'past'));
     const res = await app.inject({ method: 'POST', url: '/ingestions', payload: { dataset_id: 'history' } });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ detail: 'start is required for this data source' });
+    expect(res.statusCode).toBe(422);
+    const msg = 'start is required for this data source';
+    expect(res.json()).toEqual({ detail: [{ loc: ['body', 'start'], msg, type: 'invalid_value' }] });
   });
 });
 

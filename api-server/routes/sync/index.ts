@@ -6,19 +6,24 @@ import { datasetKind, type Dataset } from '../../../core/resources/dataset/schem
 import { CommittedCubeError } from '../../../core/stores/committed-cube.ts';
 import { committedRange, readCurrentCube } from '../../../core/sync/committed.ts';
 import { planSync, type SyncDetail } from '../../../core/sync/plan.ts';
-import { HttpError } from '../../errors.ts';
+import { HttpError, validationFailed } from '../../errors.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import { datasetRecord } from '../../records/dataset.ts';
 import { versionNotFound } from '../../services/resources/served-version.ts';
 import { accepted, preferAsync, preferHeaders, runStartResponses, untilFinished } from '../../services/runs/replies.ts';
 import { syncDetailSchema, syncPlanQuerySchema, syncRequestSchema, syncResponseSchema } from './schemas.ts';
+import { markNativeApiRoutes } from '../../plugins/app/errors.ts';
 
 /** Sync: moving a managed dataset forward from what its store holds (docs/sync.md). */
 export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
+  markNativeApiRoutes(app);
   const { cluster, config, namespace, storageRoot } = app.stratus;
 
-  /** The plan of a sync started now; 404 for an unknown dataset or template, 400 for a malformed end. */
-  const planFor = async (id: string, end: string | undefined, now: Date) => {
+  /**
+   * The plan of a sync started now; 404 for an unknown dataset or template, 422 for a malformed end, which the
+   * request carries in `endIn`.
+   */
+  const planFor = async (id: string, end: string | undefined, endIn: 'query' | 'body', now: Date) => {
     const dataset = await cluster.get<Dataset>(datasetKind, id, namespace);
     if (!dataset) throw versionNotFound(id, 'dataset');
     const source = await cluster.get<DataSource>(dataSourceKind, dataset.spec.source, namespace);
@@ -36,7 +41,7 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
       const detail = planSync({ source, dataset, committed, end: end?.trim() || undefined, now });
       return { dataset, source, detail };
     } catch (err) {
-      if (err instanceof PeriodError) throw new HttpError('BadRequest', err.message);
+      if (err instanceof PeriodError) throw validationFailed([endIn, 'end'], err.message);
       throw err;
     }
   };
@@ -54,14 +59,13 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
         querystring: syncPlanQuerySchema,
         response: {
           200: syncDetailSchema,
-          400: errorDetailSchema,
           404: errorDetailSchema,
           503: errorDetailSchema,
           ...commonErrorResponses,
         },
       },
     },
-    async (request) => (await planFor(request.params.dataset_id, request.query.end, new Date())).detail,
+    async (request) => (await planFor(request.params.dataset_id, request.query.end, 'query', new Date())).detail,
   );
 
   app.post(
@@ -83,7 +87,7 @@ export const syncRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const id = request.params.dataset_id;
-      const { dataset, source, detail } = await planFor(id, request.body.end ?? undefined, new Date());
+      const { dataset, source, detail } = await planFor(id, request.body.end ?? undefined, 'body', new Date());
       const record = (d: Dataset | undefined) => (d ? datasetRecord(d, config.instance.bbox) : null);
       if (detail.action === 'no_op' || detail.action === 'not_syncable')
         return {

@@ -114,17 +114,19 @@ describe('GET /sync/{dataset_id}/plan', () => {
     });
   });
 
+  const invalidEnd = (msg: RegExp) => ({
+    detail: [{ loc: ['query', 'end'], msg: expect.stringMatching(msg), type: 'invalid_value' }],
+  });
   it.each([
-    ['a malformed end', '/sync/sample/plan?end=2025-02-30', 400, /not a daily period/],
-    ['an end in another period form', '/sync/sample/plan?end=2025-02', 400, /expected the form 2024-01-31/],
-    ['an unknown dataset', '/sync/nowhere/plan', 404, /Dataset nowhere not found/],
-  ])('answers %s (%s) with %i and a detail', async (_name, url, status, detail) => {
+    ['a malformed end', '/sync/sample/plan?end=2025-02-30', 422, invalidEnd(/not a daily period/)],
+    ['an end in another period form', '/sync/sample/plan?end=2025-02', 422, invalidEnd(/expected the form 2024-01-31/)],
+    ['an unknown dataset', '/sync/nowhere/plan', 404, { detail: expect.stringMatching(/Dataset nowhere not found/) }],
+  ])('answers %s (%s) with %i and its body', async (_name, url, status, body) => {
     const { app, cluster, storageRoot } = await build();
     await sampleSource(cluster);
     await materialized(cluster, storageRoot, '2025-01-01', '2025-01-31');
     const res = await app.inject({ url });
-    expect(res.statusCode).toBe(status);
-    expect(res.json().detail).toMatch(detail);
+    expect([res.statusCode, res.json()]).toEqual([status, body]);
   });
 
   it('answers 422 for a dataset id that could escape the store', async () => {
@@ -187,13 +189,15 @@ describe('POST /sync/{dataset_id}', () => {
   });
 
   it.each([
-    ['an unknown member', { until: '2025-02-01' }, 422],
-    ['a malformed end', { end: 'soon' }, 400],
-  ])('refuses %s', async (_name, payload, status) => {
+    ['an unknown member', { until: '2025-02-01' }, ['body']],
+    ['a malformed end', { end: 'soon' }, ['body', 'end']],
+  ])('refuses %s with 422 and HTTPValidationError', async (_name, payload, loc) => {
     const { app, cluster, storageRoot } = await build();
     await sampleSource(cluster);
     await materialized(cluster, storageRoot, '2025-01-01', '2025-01-31');
-    expect((await app.inject({ method: 'POST', url: '/sync/sample', payload })).statusCode).toBe(status);
+    const res = await app.inject({ method: 'POST', url: '/sync/sample', payload });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toEqual([{ loc, msg: expect.any(String), type: expect.any(String) }]);
   });
 
   it('is refused on a read-only instance', async () => {
