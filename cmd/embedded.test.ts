@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { kindByName, validateObject } from '../core/resources/registry.ts';
 import { controllerDefinitions } from '../operator/manager.ts';
 import { sampleDatasetManifest } from '../test/support/embedded.ts';
 import { eventually } from '../test/support/eventually.ts';
+import { freePort } from '../scripts/free-port.ts';
 import { runEmbedded } from './embedded.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -75,6 +77,38 @@ describe('embedded mode', () => {
       await running.stop();
     }
   });
+
+  it('answers a request sent while it starts, once it serves', async () => {
+    const port = await freePort();
+    let started = false;
+    const starting = runEmbedded({
+      dataDir,
+      manifests: [join(root, 'manifests/data-sources'), join(root, 'manifests/examples')],
+      config: join(root, 'config/stratus.properties'),
+      host: '127.0.0.1',
+      port,
+    }).finally(() => (started = true));
+    // The port listens from before the store opens: a connection stands as soon as it is reserved.
+    await eventually(
+      () =>
+        new Promise<true | undefined>((resolve) => {
+          const probe = connect(port, '127.0.0.1', () => resolve(true)).once('error', () => resolve(undefined));
+          probe.once('connect', () => probe.destroy());
+        }),
+      { timeoutMs: 30_000, intervalMs: 5 },
+    );
+    // Bounded, so that a request left unanswered fails here rather than at undici's five-minute headers timeout.
+    const health = fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(100_000) });
+    expect(started).toBe(false);
+    const running = await starting;
+    try {
+      const response = await health;
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ status: 'healthy' });
+    } finally {
+      await running.stop();
+    }
+  }, 120_000);
 
   it('ends within seconds of SIGTERM after serving an Icechunk snapshot (the WASI module held it open before)', async () => {
     const manifests = join(dataDir, 'manifests');

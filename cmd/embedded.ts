@@ -116,6 +116,7 @@ export async function runEmbedded(
     });
     const app = await buildApp({ cluster, config, storageRoot, registry, logger: logging.forModule('api-server') });
     const server = await startApiServerOn(app, port.take());
+    port.handOver(app.server);
     // With several API processes, the others accept on this one's socket and reach the store through it (adr/0010).
     const processes =
       registry instanceof InstallationRegistry

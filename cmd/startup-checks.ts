@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 
 /**
@@ -33,31 +33,52 @@ export interface ReservedPort {
    * `net.Server` itself it refuses). From then on the API server closes it.
    */
   take(): object;
-  /** Closes the socket unless the API server took it: a start that failed must not leave it listening. */
+  /**
+   * Once the API server listens on the handle `take` gave: the connections that came while the start ran go to it
+   * (node:http serves a socket emitted as `'connection'`), so their requests are answered as if they came now.
+   */
+  handOver(server: Server): void;
+  /**
+   * Closes the socket unless the API server took it, and the connections waiting for it: a start that failed must
+   * not leave it listening, nor its early clients waiting.
+   */
   release(): void;
 }
 
 /**
  * Listens on the API server's address before the store opens, so that a port in use refuses the start before any
- * run could begin.
+ * run could begin. Node accepts a listening socket's connections at once, so the ones that come before the API server
+ * serves land here: held unread, they go to it at `handOver`; left alone, they would wait for an answer forever.
  */
 export async function reservePort(host: string, port: number): Promise<ReservedPort> {
-  const server = await listening(host, port);
+  // Until the API server listens on the handle, its connections come here; from then on they go to it.
+  const waiting: Socket[] = [];
+  const server = await listening(host, port, (socket) => waiting.push(socket));
   let taken = false;
   return {
     take: () => {
       taken = true;
       return (server as unknown as { _handle: object })._handle;
     },
+    handOver: (apiServer) => {
+      for (const socket of waiting.splice(0)) {
+        apiServer.emit('connection', socket);
+        // node:http reads a connection it accepted itself; one handed to it paused stays paused.
+        socket.resume();
+      }
+    },
     release: () => {
+      for (const socket of waiting.splice(0)) socket.destroy();
       if (!taken) server.close();
     },
   };
 }
 
-function listening(host: string, port: number): Promise<Server> {
+function listening(host: string, port: number, onConnection: (socket: Socket) => void): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer();
+    // Held paused, a connection is not read until it is handed over: its request stays in the kernel for the API
+    // server, and a client that gives up meanwhile raises no 'error' on a socket nobody listens to yet.
+    const server = createServer({ pauseOnConnect: true }, onConnection);
     server.once('error', (err: NodeJS.ErrnoException) => {
       const other = port + 1;
       const instead = `start with PORT=${other} make run (--port ${other})`;
