@@ -6,7 +6,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../scripts/free-port.ts';
-import { reservePort } from './startup-checks.ts';
+import { reservePort, type ReservedPort } from './startup-checks.ts';
 
 /** Connects and sends a whole GET; resolves once the connection stands and the server's accept had a turn. */
 async function requestEarly(port: number, path: string): Promise<Socket> {
@@ -35,16 +35,21 @@ describe('the reserved port', () => {
     await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
   });
 
-  it('answers a request that came while the start ran, once the API server serves', async () => {
-    const port = await freePort();
-    const reserved = await reservePort('127.0.0.1', port);
-    const early = await requestEarly(port, '/early');
-    const response = responseOf(early, 5_000);
-
+  /** What embedded mode does once its API server is built: it listens on the reserved socket, then takes the rest. */
+  async function serveOn(reserved: ReservedPort): Promise<void> {
     const server = createHttpServer((request, response) => response.end(`served ${request.url}`));
     servers.push(server);
     await new Promise<void>((resolve) => server.listen({ handle: reserved.take() }, resolve));
     reserved.handOver(server);
+  }
+
+  it('answers a request that came while the start ran, once the API server serves', async () => {
+    const port = await freePort();
+    const reserved = await reservePort('127.0.0.1', port);
+    const early = await requestEarly(port, '/early');
+    const response = responseOf(early, 15_000);
+
+    await serveOn(reserved);
 
     const text = await response;
     expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
@@ -57,12 +62,9 @@ describe('the reserved port', () => {
     const gaveUp = await requestEarly(port, '/gave-up');
     gaveUp.resetAndDestroy();
     const early = await requestEarly(port, '/early');
-    const response = responseOf(early, 5_000);
+    const response = responseOf(early, 15_000);
 
-    const server = createHttpServer((request, response) => response.end(`served ${request.url}`));
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen({ handle: reserved.take() }, resolve));
-    reserved.handOver(server);
+    await serveOn(reserved);
 
     expect(await response).toMatch(/\r\n\r\nserved \/early$/);
   });
@@ -71,7 +73,7 @@ describe('the reserved port', () => {
     const port = await freePort();
     const reserved = await reservePort('127.0.0.1', port);
     const early = await requestEarly(port, '/early');
-    const response = responseOf(early, 5_000);
+    const response = responseOf(early, 15_000);
 
     reserved.release();
 
