@@ -372,6 +372,7 @@ describe('the openEO JavaScript client', () => {
       'CSV',
       'PARQUET',
       'DHIS2-JSON',
+      'CHAP-CSV',
     ]);
     expect(await connection.describeAccount()).toMatchObject({ user_id: 'anonymous' });
 
