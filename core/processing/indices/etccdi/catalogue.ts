@@ -1,7 +1,8 @@
 /**
  * The 27 ETCCDI core indices (https://etccdi.pacificclimate.org/list_27_indices.shtml): what each reads, the
- * frequencies ETCCDI defines it for, its unit, and how it is computed from a daily block. Temperatures are degC and
- * precipitation mm/day; a wet day has at least 1 mm.
+ * frequencies ETCCDI defines it for, its CF unit, and how it is computed from a daily block. Blocks hold
+ * temperatures in degC and precipitation in mm day-1 (the processes convert the inputs' units); a wet day has at
+ * least 1 mm.
  */
 import type { Calendar, Frequency, Periods } from './calendar.ts';
 import { growingSeasonLength } from './gsl.ts';
@@ -170,7 +171,7 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
   ofData('etccdi_rx5day', 'Rx5day', 'precipitation', [MONTHLY, 'mm'], (input) =>
     largestRunningSum(series(input, 'precipitation'), input.cells, input.periods, 5),
   ),
-  ofData('etccdi_sdii', 'SDII', 'precipitation', [ANNUAL, 'mm/day'], (input) => {
+  ofData('etccdi_sdii', 'SDII', 'precipitation', [ANNUAL, 'mm day-1'], (input) => {
     const { sum, count } = sumWhere(series(input, 'precipitation'), input.cells, input.periods, wet);
     for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : 0;
     return sum;

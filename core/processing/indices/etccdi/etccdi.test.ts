@@ -10,10 +10,21 @@ const days = (first: string, last: string) =>
     new Date(Date.parse(first) + d * DAY).toISOString().slice(0, 10),
   );
 
-/** A daily cube over `labels` of one cell per latitude, with `value(date, cell)`. */
-function daily(labels: string[], value: (date: string, cell: number) => number, latitudes = [45]): DataCube {
-  return cubeOf([temporal(labels), spatial('y', latitudes, 'EPSG:4326'), spatial('x', [10], 'EPSG:4326')], (i) =>
-    value(labels[Math.floor(i / latitudes.length)]!, i % latitudes.length),
+/** A daily cube over `labels` of one cell per latitude, with `value(date, cell)` in `units` (none when null). */
+function daily(
+  labels: string[],
+  value: (date: string, cell: number) => number,
+  { latitudes = [45], units = 'degC' as string | null } = {},
+): DataCube {
+  return cubeOf(
+    [
+      temporal(labels),
+      spatial('y', latitudes, 'EPSG:4326'),
+      spatial('x', [10], 'EPSG:4326'),
+      { name: 'bands', type: 'bands', labels: ['v'] },
+    ],
+    (i) => value(labels[Math.floor(i / latitudes.length)]!, i % latitudes.length),
+    units === null ? {} : { units: { v: units } },
   );
 }
 
@@ -52,7 +63,9 @@ describe('ETCCDI indices, by hand', () => {
   it('measures the growing season from 1 July south of the equator and from 1 January north of it', async () => {
     // Warm (10 degC) from 1 September 2001 to 31 March 2002, cold (0 degC) otherwise.
     const labels = days('2001-01-01', '2002-12-31');
-    const tmin = daily(labels, (d) => (d >= '2001-09-01' && d <= '2002-03-31' ? 10 : 0), [45, -30]);
+    const tmin = daily(labels, (d) => (d >= '2001-09-01' && d <= '2002-03-31' ? 10 : 0), {
+      latitudes: [45, -30],
+    });
     const { labels: years, values } = await index('etccdi_gsl', { tmin, tmax: tmin });
     expect(years).toEqual(['2001', '2002']);
     // North (cell 0): no warm run in the first half of 2001, so 0; in 2002 from 1 January to the cold run that
@@ -63,7 +76,7 @@ describe('ETCCDI indices, by hand', () => {
 
   it('credits a dry spell across the end of a year to the year it ends in, whole', async () => {
     const labels = days('2001-01-01', '2002-12-31');
-    const data = daily(labels, (d) => (d >= '2001-12-20' && d <= '2002-01-10' ? 0 : 5));
+    const data = daily(labels, (d) => (d >= '2001-12-20' && d <= '2002-01-10' ? 0 : 5), { units: 'mm day-1' });
     const { values } = await index('etccdi_cdd', { data });
     expect(values).toEqual([0, 22]);
   });
@@ -78,6 +91,66 @@ describe('ETCCDI indices, by hand', () => {
       base_period: [2001, 2003],
     });
     expect(values[months.indexOf('2004-02')]).toBeCloseTo(100 / 29, 12);
+  });
+
+  describe('units', () => {
+    const labels = days('2001-01-01', '2002-12-31');
+    // Temperatures from -5 to 25 degC and a rain of 0, 0.5, 3 or 12 mm a day, both varying from day to day.
+    const celsius = (date: string) => -5 + ((Date.parse(date) / DAY) % 31);
+    const rain = (date: string) => [0, 0.5, 3, 12][(Date.parse(date) / DAY) % 4]!;
+
+    it.each([
+      ['etccdi_fd', { data: 'tmin' }],
+      ['etccdi_txx', { data: 'tmax' }],
+      ['etccdi_dtr', { tmin: 'tmin', tmax: 'tmax' }],
+    ])('%s reads K as degC and gives its result in its unit', async (process, inputs) => {
+      const args = (units: string, offset: number) =>
+        Object.fromEntries(
+          Object.entries(inputs).map(([parameter, variable]) => [
+            parameter,
+            daily(labels, (d) => celsius(d) + (variable === 'tmax' ? 5 : 0) + offset, { units }),
+          ]),
+        );
+      const degC = (await run(process, args('degC', 0))) as DataCube;
+      const kelvin = (await run(process, args('K', 273.15))) as DataCube;
+      const [expected, actual] = await Promise.all([valuesOf(degC), valuesOf(kelvin)]);
+      expect(actual).toHaveLength(2);
+      actual.forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 9));
+      const unit = ETCCDI_INDICES.find((i) => i.id === process)!.unit;
+      expect(kelvin.metadata.units).toEqual({ v: unit });
+    });
+
+    it.each(['etccdi_prcptot', 'etccdi_cdd', 'etccdi_r10mm', 'etccdi_sdii'])(
+      '%s reads kg m-2 s-1 as mm day-1',
+      async (process) => {
+        const perDay = await index(process, { data: daily(labels, rain, { units: 'mm day-1' }) });
+        const perSecond = await index(process, {
+          data: daily(labels, (d) => rain(d) / 86_400, { units: 'kg m-2 s-1' }),
+        });
+        expect(perDay.values.every((v) => v > 0)).toBe(true);
+        perSecond.values.forEach((v, i) => expect(v).toBeCloseTo(perDay.values[i]!, 9));
+      },
+    );
+
+    it('refuses an input without units, naming the variable and the unit expected', async () => {
+      await expect(run('etccdi_fd', { data: daily(labels, celsius, { units: null }) })).rejects.toMatchObject({
+        code: 'ProcessParameterInvalid',
+        message: expect.stringMatching(/'data'.*variable 'v' has no units; expected temperature in 'degC'/),
+      });
+    });
+
+    it.each([
+      ['etccdi_fd', 'data', 'mm day-1', /variable 'v' has units 'mm day-1'; expected temperature in 'degC'/],
+      ['etccdi_cdd', 'data', 'degC', /variable 'v' has units 'degC'; expected precipitation in 'mm day-1'/],
+      ['etccdi_dtr', 'tmax', 'mm day-1', /'tmax'.*variable 'v' has units 'mm day-1'; expected temperature/],
+    ])('refuses %s given %s in %s', async (process, parameter, units, message) => {
+      const args = { data: daily(labels, rain), tmin: daily(labels, celsius), tmax: daily(labels, celsius) };
+      const inputs = Object.keys(ETCCDI_INDICES.find((i) => i.id === process)!.inputs);
+      const given = Object.fromEntries(
+        inputs.map((p) => [p, p === parameter ? daily(labels, rain, { units }) : args[p as keyof typeof args]]),
+      );
+      await expect(run(process, given)).rejects.toMatchObject({ code: 'ProcessParameterInvalid', message });
+    });
   });
 
   it('has no monthly form of an annual index', async () => {

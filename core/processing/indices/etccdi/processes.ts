@@ -8,15 +8,38 @@ import { invalidArgument } from '../../errors.ts';
 import type { Args, ProcessDefinition } from '../../process.ts';
 import { labelInstants } from '../../processes/cube/filters.ts';
 import { spatialAxes, temporalAxis } from '../../processes/cube/helpers.ts';
+import { bandUnits, convertInPlace, type Quantity } from '../../units.ts';
 import { WGS84, transformBetween } from '../../values/crs.ts';
 import { DAY_MS, calendarOf, periodsOf, type Frequency } from './calendar.ts';
 import { ETCCDI_INDICES, type EtccdiIndex, type Variable } from './catalogue.ts';
-import { EtccdiSource, MAX_BLOCK_VALUES, type IndexPlan } from './source.ts';
+import { EtccdiSource, MAX_BLOCK_VALUES, type IndexPlan, type PlannedInput } from './source.ts';
+
+const QUANTITY_OF: Readonly<Record<Variable, Quantity>> = {
+  tmin: 'temperature',
+  tmax: 'temperature',
+  precipitation: 'precipitation',
+};
+
+/**
+ * The input cube of each variable, read in the working unit of its quantity (degC, mm day-1); 400 when a cube has
+ * no single band with units of that quantity, so that a value is never compared with a threshold in another unit.
+ */
+function plannedInputs(index: EtccdiIndex, args: Args): Partial<Record<Variable, PlannedInput>> {
+  return Object.fromEntries(
+    Object.entries(index.inputs).map(([parameter, variable]) => {
+      const cube = args[parameter] as DataCube;
+      const { conversion } = bandUnits(cube, QUANTITY_OF[variable], index.id, parameter);
+      const convert = (values: Float64Array) => convertInPlace(values, conversion);
+      return [variable, { cube, convert }];
+    }),
+  );
+}
 
 function indexCube(index: EtccdiIndex, args: Args): DataCube {
   const entries = Object.entries(index.inputs);
   const [firstParameter] = entries[0]!;
   const first = args[firstParameter] as DataCube;
+  const inputs = plannedInputs(index, args);
   const axis = temporalAxis(first, null);
   for (const [parameter] of entries.slice(1)) {
     const other = args[parameter] as DataCube;
@@ -35,9 +58,7 @@ function indexCube(index: EtccdiIndex, args: Args): DataCube {
   const periods = periodsOf(calendar, frequency, days[0]!, days[days.length - 1]!);
   const plan: IndexPlan = {
     index,
-    inputs: Object.fromEntries(
-      entries.map(([parameter, variable]) => [variable, args[parameter] as DataCube]),
-    ) as Partial<Record<Variable, DataCube>>,
+    inputs,
     axis,
     frequency,
     calendar,
@@ -53,7 +74,16 @@ function indexCube(index: EtccdiIndex, args: Args): DataCube {
     axis,
     calendar.days,
   );
-  return new DataCube(new EtccdiSource(plan, { dimensions, dtype: 'float64', cellType: 'number', chunkShape }));
+  const band = dimensions.find((d) => d.type === 'bands')!.labels[0]!;
+  return new DataCube(
+    new EtccdiSource(plan, {
+      dimensions,
+      dtype: 'float64',
+      cellType: 'number',
+      chunkShape,
+      units: { [String(band)]: index.unit },
+    }),
+  );
 }
 
 /** The days (since the epoch) of the temporal labels, refused unless they are distinct days in order. */

@@ -15,10 +15,16 @@ import type { BaseYears } from './percentiles.ts';
 /** Values of one variable's series that one block may hold (8 bytes each). */
 export const MAX_BLOCK_VALUES = 1 << 22;
 
+export interface PlannedInput {
+  readonly cube: DataCube;
+  /** Turns values read from `cube` into the working unit of its variable, in place. */
+  readonly convert: (values: Float64Array) => void;
+}
+
 export interface IndexPlan {
   readonly index: EtccdiIndex;
-  /** The input cube of each variable, all with the same dimensions. */
-  readonly inputs: Readonly<Partial<Record<Variable, DataCube>>>;
+  /** The input of each variable, all with the same dimensions. */
+  readonly inputs: Readonly<Partial<Record<Variable, PlannedInput>>>;
   readonly axis: number;
   readonly frequency: Frequency;
   readonly calendar: Calendar;
@@ -54,7 +60,7 @@ export class EtccdiSource implements CubeSource {
     const cells = pre * post;
     const series: Partial<Record<Variable, Float64Array>> = {};
     const missing = new Uint8Array(calendar.days * cells);
-    for (const [variable, cube] of Object.entries(plan.inputs) as [Variable, DataCube][]) {
+    for (const [variable, { cube, convert }] of Object.entries(plan.inputs) as [Variable, PlannedInput][]) {
       const start = region.start.map((s, i) => (i === axis ? 0 : s));
       const shape = region.shape.map((s, i) => (i === axis ? positions : s));
       const read = await readRegion(cube, start, shape, signal);
@@ -65,6 +71,7 @@ export class EtccdiSource implements CubeSource {
           const from = (p * positions + t) * post;
           for (let q = 0; q < post; q++) block[row + q] = read[from + q]!;
         }
+      convert(block);
       series[variable] = block;
     }
     const blocks = Object.values(series);
