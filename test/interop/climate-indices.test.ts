@@ -1,8 +1,8 @@
 /**
- * SPI-3 end to end, in embedded mode with the sample weather of `make run`: the openEO JavaScript client builds
- * `load_collection` (sample-precipitation, mm day-1) -> `spi` -> `save_result` and computes it at `POST /result`,
- * and the answer is the engine's SPI over the same served store; SPI over a temperature store is refused with
- * openEO's 400 naming the variable and the unit expected.
+ * Climate indices end to end, in embedded mode with the sample weather of `make run` (one server start for all):
+ * the openEO JavaScript client builds `load_collection` (sample-precipitation, mm day-1) -> `spi` or `etccdi_cdd`
+ * -> `save_result` and computes it at `POST /result`, and the answer is the engine's index over the same served
+ * store; SPI over a temperature store is refused with openEO's 400 naming the variable and the unit expected.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,12 +22,40 @@ import { eventually } from '../support/eventually.ts';
 
 const BBOX = { west: -12, south: 8, east: -11.5, north: 8.5 };
 
+type Connection = Awaited<ReturnType<typeof OpenEO.connect>>;
+
+/** The JSON cube `computeResult` streams for the process graph ending in `saved`. */
+async function computedJson(connection: Connection, saved: Parameters<Connection['computeResult']>[0]) {
+  const { data } = await connection.computeResult(saved);
+  const chunks: Buffer[] = [];
+  for await (const chunk of data as AsyncIterable<Buffer>) chunks.push(chunk);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as CubeJson;
+}
+
+/** The engine's values of `process` (with `args`) over the served store, cut to BBOX and `extent`, NaN as null. */
+async function engineValues(process: string, args: Record<string, unknown>, extent: [string, string] | null) {
+  const cube = await openStoredCube(directoryStore(store));
+  const direct = (await runProcessGraph({
+    f: { process_id: 'filter_bbox', arguments: { data: cube, extent: BBOX } },
+    ...(extent ? { t: { process_id: 'filter_temporal', arguments: { data: { from_node: 'f' }, extent } } } : {}),
+    i: {
+      process_id: process,
+      arguments: { data: { from_node: extent ? 't' : 'f' }, ...args },
+      result: true,
+    },
+  })) as DataCube;
+  return Array.from(await materialize(direct, 1e7), (v) => (Number.isNaN(v) ? null : v));
+}
+
+/** One year of the sample (the end of a temporal extent is excluded). */
+const YEAR: [string, string] = ['2022-01-01', '2023-01-01'];
+
 let dataDir: string;
 let running: RunningEmbedded;
 let store: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'stratus-spi-'));
+  dataDir = await mkdtemp(join(tmpdir(), 'stratus-indices-'));
   running = await startEmbedded(dataDir, { sampleWeather: true });
   const dataset = await eventually(
     async () => {
@@ -44,7 +72,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-describe('SPI-3 over the sample precipitation through the openEO JavaScript client', () => {
+describe('climate indices over the sample precipitation through the openEO JavaScript client', () => {
   it('answers monthly SPI-3 for 2022-2024, as the engine computes it over the served store', async () => {
     const connection = await OpenEO.connect(running.url);
     const builder = await connection.buildProcess('spi3');
@@ -55,10 +83,7 @@ describe('SPI-3 over the sample precipitation through the openEO JavaScript clie
     });
     const spi = builder.process('spi', { data: precipitation, scale: 3, calibration_period: [2022, 2024] });
     const saved = builder.process('save_result', { data: spi, format: 'JSON' });
-    const { data } = await connection.computeResult(saved);
-    const chunks: Buffer[] = [];
-    for await (const chunk of data as AsyncIterable<Buffer>) chunks.push(chunk);
-    const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as CubeJson;
+    const answer = await computedJson(connection, saved);
 
     const time = answer.dimensions.find((d) => d.type === 'temporal')!;
     expect(time.labels).toHaveLength(36);
@@ -73,17 +98,28 @@ describe('SPI-3 over the sample precipitation through the openEO JavaScript clie
     expect(later.every((v) => v === null || Math.abs(v) < 4)).toBe(true);
 
     // The engine itself over the same store and extent gives the same numbers.
-    const cube = await openStoredCube(directoryStore(store));
-    const direct = (await runProcessGraph({
-      f: { process_id: 'filter_bbox', arguments: { data: cube, extent: BBOX } },
-      s: {
-        process_id: 'spi',
-        arguments: { data: { from_node: 'f' }, scale: 3, calibration_period: [2022, 2024] },
-        result: true,
-      },
-    })) as DataCube;
-    const expected = Array.from(await materialize(direct, 1e7), (v) => (Number.isNaN(v) ? null : v));
+    const expected = await engineValues('spi', { scale: 3, calibration_period: [2022, 2024] }, null);
     expect(values).toEqual(expected);
+  }, 120_000);
+
+  it('answers ETCCDI CDD for 2022, as the engine computes it over the served store', async () => {
+    const connection = await OpenEO.connect(running.url);
+    const builder = await connection.buildProcess('cdd');
+    const precipitation = builder.process('load_collection', {
+      id: 'sample-precipitation',
+      spatial_extent: BBOX,
+      temporal_extent: YEAR,
+    });
+    const cdd = builder.process('etccdi_cdd', { data: precipitation });
+    const saved = builder.process('save_result', { data: cdd, format: 'JSON' });
+    const answer = await computedJson(connection, saved);
+
+    expect(answer.dimensions.find((d) => d.type === 'temporal')!.labels).toEqual(['2022']);
+    const values = (answer.data as unknown[]).flat(Infinity) as (number | null)[];
+    expect(values.length).toBeGreaterThan(0);
+    // The sample has dry spells: every cell's longest is a whole number of days, at least one and within the year.
+    expect(values.every((v) => v !== null && Number.isInteger(v) && v >= 1 && v <= 365)).toBe(true);
+    expect(values).toEqual(await engineValues('etccdi_cdd', {}, YEAR));
   }, 120_000);
 
   it("refuses SPI over a stored variable whose units are no precipitation with openEO's 400 body", async () => {
