@@ -22,10 +22,20 @@ import { eventually } from '../support/eventually.ts';
 
 const BBOX = { west: -12, south: 8, east: -11.5, north: 8.5 };
 
-type Connection = Awaited<ReturnType<typeof OpenEO.connect>>;
-
-/** The JSON cube `computeResult` streams for the process graph ending in `saved`. */
-async function computedJson(connection: Connection, saved: Parameters<Connection['computeResult']>[0]) {
+/**
+ * The JSON cube the openEO JavaScript client computes at `POST /result` for load_collection (sample-precipitation
+ * over BBOX and `extent`) -> `process` (with `args`) -> save_result.
+ */
+async function clientIndex(process: string, args: Record<string, unknown>, extent: [string, string] | null) {
+  const connection = await OpenEO.connect(running.url);
+  const builder = await connection.buildProcess(process);
+  const precipitation = builder.process('load_collection', {
+    id: 'sample-precipitation',
+    spatial_extent: BBOX,
+    temporal_extent: extent,
+  });
+  const index = builder.process(process, { data: precipitation, ...args });
+  const saved = builder.process('save_result', { data: index, format: 'JSON' });
   const { data } = await connection.computeResult(saved);
   const chunks: Buffer[] = [];
   for await (const chunk of data as AsyncIterable<Buffer>) chunks.push(chunk);
@@ -74,16 +84,7 @@ afterAll(async () => {
 
 describe('climate indices over the sample precipitation through the openEO JavaScript client', () => {
   it('answers monthly SPI-3 for 2022-2024, as the engine computes it over the served store', async () => {
-    const connection = await OpenEO.connect(running.url);
-    const builder = await connection.buildProcess('spi3');
-    const precipitation = builder.process('load_collection', {
-      id: 'sample-precipitation',
-      spatial_extent: BBOX,
-      temporal_extent: null,
-    });
-    const spi = builder.process('spi', { data: precipitation, scale: 3, calibration_period: [2022, 2024] });
-    const saved = builder.process('save_result', { data: spi, format: 'JSON' });
-    const answer = await computedJson(connection, saved);
+    const answer = await clientIndex('spi', { scale: 3, calibration_period: [2022, 2024] }, null);
 
     const time = answer.dimensions.find((d) => d.type === 'temporal')!;
     expect(time.labels).toHaveLength(36);
@@ -103,16 +104,7 @@ describe('climate indices over the sample precipitation through the openEO JavaS
   }, 120_000);
 
   it('answers ETCCDI CDD for 2022, as the engine computes it over the served store', async () => {
-    const connection = await OpenEO.connect(running.url);
-    const builder = await connection.buildProcess('cdd');
-    const precipitation = builder.process('load_collection', {
-      id: 'sample-precipitation',
-      spatial_extent: BBOX,
-      temporal_extent: YEAR,
-    });
-    const cdd = builder.process('etccdi_cdd', { data: precipitation });
-    const saved = builder.process('save_result', { data: cdd, format: 'JSON' });
-    const answer = await computedJson(connection, saved);
+    const answer = await clientIndex('etccdi_cdd', {}, YEAR);
 
     expect(answer.dimensions.find((d) => d.type === 'temporal')!.labels).toEqual(['2022']);
     const values = (answer.data as unknown[]).flat(Infinity) as (number | null)[];
