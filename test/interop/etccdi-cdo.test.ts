@@ -83,12 +83,23 @@ function generate(first: string, last: string) {
     spatial('y', LAT, 'EPSG:4326'),
     spatial('x', LON, 'EPSG:4326'),
   ];
-  const cube = (data: Float64Array) => memoryCube({ dimensions, data, chunkShape: [400, 1, 2] });
+  // One band each, with the CF units the processes read.
+  const cube = (data: Float64Array, band: string, units: string) =>
+    memoryCube({
+      dimensions: [...dimensions, { name: 'bands', type: 'bands', labels: [band] }],
+      data,
+      chunkShape: [400, 1, 2, 1],
+      units: { [band]: units },
+    });
   return {
     first,
     days,
     values: { tmin, tmax, precipitation: pr },
-    cubes: { tmin: cube(tmin), tmax: cube(tmax), precipitation: cube(pr) },
+    cubes: {
+      tmin: cube(tmin, 'tasmin', 'degC'),
+      tmax: cube(tmax, 'tasmax', 'degC'),
+      precipitation: cube(pr, 'pr', 'mm day-1'),
+    },
     files: { tn: '', tx: '', pr: '', tnK: '', txK: '', tgK: '' },
   };
 }

@@ -132,6 +132,18 @@ describe('ETCCDI indices, by hand', () => {
       },
     );
 
+    it('takes tmin and tmax whose bands are named after their variables', async () => {
+      const band = (name: string, offset: number) =>
+        cubeOf(
+          [temporal(labels), spatial('y', [45], 'EPSG:4326'), { name: 'bands', type: 'bands', labels: [name] }],
+          (d) => offset + (d % 7),
+          { units: { [name]: 'degC' } },
+        );
+      const dtr = (await run('etccdi_dtr', { tmin: band('tasmin', 0), tmax: band('tasmax', 4) })) as DataCube;
+      expect(await valuesOf(dtr)).toEqual([4, 4]);
+      expect(dtr.metadata.units).toEqual({ tasmin: 'degC' });
+    });
+
     it('refuses an input without units, naming the variable and the unit expected', async () => {
       await expect(run('etccdi_fd', { data: daily(labels, celsius, { units: null }) })).rejects.toMatchObject({
         code: 'ProcessParameterInvalid',

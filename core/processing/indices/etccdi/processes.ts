@@ -46,7 +46,10 @@ function indexCube(index: EtccdiIndex, args: Args): DataCube {
     const same =
       other.dimensions.length === first.dimensions.length &&
       other.dimensions.every(
-        (d, i) => d.name === first.dimensions[i]!.name && sameLabels(d.labels, first.dimensions[i]!.labels),
+        // Bands are named after their variables (tasmin, tasmax), so only other dimensions' labels must match.
+        (d, i) =>
+          d.name === first.dimensions[i]!.name &&
+          (d.type === 'bands' || sameLabels(d.labels, first.dimensions[i]!.labels)),
       );
     if (!same)
       throw invalidArgument(index.id, parameter, `its dimensions and labels differ from those of '${firstParameter}'`);
