@@ -12,9 +12,8 @@ import { parsePeriod } from '../../core/periods/index.ts';
 import { sampleProvider } from '../../core/providers/sample.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
-import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
-import { startEmbedded } from '../support/embedded.ts';
-import { eventually } from '../support/eventually.ts';
+import type { Ingestion } from '../../core/resources/ingestion/schema.ts';
+import { finishedIngestion, startEmbedded } from '../support/embedded.ts';
 import { python } from '../support/python.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -43,14 +42,7 @@ async function served(name: string): Promise<{ time: string[]; shape: number[]; 
   return { ...view, values: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4) };
 }
 
-const finished = (name: string) =>
-  eventually(
-    async () => {
-      const run = await running.cluster.get<Ingestion>(ingestionKind, name, 'default');
-      return run?.status?.phase === 'successful' || run?.status?.phase === 'failed' ? run : undefined;
-    },
-    { timeoutMs: 120_000, intervalMs: 100 },
-  );
+const finished = (name: string) => finishedIngestion(running, name);
 
 const sampleDataset = async () => (await running.cluster.get<Dataset>(datasetKind, 'sample', 'default'))!;
 

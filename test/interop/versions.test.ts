@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { dataSourceKind } from '../../core/resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
-import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
-import { startEmbedded } from '../support/embedded.ts';
+import { ingestionKind } from '../../core/resources/ingestion/schema.ts';
+import { finishedIngestion, startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
 
@@ -49,14 +49,7 @@ async function read(path: string, name: string): Promise<{ time: string[]; value
 
 const rain = async () => (await running.cluster.get<Dataset>(datasetKind, 'rain', 'default'))!;
 
-const finished = (name: string) =>
-  eventually(
-    async () => {
-      const run = await running.cluster.get<Ingestion>(ingestionKind, name, 'default');
-      return run?.status?.phase === 'successful' || run?.status?.phase === 'failed' ? run : undefined;
-    },
-    { timeoutMs: 120_000, intervalMs: 100 },
-  );
+const finished = (name: string) => finishedIngestion(running, name);
 
 /**
  * Reads the current version's metadata and first chunk over and over until stopped, as a dashboard would, and

@@ -132,6 +132,17 @@ export async function untilExamplesServed(running: RunningEmbedded): Promise<voi
   );
 }
 
+/** The Ingestion `name` of the default namespace once it has finished, successfully or not. */
+export function finishedIngestion(running: RunningEmbedded, name: string, timeoutMs = 120_000): Promise<Ingestion> {
+  return eventually(
+    async () => {
+      const run = await running.cluster.get<Ingestion>(ingestionKind, name, 'default');
+      return run?.status?.phase === 'successful' || run?.status?.phase === 'failed' ? run : undefined;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
+}
+
 /**
  * The sample weather's example ingestion runs (`sample-<source>-2022-2024`) of `sources`, once each has finished,
  * successfully or not. Three years of one source take a minute or two on a busy machine.
@@ -141,15 +152,6 @@ export async function finishedSampleWeather(
   sources: readonly string[],
 ): Promise<Ingestion[]> {
   const runs: Ingestion[] = [];
-  for (const source of sources)
-    runs.push(
-      await eventually(
-        async () => {
-          const found = await running.cluster.get<Ingestion>(ingestionKind, `sample-${source}-2022-2024`, 'default');
-          return found?.status?.phase === 'successful' || found?.status?.phase === 'failed' ? found : undefined;
-        },
-        { timeoutMs: 150_000, intervalMs: 200 },
-      ),
-    );
+  for (const source of sources) runs.push(await finishedIngestion(running, `sample-${source}-2022-2024`, 150_000));
   return runs;
 }
