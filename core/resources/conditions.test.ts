@@ -16,6 +16,7 @@ describe('the condition catalogues of the kinds', () => {
       'ProcessingJob',
       'Delivery',
       'OAuth2Client',
+      'AnalyticsTable',
     ]);
   });
 

@@ -66,6 +66,7 @@ describe('resource registry', () => {
     const kinds = resourceKinds.map((k) => k.kind).sort();
     expect(kinds).toEqual(
       [
+        'AnalyticsTable',
         'DataSource',
         'Dataset',
         'Delivery',

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { isApiError, type FieldCause } from '../cluster/errors.ts';
 import { checkName, namespaceOf } from '../cluster/embedded/names.ts';
 import type { KindRef, KubeObject } from '../cluster/objects.ts';
+import { analyticsTableKind } from './analytics-table/schema.ts';
 import { dataSourceKind } from './data-source/schema.ts';
 import { datasetKind } from './dataset/schema.ts';
 import { deliveryKind } from './delivery/schema.ts';
@@ -47,6 +48,7 @@ export const resourceKinds: readonly ResourceKind[] = [
   sessionKind,
   oauth2ClientAssertionKind,
   writerClaimKind,
+  analyticsTableKind,
 ];
 
 /** Kinds accepted in manifests: Stratus's own, and the built-in Secret. */

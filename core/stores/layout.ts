@@ -6,6 +6,8 @@ import { join, sep } from 'node:path';
  *   datasets/<id>/staging/<version>/    a materialization being written; never served
  *   datasets/<id>/thumbnails/<version>.png  the preview rendered with a version
  *   datasets/<id>/icechunk/             the Icechunk repository of an `icechunk` dataset: its versions are snapshots
+ *   analytics/<name>/versions/<version>.parquet  the published versions of an AnalyticsTable
+ *   analytics/<name>/staging/            a table version being written; never served
  * A version directory appears by one rename of its complete staging directory; an Icechunk version by one
  * compare-and-swap of the repository's `main` branch.
  */
@@ -30,6 +32,11 @@ export const versionDir = (root: string, id: string, version: string) => join(ve
 export const icechunkDir = (root: string, id: string) => join(datasetDir(root, id), 'icechunk');
 /** Store path of a dataset's Icechunk repository, as its versions record it. */
 export const icechunkPath = (id: string) => ['datasets', checked(id), 'icechunk'].join('/');
+
+export const analyticsTableDir = (root: string, name: string) => join(root, 'analytics', checked(name));
+/** Store path (relative to the root) of a published AnalyticsTable version, as its status records it. */
+export const analyticsTablePath = (name: string, version: string) =>
+  ['analytics', checked(name), 'versions', `${checked(version)}.parquet`].join('/');
 
 /** The file of a NetCDF-4 version inside its version directory. */
 export const NETCDF_FILE = 'data.nc';

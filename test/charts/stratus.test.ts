@@ -119,7 +119,7 @@ describe('Helm chart charts/stratus', () => {
     expect(role(kind, 'stratus-worker').rules).toEqual([
       {
         apiGroups: ['climate.stratus.dev'],
-        resources: ['ingestions/status', 'processingjobs/status', 'deliveries/status'],
+        resources: ['ingestions/status', 'processingjobs/status', 'deliveries/status', 'analyticstables/status'],
         verbs: ['patch'],
       },
     ]);

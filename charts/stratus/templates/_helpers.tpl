@@ -61,6 +61,7 @@ capabilities:
 
 {{/* Every kind of climate.stratus.dev, by plural; a chart test checks it against crds/. */}}
 {{- define "stratus.resources" -}}
+- analyticstables
 - datasets
 - datasources
 - deliveries
@@ -84,6 +85,7 @@ capabilities:
 
 {{/* Kinds people work with; the authorization server's records stay out of the aggregated user roles. */}}
 {{- define "stratus.userResources" -}}
+- analyticstables
 - datasets
 - datasources
 - deliveries
@@ -124,7 +126,7 @@ capabilities:
 {{/* What a worker may do where the operator watches: report into its run's status (operator/worker/status-report.ts). */}}
 {{- define "stratus.workerRules" -}}
 - apiGroups: ["climate.stratus.dev"]
-  resources: ["ingestions/status", "processingjobs/status", "deliveries/status"]
+  resources: ["ingestions/status", "processingjobs/status", "deliveries/status", "analyticstables/status"]
   verbs: ["patch"]
 {{- end -}}
 
