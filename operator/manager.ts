@@ -1,3 +1,4 @@
+import { analyticsTableController } from './controllers/analytics-table/controller.ts';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { InformerCaches } from '../core/cluster/informer-caches.ts';
@@ -86,6 +87,7 @@ export function controllerDefinitions(
     deliveryController({ ...options.instance, ...(options.ingestion && { backoff: options.ingestion }) }),
     scheduleController({ readOnly: options.readOnly ?? false, leadership: options.leadership ?? soleProcess }),
     oauth2ClientController(),
+    analyticsTableController(options.instance),
   ] as ControllerDefinition[];
 }
 

@@ -12,6 +12,7 @@ export const RUN_LOG_FILES = {
   delivery: 'data-exchange',
   processing: 'analytics-table',
   'catalogue-build': 'analytics-table',
+  'analytics-table': 'analytics-table',
 } as const satisfies Record<string, BackgroundProcess>;
 
 export type RunKind = keyof typeof RUN_LOG_FILES;

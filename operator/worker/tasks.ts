@@ -1,4 +1,5 @@
 import { resolve, sep } from 'node:path';
+import { analyticsTable, removeAnalyticsTable } from './analytics-table.ts';
 import { removeDatasetVersions } from './dataset-versions.ts';
 import { delivery, removeDeliveryFiles } from './delivery.ts';
 import { featureRefresh } from './feature-refresh.ts';
@@ -16,6 +17,8 @@ export const tasks: Record<string, Task> = {
   delivery,
   'remove-delivery-files': removeDeliveryFiles,
   'remove-dataset-versions': removeDatasetVersions,
+  'analytics-table': analyticsTable,
+  'remove-analytics-table': removeAnalyticsTable,
 };
 
 /**

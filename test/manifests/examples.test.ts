@@ -54,6 +54,7 @@ const references: { from: string; field: string; to: string; key: (e: Example) =
   { from: 'InitialAccessToken', field: 'principalName', to: 'User', key: (e) => e.spec.username },
   { from: 'Session', field: 'principalName', to: 'User', key: (e) => e.spec.username },
   { from: 'OAuth2ClientAssertion', field: 'clientId', to: 'OAuth2Client', key: (e) => e.spec.clientId },
+  { from: 'AnalyticsTable', field: 'featureCollection', to: 'FeatureCollection', key: (e) => e.name },
 ];
 
 describe('example manifests', () => {

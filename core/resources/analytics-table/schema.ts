@@ -58,6 +58,7 @@ export const analyticsTableVersionSchema = z
     path: z.string().describe('Store path of its Parquet file.'),
     sourceVersion: z.string().describe('The dataset version it was computed from.'),
     featureCollectionPath: z.string().describe('The stored feature collection file it was computed with.'),
+    generation: z.number().int().min(0).describe('The `metadata.generation` of the spec it was computed with.'),
     rows: z.number().int().min(0).describe('Rows of the table.'),
     periods: z
       .object({ start: z.string(), end: z.string() })
@@ -77,6 +78,15 @@ export const analyticsTableStatusSchema = z
   .object({
     ...statusBase,
     ...runStatusFields,
+    target: z
+      .object({
+        sourceVersion: z.string(),
+        featureCollectionPath: z.string(),
+        generation: z.number().int().min(0),
+      })
+      .optional()
+      .describe('What the current or last build computes: the dataset version, collection file and spec generation.'),
+    runFirstAttempt: z.number().int().min(1).optional().describe('The first attempt of the current build.'),
     table: analyticsTableVersionSchema.optional().describe('The version readers are served.'),
     versions: z
       .array(analyticsTableVersionSchema)

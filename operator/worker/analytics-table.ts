@@ -1,0 +1,151 @@
+/**
+ * The `analytics-table` task: one build of an AnalyticsTable (core/analytics). It extends the previous version
+ * when it was computed from an earlier version of the same dataset with the same collection file (only the
+ * periods holding a changed day are computed; the others are copied), else computes the whole table; writes the
+ * new version's Parquet file atomically beside the others, and removes the versions retention no longer keeps.
+ */
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { buildAnalytics, periodKey } from '../../core/analytics/build.ts';
+import { changedDays } from '../../core/analytics/changes.ts';
+import { orgUnitCoverage } from '../../core/analytics/coverage-cache.ts';
+import { readAnalyticsTable, writeAnalyticsTable } from '../../core/analytics/table-file.ts';
+import { removeFileDurably, removeTree } from '../../core/files/durable.ts';
+import type { KubeObject } from '../../core/cluster/objects.ts';
+import { datasetCollections } from '../../core/processing/collections/datasets.ts';
+import { storedFeatureCollections } from '../../core/processing/collections/feature-collections.ts';
+import { pinnedResources } from '../../core/processing/jobs/pinned.ts';
+import { gridOf, type RasterGrid } from '../../core/processing/zonal/grid.ts';
+import { dnsLabel } from '../../core/resources/common.ts';
+import type { AnalyticsTableVersion } from '../../core/resources/analytics-table/schema.ts';
+import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
+import { RunError } from '../../core/runs/errors.ts';
+import { analyticsTableDir, analyticsTablePath, newVersionId, storeFile } from '../../core/stores/layout.ts';
+import { analyticsTableInputSchema, type AnalyticsTableInput } from './analytics-table-input.ts';
+import type { Task, TaskContext } from './protocol.ts';
+
+const removeTableInputSchema = z.object({ table: dnsLabel, storageRoot: z.string().min(1) });
+
+const sameGrid = (a: RasterGrid, b: RasterGrid) =>
+  a.nx === b.nx &&
+  a.ny === b.ny &&
+  [
+    [a.x0, b.x0],
+    [a.dx, b.dx],
+    [a.y0, b.y0],
+    [a.dy, b.dy],
+  ].every(([p, q]) => Math.abs(p! - q!) <= Math.abs(a.dx) * 1e-6);
+
+async function openCube(input: AnalyticsTableInput, dataset: string) {
+  const collections = datasetCollections({
+    cluster: pinnedResources(input.resources as KubeObject[]),
+    namespace: input.namespace,
+    storageRoot: input.storageRoot,
+  });
+  const opened = await collections.open(dataset, { spatialExtent: null, temporalExtent: null, bands: null });
+  if (!opened) throw new RunError('SourceNotFound', `Dataset ${dataset} has no served Zarr version to aggregate.`);
+  return { cube: opened.cube, version: String(opened.properties?.version) };
+}
+
+/** The population of each cell, from the first time step of the population dataset on the same grid. */
+async function populationWeights(input: AnalyticsTableInput, grid: RasterGrid): Promise<Float64Array> {
+  const { cube } = await openCube(input, input.spec.populationDataset!);
+  if (!sameGrid(gridOf(cube), grid))
+    throw new RunError(
+      'InvalidParameters',
+      `Population dataset ${input.spec.populationDataset} is not on the grid of dataset ${input.spec.source.dataset}.`,
+    );
+  const [, , cy, cx] = cube.metadata.chunkShape as [number, number, number, number];
+  const weights = new Float64Array(grid.nx * grid.ny);
+  for (let iy = 0; iy * cy < grid.ny; iy++)
+    for (let ix = 0; ix * cx < grid.nx; ix++) {
+      const chunk = await cube.source.readChunk([0, 0, iy, ix]);
+      const h = Math.min(cy, grid.ny - iy * cy);
+      const w = Math.min(cx, grid.nx - ix * cx);
+      for (let r = 0; r < h; r++)
+        for (let c = 0; c < w; c++) weights[(iy * cy + r) * grid.nx + ix * cx + c] = chunk[r * w + c]!;
+    }
+  return weights;
+}
+
+async function build(input: AnalyticsTableInput, context: TaskContext): Promise<AnalyticsTableVersion> {
+  const { spec, namespace, storageRoot: root, previous } = input;
+  const cluster = pinnedResources(input.resources as KubeObject[]);
+  const dataset = await cluster.get<Dataset>(datasetKind, spec.source.dataset, namespace);
+  const collection = await cluster.get<FeatureCollection>(featureCollectionKind, spec.featureCollection, namespace);
+  const featureCollectionPath = collection?.status?.path;
+  if (!dataset || !featureCollectionPath)
+    throw new RunError('SourceNotFound', 'The dataset or the feature collection has nothing served.');
+  const { cube, version: sourceVersion } = await openCube(input, spec.source.dataset);
+  const band = String(cube.dimensions[1]?.labels[0]);
+  if (spec.source.band !== undefined && spec.source.band !== band)
+    throw new RunError('InvalidParameters', `Dataset ${spec.source.dataset} has no variable ${spec.source.band}.`);
+  const stored = await storedFeatureCollections({ cluster, namespace, storageRoot: root }).get(spec.featureCollection);
+  if (!stored) throw new RunError('SourceNotFound', `Feature collection ${spec.featureCollection} has no stored file.`);
+  const grid = gridOf(cube);
+  const { orgUnits } = await orgUnitCoverage(root, featureCollectionPath, stored.features, stored.crs, grid);
+  // The controller hands over the previous version only when it was computed with the same spec.
+  const extends_ = previous?.featureCollectionPath === featureCollectionPath ? previous : undefined;
+  const changed =
+    extends_ && changedDays(dataset, { sourceVersion: extends_.sourceVersion, end: extends_.periods?.end });
+  const result = await buildAnalytics({
+    cube,
+    sourceVersion,
+    orgUnits,
+    periodTypes: spec.periodTypes,
+    statistics: spec.statistics,
+    ...(spec.weighting === 'population' && { cellWeights: await populationWeights(input, grid) }),
+    ...(changed && { changed }),
+    signal: context.signal,
+    progress: (done, total) => context.progress(done, total, 'aggregating time chunks'),
+  });
+  const kept =
+    changed && extends_
+      ? (await readAnalyticsTable(storeFile(root, extends_.path))).filter(
+          (row) => !result.periods.has(periodKey(row.periodType, row.pe)),
+        )
+      : [];
+  const rows = [...kept, ...result.rows];
+  const id = newVersionId(new Date(), input.attempt);
+  const path = analyticsTablePath(input.table, id);
+  await mkdir(join(analyticsTableDir(root, input.table), 'versions'), { recursive: true });
+  await writeAnalyticsTable(storeFile(root, path), rows);
+  await removeUnkept(input, id);
+  return {
+    id,
+    path,
+    sourceVersion,
+    featureCollectionPath,
+    generation: input.generation,
+    rows: rows.length,
+    ...(result.days && { periods: result.days }),
+    computedPeriods: result.periods.size,
+    cellsRead: result.cellsRead,
+    publishedAt: new Date().toISOString(),
+  };
+}
+
+/** Versions retention no longer keeps (the controller says which it keeps) lose their files. */
+async function removeUnkept(input: AnalyticsTableInput, id: string): Promise<void> {
+  const dir = join(analyticsTableDir(input.storageRoot, input.table), 'versions');
+  const keep = new Set([...input.keep, id].map((v) => `${v}.parquet`));
+  for (const name of await readdir(dir))
+    if (name.endsWith('.parquet') && !keep.has(name)) await removeFileDurably(join(dir, name));
+}
+
+export const analyticsTable: Task = async (raw, context) => {
+  const parsed = analyticsTableInputSchema.safeParse(raw);
+  if (!parsed.success) throw new RunError('InvalidInput', `invalid analytics-table input: ${parsed.error.message}`);
+  return build(parsed.data, context);
+};
+
+/** The `remove-analytics-table` task: a deleted table's versions go with their directory. */
+export const removeAnalyticsTable: Task = async (raw) => {
+  const parsed = removeTableInputSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new RunError('InvalidInput', `invalid remove-analytics-table input: ${parsed.error.message}`);
+  await removeTree(analyticsTableDir(parsed.data.storageRoot, parsed.data.table));
+  return null;
+};
