@@ -38,7 +38,7 @@ export interface AnalyticsBuild {
   rows: AnalyticsRow[];
   /** The computed periods, as `periodType/pe` keys. */
   periods: Set<string>;
-  /** Values read from the source: cells × time steps. */
+  /** Values read from the source: cells × time steps of the chunks read (those that hold an org unit's cell). */
   cellsRead: number;
   /** First and last day of the source. */
   days: { start: string; end: string } | undefined;
@@ -72,18 +72,68 @@ function statistic(stat: AnalyticsStatistic, acc: Accumulators, slot: number): n
   return stat === 'min' ? acc.min[slot]! : acc.max[slot]!;
 }
 
-/** The weights of each org unit's cells, with the population (or another per-cell weight) applied. */
-function weightsOf(orgUnits: readonly OrgUnitCells[], cellWeights: ArrayLike<number> | undefined) {
-  return orgUnits.map(({ cells }) => {
-    if (!cells) return { cells: new Int32Array(0), weights: new Float64Array(0) };
-    const weights = Float64Array.from(cells.weights);
-    if (cellWeights)
-      for (let i = 0; i < weights.length; i++) {
-        const w = cellWeights[cells.cells[i]!]!;
-        weights[i] = Number.isFinite(w) ? weights[i]! * w : 0;
-      }
-    return { cells: Int32Array.from(cells.cells), weights };
+/**
+ * The weighted cells of every org unit, grouped by the spatial chunk that holds them (offsets within the chunk), so
+ * each chunk is read once per time chunk straight from its decoded array. Population (or another per-cell weight)
+ * multiplies the coverage fractions.
+ */
+interface ChunkCells {
+  unit: Int32Array;
+  offset: Int32Array;
+  weight: Float64Array;
+}
+
+function cellsByChunk(
+  orgUnits: readonly OrgUnitCells[],
+  cellWeights: ArrayLike<number> | undefined,
+  grid: { nx: number; cy: number; cx: number },
+): Map<string, ChunkCells> {
+  const { nx, cy, cx } = grid;
+  const lists = new Map<string, { unit: number[]; offset: number[]; weight: number[] }>();
+  orgUnits.forEach(({ cells }, o) => {
+    if (!cells) return;
+    cells.cells.forEach((cell, i) => {
+      const extra = cellWeights ? cellWeights[cell]! : 1;
+      const weight = cells.weights[i]! * (Number.isFinite(extra) ? extra : 0);
+      if (weight === 0) return;
+      const r = Math.floor(cell / nx);
+      const c = cell % nx;
+      const [iy, ix] = [Math.floor(r / cy), Math.floor(c / cx)];
+      const width = Math.min(cx, nx - ix * cx);
+      const key = `${iy},${ix}`;
+      let list = lists.get(key);
+      if (!list) lists.set(key, (list = { unit: [], offset: [], weight: [] }));
+      list.unit.push(o);
+      list.offset.push((r - iy * cy) * width + (c - ix * cx));
+      list.weight.push(weight);
+    });
   });
+  return new Map(
+    [...lists].map(([key, l]) => [
+      key,
+      { unit: Int32Array.from(l.unit), offset: Int32Array.from(l.offset), weight: Float64Array.from(l.weight) },
+    ]),
+  );
+}
+
+/** One time step of one chunk into the org units' weighted sums: a plain function the JIT optimizes on its own. */
+function addPlane(
+  data: ArrayLike<number>,
+  base: number,
+  { unit, offset, weight }: ChunkCells,
+  sums: Float64Array,
+  weights: Float64Array,
+  row: number,
+): void {
+  for (let e = 0; e < unit.length; e++) {
+    const v = data[base + offset[e]!]!;
+    if (v === v) {
+      const w = weight[e]!;
+      const slot = row + unit[e]!;
+      sums[slot] += w * v;
+      weights[slot] += w;
+    }
+  }
 }
 
 export async function buildAnalytics(input: AnalyticsBuildInput): Promise<AnalyticsBuild> {
@@ -101,57 +151,50 @@ export async function buildAnalytics(input: AnalyticsBuildInput): Promise<Analyt
     for (const key of periodsOfStep[t]!) if (!index.has(key)) index.set(key, index.size);
   });
   const steps = periodsOfStep.flatMap((keys, t) => (keys.some((k) => index.has(k)) ? [t] : []));
-  const units = weightsOf(orgUnits, input.cellWeights);
   const nOu = orgUnits.length;
   const acc = accumulators(index.size * nOu);
 
   const [ct, , cy, cx] = cube.metadata.chunkShape as [number, number, number, number];
   const ny = yDim.labels.length;
   const nx = xDim.labels.length;
+  const chunks = cellsByChunk(orgUnits, input.cellWeights, { nx, cy, cx });
   const wanted = new Set(steps);
-  const daily = new Float64Array(nOu);
+  // Per step of a time chunk and org unit: the weighted sum of its valid cells and their weight.
+  const sums = new Float64Array(ct * nOu);
+  const weights = new Float64Array(ct * nOu);
   let cellsRead = 0;
   const timeChunks = [...new Set(steps.map((t) => Math.floor(t / ct)))];
-  for (const [done, it] of timeChunks.entries()) {
-    input.signal?.throwIfAborted();
+  const spatial = [...chunks].map(([key, cells]) => ({ at: key.split(',').map(Number) as [number, number], cells }));
+  const reads = timeChunks.flatMap((it) => spatial.map((chunk) => ({ it, ...chunk })));
+  // One chunk is read (and decoded on a worker thread) ahead, while this thread adds up the one before.
+  const read = (i: number) => {
+    const { it, at } = reads[i]!;
+    const reading = cube.source.readChunk([it, 0, ...at], input.signal);
+    reading.catch(() => undefined);
+    return reading;
+  };
+  let ahead = reads.length > 0 ? read(0) : undefined;
+  for (let i = 0; i < reads.length; i++) {
+    const data = await ahead!;
+    ahead = i + 1 < reads.length ? read(i + 1) : undefined;
+    const { it, at, cells } = reads[i]!;
     const t0 = it * ct;
     const length = Math.min(ct, instants.length - t0);
-    const planes = new Float32Array(length * ny * nx);
-    for (let iy = 0; iy * cy < ny; iy++)
-      for (let ix = 0; ix * cx < nx; ix++) {
-        const chunk = await cube.source.readChunk([it, 0, iy, ix], input.signal);
-        const h = Math.min(cy, ny - iy * cy);
-        const w = Math.min(cx, nx - ix * cx);
-        for (let k = 0; k < length; k++)
-          for (let r = 0; r < h; r++) {
-            const from = (k * h + r) * w;
-            planes.set(chunk.subarray(from, from + w), k * ny * nx + (iy * cy + r) * nx + ix * cx);
-          }
-      }
-    cellsRead += length * ny * nx;
+    const plane = Math.min(cy, ny - at[0] * cy) * Math.min(cx, nx - at[1] * cx);
+    cellsRead += length * plane;
+    for (let k = 0; k < length; k++) if (wanted.has(t0 + k)) addPlane(data, k * plane, cells, sums, weights, k * nOu);
+    if (i + 1 < reads.length && reads[i + 1]!.it === it) continue;
+    // The time chunk is complete: its daily values go into their periods.
     for (let k = 0; k < length; k++) {
       const t = t0 + k;
       if (!wanted.has(t)) continue;
-      const base = k * ny * nx;
-      for (let o = 0; o < nOu; o++) {
-        const { cells, weights } = units[o]!;
-        let sum = 0;
-        let weight = 0;
-        for (let i = 0; i < cells.length; i++) {
-          const v = planes[base + cells[i]!]!;
-          if (v === v) {
-            sum += weights[i]! * v;
-            weight += weights[i]!;
-          }
-        }
-        daily[o] = weight > 0 ? sum / weight : NaN;
-      }
       for (const key of periodsOfStep[t]!) {
         const p = index.get(key);
         if (p === undefined) continue;
         for (let o = 0; o < nOu; o++) {
-          const v = daily[o]!;
-          if (v !== v) continue;
+          const w = weights[k * nOu + o]!;
+          if (w === 0) continue;
+          const v = sums[k * nOu + o]! / w;
           const slot = p * nOu + o;
           acc.sum[slot] += v;
           acc.count[slot] += 1;
@@ -160,7 +203,9 @@ export async function buildAnalytics(input: AnalyticsBuildInput): Promise<Analyt
         }
       }
     }
-    input.progress?.(done + 1, timeChunks.length);
+    sums.fill(0);
+    weights.fill(0);
+    input.progress?.(timeChunks.indexOf(it) + 1, timeChunks.length);
   }
 
   const rows: AnalyticsRow[] = [];

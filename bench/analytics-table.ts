@@ -1,0 +1,233 @@
+/**
+ * Analytics tables: the initial build of an org unit × month table over a daily store, against the numpy expert
+ * (`analytics-peer.py`: zarr-python reading the same store a time chunk at a time, each polygon's window weights
+ * built once, one vectorised weighted mean per polygon and chunk), and a one-day incremental update against the
+ * full build. Both sides single-threaded; the coverage fractions of both are timed apart from the aggregation.
+ * Stratus runs in a child process of its own so that its peak RSS is the build's alone.
+ *
+ * Run alone: `node bench/analytics-table.ts`. Knobs: BENCH_ANALYTICS_YEARS (10), BENCH_ANALYTICS_SIZE (cells a
+ * side, 500), BENCH_ANALYTICS_UNITS (org units, 2000), BENCH_RUNS (3).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildAnalytics, periodKey } from '../core/analytics/build.ts';
+import { readAnalyticsTable, writeAnalyticsTable } from '../core/analytics/table-file.ts';
+import { openStoredCube } from '../core/processing/collections/stored-cube.ts';
+import { gridOf } from '../core/processing/zonal/grid.ts';
+import { zonalTable } from '../core/processing/zonal/table.ts';
+import { periodRange } from '../core/periods/index.ts';
+import { directoryStore } from '../core/stores/directory-store.ts';
+import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
+import { configureProcessPool } from '../core/workers/pool.ts';
+import { DEBIAN_PYTHON } from '../test/support/python.ts';
+import type { Headline } from './headline.ts';
+
+const run = promisify(execFile);
+const PEER = join(import.meta.dirname, 'analytics-peer.py');
+const WEST = 0;
+const NORTH = 10;
+const SIZE = 0.01;
+
+/** Org units tiling the grid: quadrilaterals on a jittered lattice, so neighbours share their slanted edges. */
+function orgUnits(count: number, size: number) {
+  const columns = Math.round(Math.sqrt(count * 1.25));
+  const rows = Math.ceil(count / columns);
+  const jitter = (i: number, j: number, axis: number) => (((i * 7919 + j * 104729 + axis * 31) % 97) / 97 - 0.5) * 0.6;
+  const point = (i: number, j: number) => {
+    const inner = (k: number, n: number) => k > 0 && k < n;
+    const x = (i + (inner(i, columns) ? jitter(i, j, 0) : 0)) * (size / columns);
+    const y = (j + (inner(j, rows) ? jitter(i, j, 1) : 0)) * (size / rows);
+    return [WEST + x * SIZE, NORTH - y * SIZE];
+  };
+  const features = [];
+  for (let k = 0; k < count; k++) {
+    const i = k % columns;
+    const j = Math.floor(k / columns);
+    const ring = [point(i, j), point(i + 1, j), point(i + 1, j + 1), point(i, j + 1), point(i, j)];
+    features.push({
+      type: 'Feature',
+      id: `OU${k}`,
+      properties: {},
+      geometry: { type: 'Polygon', coordinates: [ring] },
+    });
+  }
+  return { type: 'FeatureCollection', features };
+}
+
+async function writeStore(path: string, days: number, size: number): Promise<void> {
+  const end = new Date(Date.UTC(2015, 0, days)).toISOString().slice(0, 10);
+  const lon = Float64Array.from({ length: size }, (_, i) => WEST + (i + 0.5) * SIZE);
+  const lat = Float64Array.from({ length: size }, (_, j) => NORTH - (j + 0.5) * SIZE);
+  const writer = await RasterCubeWriter.create(path, {
+    variable: 'value',
+    periodType: 'daily',
+    periods: periodRange('daily', '2015-01-01', end),
+    grid: { lon, lat, resolution: SIZE },
+    attributes: {},
+  });
+  const plane = new Float32Array(size * size);
+  for (let t = 0; t < days; t++) {
+    for (let i = 0; i < plane.length; i++)
+      plane[i] = (i + t) % 101 === 0 ? NaN : ((i * 2654435761 + t * 40503) % 1000) / 10;
+    await writer.append(plane);
+  }
+  await writer.finish();
+}
+
+async function peakRssMegabytes(): Promise<number> {
+  return Number(/^VmHWM:\s+(\d+)/m.exec(await readFile('/proc/self/status', 'utf8'))![1]) / 1024;
+}
+
+/** The Stratus side in this process: coverage, full build and table write, then a one-day update of that table. */
+async function measure(store: string, polygonsPath: string, out: string) {
+  await configureProcessPool(1).warm();
+  const features = JSON.parse(await readFile(polygonsPath, 'utf8')).features;
+  const cube = await openStoredCube(directoryStore(store));
+  const coverageStart = performance.now();
+  const { entries } = zonalTable(features, 'EPSG:4326', gridOf(cube), 'coverage');
+  const units = features.map((f: { id: string }, i: number) => ({ id: f.id, cells: entries[i] ?? null }));
+  const coverageSeconds = (performance.now() - coverageStart) / 1000;
+  const options = {
+    cube,
+    sourceVersion: 'v1',
+    orgUnits: units,
+    periodTypes: ['monthly'],
+    statistics: ['mean', 'sum', 'min', 'max', 'count'],
+  } as const;
+  const fullStart = performance.now();
+  const full = await buildAnalytics(options);
+  await writeAnalyticsTable(out, full.rows);
+  const fullSeconds = (performance.now() - fullStart) / 1000;
+  const lastDay = full.days!.end;
+  const updateStart = performance.now();
+  const update = await buildAnalytics({ ...options, sourceVersion: 'v2', changed: (day) => day === lastDay });
+  const kept = (await readAnalyticsTable(out)).filter((r) => !update.periods.has(periodKey(r.periodType, r.pe)));
+  await writeAnalyticsTable(`${out}.next`, [...kept, ...update.rows]);
+  const updateSeconds = (performance.now() - updateStart) / 1000;
+  const means = full.rows.filter((r) => r.stat === 'mean');
+  return {
+    coverageSeconds,
+    fullSeconds,
+    updateSeconds,
+    updateCellsRead: update.cellsRead,
+    fullCellsRead: full.cellsRead,
+    peakRssMegabytes: await peakRssMegabytes(),
+    means: Object.fromEntries(means.map((r) => [`${r.ou}/${r.pe}`, r.value])),
+  };
+}
+
+export interface AnalyticsBuildFigures {
+  days: number;
+  size: number;
+  units: number;
+  runs: { coverage: number; full: number; update: number; peerMasks: number; peerAggregate: number }[];
+  peakRssMegabytes: number;
+  peerPeakRssMegabytes: number;
+  maxDifference: number;
+}
+
+export async function benchAnalyticsBuild(
+  years = Number(process.env.BENCH_ANALYTICS_YEARS ?? 10),
+  size = Number(process.env.BENCH_ANALYTICS_SIZE ?? 500),
+  count = Number(process.env.BENCH_ANALYTICS_UNITS ?? 2000),
+  runs = Number(process.env.BENCH_RUNS ?? 3),
+): Promise<AnalyticsBuildFigures> {
+  const root = await mkdtemp(join(tmpdir(), 'stratus-bench-analytics-'));
+  try {
+    const days = Math.round(years * 365.25);
+    const store = join(root, 'cube.zarr');
+    await writeStore(store, days, size);
+    const polygonsPath = join(root, 'units.geojson');
+    await writeFile(polygonsPath, JSON.stringify(orgUnits(count, size)));
+    const figures: AnalyticsBuildFigures = {
+      days,
+      size,
+      units: count,
+      runs: [],
+      peakRssMegabytes: 0,
+      peerPeakRssMegabytes: 0,
+      maxDifference: 0,
+    };
+    const env = { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', PYTHONWARNINGS: 'ignore' };
+    for (let i = 0; i < runs; i++) {
+      const { stdout } = await run(
+        process.execPath,
+        [import.meta.filename, store, polygonsPath, join(root, 'table.parquet')],
+        { maxBuffer: 512 * 1024 * 1024 },
+      );
+      const ours = JSON.parse(stdout) as Awaited<ReturnType<typeof measure>>;
+      const peer = JSON.parse(
+        (await run(DEBIAN_PYTHON, [PEER, store, polygonsPath], { env, maxBuffer: 512 * 1024 * 1024 })).stdout,
+      ) as {
+        mask_seconds: number;
+        aggregate_seconds: number;
+        peak_rss_megabytes: number;
+        months: string[];
+        means: number[][];
+      };
+      peer.means.forEach((perUnit, m) =>
+        perUnit.forEach((value, k) => {
+          const mine = ours.means[`OU${k}/${peer.months[m]!.replace('-', '')}`];
+          figures.maxDifference = Math.max(figures.maxDifference, Math.abs((mine ?? NaN) - value));
+        }),
+      );
+      figures.runs.push({
+        coverage: ours.coverageSeconds,
+        full: ours.fullSeconds,
+        update: ours.updateSeconds,
+        peerMasks: peer.mask_seconds,
+        peerAggregate: peer.aggregate_seconds,
+      });
+      figures.peakRssMegabytes = Math.max(figures.peakRssMegabytes, ours.peakRssMegabytes);
+      figures.peerPeakRssMegabytes = Math.max(figures.peerPeakRssMegabytes, peer.peak_rss_megabytes);
+    }
+    return figures;
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+export function analyticsBuildHeadlines(f: AnalyticsBuildFigures): Headline[] {
+  const size = `${f.units} org units x ${f.days} days over ${f.size} x ${f.size}`;
+  const command = 'node bench/analytics-table.ts';
+  return [
+    {
+      figure: `analytics table build, monthly x 5 statistics, ${size} (aggregation, coverage apart)`,
+      peer: 'numpy (Debian) + zarr-python, window weights, vectorised per polygon and time chunk, 1 thread',
+      ratios: f.runs.map((r) => r.peerAggregate / r.full),
+      command,
+    },
+    {
+      figure: `coverage fractions of ${f.units} org units on the ${f.size} x ${f.size} grid`,
+      peer: 'shapely (Debian) cell-by-cell intersection over each window',
+      ratios: f.runs.map((r) => r.peerMasks / r.coverage),
+      command,
+    },
+    {
+      figure: `one-day incremental update against the full build, ${size}`,
+      peer: 'the full build (Stratus)',
+      ratios: f.runs.map((r) => r.full / r.update),
+      goal: 100,
+      command,
+    },
+  ];
+}
+
+if (process.argv[2] && process.argv[3] && process.argv[4]) {
+  console.log(JSON.stringify(await measure(process.argv[2], process.argv[3], process.argv[4])));
+  process.exit(0);
+} else if (import.meta.filename === process.argv[1]) {
+  const figures = await benchAnalyticsBuild();
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(
+    JSON.stringify(
+      { ...figures, headlines: analyticsBuildHeadlines(figures).map((h) => ({ ...h, median: median(h.ratios) })) },
+      null,
+      1,
+    ),
+  );
+  process.exit(0);
+}
