@@ -76,7 +76,8 @@ describe('embedded mode', () => {
     } finally {
       await running.stop();
     }
-  });
+    // Every example is waited for in turn, the analytics table's build after the ingestion it reads.
+  }, 90_000);
 
   it('answers a request sent while it starts, once it serves', async () => {
     const port = await freePort();

@@ -14,7 +14,7 @@ import { secretKind, secretValue, type Secret } from '../core/resources/secret.t
 import type { KubeObject } from '../core/cluster/objects.ts';
 import type { Cluster } from '../core/cluster/port.ts';
 import { CANCEL_GRACE_MS, ChildProcessRunner } from '../operator/jobs/child-process-runner.ts';
-import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
+import { defaultRunOptions } from '../core/runs/options.ts';
 import type { JobRunner } from '../operator/jobs/runner.ts';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/manager.ts';
 import { InstallationRegistry, startApiProcesses } from './api-processes.ts';
@@ -42,7 +42,7 @@ export interface RunningEmbedded {
 const DEFAULT_CONFIG = 'config/stratus.properties';
 
 /** What tools and tests may tune of the operator; the command line never sets any of it. */
-export interface EmbeddedOperatorOptions extends Pick<OperatorOptions, 'ingestion' | 'now'> {
+export interface EmbeddedOperatorOptions extends Pick<OperatorOptions, 'runs' | 'now'> {
   /** Stands in front of the real job runner (the run simulation finishes attempts at once). */
   jobs?: (runner: ChildProcessRunner) => JobRunner;
 }
@@ -89,7 +89,7 @@ export async function runEmbedded(
     const registry = apiProcesses > 1 ? new InstallationRegistry() : new Registry();
     collectDefaultMetrics({ register: registry });
     const operator = startOperator({
-      ingestion: { ...defaultIngestionPlanOptions, split: splitEnv(process.env) },
+      runs: { ...defaultRunOptions, split: splitEnv(process.env) },
       ...operatorOptions,
       cluster,
       registry,

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { defaultSplitOptions, type SplitOptions } from '../operator/controllers/ingestion/split.ts';
+import { defaultSplitOptions, type SplitOptions } from '../core/runs/options.ts';
 import type { WorkerJobOptions } from '../operator/jobs/kubernetes/job-manifest.ts';
 
 /** The settings of the Kubernetes-mode commands, from the environment the chart gives their pods. */

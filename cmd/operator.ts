@@ -4,10 +4,11 @@ import { openKubernetesCluster, type KubernetesCluster, type WatchTimings } from
 import { loadInstanceConfig } from '../core/config/index.ts';
 import { createLogging } from '../core/logging/index.ts';
 import { logSettings } from '../core/logging/settings.ts';
+import { analyticsTableKind } from '../core/resources/analytics-table/schema.ts';
 import { ingestionKind } from '../core/resources/ingestion/schema.ts';
 import { processingJobKind } from '../core/resources/processing-job/schema.ts';
 import { deliveryKind } from '../core/resources/delivery/schema.ts';
-import { defaultIngestionPlanOptions } from '../operator/controllers/ingestion/options.ts';
+import { defaultRunOptions } from '../core/runs/options.ts';
 import { workerLogSettings } from '../operator/jobs/kubernetes/job-manifest.ts';
 import { KubernetesJobRunner } from '../operator/jobs/kubernetes/kubernetes-job-runner.ts';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../operator/manager.ts';
@@ -45,7 +46,7 @@ export interface RunningKubernetesOperator {
   stop(): Promise<void>;
 }
 
-export interface KubernetesOperatorOptions extends Pick<OperatorOptions, 'ingestion'> {
+export interface KubernetesOperatorOptions extends Pick<OperatorOptions, 'runs'> {
   /** A kubeconfig file; without one, `$KUBECONFIG`, `~/.kube/config` or the pod's service account. */
   kubeconfig?: string;
   leaseTimings?: Partial<LeaseTimings>;
@@ -74,7 +75,7 @@ export async function runKubernetesOperator(
   const jobs = new KubernetesJobRunner({
     cluster,
     logger: logging.forModule('operator.jobs'),
-    ownerKinds: [ingestionKind, processingJobKind, deliveryKind],
+    ownerKinds: [ingestionKind, processingJobKind, deliveryKind, analyticsTableKind],
     namespaces: settings.namespaces,
     job: {
       ...worker,
@@ -107,7 +108,7 @@ export async function runKubernetesOperator(
           runLogger: logging.forRun,
           namespaces: settings.namespaces,
           jobs,
-          ingestion: options.ingestion ?? { ...defaultIngestionPlanOptions, split },
+          runs: options.runs ?? { ...defaultRunOptions, split },
           instance: {
             storageRoot,
             bbox: config.instance.bbox,

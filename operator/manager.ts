@@ -9,7 +9,7 @@ import { datasetController } from './controllers/dataset/controller.ts';
 import { featureCollectionController } from './controllers/feature-collection/controller.ts';
 import { ingestionController } from './controllers/ingestion/controller.ts';
 import { oauth2ClientController } from './controllers/oauth2-client/controller.ts';
-import type { IngestionPlanOptions } from './controllers/ingestion/options.ts';
+import { defaultRunOptions, type RunOptions } from '../core/runs/options.ts';
 import { processingJobController } from './controllers/processing-job/controller.ts';
 import { scheduleController } from './controllers/schedule/controller.ts';
 import { startAuthStoreCollector } from './collectors/auth-store.ts';
@@ -37,7 +37,8 @@ export interface OperatorOptions {
   resyncMs?: number;
   workers?: number;
   jobs: JobRunner;
-  ingestion?: IngestionPlanOptions;
+  /** How every kind of run retries and splits its attempts; `defaultRunOptions` when absent. */
+  runs?: RunOptions;
   /** Where stores live (the worker writes there) and the extent every dataset covers. */
   instance: {
     storageRoot: string;
@@ -76,18 +77,19 @@ export interface RunningOperator {
  * controller (the Argo CD health checks of docs/gitops.md, the examples' tests) follows this list.
  */
 export function controllerDefinitions(
-  options: Pick<OperatorOptions, 'instance' | 'ingestion' | 'readOnly' | 'leadership'>,
+  options: Pick<OperatorOptions, 'instance' | 'runs' | 'readOnly' | 'leadership'>,
 ): ControllerDefinition[] {
+  const runs = options.runs ?? defaultRunOptions;
   return [
     dataSourceController,
     datasetController(options.instance),
     featureCollectionController,
-    ingestionController(options.instance, options.ingestion),
-    processingJobController(options.instance, options.ingestion?.split),
-    deliveryController({ ...options.instance, ...(options.ingestion && { backoff: options.ingestion }) }),
+    ingestionController(options.instance, runs),
+    processingJobController(options.instance, runs),
+    deliveryController({ ...options.instance, backoff: runs.backoff }),
     scheduleController({ readOnly: options.readOnly ?? false, leadership: options.leadership ?? soleProcess }),
     oauth2ClientController(),
-    analyticsTableController(options.instance),
+    analyticsTableController(options.instance, runs.backoff),
   ] as ControllerDefinition[];
 }
 

@@ -18,7 +18,7 @@ import { API_VERSION } from '../../core/resources/registry.ts';
 import { deliveryKind, type Delivery } from '../../core/resources/delivery/schema.ts';
 import { processingJobKind, type ProcessingJob } from '../../core/resources/processing-job/schema.ts';
 import { jobRunPath } from '../../core/stores/layout.ts';
-import { defaultIngestionPlanOptions } from '../../operator/controllers/ingestion/options.ts';
+import { defaultRunOptions } from '../../core/runs/options.ts';
 import { startDhis2Server, valueKey, type Dhis2Server } from '../support/dhis2-server.ts';
 import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
@@ -29,7 +29,7 @@ const DAYS = Array.from({ length: 10 }, (_, i) => `202401${String(i + 1).padStar
 
 let dataDir: string;
 let running: RunningEmbedded;
-const operator = { ingestion: { ...defaultIngestionPlanOptions, retryBaseSeconds: 1, retryCapSeconds: 1 } };
+const operator = { runs: { ...defaultRunOptions, backoff: { retryBaseSeconds: 1, retryCapSeconds: 1 } } };
 let server: Dhis2Server;
 
 interface DeliveryJob {

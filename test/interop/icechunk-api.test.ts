@@ -84,7 +84,7 @@ beforeAll(async () => {
       }),
     },
     // The crash test's retry starts after a second instead of a minute.
-    operator: { ingestion: { retryBaseSeconds: 1, retryCapSeconds: 1 } },
+    operator: { runs: { backoff: { retryBaseSeconds: 1, retryCapSeconds: 1 } } },
   });
   url = running.url;
   await until('sample-ic-q1', ['successful']);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { ingestionKind, type Ingestion } from '../../core/resources/ingestion/schema.ts';
-import { defaultIngestionPlanOptions } from '../../operator/controllers/ingestion/options.ts';
+import { defaultRunOptions } from '../../core/runs/options.ts';
 import { sampleDatasetManifest, startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
@@ -35,14 +35,14 @@ interface Written {
 }
 
 /** Runs the ingestion in a fresh embedded instance with the given splitting, and returns what it left. */
-async function ingest(split: typeof defaultIngestionPlanOptions.split): Promise<Written> {
+async function ingest(split: typeof defaultRunOptions.split): Promise<Written> {
   const dataDir = await mkdtemp(join(tmpdir(), 'stratus-split-'));
   let running: RunningEmbedded | undefined;
   try {
     running = await startEmbedded(dataDir, {
       examples: false,
       manifests: { 'daily.yaml': manifest },
-      operator: { ingestion: { ...defaultIngestionPlanOptions, split } },
+      operator: { runs: { ...defaultRunOptions, split } },
     });
     const { cluster } = running;
     const messages = new Set<string>();

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { processingJobKind, type ProcessingJob } from '../../core/resources/processing-job/schema.ts';
-import { defaultIngestionPlanOptions } from '../../operator/controllers/ingestion/options.ts';
+import { defaultRunOptions } from '../../core/runs/options.ts';
 import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
@@ -52,7 +52,7 @@ describe('a batch job split into parts (embedded)', () => {
     // 40 steps a part: the year's sample ingestion and the 91 days of the job both run as 3 parts.
     running = await startEmbedded(dataDir, {
       operator: {
-        ingestion: { ...defaultIngestionPlanOptions, split: { periodsPerPart: 40, maxParts: 3, parallelism: 3 } },
+        runs: { ...defaultRunOptions, split: { periodsPerPart: 40, maxParts: 3, parallelism: 3 } },
       },
     });
     await eventually(

@@ -19,7 +19,7 @@ export interface EmbeddedTestOptions {
   sampleWeather?: boolean;
   /** More manifests, by file name: written under the data directory and applied after the built-in ones. */
   manifests?: Record<string, string>;
-  operator?: Pick<OperatorOptions, 'ingestion'>;
+  operator?: Pick<OperatorOptions, 'runs'>;
   /** Instance configuration keys set over `config/stratus.properties`. */
   config?: Record<string, string>;
   /**

@@ -2,7 +2,7 @@
  * What the Kubernetes-mode operator tests share: a fresh namespace holding the built-in `sample` DataSource,
  * the operator's settings for it, valid resources to create, and the operator's reconcile count from `/metrics`.
  */
-import { defaultSplitOptions } from '../../operator/controllers/ingestion/split.ts';
+import { defaultSplitOptions } from '../../core/runs/options.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

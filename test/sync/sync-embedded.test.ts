@@ -81,7 +81,7 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     instance: { storageRoot, bbox: BBOX },
     jobs: new ChildProcessRunner({ cancelGraceMs: 2_000 }),
-    ingestion: { retryBaseSeconds: 0.3, retryCapSeconds: 0.6 },
+    runs: { backoff: { retryBaseSeconds: 0.3, retryCapSeconds: 0.6 } },
   });
   app = await buildApp({
     cluster,

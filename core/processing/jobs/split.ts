@@ -9,13 +9,7 @@ import { formatPeriod, periodRange, type PeriodType } from '../../periods/index.
 import type { KubeObject } from '../../cluster/objects.ts';
 import type { Dataset } from '../../resources/dataset/schema.ts';
 import { isObject } from './references.ts';
-
-export interface JobSplitOptions {
-  /** Time steps per part. */
-  periodsPerPart: number;
-  maxParts: number;
-  parallelism: number;
-}
+import type { SplitOptions } from '../../runs/options.ts';
 
 /** The top-level nodes of a graph. */
 const nodesOf = (graph: unknown) =>
@@ -62,7 +56,7 @@ function stepsOf(node: Record<string, unknown>, datasets: Map<string, Dataset>):
 export function jobParts(
   process: Record<string, unknown>,
   resources: KubeObject[],
-  options: JobSplitOptions | undefined,
+  options: SplitOptions | undefined,
 ): { count: number; parallelism: number } | undefined {
   if (!options || options.periodsPerPart < 1 || options.maxParts < 2 || options.parallelism < 1) return undefined;
   const graph = process.process_graph;

@@ -2,6 +2,7 @@ import { objectKey, type KubeObject } from '../../../core/cluster/objects.ts';
 import { analyticsTableKind, type AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
+import type { RetryBackoff } from '../../../core/runs/backoff.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import { planAnalyticsTable } from './plan.ts';
 import { cleanupName, type AnalyticsTableObserved } from './steps.ts';
@@ -22,9 +23,10 @@ function requeued(sources: Sources, kind: 'datasets' | 'featureCollection') {
       .map(([key]) => key);
 }
 
-export function analyticsTableController(instance: {
-  storageRoot: string;
-}): ControllerDefinition<AnalyticsTable, AnalyticsTableObserved> {
+export function analyticsTableController(
+  instance: { storageRoot: string },
+  backoff?: RetryBackoff,
+): ControllerDefinition<AnalyticsTable, AnalyticsTableObserved> {
   const sources: Sources = new Map();
   return {
     name: 'analytics-table',
@@ -54,6 +56,7 @@ export function analyticsTableController(instance: {
         featureCollection: await get(featureCollectionKind, featureCollection),
         population: await get(datasetKind, populationDataset),
         storageRoot: instance.storageRoot,
+        ...(backoff && { backoff }),
       };
     },
     plan: planAnalyticsTable,

@@ -12,7 +12,7 @@ import {
   type AnalyticsTableStatus,
 } from '../../../core/resources/analytics-table/schema.ts';
 import type { KubeObject, ObjectMeta } from '../../../core/cluster/objects.ts';
-import { retryDelaySeconds } from '../../../core/runs/backoff.ts';
+import { retryDelaySeconds, type RetryBackoff } from '../../../core/runs/backoff.ts';
 import { analyticsTableDir } from '../../../core/stores/layout.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Outcome } from '../../runtime/actions.ts';
@@ -31,6 +31,8 @@ export interface AnalyticsTableObserved {
   featureCollection: KubeObject | undefined;
   population: KubeObject | undefined;
   storageRoot: string;
+  /** The retry backoff of a failed worker; the default when absent. */
+  backoff?: RetryBackoff;
 }
 
 export interface TableContext {
@@ -183,13 +185,14 @@ export const finish: TableStep = ({ run: table, status, observed: { job } }) => 
 };
 
 /** Another attempt after the backoff while attempts remain; else the build fails and the previous table stays. */
-export const retry: TableStep = ({ run: table, status, observed: { job }, now }) => {
+export const retry: TableStep = ({ run: table, status, observed: { job, backoff }, now }) => {
   if (job?.phase !== 'failed' && job?.phase !== 'cancelled') return undefined;
   const attempt = status.attempt ?? 1;
   const inBuild = attempt - (status.runFirstAttempt ?? attempt) + 1;
   const error = job.error ?? { type: 'WorkerError', message: 'The attempt failed.' };
   if (inBuild >= MAX_ATTEMPTS) return failed(status, job, `${error.type}: ${error.message}`);
-  const retryAfter = status.retryAfter ?? new Date(now.getTime() + retryDelaySeconds(inBuild) * 1000).toISOString();
+  const retryAfter =
+    status.retryAfter ?? new Date(now.getTime() + retryDelaySeconds(inBuild, backoff) * 1000).toISOString();
   const wait = Date.parse(retryAfter) - now.getTime();
   if (wait > 0)
     return {

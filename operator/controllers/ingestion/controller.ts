@@ -11,7 +11,7 @@ import { triggeredBy } from '../../../core/processing/jobs/triggers.ts';
 import { workflowKind, type Workflow } from '../../../core/resources/workflow/schema.ts';
 import { jobNameFor } from './attempt.ts';
 import type { IngestionObserved } from './observed.ts';
-import { defaultIngestionPlanOptions, type IngestionPlanOptions } from './options.ts';
+import { defaultRunOptions, type RunOptions } from '../../../core/runs/options.ts';
 import { planIngestion } from './plan.ts';
 
 /**
@@ -43,7 +43,7 @@ async function observeCommitted(
 
 export function ingestionController(
   instance: IngestionObserved['instance'],
-  options: IngestionPlanOptions = defaultIngestionPlanOptions,
+  options: RunOptions = defaultRunOptions,
 ): ControllerDefinition<Ingestion, IngestionObserved> {
   return {
     name: 'ingestion',

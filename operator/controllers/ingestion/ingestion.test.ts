@@ -50,7 +50,7 @@ describe('ingestion runs end to end (embedded)', () => {
       logger: pino({ level: 'silent' }),
       instance: { storageRoot: (storageRoot = join(dataDir, 'store')), bbox: [0, 0, 1, 1] },
       jobs: new ChildProcessRunner({ cancelGraceMs: 2_000 }),
-      ingestion: { retryBaseSeconds: 0.3, retryCapSeconds: 0.6 },
+      runs: { backoff: { retryBaseSeconds: 0.3, retryCapSeconds: 0.6 } },
     });
     for (const [name, provider] of [
       ['chirps', 'no-such-provider'],

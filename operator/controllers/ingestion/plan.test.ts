@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobState } from '../../jobs/runner.ts';
 import { job, now, observe, run, statusOf } from '../../../test/fixtures/ingestion-runs.ts';
-import { defaultIngestionPlanOptions } from './options.ts';
+import { defaultRunOptions } from '../../../core/runs/options.ts';
 import { planIngestion, steps } from './plan.ts';
 import { preamble } from './preamble.ts';
 import { finish } from './finish.ts';
@@ -22,7 +22,7 @@ describe('Ingestion planner: the steps together', () => {
       run({ phase: 'running', attempt: 1 }),
       observe({ job: attempt }),
       now,
-      defaultIngestionPlanOptions,
+      defaultRunOptions,
     );
     const afterPreamble = preamble(context);
     if ('outcome' in afterPreamble) throw new Error('the preamble decided');

@@ -5,7 +5,7 @@ import { planRun, type RunLifecycle } from '../../runtime/run-lifecycle.ts';
 import { finish } from './finish.ts';
 import { follow } from './follow.ts';
 import type { IngestionObserved } from './observed.ts';
-import { defaultIngestionPlanOptions, type IngestionPlanOptions } from './options.ts';
+import { defaultRunOptions, type RunOptions } from '../../../core/runs/options.ts';
 import { ingestionPreamble } from './preamble.ts';
 import { retry } from './retry.ts';
 import { start } from './start.ts';
@@ -29,7 +29,7 @@ export function planIngestion(
   run: Ingestion,
   observed: IngestionObserved,
   now: Date,
-  options: IngestionPlanOptions = defaultIngestionPlanOptions,
+  options: RunOptions = defaultRunOptions,
 ): Plan {
   return planRun(ingestionLifecycle, runContext(run, observed, now, options));
 }

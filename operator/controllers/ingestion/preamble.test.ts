@@ -9,7 +9,7 @@ import {
   source,
   type Row,
 } from '../../../test/fixtures/ingestion-runs.ts';
-import { defaultIngestionPlanOptions } from './options.ts';
+import { defaultRunOptions } from '../../../core/runs/options.ts';
 import { preamble } from './preamble.ts';
 import { runContext } from './transition.ts';
 
@@ -70,7 +70,7 @@ describe('Ingestion planner: the preamble', () => {
   });
 
   it('lets a run that is not finished, not cancelled and has its source through to the steps, with the source', () => {
-    const context = runContext(run(), observe({ job: job('running') }), now, defaultIngestionPlanOptions);
+    const context = runContext(run(), observe({ job: job('running') }), now, defaultRunOptions);
     expect(preamble(context)).toEqual({ ...context, source });
   });
 });

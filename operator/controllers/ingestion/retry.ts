@@ -13,7 +13,7 @@ export const retry: Step = ({ observed: { job }, attempt, run, now, at, options 
   if (job?.phase !== 'failed') return undefined;
   const error = job.error ?? unknownFailure;
   if (attempt < run.spec.maxAttempts) {
-    const delay = retryDelaySeconds(attempt, options);
+    const delay = retryDelaySeconds(attempt, options.backoff);
     return {
       status: {
         set: {

@@ -2,23 +2,14 @@ import { requestedRange } from '../../../core/periods/index.ts';
 import { unsplittableFormat } from '../../../core/stores/capabilities.ts';
 import type { JobSpec } from '../../jobs/runner.ts';
 import type { IngestionInput } from '../../worker/ingestion-input.ts';
+import type { SplitOptions } from '../../../core/runs/options.ts';
 
 /**
- * When an ingestion attempt is split into parts that workers write at once (Indexed Jobs on Kubernetes): one part
- * per `periodsPerPart` periods, at most `maxParts`, at most `parallelism` running at a time. Splitting pays when
- * fetching dominates (remote providers answer one period per request), as it does for long daily ranges.
- */
-export interface SplitOptions {
-  periodsPerPart: number;
-  maxParts: number;
-  parallelism: number;
-}
-
-export const defaultSplitOptions: SplitOptions = { periodsPerPart: 366, maxParts: 8, parallelism: 4 };
-
-/**
- * The parts of an attempt, or undefined when it runs in one worker: splitting is off, the range is short, the
- * format is written by one worker (NetCDF, Icechunk), or a sync continues a version (appends are short).
+ * The parts of an attempt that workers write at once (Indexed Jobs on Kubernetes): one part per `periodsPerPart`
+ * periods, at most `maxParts`, at most `parallelism` running at a time. Splitting pays when fetching dominates
+ * (remote providers answer one period per request), as it does for long daily ranges. Undefined when it runs in one
+ * worker: splitting is off, the range is short, the format is written by one worker (NetCDF, Icechunk), or a sync
+ * continues a version (appends are short).
  */
 export function partsOf(options: SplitOptions | undefined, input: IngestionInput, now: Date): JobSpec['parts'] {
   if (!options || options.periodsPerPart < 1 || options.maxParts < 2 || options.parallelism < 1) return undefined;

@@ -12,7 +12,7 @@ import {
 } from '../../runtime/run-lifecycle.ts';
 import { jobNameFor } from './attempt.ts';
 import type { IngestionObserved } from './observed.ts';
-import type { IngestionPlanOptions } from './options.ts';
+import type { RunOptions } from '../../../core/runs/options.ts';
 
 export type IngestionReason = ReasonOf<typeof ingestionConditions>;
 
@@ -20,7 +20,7 @@ export type IngestionReason = ReasonOf<typeof ingestionConditions>;
 export interface RunContext {
   run: Ingestion;
   observed: IngestionObserved;
-  options: IngestionPlanOptions;
+  options: RunOptions;
   now: Date;
   /** `now` as status fields write it. */
   at: string;
@@ -36,12 +36,7 @@ export interface StepContext extends RunContext {
   source: DataSource;
 }
 
-export function runContext(
-  run: Ingestion,
-  observed: IngestionObserved,
-  now: Date,
-  options: IngestionPlanOptions,
-): RunContext {
+export function runContext(run: Ingestion, observed: IngestionObserved, now: Date, options: RunOptions): RunContext {
   const status: IngestionStatus = run.status ?? {};
   const attempt = status.attempt ?? 1;
   return { run, observed, options, now, at: now.toISOString(), status, attempt, jobName: jobNameFor(run, attempt) };

@@ -1,5 +1,5 @@
 import { referencedResources } from '../../../core/processing/jobs/resolve.ts';
-import type { JobSplitOptions } from '../../../core/processing/jobs/split.ts';
+import type { RunOptions } from '../../../core/runs/options.ts';
 import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import { planProcessingJob, type ProcessingJobObserved } from './plan.ts';
@@ -15,7 +15,7 @@ const mayStart = (job: ProcessingJob, observed: { job: unknown }) =>
 
 export function processingJobController(
   instance: { storageRoot: string },
-  split?: JobSplitOptions,
+  runs?: RunOptions,
 ): ControllerDefinition<ProcessingJob, ProcessingJobObserved> {
   return {
     name: 'processing-job',
@@ -34,7 +34,8 @@ export function processingJobController(
             )
           : [],
         storageRoot: instance.storageRoot,
-        ...(split && { split }),
+        ...(runs?.split && { split: runs.split }),
+        ...(runs && { backoff: runs.backoff }),
       };
     },
     plan: planProcessingJob,

@@ -8,7 +8,9 @@ import type { processingJobConditions } from '../../../core/resources/processing
 import type { ProcessingJob, ProcessingJobStatus } from '../../../core/resources/processing-job/schema.ts';
 import { jobPath } from '../../../core/stores/layout.ts';
 import { jobInputs } from '../../../core/processing/jobs/inputs.ts';
-import { jobParts, type JobSplitOptions } from '../../../core/processing/jobs/split.ts';
+import { jobParts } from '../../../core/processing/jobs/split.ts';
+import type { RetryBackoff } from '../../../core/runs/backoff.ts';
+import type { SplitOptions } from '../../../core/runs/options.ts';
 import { retryDelaySeconds } from '../../../core/runs/backoff.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Action, Outcome } from '../../runtime/actions.ts';
@@ -27,7 +29,9 @@ export interface ProcessingJobObserved {
   resources: KubeObject[];
   storageRoot: string;
   /** When attempts are split into parts (core/processing/jobs/split.ts); never when absent. */
-  split?: JobSplitOptions;
+  split?: SplitOptions;
+  /** The retry backoff of a failed worker; the default when absent. */
+  backoff?: RetryBackoff;
 }
 
 /** One reconcile of a job. */
@@ -158,13 +162,14 @@ export const finish: JobStep = ({ observed: { job: state }, status, at }) =>
   state?.phase === 'succeeded' || state?.phase === 'cancelled' ? ended(state, status, at) : undefined;
 
 /** Another attempt of the run after the backoff, while its worker failed and attempts remain; else the run ends. */
-export const retry: JobStep = ({ run: job, observed: { job: state }, status, now, at }) => {
+export const retry: JobStep = ({ run: job, observed: { job: state, backoff }, status, now, at }) => {
   if (state?.phase !== 'failed') return undefined;
   const attempt = status.attempt ?? 1;
   const inRun = attempt - (status.runFirstAttempt ?? attempt) + 1;
   if (inRun >= job.spec.maxAttempts) return ended(state, status, at);
   const error = state.error ?? { type: 'WorkerError', message: 'The attempt failed.' };
-  const retryAfter = status.retryAfter ?? new Date(now.getTime() + retryDelaySeconds(inRun) * 1000).toISOString();
+  const retryAfter =
+    status.retryAfter ?? new Date(now.getTime() + retryDelaySeconds(inRun, backoff) * 1000).toISOString();
   const wait = Date.parse(retryAfter) - now.getTime();
   if (wait > 0)
     return {
