@@ -217,8 +217,10 @@ export function analyticsBuildHeadlines(f: AnalyticsBuildFigures): Headline[] {
 }
 
 if (process.argv[2] && process.argv[3] && process.argv[4]) {
-  console.log(JSON.stringify(await measure(process.argv[2], process.argv[3], process.argv[4])));
-  process.exit(0);
+  // Exits once the whole answer is written: a pipe takes it in pieces.
+  process.stdout.write(JSON.stringify(await measure(process.argv[2], process.argv[3], process.argv[4])), () =>
+    process.exit(0),
+  );
 } else if (import.meta.filename === process.argv[1]) {
   const figures = await benchAnalyticsBuild();
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
