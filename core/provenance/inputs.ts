@@ -1,6 +1,7 @@
 /**
  * The inputs of a batch job's run as its provenance records them, from the resources pinned for its attempt: each
- * dataset at the version it reads, with a digest of that version's store, and each feature collection with the
+ * dataset at every version the graph reads (the versions its `load_collection` calls name, else the served one, as
+ * the job's `status.inputs` records them: `jobInputs`), with a digest of that version's store, and each feature collection with the
  * digest of its stored file.
  *
  * A store digest hashes the version id, the Icechunk snapshot id and the store's root metadata document, not every
@@ -9,6 +10,7 @@
  * the same name. Hashing every chunk would cost a full read of the store per run.
  */
 import type { KubeObject } from '../cluster/objects.ts';
+import { jobInputs } from '../processing/jobs/inputs.ts';
 import { datasetKind, type Dataset } from '../resources/dataset/schema.ts';
 import { resolveVersion, ZARR_FORMATS } from '../resources/dataset/served-version.ts';
 import { featureCollectionKind, type FeatureCollection } from '../resources/feature-collection/schema.ts';
@@ -22,8 +24,8 @@ const ROOT_METADATA_KEYS = ['zarr.json', '.zmetadata'];
 const isKind = (o: KubeObject, kind: { apiVersion: string; kind: string }) =>
   o.apiVersion === kind.apiVersion && o.kind === kind.kind;
 
-async function datasetInput(dataset: Dataset, storageRoot: string): Promise<DatasetInput | undefined> {
-  const { version } = resolveVersion(dataset, { formats: ZARR_FORMATS });
+async function datasetInput(dataset: Dataset, read: string, storageRoot: string): Promise<DatasetInput | undefined> {
+  const { version } = resolveVersion(dataset, { formats: ZARR_FORMATS, version: read });
   if (!version) return undefined;
   const store = await openVersionStore(storeFile(storageRoot, version.path), version.snapshot);
   let metadata: Uint8Array | undefined;
@@ -51,9 +53,15 @@ async function featureCollectionInput(
   };
 }
 
-export async function runInputs(resources: readonly KubeObject[], storageRoot: string) {
+export async function runInputs(processGraph: unknown, resources: readonly KubeObject[], storageRoot: string) {
   const datasets = await Promise.all(
-    resources.filter((o) => isKind(o, datasetKind)).map((o) => datasetInput(o as Dataset, storageRoot)),
+    jobInputs(processGraph, resources).map(({ dataset, version }) =>
+      datasetInput(
+        resources.find((o) => isKind(o, datasetKind) && o.metadata.name === dataset) as Dataset,
+        version,
+        storageRoot,
+      ),
+    ),
   );
   const featureCollections = await Promise.all(
     resources

@@ -47,7 +47,7 @@ export async function processingManifest(run: ProcessingRun): Promise<Processing
     engine: { name: 'stratus', version: STRATUS_VERSION },
     processGraph: { sha256: canonicalSha256(graph ?? null), graph: sorted(graph ?? null) },
     parameters,
-    inputs: await runInputs(run.resources, run.storageRoot),
+    inputs: await runInputs(graph, run.resources, run.storageRoot),
     outputs: await Promise.all(run.saved.map((saved) => outputAsset(run.dir, saved))),
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,

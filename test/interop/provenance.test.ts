@@ -241,5 +241,39 @@ describe('provenance and reruns of batch jobs (embedded)', () => {
       const checksums = (i: Item) => Object.values(i.assets).map((a) => a['file:checksum']);
       expect(checksums(item), format).toEqual(checksums(original));
     }
+
+    // A job that names the first version while another is served: its provenance names the version it read.
+    const eq = { process_id: 'eq', arguments: { x: { from_parameter: 'value' }, y: first }, result: true };
+    const pinned = await json<{ id: string }>('/jobs', {
+      method: 'POST',
+      body: JSON.stringify({
+        title: 'the first version',
+        process: {
+          process_graph: {
+            load: {
+              process_id: 'load_collection',
+              arguments: {
+                id: DATASET,
+                spatial_extent: BBOX,
+                temporal_extent: ['2024-01-01', '2024-01-03'],
+                properties: { version: { process_graph: { eq } } },
+              },
+            },
+            save: {
+              process_id: 'save_result',
+              arguments: { data: { from_node: 'load' }, format: 'netCDF' },
+              result: true,
+            },
+          },
+        },
+      }),
+    });
+    expect((await fetch(`${running.url}/jobs/${pinned.body.id}/results`, { method: 'POST' })).status).toBe(202);
+    await finished(pinned.body.id);
+    const served = (await running.cluster.get<Dataset>(datasetKind, DATASET, 'default'))!.status!.currentVersion!;
+    expect(served).not.toBe(first);
+    expect((await provenanceOf(pinned.body.id)).properties['stratus:inputs'].datasets).toEqual([
+      expect.objectContaining({ id: DATASET, version: first }),
+    ]);
   }, 600_000);
 });
