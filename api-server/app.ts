@@ -39,7 +39,6 @@ import { scheduleRoutes } from './routes/schedules/index.ts';
 import { stacRoutes } from './routes/stac/index.ts';
 import { storeRoutes } from './routes/stores/index.ts';
 import { syncRoutes } from './routes/sync/index.ts';
-import { analyticsRoutes } from './routes/analytics/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
 import { trackerRoutes } from './routes/tracker/index.ts';
 import { cataloguePlugin } from './services/catalogue/plugin.ts';
@@ -146,7 +145,6 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(datasetRoutes);
   await app.register(storeRoutes);
   await app.register(syncRoutes);
-  await app.register(analyticsRoutes);
   await app.register(scheduleRoutes);
   await app.register(ingestionRoutes);
   await app.register(featureRoutes);
