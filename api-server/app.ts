@@ -21,6 +21,7 @@ import { requestIdOptions, requestIdPlugin } from './plugins/app/request-id.ts';
 import { singleHeadersPlugin } from './plugins/app/single-headers.ts';
 import { corsPlugin } from './plugins/external/cors.ts';
 import { openApiPlugin } from './plugins/external/openapi.ts';
+import { analyticsRoutes } from './routes/analytics/index.ts';
 import { assetRoutes } from './routes/assets/index.ts';
 import { authAdminRoutes } from './routes/auth-admin/index.ts';
 import { dataSourceRoutes } from './routes/data-sources/index.ts';
@@ -66,6 +67,8 @@ export interface BuildAppOptions {
   processes?: ProcessCatalogueOptions;
   /** Whether existing `/zarr` keys are answered past fastify (`services/zarr/zarr-fast-path.ts`); on unless false. */
   zarrFastPath?: boolean;
+  /** The clock relative periods are read against (`/analytics`); the system clock by default. */
+  now?: () => Date;
 }
 
 const require = createRequire(import.meta.url);
@@ -149,6 +152,7 @@ export async function buildApp(options: BuildAppOptions) {
   await app.register(ingestionRoutes);
   await app.register(featureRoutes);
   await app.register(exportRoutes);
+  await app.register(analyticsRoutes, { now: options.now ?? (() => new Date()) });
   await app.register(stacRoutes);
   await app.register(openEoRoutes, {
     processes: options.processes ? await loadProcessCatalogue(options.processes) : processDescriptions(),

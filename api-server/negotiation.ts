@@ -76,3 +76,17 @@ export function represent<T>(
 export function sendPage(reply: FastifyReply, page: string, imageOrigins: string[] = []): FastifyReply {
   return sendHtml(reply.header('content-security-policy', pagePolicy(imageOrigins)), page);
 }
+
+/**
+ * The media type of `offered` that Accept ranks highest (a tie goes to whichever the client listed first); the first
+ * offered when there is no Accept or it accepts none of them.
+ */
+export function preferredMediaType<T extends string>(accept: string | undefined, offered: readonly [T, ...T[]]): T {
+  if (!accept) return offered[0];
+  const ranges = parseAccept(accept);
+  const ranked = offered
+    .map((type, i) => ({ type, i, ...qualityOf(ranges, type) }))
+    .filter((r) => r.q > 0)
+    .sort((a, b) => b.q - a.q || a.order - b.order || a.i - b.i);
+  return ranked[0]?.type ?? offered[0];
+}

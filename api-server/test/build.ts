@@ -19,7 +19,7 @@ export interface Built {
 /** The real app over a fresh embedded cluster, with its log captured; torn down when the test ends. */
 export async function build(
   configText = 'instance.name = Test instance\ninstance.bbox = -13.5,6.9,-10.2,10.0',
-  options: Pick<BuildAppOptions, 'processes'> = {},
+  options: Pick<BuildAppOptions, 'processes' | 'now'> = {},
 ): Promise<Built> {
   const dataDir = await mkdtemp(join(tmpdir(), 'stratus-api-'));
   const cluster = await openEmbeddedCluster({ dataDir });

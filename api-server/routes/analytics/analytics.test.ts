@@ -1,0 +1,328 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
+import { writeAnalyticsTable, type AnalyticsRow } from '../../../core/analytics/table-file.ts';
+import { writeGeoParquet } from '../../../core/features/geoparquet.ts';
+import { analyticsTableKind } from '../../../core/resources/analytics-table/schema.ts';
+import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
+import { API_VERSION } from '../../../core/resources/registry.ts';
+import { analyticsTablePath } from '../../../core/stores/layout.ts';
+import { build, type Built } from '../../test/build.ts';
+import { ANALYTICS_ROW_LIMIT } from './index.ts';
+import { analyticsAnswerSchema } from './schemas.ts';
+
+/** Two regions of a country that is not in the collection, and their districts: DHIS2 org units of levels 2 and 3. */
+const UNITS = [
+  { code: 'R1', name: 'North', level: 2, parent_id: 'SL' },
+  { code: 'R2', name: 'South', level: 2, parent_id: 'SL' },
+  { code: 'D1', name: 'Hills', level: 3, parent_id: 'R1' },
+  { code: 'D2', name: 'Coast', level: 3, parent_id: 'R1' },
+  { code: 'D3', name: 'Delta', level: 3, parent_id: 'R2' },
+];
+const MONTHS = Array.from(
+  { length: 24 },
+  (_, i) => `${2023 + Math.floor(i / 12)}${String((i % 12) + 1).padStart(2, '0')}`,
+);
+const COLLECTION_PATH = 'features/districts/v1.parquet';
+/** The fixed "today" of the relative periods. */
+const TODAY = new Date('2024-07-15T10:00:00Z');
+
+/** A value that tells its org unit, period and statistic apart. */
+const valueOf = (unit: number, period: number, stat: 'mean' | 'sum') =>
+  unit * 1000 + period + (stat === 'sum' ? 0.5 : 0);
+
+function tableRows(sourceVersion: string, emptyPeriod?: string): AnalyticsRow[] {
+  return UNITS.flatMap((unit, u) => [
+    ...MONTHS.flatMap((pe, p) =>
+      (['mean', 'sum'] as const).map((stat) => ({
+        ou: unit.code,
+        periodType: 'monthly' as const,
+        pe,
+        stat,
+        value: pe === emptyPeriod ? null : valueOf(u, p, stat),
+        sourceVersion,
+      })),
+    ),
+    ...['2023', '2024'].flatMap((pe, p) =>
+      (['mean', 'sum'] as const).map((stat) => ({
+        ou: unit.code,
+        periodType: 'yearly' as const,
+        pe,
+        stat,
+        value: valueOf(u, 100 + p, stat),
+        sourceVersion,
+      })),
+    ),
+  ]);
+}
+
+const square = (x: number) => ({
+  type: 'Polygon' as const,
+  coordinates: [
+    [
+      [x, 8],
+      [x + 0.5, 8],
+      [x + 0.5, 8.5],
+      [x, 8],
+    ],
+  ],
+});
+
+async function seedCollection({ cluster, storageRoot }: Built) {
+  await cluster.create(featureCollectionKind, {
+    apiVersion: API_VERSION,
+    kind: 'FeatureCollection',
+    metadata: { name: 'districts', namespace: 'default' },
+    spec: { name: 'Districts', idProperty: 'code' },
+  });
+  await writeGeoParquet(
+    join(storageRoot, COLLECTION_PATH),
+    UNITS.map((properties, i) => ({ geometry: square(-13 + i * 0.5), properties })),
+  );
+}
+
+async function createTable({ cluster }: Built, name = 'rain') {
+  await cluster.create(analyticsTableKind, {
+    apiVersion: API_VERSION,
+    kind: 'AnalyticsTable',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      source: { dataset: 'chirps' },
+      featureCollection: 'districts',
+      periodTypes: ['monthly', 'yearly'],
+      statistics: ['mean', 'sum'],
+    },
+  });
+}
+
+/** Writes a table version's file and serves it, as a finished build does. */
+async function publish(built: Built, id: string, rows: AnalyticsRow[], name = 'rain') {
+  const path = analyticsTablePath(name, id);
+  await writeAnalyticsTable(join(built.storageRoot, path), rows);
+  const version = {
+    id,
+    path,
+    sourceVersion: rows[0]!.sourceVersion,
+    featureCollectionPath: COLLECTION_PATH,
+    generation: 1,
+    rows: rows.length,
+    periods: { start: '2023-01-01', end: '2024-12-31' },
+    computedPeriods: 26,
+    cellsRead: 100,
+    publishedAt: '2024-07-01T00:00:00Z',
+  };
+  await built.cluster.patchStatus(
+    analyticsTableKind,
+    name,
+    { type: 'merge', body: { status: { table: version, versions: [version] } } },
+    'default',
+  );
+}
+
+async function served(): Promise<Built> {
+  const built = await build(undefined, { now: () => TODAY });
+  await seedCollection(built);
+  await createTable(built);
+  await publish(built, 'v1', tableRows('dv1'));
+  return built;
+}
+
+const get = async (built: Built, url: string, headers: Record<string, string> = {}) =>
+  built.app.inject({ method: 'GET', url, headers });
+
+/** The answer parsed as a DHIS2 client reads it: rows by header name. */
+function parseAnswer(body: string) {
+  const answer = analyticsAnswerSchema.parse(JSON.parse(body));
+  const column = (name: string) => answer.headers.findIndex((h) => h.name === name);
+  const [dx, ou, pe, value] = ['dx', 'ou', 'pe', 'value'].map(column) as [number, number, number, number];
+  return {
+    answer,
+    rows: answer.rows.map((row) => ({ dx: row[dx], ou: row[ou], pe: row[pe], value: Number(row[value]) })),
+  };
+}
+
+async function readWithDuckDb(bytes: Buffer, dir: string) {
+  const path = join(dir, 'answer.parquet');
+  await writeFile(path, bytes);
+  const db = await (await DuckDBInstance.create(':memory:')).connect();
+  const reader = await db.runAndReadAll(`SELECT * FROM read_parquet('${path}') ORDER BY ou, pe, stat`);
+  return reader.getRowObjectsJson();
+}
+
+describe('GET /analytics/{table}', () => {
+  it("answers DHIS2 analytics' shape with the names of the org units and periods", async () => {
+    const built = await served();
+    const res = await get(built, '/analytics/rain?ou=D1;R2&pe=202401;2024&stat=sum');
+    expect(res.statusCode).toBe(200);
+    const { answer, rows } = parseAnswer(res.body);
+    expect(answer.headers.map((h) => [h.name, h.column, h.valueType, h.meta])).toEqual([
+      ['dx', 'Data', 'TEXT', true],
+      ['ou', 'Organisation unit', 'TEXT', true],
+      ['pe', 'Period', 'TEXT', true],
+      ['value', 'Value', 'NUMBER', false],
+    ]);
+    expect(rows).toEqual([
+      { dx: 'sum', ou: 'D1', pe: '202401', value: valueOf(2, 12, 'sum') },
+      { dx: 'sum', ou: 'D1', pe: '2024', value: valueOf(2, 101, 'sum') },
+      { dx: 'sum', ou: 'R2', pe: '202401', value: valueOf(1, 12, 'sum') },
+      { dx: 'sum', ou: 'R2', pe: '2024', value: valueOf(1, 101, 'sum') },
+    ]);
+    expect(answer.metaData.dimensions).toEqual({ dx: ['sum'], ou: ['D1', 'R2'], pe: ['202401', '2024'], co: [] });
+    expect(answer.metaData.items).toMatchObject({
+      D1: { name: 'Hills' },
+      R2: { name: 'South' },
+      '202401': { name: '2024-01' },
+      sum: { name: 'sum' },
+    });
+    expect([answer.width, answer.height, answer.headerWidth]).toEqual([4, 4, 4]);
+  });
+
+  it('reads relative periods against the clock, as DHIS2 defines them', async () => {
+    const built = await served();
+    const periodsOf = async (pe: string) =>
+      parseAnswer((await get(built, `/analytics/rain?ou=D1&stat=mean&pe=${pe}`)).body).answer.metaData.dimensions.pe;
+    expect(await periodsOf('LAST_3_MONTHS')).toEqual(['202404', '202405', '202406']);
+    expect(await periodsOf('THIS_MONTH;LAST_MONTH')).toEqual(['202407', '202406']);
+    expect(await periodsOf('LAST_12_MONTHS')).toEqual(MONTHS.slice(6, 18));
+    expect(await periodsOf('THIS_YEAR;LAST_YEAR')).toEqual(['2024', '2023']);
+    expect(await periodsOf('LAST_4_WEEKS')).toEqual(['2024W25', '2024W26', '2024W27', '2024W28']);
+    expect(await periodsOf('LAST_7_DAYS')).toEqual([
+      '20240708',
+      '20240709',
+      '20240710',
+      '20240711',
+      '20240712',
+      '20240713',
+      '20240714',
+    ]);
+    const { rows } = parseAnswer((await get(built, '/analytics/rain?ou=D1&stat=mean&pe=LAST_3_MONTHS')).body);
+    expect(rows.map((r) => [r.pe, r.value])).toEqual([
+      ['202404', valueOf(2, 15, 'mean')],
+      ['202405', valueOf(2, 16, 'mean')],
+      ['202406', valueOf(2, 17, 'mean')],
+    ]);
+  });
+
+  it('selects the org units of a level within a parent, DHIS2 style', async () => {
+    const built = await served();
+    const unitsOf = async (ou: string) => {
+      const res = await get(built, `/analytics/rain?ou=${ou}&pe=202401&stat=mean`);
+      expect(res.statusCode).toBe(200);
+      return parseAnswer(res.body).rows.map((r) => r.ou);
+    };
+    expect(await unitsOf('R1;LEVEL-3')).toEqual(['D1', 'D2']);
+    expect(await unitsOf('SL;LEVEL-3')).toEqual(['D1', 'D2', 'D3']);
+    expect(await unitsOf('LEVEL-2')).toEqual(['R1', 'R2']);
+    expect(await unitsOf('R2;LEVEL-3;R1')).toEqual(['D1', 'D2', 'D3']);
+  });
+
+  it('answers CSV by suffix, format and Accept', async () => {
+    const built = await served();
+    const expected = `Data,Organisation unit,Period,Value\r\nmean,D2,202402,${valueOf(3, 13, 'mean')}\r\n`;
+    for (const [url, accept] of [
+      ['/analytics/rain.csv?ou=D2&pe=202402&stat=mean', undefined],
+      ['/analytics/rain?ou=D2&pe=202402&stat=mean&format=csv', undefined],
+      ['/analytics/rain?ou=D2&pe=202402&stat=mean', 'text/csv'],
+    ] as const) {
+      const res = await get(built, url, accept ? { accept } : {});
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/csv/);
+      expect(res.body).toBe(expected);
+    }
+  });
+
+  it('leaves out the rows without a value from JSON, and keeps them in Parquet', async () => {
+    const built = await served();
+    await publish(built, 'v2', tableRows('dv2', '202403'));
+    const { rows } = parseAnswer((await get(built, '/analytics/rain?ou=D1&pe=202403;202404&stat=mean')).body);
+    expect(rows.map((r) => r.pe)).toEqual(['202404']);
+    const parquet = await get(built, '/analytics/rain.parquet?ou=D1&pe=202403&stat=mean');
+    const read = await readWithDuckDb(parquet.rawPayload, built.storageRoot);
+    expect(read).toEqual([
+      { ou: 'D1', periodType: 'monthly', pe: '202403', stat: 'mean', value: null, sourceVersion: 'dv2' },
+    ]);
+  });
+
+  it('serves the table file itself as Parquet when nothing is filtered, and a filtered table DuckDB reads', async () => {
+    const built = await served();
+    const whole = await get(built, '/analytics/rain', { accept: 'application/vnd.apache.parquet' });
+    expect(whole.statusCode).toBe(200);
+    expect(whole.headers['content-type']).toBe('application/vnd.apache.parquet');
+    expect(await readWithDuckDb(whole.rawPayload, built.storageRoot)).toHaveLength(tableRows('dv1').length);
+    const filtered = await get(built, '/analytics/rain?ou=R1&pe=2023&format=parquet');
+    expect(await readWithDuckDb(filtered.rawPayload, built.storageRoot)).toEqual([
+      {
+        ou: 'R1',
+        periodType: 'yearly',
+        pe: '2023',
+        stat: 'mean',
+        value: valueOf(0, 100, 'mean'),
+        sourceVersion: 'dv1',
+      },
+      { ou: 'R1', periodType: 'yearly', pe: '2023', stat: 'sum', value: valueOf(0, 100, 'sum'), sourceVersion: 'dv1' },
+    ]);
+  });
+
+  it('answers from the newly served version once a build publishes it', async () => {
+    const built = await served();
+    const value = async () => parseAnswer((await get(built, '/analytics/rain?ou=D1&pe=202401&stat=sum')).body).rows;
+    expect((await value())[0]!.value).toBe(valueOf(2, 12, 'sum'));
+    await publish(
+      built,
+      'v2',
+      tableRows('dv2').map((row) => ({ ...row, value: row.value === null ? null : row.value * 2 })),
+    );
+    expect((await value())[0]!.value).toBe(2 * valueOf(2, 12, 'sum'));
+  });
+
+  it('answers 404 for an unknown table and 409 for a table not built yet', async () => {
+    const built = await served();
+    const unknown = await get(built, '/analytics/nothing?ou=D1');
+    expect([unknown.statusCode, unknown.json()]).toEqual([404, { detail: 'Analytics table nothing not found' }]);
+    await createTable(built, 'fresh');
+    const fresh = await get(built, '/analytics/fresh?ou=D1');
+    expect(fresh.statusCode).toBe(409);
+    expect(fresh.json().detail).toMatch(/fresh is not built yet/);
+  });
+
+  it('refuses a JSON or CSV answer over the row limit with the Parquet URL of the same query', async () => {
+    const built = await served();
+    await createTable(built, 'big');
+    const units = Array.from({ length: 1000 }, (_, i) => ({ ...UNITS[0]!, code: `U${String(i).padStart(4, '0')}` }));
+    const rows = units.flatMap((unit) =>
+      tableRows('dv1')
+        .filter((row) => row.ou === 'R1')
+        .map((row) => ({ ...row, ou: unit.code })),
+    );
+    expect(rows.length).toBeGreaterThan(ANALYTICS_ROW_LIMIT);
+    await publish(built, 'v1', rows, 'big');
+    for (const url of ['/analytics/big?stat=mean;sum', '/analytics/big.csv?stat=mean;sum']) {
+      const res = await get(built, url);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().detail).toBe(
+        `The query selects ${rows.length} rows, more than the ${ANALYTICS_ROW_LIMIT} a JSON or CSV answer holds; download them as Parquet: http://localhost:80/analytics/big.parquet?stat=mean%3Bsum`,
+      );
+    }
+    expect((await get(built, '/analytics/big?stat=mean')).statusCode).toBe(200);
+  });
+
+  it('answers 400 naming an unknown org unit, period, relative period, level or statistic', async () => {
+    const built = await served();
+    for (const [query, detail] of [
+      ['ou=D9', /ou D9 is not an org unit of the table/],
+      ['ou=XX;LEVEL-3', /ou XX is not an org unit of the table nor a parent/],
+      ['ou=LEVEL-0', /ou LEVEL-0 is not a level/],
+      ['ou=D1;;D2', /ou has an empty item/],
+      ['pe=199901', /pe 199901 is not a period of the table/],
+      ['pe=2024W05', /pe 2024W05 is neither a DHIS2 period id/],
+      ['pe=LAST_13_MONTHS', /pe LAST_13_MONTHS is neither/],
+      ['stat=max', /stat max is not a statistic of the table, which has mean, sum/],
+      ['stat=median', /stat median is not a statistic; expected mean, sum, min, max, count/],
+    ] as const) {
+      const res = await get(built, `/analytics/rain?${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().detail, query).toMatch(detail);
+    }
+  });
+});

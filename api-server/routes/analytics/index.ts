@@ -1,0 +1,130 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { encodeAnalyticsTable } from '../../../core/analytics/table-file.ts';
+import { analyticsTableKind, type AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
+import { storeFile } from '../../../core/stores/layout.ts';
+import { HttpError } from '../../errors.ts';
+import { preferredMediaType } from '../../negotiation.ts';
+import { markNativeApiRoutes } from '../../plugins/app/errors.ts';
+import { publicBaseUrl } from '../../public-url.ts';
+import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
+import { analyticsCsv, analyticsJson } from '../../services/analytics/response.ts';
+import { planQuery } from '../../services/analytics/query.ts';
+import { LoadedTables } from '../../services/analytics/tables.ts';
+import { compiledSerializer } from '../../serialization.ts';
+import { sendFileOr404 } from '../../services/files/file-response.ts';
+import { analyticsAnswerSchema, analyticsQuerySchema } from './schemas.ts';
+
+/** The most rows a JSON or CSV answer holds; a larger query is refused with the Parquet download's URL. */
+export const ANALYTICS_ROW_LIMIT = 50_000;
+
+const MEDIA_TYPES = { json: 'application/json', csv: 'text/csv', parquet: 'application/vnd.apache.parquet' } as const;
+type Format = keyof typeof MEDIA_TYPES;
+const formatOf = Object.fromEntries(Object.entries(MEDIA_TYPES).map(([f, type]) => [type, f])) as Record<
+  string,
+  Format
+>;
+
+export interface AnalyticsRoutesOptions {
+  /** The clock relative periods are read against. */
+  now: () => Date;
+}
+
+/** `GET /analytics/{table}`: an AnalyticsTable's served version, answered from memory (docs/analytics.md). */
+export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = async (app, { now }) => {
+  markNativeApiRoutes(app);
+  const { cluster, namespace, storageRoot } = app.stratus;
+  const tables = app.resourceCaches.of<AnalyticsTable>(analyticsTableKind);
+  const loaded = new LoadedTables(storageRoot);
+
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/analytics/:table',
+    serializerCompiler: compiledSerializer,
+    schema: {
+      summary: 'Query an analytics table',
+      description:
+        "Rows of an AnalyticsTable's served version in DHIS2 analytics' shape (`headers`, `metaData`, `rows`, " +
+        '`width`, `height`; the statistic is the data dimension `dx`, rows without a value are left out), as CSV, ' +
+        'or as Parquet in the columns of the table file (the file itself when nothing is filtered). The format ' +
+        'comes from a `.json`, `.csv` or `.parquet` suffix of the name, else `format`, else Accept. `ou`, `pe` ' +
+        `and \`stat\` take DHIS2's \`;\`-separated items. A JSON or CSV answer of more than ${ANALYTICS_ROW_LIMIT} ` +
+        'rows is refused (400) with the Parquet URL of the same query. 404: no such table; 409: not built yet.',
+      tags: ['Analytics'],
+      params: z.object({ table: resourceIdSchema }),
+      querystring: analyticsQuerySchema,
+      produces: Object.values(MEDIA_TYPES),
+      response: {
+        200: analyticsAnswerSchema,
+        304: z.any(),
+        400: errorDetailSchema,
+        404: errorDetailSchema,
+        409: errorDetailSchema,
+        ...commonErrorResponses,
+      },
+    },
+    handler: async (request, reply) => {
+      const suffix = /\.(json|csv|parquet)$/.exec(request.params.table);
+      const name = suffix ? request.params.table.slice(0, suffix.index) : request.params.table;
+      const format: Format =
+        (suffix?.[1] as Format | undefined) ??
+        request.query.format ??
+        formatOf[preferredMediaType(request.headers.accept, [MEDIA_TYPES.json, MEDIA_TYPES.csv, MEDIA_TYPES.parquet])]!;
+
+      const table = await tables.get(name);
+      if (!table) {
+        loaded.forget(name);
+        throw new HttpError('NotFound', `Analytics table ${name} not found`);
+      }
+      const version = table.status?.table;
+      if (!version) {
+        loaded.forget(name);
+        throw new HttpError('Conflict', `Analytics table ${name} is not built yet; its first build publishes it`);
+      }
+      const { ou, pe, stat } = request.query;
+      if (format === 'parquet' && ou === undefined && pe === undefined && stat === undefined) {
+        reply.header('content-disposition', `attachment; filename="${name}.parquet"`);
+        return sendFileOr404(request, reply, storeFile(storageRoot, version.path), {
+          contentType: MEDIA_TYPES.parquet,
+          etagPrefix: version.id,
+          cache: app.files,
+          missing: `Analytics table ${name} has no stored file for version ${version.id}`,
+        });
+      }
+
+      const collection = await cluster.get<FeatureCollection>(
+        featureCollectionKind,
+        table.spec.featureCollection,
+        namespace,
+      );
+      const current = await loaded.of(name, version, collection?.spec.idProperty ?? '');
+      const { query, dimensions } = planQuery(
+        current,
+        table.spec.statistics,
+        { ou, pe, stat },
+        now(),
+        format !== 'parquet',
+      );
+      const selected = current.index.select(query);
+      if (format === 'parquet') {
+        reply.header('content-disposition', `attachment; filename="${name}.parquet"`);
+        return reply
+          .type(MEDIA_TYPES.parquet)
+          .send(Buffer.from(encodeAnalyticsTable(Array.from(selected, (i) => current.index.rows[i]!))));
+      }
+      if (selected.length > ANALYTICS_ROW_LIMIT) {
+        const search = new URLSearchParams(
+          Object.entries({ ou, pe, stat }).filter(([, v]) => v !== undefined) as [string, string][],
+        );
+        const download = `${publicBaseUrl(request, app.stratus.config.server.baseUrl)}/analytics/${name}.parquet${search.size ? `?${search}` : ''}`;
+        throw new HttpError(
+          'BadRequest',
+          `The query selects ${selected.length} rows, more than the ${ANALYTICS_ROW_LIMIT} a JSON or CSV answer holds; download them as Parquet: ${download}`,
+        );
+      }
+      if (format === 'csv') return reply.type('text/csv; charset=utf-8').send(analyticsCsv(current.index, selected));
+      return analyticsJson(current.index, selected, dimensions, current.orgUnits);
+    },
+  });
+};

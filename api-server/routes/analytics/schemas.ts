@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+export const analyticsQuerySchema = z.object({
+  ou: z
+    .string()
+    .optional()
+    .describe(
+      'Org units, `;`-separated: feature ids, and `LEVEL-n` for the units of level n (within the other items, their ancestors: `ou=PARENT;LEVEL-2`) where the features carry a `level` and `parent_id`. Absent: all.',
+    ),
+  pe: z
+    .string()
+    .optional()
+    .describe(
+      'Periods, `;`-separated: DHIS2 ids (`20240105`, `2024W5`, `202401`, `2024`) and relative periods (`THIS_MONTH`, `LAST_12_MONTHS`, `LAST_52_WEEKS`, `THIS_YEAR`, `LAST_5_YEARS`, ...; docs/analytics.md). Absent: all.',
+    ),
+  stat: z
+    .string()
+    .optional()
+    .describe('Statistics, `;`-separated: mean, sum, min, max, count. Absent: all of the table.'),
+  format: z.enum(['json', 'csv', 'parquet']).optional().describe('Representation; overrides Accept.'),
+});
+
+const headerSchema = z.object({
+  name: z.string(),
+  column: z.string(),
+  valueType: z.string(),
+  type: z.string(),
+  hidden: z.boolean(),
+  meta: z.boolean(),
+});
+
+export const analyticsAnswerSchema = z
+  .object({
+    headers: z.array(headerSchema).describe('The columns of `rows`: dx (the statistic), ou, pe, value.'),
+    metaData: z.object({
+      items: z.record(z.string(), z.object({ name: z.string() })).describe('Names of the dimension items.'),
+      dimensions: z.object({
+        dx: z.array(z.string()),
+        ou: z.array(z.string()),
+        pe: z.array(z.string()),
+        co: z.array(z.string()),
+      }),
+    }),
+    rows: z.array(z.array(z.string())).describe('One row per statistic, org unit and period with a value.'),
+    headerWidth: z.number().int(),
+    width: z.number().int(),
+    height: z.number().int(),
+  })
+  .meta({ id: 'AnalyticsResponse', description: "DHIS2 analytics' response." });
