@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { negotiate } from './negotiation.ts';
+import { negotiate, preferredMediaType } from './negotiation.ts';
 
 describe('content negotiation', () => {
   it.each([
@@ -18,5 +18,19 @@ describe('content negotiation', () => {
     ['application/json', 'html', 'html'],
   ] as const)('Accept %j with f=%j answers %s', (accept, f, expected) => {
     expect(negotiate(accept, f)).toBe(expected);
+  });
+});
+
+describe('preferredMediaType', () => {
+  const offered = ['application/json', 'text/csv', 'application/vnd.apache.parquet'] as const;
+
+  it('takes the offered type Accept ranks highest, the first offered without Accept or when none is accepted', () => {
+    expect(preferredMediaType(undefined, offered)).toBe('application/json');
+    expect(preferredMediaType('text/csv', offered)).toBe('text/csv');
+    expect(preferredMediaType('application/json;q=0.5, application/vnd.apache.parquet', offered)).toBe(
+      'application/vnd.apache.parquet',
+    );
+    expect(preferredMediaType('text/*, application/json', offered)).toBe('text/csv');
+    expect(preferredMediaType('image/png', offered)).toBe('application/json');
   });
 });
