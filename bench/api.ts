@@ -53,15 +53,16 @@ export interface ApiBenchOptions {
   connections: number;
 }
 
-interface Load {
+export interface Load {
   requests: { average: number; total: number };
-  latency: { p99: number };
+  /** Milliseconds; autocannon reports no p95, p97_5 bounds it from above. */
+  latency: { p50: number; p97_5: number; p99: number };
   non2xx: number;
   errors: number;
 }
 
 /** autocannon as a process of its own, reporting JSON. */
-async function load(url: string, seconds: number, connections: number): Promise<Load> {
+export async function load(url: string, seconds: number, connections: number): Promise<Load> {
   const { stdout } = await run(
     process.execPath,
     [AUTOCANNON, '-c', String(connections), '-d', String(seconds), '-t', '60', '-p', '1', '-j', url],

@@ -9,10 +9,8 @@ import { preferredMediaType } from '../../negotiation.ts';
 import { markNativeApiRoutes } from '../../plugins/app/errors.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { analyticsCsv, analyticsJson } from '../../services/analytics/response.ts';
 import { planQuery } from '../../services/analytics/query.ts';
 import { LoadedTables } from '../../services/analytics/tables.ts';
-import { compiledSerializer } from '../../serialization.ts';
 import { sendFileOr404 } from '../../services/files/file-response.ts';
 import { analyticsAnswerSchema, analyticsQuerySchema } from './schemas.ts';
 
@@ -41,7 +39,6 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
   app.route({
     method: ['GET', 'HEAD'],
     url: '/analytics/:table',
-    serializerCompiler: compiledSerializer,
     schema: {
       summary: 'Query an analytics table',
       description:
@@ -93,12 +90,11 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
         });
       }
 
-      const collection = await cluster.get<FeatureCollection>(
-        featureCollectionKind,
-        table.spec.featureCollection,
-        namespace,
-      );
-      const current = await loaded.of(name, version, collection?.spec.idProperty ?? '');
+      // The collection's id property says which feature property the table's org unit ids are.
+      const idProperty = async () =>
+        (await cluster.get<FeatureCollection>(featureCollectionKind, table.spec.featureCollection, namespace))?.spec
+          .idProperty ?? '';
+      const current = await loaded.of(name, version, idProperty);
       const { query, dimensions } = planQuery(
         current,
         table.spec.statistics,
@@ -123,8 +119,8 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
           `The query selects ${selected.length} rows, more than the ${ANALYTICS_ROW_LIMIT} a JSON or CSV answer holds; download them as Parquet: ${download}`,
         );
       }
-      if (format === 'csv') return reply.type('text/csv; charset=utf-8').send(analyticsCsv(current.index, selected));
-      return analyticsJson(current.index, selected, dimensions, current.orgUnits);
+      if (format === 'csv') return reply.type('text/csv; charset=utf-8').send(current.answers.csv(selected));
+      return reply.type('application/json; charset=utf-8').send(current.answers.answer(selected, dimensions));
     },
   });
 };

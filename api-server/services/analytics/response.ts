@@ -1,6 +1,8 @@
 /**
- * The answers of `GET /analytics/{table}`: DHIS2 analytics' JSON (`headers`, `metaData`, `rows`, `width`,
- * `height`, as `/api/analytics` answers them, with the statistic as the data dimension `dx`) and its CSV.
+ * The answers of `GET /analytics/{table}`: DHIS2 analytics' JSON (`headers`, `metaData`, `rows`, `headerWidth`,
+ * `width`, `height`, as `/api/analytics` answers them, with the statistic as the data dimension `dx`) and its CSV.
+ * The JSON is assembled from bytes made once per loaded table (each row's, each org unit's and period's item), so
+ * that an answer costs a copy of the selected rows, not their formatting and serialization.
  */
 import { formatPeriod } from '../../../core/periods/index.ts';
 import { parseDhis2Period } from '../../../core/exports/periods.ts';
@@ -18,30 +20,11 @@ export const analyticsHeaders = [
   { name: 'value', column: 'Value', valueType: 'NUMBER', type: 'java.lang.Double', hidden: false, meta: false },
 ] as const;
 
-export interface AnalyticsAnswer {
-  headers: typeof analyticsHeaders;
-  metaData: {
-    items: Record<string, { name: string }>;
-    dimensions: { dx: string[]; ou: string[]; pe: string[]; co: string[] };
-  };
-  rows: string[][];
-  headerWidth: number;
-  width: number;
-  height: number;
-}
-
 /** The dimension items a query asked for (all of the table's when it named none). */
 export interface AnswerDimensions {
   dx: string[];
   ou: string[];
   pe: string[];
-}
-
-function rowsOf(index: AnalyticsTableIndex, selected: Int32Array): string[][] {
-  return Array.from(selected, (i) => {
-    const row = index.rows[i]!;
-    return [row.stat, row.ou, row.pe, formatValue(row.value!)];
-  });
 }
 
 /** A period's name: its ISO form (`2024-01-05`, `2024-W05`, `2024-01`, `2024`). */
@@ -50,34 +33,74 @@ const periodName = (pe: string) => {
   return period ? formatPeriod(period) : pe;
 };
 
-export function analyticsJson(
-  index: AnalyticsTableIndex,
-  selected: Int32Array,
-  dimensions: AnswerDimensions,
-  orgUnits: OrgUnits,
-): AnalyticsAnswer {
-  const items: Record<string, { name: string }> = {
-    dx: { name: 'Data' },
-    ou: { name: 'Organisation unit' },
-    pe: { name: 'Period' },
-  };
-  for (const stat of dimensions.dx) items[stat] = { name: stat };
-  for (const ou of dimensions.ou) items[ou] = { name: orgUnits.byId.get(ou)?.name ?? ou };
-  for (const pe of dimensions.pe) items[pe] = { name: periodName(pe) };
-  const rows = rowsOf(index, selected);
-  return {
-    headers: analyticsHeaders,
-    metaData: { items, dimensions: { ...dimensions, co: [] } },
-    rows,
-    headerWidth: analyticsHeaders.length,
-    width: analyticsHeaders.length,
-    height: rows.length,
-  };
+const rowTexts = (index: AnalyticsTableIndex, i: number) => {
+  const row = index.rows[i]!;
+  return [row.stat, row.ou, row.pe, row.value === null ? '' : formatValue(row.value)];
+};
+
+const item = (id: string, name: string) => `${JSON.stringify(id)}:${JSON.stringify({ name })}`;
+
+/** Pieces of JSON text, encoded once into one buffer: `piece(i)` is the bytes of the i-th. */
+class EncodedPieces {
+  readonly #bytes: Buffer;
+  readonly #offsets: Int32Array;
+
+  constructor(pieces: readonly string[]) {
+    this.#offsets = new Int32Array(pieces.length + 1);
+    pieces.forEach((piece, i) => (this.#offsets[i + 1] = this.#offsets[i]! + Buffer.byteLength(piece)));
+    this.#bytes = Buffer.from(pieces.join(''));
+  }
+
+  piece(i: number): Buffer {
+    return this.#bytes.subarray(this.#offsets[i], this.#offsets[i + 1]);
+  }
 }
 
-/** DHIS2's analytics CSV: a line of the headers' column names, then one line per row. */
-export function analyticsCsv(index: AnalyticsTableIndex, selected: Int32Array): string {
-  const lines = [analyticsHeaders.map((h) => field(h.column)).join(',')];
-  for (const row of rowsOf(index, selected)) lines.push(row.map(field).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+const COMMA = Buffer.from(',');
+const FIXED_ITEMS = ['dx', 'Data', 'ou', 'Organisation unit', 'pe', 'Period'] as const;
+
+export class AnalyticsJson {
+  readonly #index: AnalyticsTableIndex;
+  readonly #rows: EncodedPieces;
+  readonly #orgUnitItems = new Map<string, Buffer>();
+  readonly #periodItems = new Map<string, Buffer>();
+
+  constructor(index: AnalyticsTableIndex, orgUnits: OrgUnits) {
+    this.#index = index;
+    this.#rows = new EncodedPieces(index.rows.map((_, i) => JSON.stringify(rowTexts(index, i))));
+    for (const unit of orgUnits.byId.values()) this.#orgUnitItems.set(unit.id, Buffer.from(item(unit.id, unit.name)));
+    for (const pe of index.periods) this.#periodItems.set(pe, Buffer.from(item(pe, periodName(pe))));
+  }
+
+  /** The answer's bytes: the rows `selected` (indices of the table's rows) and the items of `dimensions`. */
+  answer(selected: Int32Array, dimensions: AnswerDimensions): Buffer {
+    const items: Buffer[] = [];
+    for (let i = 0; i < FIXED_ITEMS.length; i += 2) items.push(Buffer.from(item(FIXED_ITEMS[i]!, FIXED_ITEMS[i + 1]!)));
+    for (const stat of dimensions.dx) items.push(Buffer.from(item(stat, stat)));
+    for (const ou of dimensions.ou) items.push(this.#orgUnitItems.get(ou) ?? Buffer.from(item(ou, ou)));
+    for (const pe of dimensions.pe) items.push(this.#periodItems.get(pe) ?? Buffer.from(item(pe, periodName(pe))));
+    const head = Buffer.from(`{"headers":${JSON.stringify(analyticsHeaders)},"metaData":{"items":{`);
+    const middle = Buffer.from(`},"dimensions":${JSON.stringify({ ...dimensions, co: [] })}},"rows":[`);
+    const width = analyticsHeaders.length;
+    const tail = Buffer.from(`],"headerWidth":${width},"width":${width},"height":${selected.length}}`);
+    const parts: Buffer[] = [head];
+    items.forEach((piece, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(piece);
+    });
+    parts.push(middle);
+    selected.forEach((row, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(this.#rows.piece(row));
+    });
+    parts.push(tail);
+    return Buffer.concat(parts);
+  }
+
+  /** DHIS2's analytics CSV: a line of the headers' column names, then one line per selected row. */
+  csv(selected: Int32Array): string {
+    const lines = [analyticsHeaders.map((h) => field(h.column)).join(',')];
+    for (const i of selected) lines.push(rowTexts(this.#index, i).map(field).join(','));
+    return `${lines.join('\r\n')}\r\n`;
+  }
 }

@@ -57,7 +57,9 @@ export class AnalyticsTableIndex {
     };
     if (candidates) for (const group of candidates) for (const i of group) take(i);
     else for (let i = 0; i < this.rows.length; i++) take(i);
-    return Int32Array.from(selected).sort();
+    // One group, or every row, is already in the table's order.
+    const ordered = Int32Array.from(selected);
+    return candidates && candidates.length > 1 ? ordered.sort() : ordered;
   }
 
   /** The index groups holding every selected row, from the side that names fewer rows; undefined: all rows. */

@@ -7,10 +7,13 @@ import type { AnalyticsTableVersion } from '../../../core/resources/analytics-ta
 import { storeFile } from '../../../core/stores/layout.ts';
 import { AnalyticsTableIndex } from './table-index.ts';
 import { readOrgUnits, type OrgUnits } from './org-units.ts';
+import { AnalyticsJson } from './response.ts';
 
 export interface LoadedTable {
   index: AnalyticsTableIndex;
   orgUnits: OrgUnits;
+  /** Its answers, from bytes made once. */
+  answers: AnalyticsJson;
 }
 
 export class LoadedTables {
@@ -21,8 +24,8 @@ export class LoadedTables {
     this.#storageRoot = storageRoot;
   }
 
-  /** The loaded `version` of table `name`; `idProperty`: the feature property the org unit ids are. */
-  of(name: string, version: AnalyticsTableVersion, idProperty: string): Promise<LoadedTable> {
+  /** The loaded `version` of table `name`; `idProperty`: the feature property the org unit ids are, asked on a load. */
+  of(name: string, version: AnalyticsTableVersion, idProperty: () => Promise<string>): Promise<LoadedTable> {
     const loaded = this.#loaded.get(name);
     if (loaded?.id === version.id) return loaded.table;
     const table = this.#load(version, idProperty);
@@ -39,11 +42,14 @@ export class LoadedTables {
     this.#loaded.delete(name);
   }
 
-  async #load(version: AnalyticsTableVersion, idProperty: string): Promise<LoadedTable> {
+  async #load(version: AnalyticsTableVersion, idProperty: () => Promise<string>): Promise<LoadedTable> {
     const [rows, orgUnits] = await Promise.all([
       readAnalyticsTable(storeFile(this.#storageRoot, version.path)),
-      readOrgUnits(storeFile(this.#storageRoot, version.featureCollectionPath), idProperty),
+      idProperty().then((property) =>
+        readOrgUnits(storeFile(this.#storageRoot, version.featureCollectionPath), property),
+      ),
     ]);
-    return { index: new AnalyticsTableIndex(rows), orgUnits };
+    const index = new AnalyticsTableIndex(rows);
+    return { index, orgUnits, answers: new AnalyticsJson(index, orgUnits) };
   }
 }
