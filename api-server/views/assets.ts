@@ -13,10 +13,14 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.png': 'image/png',
+  '.json': 'application/json',
 };
 
-const leaflet = join(dirname(createRequire(import.meta.url).resolve('leaflet/package.json')), 'dist');
+const packageDir = (name: string) => dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+const leaflet = join(packageDir('leaflet'), 'dist');
 const own = join(import.meta.dirname, 'assets');
+/** Country outlines at 1:50 million (world-atlas, TopoJSON), the map's context without a basemap or network. */
+export const OUTLINES_ASSET = 'world-atlas/countries-50m.json';
 
 /** Served name → file: the pages' own scripts and stylesheet, and Leaflet's build from npm with its images. */
 const FILES: Record<string, string> = {
@@ -26,6 +30,8 @@ const FILES: Record<string, string> = {
   'home.js': join(own, 'home.js'),
   'leaflet/leaflet.js': join(leaflet, 'leaflet.js'),
   'leaflet/leaflet.css': join(leaflet, 'leaflet.css'),
+  'topojson-client/topojson-client.min.js': join(packageDir('topojson-client'), 'dist', 'topojson-client.min.js'),
+  [OUTLINES_ASSET]: join(packageDir('world-atlas'), 'countries-50m.json'),
   ...Object.fromEntries(
     ['layers.png', 'layers-2x.png', 'marker-icon.png', 'marker-icon-2x.png', 'marker-shadow.png'].map((name) => [
       `leaflet/images/${name}`,

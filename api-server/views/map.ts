@@ -1,10 +1,11 @@
 import { colorAt, colormapNames } from '../../core/render/colormap.ts';
 import type { InstanceConfig } from '../../core/config/index.ts';
+import { assetUrl, OUTLINES_ASSET } from './assets.ts';
 import { html, type PageAssets, type SafeHtml } from './html.ts';
 
-/** The scripts and styles a page with a map loads (Leaflet from npm, then `map.js`). */
+/** The scripts and styles a page with a map loads (Leaflet and topojson-client from npm, then `map.js`). */
 export const MAP_ASSETS: PageAssets = {
-  scripts: ['leaflet/leaflet.js'],
+  scripts: ['leaflet/leaflet.js', 'topojson-client/topojson-client.min.js'],
   modules: ['map.js'],
   styles: ['leaflet/leaflet.css'],
 };
@@ -45,6 +46,7 @@ export function mapViewer(choices: MapChoices): SafeHtml {
     data-bbox="${bbox.join(',')}"
     data-basemap-url="${basemap?.url ?? ''}"
     data-basemap-attribution="${basemap?.attribution ?? ''}"
+    data-outlines-url="${assetUrl(OUTLINES_ASSET)}"
     data-series-allowed="${series}"
   >
     <div class="map-controls">

@@ -95,11 +95,15 @@ describe('the map viewer in headless Chromium', () => {
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
     await page.locator('.leaflet-container').waitFor();
+    // Country outlines from world-atlas, served by this server, give the map its context without a basemap.
+    await expect.poll(async () => Number(await viewer.getAttribute('data-outlines')), settled).toBeGreaterThan(200);
+    expect(requests.some((url) => url.includes('/world-atlas/countries-50m.json'))).toBe(true);
     // The map opens on the sample dataset and the districts (home-page.test.ts); from nothing shown, here.
     await page.selectOption('#map-dataset', '');
     await page.selectOption('#map-collection', '');
     await expect.poll(() => page.locator('.leaflet-tile, path[data-feature-id]').count(), settled).toBe(0);
     const empty = await shoot('#map');
+    expect(countNear(empty, [134, 142, 150], 30)).toBeGreaterThan(100);
 
     // The sample dataset opens on its newest period.
     await page.selectOption('#map-dataset', 'sample');

@@ -5,15 +5,16 @@
  * Below a boundary's plot, a button downloads the dataset's monthly means over every boundary of the collection as
  * CHAP CSV (the predefined process `aggregate_to_chap_csv`).
  * State for tests and assistive tools is in data attributes of #map-viewer: `data-tiles` (loading, ready),
- * `data-period`, `data-boundaries` (the feature count), `data-series` (loading, ready, refused, failed); the plot's
+ * `data-period`, `data-outlines` (the country count, once drawn), `data-boundaries` (the feature count), `data-series` (loading, ready, refused, failed); the plot's
  * `<svg>` carries its `data-labels` and `data-values` (JSON); the download button its `data-download` (loading,
  * ready, failed).
  */
-/* global document, fetch, location, setTimeout, URL, L */
+/* global document, fetch, location, setTimeout, URL, L, topojson */
 
 const SVG = 'http://www.w3.org/2000/svg';
 const BOUNDARY = { color: '#d9480f', weight: 1.5, fillOpacity: 0.05 };
 const SELECTED = { color: '#d9480f', weight: 3, fillOpacity: 0.2 };
+const OUTLINE = { color: '#868e96', weight: 0.8, fill: false, interactive: false };
 
 const root = document.getElementById('map-viewer');
 if (root) start(root);
@@ -36,6 +37,7 @@ function start(root) {
   ]);
   if (root.dataset.basemapUrl)
     L.tileLayer(root.dataset.basemapUrl, { attribution: root.dataset.basemapAttribution }).addTo(map);
+  drawOutlines(map, root);
 
   /**
    * What is shown: the dataset (id, TileJSON, layer), the boundaries layer, the feature plotted and the feature
@@ -336,4 +338,19 @@ function drawSeries(labels, values, about) {
     svg('path', { class: 'line', d }),
   );
   return plot;
+}
+
+/**
+ * Country outlines (world-atlas, served by this server) under everything else, so that the map shows where it is
+ * without a basemap or any network beyond this server.
+ */
+async function drawOutlines(map, root) {
+  const response = await fetch(root.dataset.outlinesUrl);
+  if (!response.ok) return;
+  const topology = await response.json();
+  const countries = topojson.feature(topology, topology.objects.countries);
+  const pane = map.createPane('outlines');
+  pane.style.zIndex = 250;
+  L.geoJSON(countries, { style: OUTLINE, pane }).addTo(map);
+  root.dataset.outlines = String(countries.features.length);
 }
