@@ -176,6 +176,12 @@ describe('GET /analytics/{table}', () => {
       sum: { name: 'sum' },
     });
     expect([answer.width, answer.height, answer.headerWidth]).toEqual([4, 4, 4]);
+
+    // Without ou: every org unit of the collection, each with its name.
+    const all = parseAnswer((await get(built, '/analytics/rain?pe=202401&stat=mean')).body);
+    expect(all.answer.metaData.dimensions.ou).toEqual(UNITS.map((u) => u.code));
+    expect(all.answer.metaData.items).toMatchObject(Object.fromEntries(UNITS.map((u) => [u.code, { name: u.name }])));
+    expect(all.rows.map((r) => r.ou)).toEqual(['D1', 'D2', 'D3', 'R1', 'R2']);
   });
 
   it('reads relative periods against the clock, as DHIS2 defines them', async () => {

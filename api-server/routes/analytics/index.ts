@@ -120,7 +120,9 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
         );
       }
       if (format === 'csv') return reply.type('text/csv; charset=utf-8').send(current.answers.csv(selected));
-      return reply.type('application/json; charset=utf-8').send(current.answers.answer(selected, dimensions));
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(current.answers.answer(selected, dimensions, ou === undefined));
     },
   });
 };

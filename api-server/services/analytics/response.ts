@@ -56,44 +56,53 @@ class EncodedPieces {
   }
 }
 
-const COMMA = Buffer.from(',');
 const FIXED_ITEMS = ['dx', 'Data', 'ou', 'Organisation unit', 'pe', 'Period'] as const;
+
+/** JSON text followed by the comma that separates it from the next member or element. */
+const listed = (json: string) => Buffer.from(`${json},`);
+
+/** The pieces one after another, without the last one's separating comma. */
+function pushList(parts: Buffer[], pieces: readonly Buffer[]) {
+  pieces.forEach((piece, i) => parts.push(i === pieces.length - 1 ? piece.subarray(0, piece.length - 1) : piece));
+}
 
 export class AnalyticsJson {
   readonly #index: AnalyticsTableIndex;
+  /** Each row's JSON array, followed by a comma. */
   readonly #rows: EncodedPieces;
   readonly #orgUnitItems = new Map<string, Buffer>();
+  /** The items of every org unit, in the order of `OrgUnits.byId`: the answer of a query naming none. */
+  readonly #allOrgUnitItems: Buffer;
   readonly #periodItems = new Map<string, Buffer>();
 
   constructor(index: AnalyticsTableIndex, orgUnits: OrgUnits) {
     this.#index = index;
-    this.#rows = new EncodedPieces(index.rows.map((_, i) => JSON.stringify(rowTexts(index, i))));
-    for (const unit of orgUnits.byId.values()) this.#orgUnitItems.set(unit.id, Buffer.from(item(unit.id, unit.name)));
-    for (const pe of index.periods) this.#periodItems.set(pe, Buffer.from(item(pe, periodName(pe))));
+    this.#rows = new EncodedPieces(index.rows.map((_, i) => `${JSON.stringify(rowTexts(index, i))},`));
+    for (const unit of orgUnits.byId.values()) this.#orgUnitItems.set(unit.id, listed(item(unit.id, unit.name)));
+    this.#allOrgUnitItems = Buffer.concat([...this.#orgUnitItems.values()]);
+    for (const pe of index.periods) this.#periodItems.set(pe, listed(item(pe, periodName(pe))));
   }
 
-  /** The answer's bytes: the rows `selected` (indices of the table's rows) and the items of `dimensions`. */
-  answer(selected: Int32Array, dimensions: AnswerDimensions): Buffer {
+  /**
+   * The answer's bytes: the rows `selected` (indices of the table's rows) and the items of `dimensions`;
+   * `allOrgUnits`: the query named no org unit, so `dimensions.ou` are all of them.
+   */
+  answer(selected: Int32Array, dimensions: AnswerDimensions, allOrgUnits: boolean): Buffer {
     const items: Buffer[] = [];
-    for (let i = 0; i < FIXED_ITEMS.length; i += 2) items.push(Buffer.from(item(FIXED_ITEMS[i]!, FIXED_ITEMS[i + 1]!)));
-    for (const stat of dimensions.dx) items.push(Buffer.from(item(stat, stat)));
-    for (const ou of dimensions.ou) items.push(this.#orgUnitItems.get(ou) ?? Buffer.from(item(ou, ou)));
-    for (const pe of dimensions.pe) items.push(this.#periodItems.get(pe) ?? Buffer.from(item(pe, periodName(pe))));
-    const head = Buffer.from(`{"headers":${JSON.stringify(analyticsHeaders)},"metaData":{"items":{`);
-    const middle = Buffer.from(`},"dimensions":${JSON.stringify({ ...dimensions, co: [] })}},"rows":[`);
+    for (let i = 0; i < FIXED_ITEMS.length; i += 2) items.push(listed(item(FIXED_ITEMS[i]!, FIXED_ITEMS[i + 1]!)));
+    for (const stat of dimensions.dx) items.push(listed(item(stat, stat)));
+    if (allOrgUnits) items.push(this.#allOrgUnitItems);
+    else for (const ou of dimensions.ou) items.push(this.#orgUnitItems.get(ou) ?? listed(item(ou, ou)));
+    for (const pe of dimensions.pe) items.push(this.#periodItems.get(pe) ?? listed(item(pe, periodName(pe))));
     const width = analyticsHeaders.length;
-    const tail = Buffer.from(`],"headerWidth":${width},"width":${width},"height":${selected.length}}`);
-    const parts: Buffer[] = [head];
-    items.forEach((piece, i) => {
-      if (i > 0) parts.push(COMMA);
-      parts.push(piece);
-    });
-    parts.push(middle);
-    selected.forEach((row, i) => {
-      if (i > 0) parts.push(COMMA);
-      parts.push(this.#rows.piece(row));
-    });
-    parts.push(tail);
+    const parts: Buffer[] = [Buffer.from(`{"headers":${JSON.stringify(analyticsHeaders)},"metaData":{"items":{`)];
+    pushList(parts, items);
+    parts.push(Buffer.from(`},"dimensions":${JSON.stringify({ ...dimensions, co: [] })}},"rows":[`));
+    pushList(
+      parts,
+      Array.from(selected, (row) => this.#rows.piece(row)),
+    );
+    parts.push(Buffer.from(`],"headerWidth":${width},"width":${width},"height":${selected.length}}`));
     return Buffer.concat(parts);
   }
 
