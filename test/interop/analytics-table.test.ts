@@ -133,6 +133,56 @@ describe('the example analytics table over the sample dataset (embedded)', () =>
     );
   });
 
+  it('answers GET /analytics/{table} in the shape of DHIS2 analytics, as CSV, and as Parquet DuckDB reads', async () => {
+    const rows = await parquetRows(first);
+    const stored = (ou: string, pe: string, stat: string) =>
+      rows.find((r) => r.ou === ou && r.pe === pe && r.stat === stat)!.value!;
+    const res = await fetch(`${running.url}/analytics/${TABLE}?ou=SD01;SD02&pe=202401;2024&stat=sum`);
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as {
+      headers: { name: string; valueType: string }[];
+      rows: string[][];
+      metaData: { items: Record<string, { name: string }>; dimensions: Record<string, string[]> };
+      width: number;
+      height: number;
+    };
+    expect(answer.headers.map((h) => h.name)).toEqual(['dx', 'ou', 'pe', 'value']);
+    expect(answer.height).toBe(4);
+    expect(answer.width).toBe(4);
+    expect(answer.metaData.dimensions).toMatchObject({ dx: ['sum'], ou: ['SD01', 'SD02'], pe: ['202401', '2024'] });
+    expect(answer.metaData.items.SD01?.name).toBe('Sample district 1');
+    for (const [dx, ou, pe, value] of answer.rows) expect(Number(value)).toBeCloseTo(stored(ou!, pe!, dx!), 5);
+
+    const csv = await (await fetch(`${running.url}/analytics/${TABLE}.csv?ou=SD03&stat=max`)).text();
+    const lines = csv.trim().split(/\r?\n/);
+    expect(lines[0]).toBe('Data,Organisation unit,Period,Value');
+    expect(lines).toHaveLength(1 + 13);
+    const [, , pe, value] = lines.find((l) => l.includes(',202406,'))!.split(',');
+    expect(Number(value)).toBeCloseTo(stored('SD03', pe!, 'max'), 5);
+
+    const parquet = join(dataDir, 'answer.parquet');
+    const download = await fetch(`${running.url}/analytics/${TABLE}?format=parquet&pe=2024`);
+    expect(download.headers.get('content-type')).toBe('application/vnd.apache.parquet');
+    await writeFile(parquet, Buffer.from(await download.arrayBuffer()));
+    const db = await (await DuckDBInstance.create(':memory:')).connect();
+    const counted = (
+      await db.runAndReadAll(`SELECT count(*)::INT AS n FROM read_parquet('${parquet}')`)
+    ).getRowObjectsJson();
+    expect(counted).toEqual([{ n: 12 * 5 }]);
+  });
+
+  it('refuses an unknown table, org unit, statistic or period with the error it names, never a 5xx', async () => {
+    const detail = async (query: string) => {
+      const res = await fetch(`${running.url}/analytics/${query}`);
+      return [res.status, ((await res.json()) as { detail: string }).detail] as const;
+    };
+    expect(await detail('no-such-table')).toEqual([404, 'Analytics table no-such-table not found']);
+    expect(await detail(`${TABLE}?ou=XX99`)).toEqual([400, expect.stringContaining('XX99')]);
+    expect((await detail(`${TABLE}?stat=median`))[0]).toBe(400);
+    expect(await detail(`${TABLE}?pe=2024-13`)).toEqual([400, expect.stringContaining('2024-13')]);
+    expect((await detail(`${TABLE}?pe=LAST_12_MONTHS`))[0]).toBe(200);
+  });
+
   it('computes only the periods of a day appended to the dataset, and keeps the others as they were', async () => {
     const res = await fetch(`${running.url}/ingestions`, {
       method: 'POST',
