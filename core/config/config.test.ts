@@ -58,10 +58,19 @@ describe('instance configuration', () => {
     expect(config.warnings).toEqual([]);
   });
 
-  it('stops startup on a login through external providers without the authorization server', () => {
+  it('stops startup on a login through external providers without server.base.url', () => {
     expect(() => parseInstanceConfig('oidc.oauth2.login.enabled = on', 'f')).toThrow(
-      'f: oidc.oauth2.login.enabled = on requires oauth2.server.enabled = on (the login page)',
+      "f: oidc.oauth2.login.enabled = on requires server.base.url (the login page's address)",
     );
+  });
+
+  it('accepts a login through external providers without the authorization server', () => {
+    const config = parseInstanceConfig(
+      ['oidc.oauth2.login.enabled = on', 'server.base.url = https://climate.example.org'].join('\n'),
+      'f',
+    );
+    expect(config.oauth2.serverEnabled).toBe(false);
+    expect(config.oidc.loginEnabled).toBe(true);
   });
 
   it.each([

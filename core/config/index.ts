@@ -265,9 +265,9 @@ export function parseInstanceConfig(text: string, source: string): InstanceConfi
   if (serverEnabled && !baseUrl) {
     errors.push(`${source}: oauth2.server.enabled = on requires server.base.url (the issuer URI) to be set`);
   }
-  if (get('oidc.oauth2.login.enabled', false) && !serverEnabled) {
-    // The login page, its sessions and the key that signs the sign-in state belong to the authorization server.
-    errors.push(`${source}: oidc.oauth2.login.enabled = on requires oauth2.server.enabled = on (the login page)`);
+  if (get('oidc.oauth2.login.enabled', false) && !baseUrl) {
+    // The providers send the browser back to this URL, and the sign-in state names it as its issuer.
+    errors.push(`${source}: oidc.oauth2.login.enabled = on requires server.base.url (the login page's address)`);
   }
   if (text_('oauth2.server.jwt.keystore.path') && !text_('oauth2.server.jwt.keystore.alias')) {
     errors.push(`${source}: oauth2.server.jwt.keystore.path is set: oauth2.server.jwt.keystore.alias is required`);

@@ -8,7 +8,7 @@ import { systemSettingsRoutes } from './system-settings.ts';
  * superuser's (`config.access`, checked before the body is read): the stored authorizations say who uses which client, the settings decide who may enrol devices.
  */
 export const authAdminRoutes: FastifyPluginAsyncZod = async (app) => {
-  if (!app.auth) return;
+  if (!app.authorizationServer) return;
   await app.register(systemSettingsRoutes);
   await app.register(authorizationAdminRoutes);
 };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ENDPOINT_PATHS } from '../../../core/auth/endpoints.ts';
 import { sessionKind } from '../../../core/resources/session/schema.ts';
 import { userKind, type User } from '../../../core/resources/user/schema.ts';
 import { sessionCsrfToken } from '../../plugins/app/authentication/csrf.ts';
@@ -23,7 +24,7 @@ interface Setup {
   peer: OidcPeer;
 }
 
-async function setup(extra = ''): Promise<Setup> {
+async function setup(extra = '', options: { authorizationServer?: boolean } = {}): Promise<Setup> {
   const peer = await createOidcPeer();
   const dir = await keystoreDir();
   const keystore = await opensslPkcs12(dir, { alias: 'rp', password: 'store-pw' });
@@ -58,6 +59,7 @@ async function setup(extra = ''): Promise<Setup> {
         : []),
     ]);
   const app = await startAuthApp({
+    ...options,
     config: (url) =>
       ['oidc.oauth2.login.enabled = on', `oidc.logout.redirect_url = ${url}/login`, ...providerLines(url), extra].join(
         '\n',
@@ -185,6 +187,21 @@ describe('sign-in through an external provider', () => {
     // The provider accepts the request: it asks the user to confirm the logout.
     const confirm = await fetch(target);
     expect(confirm.status).toBe(200);
+  });
+});
+
+describe('sign-in without the authorization server', () => {
+  it('signs a user in through an external provider and reads a protected page, the token endpoints 404', async () => {
+    const setup_ = await setup('security.anonymous_read = off', { authorizationServer: false });
+    const browser = new Browser(setup_.app.url);
+    expect((await browser.get('/jobs')).status).toBe(401);
+    const { final } = await signIn(setup_, 'basic', 'ada-sub', browser);
+    expect(final.location).toBe('/jobs');
+    expect(await me(browser)).toMatchObject({ user_id: 'ada' });
+    expect((await browser.get('/jobs')).status).toBe(200);
+    for (const path of Object.values(ENDPOINT_PATHS)) expect((await browser.get(path)).status, path).toBe(404);
+    expect((await browser.post(ENDPOINT_PATHS.token, { grant_type: 'client_credentials' })).status).toBe(404);
+    expect((await browser.get('/api/oAuth2Clients')).status).toBe(404);
   });
 });
 

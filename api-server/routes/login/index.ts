@@ -35,7 +35,7 @@ const hidden = { hide: true };
 
 /**
  * The login page (username and password, and a button per external provider), its session cookie, and logout
- * (DESIGN.md §5). Present when the authorization server is on. Forms are CSRF-protected; responses are never
+ * (DESIGN.md §5). Present when the authorization server or the login through external providers is on. Forms are CSRF-protected; responses are never
  * cached.
  */
 export const loginRoutes: FastifyPluginAsyncZod = async (app) => {

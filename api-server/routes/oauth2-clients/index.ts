@@ -67,7 +67,7 @@ const objectReport = (uid: string, created = false) => ({
  * is hidden and refused. The body is judged by the client rules (`core/auth/clients/rules.ts`).
  */
 export const oauth2ClientRoutes: FastifyPluginAsyncZod = async (app) => {
-  if (!app.auth) return;
+  if (!app.authorizationServer) return;
   const { cluster, namespace } = app.stratus;
   const clients = new ClientAdministration(cluster, namespace);
   const input = (body: unknown) => {

@@ -11,7 +11,7 @@ import { userinfoRoutes } from './userinfo.ts';
  * paths answer 404 like any unknown path.
  */
 export const oauth2Routes: FastifyPluginAsyncZod = async (app) => {
-  const auth = app.auth;
+  const auth = app.authorizationServer;
   if (!auth) return;
   acceptForms(app);
   await app.register(discoveryRoutes(auth));

@@ -44,7 +44,8 @@ export function credentialRoutes(fastify: FastifyInstance, tags: string[]): void
       },
     },
     async () => {
-      const internal = app.auth && (await internalProvider(app.auth.context, app.stratus.config.instance.name));
+      const server = app.authorizationServer;
+      const internal = server && (await internalProvider(server.context, app.stratus.config.instance.name));
       const external = app.stratus.config.oidc.jwtTokenAuthenticationEnabled
         ? app.identityProviders.external
             .filter((p) => p.issuers.length > 0)

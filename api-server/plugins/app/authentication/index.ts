@@ -29,7 +29,10 @@ import { ANONYMOUS, callerOf, type Caller } from './caller.ts';
 import { clientAddress } from './client-address.ts';
 import { isSecureRequest, readCookie, SESSION_COOKIE } from './cookies.ts';
 
-/** The authorization server's services, present when `oauth2.server.enabled = on`. */
+/**
+ * The sign-in services: sessions and the login page's keys, present when the authorization server is on or the
+ * login page is (`oidc.oauth2.login.enabled`, which works without the authorization server).
+ */
 export interface AuthServices {
   context: AuthContext;
   sessions: Sessions;
@@ -44,6 +47,8 @@ export interface AuthServices {
 declare module 'fastify' {
   interface FastifyInstance {
     auth: AuthServices | undefined;
+    /** The same services when the authorization server is on (`oauth2.server.enabled`): its endpoints need it. */
+    authorizationServer: AuthServices | undefined;
     /** The identity providers of the configuration (core/auth/federation/providers.ts), judged once at startup. */
     identityProviders: ProviderRegistry;
     /** Their signing keys, fetched on first use: one cache for the bearer filter and the login flow. */
@@ -123,19 +128,24 @@ export const authenticationPlugin = fp(
     const external = config.oidc.jwtTokenAuthenticationEnabled
       ? { keys: providerKeys, users, linkedAccounts: config.linkedAccounts.enabled }
       : undefined;
-    if (!internal && !external) {
+    // The issuer of the sign-in state: the configuration requires server.base.url for the login page.
+    const issuer = internal?.issuer ?? (config.oidc.loginEnabled ? config.server.baseUrl : null);
+    const signIn = issuer !== null;
+    if (!signIn && !external) {
       app.decorate('auth', undefined);
+      app.decorate('authorizationServer', undefined);
       app.addHook('onRequest', (request, _reply, done) => {
         request.caller = ANONYMOUS;
         done();
       });
       return;
     }
-    const services = internal ? await authorizationServer(app, internal, users, reads, directoriesStamp) : undefined;
+    const services = signIn ? await signInServices(app, issuer, internal, users, reads, directoriesStamp) : undefined;
     app.decorate('auth', services);
+    app.decorate('authorizationServer', internal && services);
     const bearer: BearerSources = {
       providers,
-      internal: services?.context,
+      internal: internal && services?.context,
       external,
       log: app.log,
       now: () => new Date(),
@@ -185,7 +195,7 @@ export const authenticationPlugin = fp(
     /** The caller of a bearer token of this server checked a moment ago (core/auth/own-access-tokens.ts), found at once. */
     const rememberedBearer = (header: string) => {
       const { scheme, value } = schemeAndValue(header);
-      if (!services || scheme !== 'bearer' || value.startsWith(OPENEO_BASIC_PREFIX)) return undefined;
+      if (!internal || !services || scheme !== 'bearer' || value.startsWith(OPENEO_BASIC_PREFIX)) return undefined;
       const { token, providerKey } = openEoBearerToken(value);
       const caller = providerKey === undefined ? rememberedCaller(services.context, token, bearer.now()) : undefined;
       return caller && callerOf(caller.user, 'bearer', { clientId: caller.clientId, scopes: caller.scopes });
@@ -211,10 +221,14 @@ export const authenticationPlugin = fp(
   { name: 'stratus-authentication', dependencies: ['stratus-context'] },
 );
 
-/** The authorization server's services (`oauth2.server.enabled`): its signing key, registrar client, directories. */
-async function authorizationServer(
+/**
+ * The sign-in services: the signing key (it signs the login page's sign-in state, and the tokens when the
+ * authorization server is on), the directories, and the registrar client when the authorization server is on.
+ */
+async function signInServices(
   app: FastifyInstance,
-  internal: InternalProvider,
+  issuer: string,
+  internal: InternalProvider | undefined,
   users: UserDirectory,
   reads: Cluster,
   directoriesStamp: () => string | undefined,
@@ -222,17 +236,17 @@ async function authorizationServer(
   const { cluster, config, namespace } = app.stratus;
   const keys = await resolveSigningKeys(config.oauth2.keystore, cluster, namespace);
   app.log.info({ kid: keys.kid, source: keys.source }, 'authorization server signing key');
-  await ensureRegistrarClient(cluster, namespace);
+  if (internal) await ensureRegistrarClient(cluster, namespace);
   const context: AuthContext = {
     cluster,
     namespace,
-    issuer: internal.issuer,
+    issuer,
     keys,
     refreshTokenKey: await tokenMacKey(cluster, namespace),
     clients: new ClientDirectory(reads, namespace),
     users,
     authorizations: new AuthorizationStore(cluster, namespace, reads),
-    mappingClaim: internal.mappingClaim,
+    mappingClaim: internal?.mappingClaim ?? 'username',
     now: () => new Date(),
     directoriesStamp,
   };
