@@ -35,8 +35,8 @@ const hidden = { hide: true };
 
 /**
  * The login page (username and password, and a button per external provider), its session cookie, and logout
- * (DESIGN.md §5). Present when the authorization server or the login through external providers is on. Forms are CSRF-protected; responses are never
- * cached.
+ * (DESIGN.md §5). Present when the authorization server or the login through external providers is on. Forms are
+ * CSRF-protected; responses are never cached.
  */
 export const loginRoutes: FastifyPluginAsyncZod = async (app) => {
   const auth = app.auth;
