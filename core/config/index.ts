@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { isLogModule, LOG_LEVELS, LOG_MODULES, type LogLevel } from '../logging/modules.ts';
+import { isLogModule, LOG_LEVELS, LOG_MODULES, type LogLevel } from './log-modules.ts';
 import { DEFAULT_VERSION_GRACE_SECONDS } from '../resources/dataset/retention.ts';
 import { closestKey, closestOf, isKnownKey, notBuiltFeature } from './keys.ts';
 import { parseProperties, type PropertyEntry } from './properties.ts';

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { pino, type DestinationStream, type Logger, type LoggerOptions, type StreamEntry } from 'pino';
 import { ConfigError } from '../config/index.ts';
 import type { LogConfig } from './log-config.ts';
-import { BACKGROUND_PROCESSES, configuredLevel, type BackgroundProcess, type LogModule } from './modules.ts';
+import {
+  BACKGROUND_PROCESSES,
+  configuredLevel,
+  type BackgroundProcess,
+  type LogModule,
+} from '../config/log-modules.ts';
 import { RollingFile } from './rolling-file.ts';
 import { RUN_LOG_FILES, type RunKind } from './runs.ts';
 import type { LogSettings } from './settings.ts';
@@ -11,7 +16,7 @@ import { standardOutput } from './stdout.ts';
 
 export type { Logger } from 'pino';
 export type { LogContext } from './context.ts';
-export type { BackgroundProcess, LogModule } from './modules.ts';
+export type { BackgroundProcess, LogModule } from '../config/log-modules.ts';
 export type { RunKind } from './runs.ts';
 export type { LogSettings } from './settings.ts';
 

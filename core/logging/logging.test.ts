@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, parseInstanceConfig } from '../config/index.ts';
 import { contextAnnotations, contextOf, sessionLogId, xRequestIdOf } from './context.ts';
 import { createLogging } from './index.ts';
-import { LOG_MODULES } from './modules.ts';
+import { LOG_MODULES } from '../config/log-modules.ts';
 import { RUN_LOG_FILES } from './runs.ts';
 import { logSettings, workerLogEnv, workerLogging } from './settings.ts';
 

@@ -1,4 +1,4 @@
-import type { BackgroundProcess } from './modules.ts';
+import type { BackgroundProcess } from '../config/log-modules.ts';
 
 /**
  * Which background file each kind of run writes (spec 3, DESIGN.md §6), in the operator that handles the run and in

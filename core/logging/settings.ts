@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { InstanceConfig } from '../config/index.ts';
 import { xRequestIdOf, type LogContext } from './context.ts';
 import { loadLogConfig, logConfigSchema } from './log-config.ts';
-import { LOG_LEVELS } from './modules.ts';
+import { LOG_LEVELS } from '../config/log-modules.ts';
 
 /**
  * Everything a process logs by: from the instance configuration and `STRATUS_LOG_CONFIG` in the API server, the
