@@ -177,7 +177,7 @@ export interface InstanceConfig {
     /** The size at which a log file rolls: the smaller of max_size and the 50 MB cap. */
     rollSizeBytes: number;
     maxArchives: number;
-    /** By module (core/logging/modules.ts). */
+    /** By module (core/config/log-modules.ts). */
     levels: Partial<Record<string, LogLevel>>;
   };
   /**
