@@ -4,7 +4,7 @@ import { isApiError, isRetriable } from '../../../core/cluster/errors.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { contextAnnotations, type LogContext } from '../../../core/logging/context.ts';
 import { DATASET_LABEL, isFinished } from '../../../core/resources/ingestion/run.ts';
-import { claimWriter } from '../../../core/runs/writer-claim.ts';
+import { claimWriter } from '../../../core/resources/writer-claim/claim.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
 import { API_VERSION } from '../../../core/resources/kind.ts';
 import { HttpError } from '../../errors.ts';
@@ -38,7 +38,7 @@ export class Runs {
 
   /**
    * Creates a run named `<target>-<8 hex>`, labelled with its target and source so a watch can select it, once it
-   * holds the target's writer claim (`core/runs/writer-claim.ts`): there is one writer at a time, across API server
+   * holds the target's writer claim (`core/resources/writer-claim/claim.ts`): there is one writer at a time, across API server
    * replicas and the operator, and a second start is refused with 409 naming the first. The run records the log
    * context of the request that started it, which its operator and worker lines then carry.
    *

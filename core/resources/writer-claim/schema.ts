@@ -5,7 +5,7 @@ import { defineKind } from '../kind.ts';
 /**
  * Which run writes a dataset or feature collection. One per target, named after it; it changes hands only by
  * create (409 when another was first) or by an update at the version read (409 when another changed it since), so
- * exactly one run writes a target at a time (core/runs/writer-claim.ts). A kind of Stratus's own rather than a
+ * exactly one run writes a target at a time (core/resources/writer-claim/claim.ts). A kind of Stratus's own rather than a
  * `coordination.k8s.io` Lease: the operator and the API server may then hold it without any right on Leases, which
  * in a cluster-wide install would reach every namespace's leader elections.
  */

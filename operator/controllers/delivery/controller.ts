@@ -6,7 +6,7 @@ import { exportKind, type Export } from '../../../core/resources/export/schema.t
 import { processingJobKind, type ProcessingJob } from '../../../core/resources/processing-job/schema.ts';
 import { programKind, type Program } from '../../../core/resources/program/schema.ts';
 import type { RetryBackoff } from '../../../core/runs/backoff.ts';
-import { claimWriter, type HolderCheck } from '../../../core/runs/writer-claim.ts';
+import { claimWriter, type HolderCheck } from '../../../core/resources/writer-claim/claim.ts';
 import { deliveryCheckpointPath, storeFile } from '../../../core/stores/layout.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import { deliveryCleanupName } from './attempt.ts';

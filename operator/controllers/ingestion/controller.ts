@@ -4,7 +4,7 @@ import { datasetKind, type Dataset } from '../../../core/resources/dataset/schem
 import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
 import { datasetIdOf, isFinished } from '../../../core/resources/ingestion/run.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';
-import { claimWriter } from '../../../core/runs/writer-claim.ts';
+import { claimWriter } from '../../../core/resources/writer-claim/claim.ts';
 import { committedRange, readCurrentCube } from '../../../core/sync/committed.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import { triggeredBy } from '../../../core/processing/jobs/triggers.ts';

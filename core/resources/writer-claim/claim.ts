@@ -1,8 +1,8 @@
-import { isApiError } from '../cluster/errors.ts';
-import type { Cluster } from '../cluster/port.ts';
-import { isFinished } from '../resources/ingestion/run.ts';
-import { ingestionKind, type Ingestion } from '../resources/ingestion/schema.ts';
-import { writerClaimKind, type WriterClaim } from '../resources/writer-claim/schema.ts';
+import { isApiError } from '../../cluster/errors.ts';
+import type { Cluster } from '../../cluster/port.ts';
+import { isFinished } from '../ingestion/run.ts';
+import { ingestionKind, type Ingestion } from '../ingestion/schema.ts';
+import { writerClaimKind, type WriterClaim } from './schema.ts';
 
 /**
  * One writer per target (a dataset or a feature collection; an export target for deliveries), guaranteed by the cluster: a WriterClaim per target

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openEmbeddedCluster, type EmbeddedCluster } from '../cluster/embedded/index.ts';
-import { API_VERSION } from '../resources/kind.ts';
-import { ingestionKind, type Ingestion } from '../resources/ingestion/schema.ts';
-import { claimWriter, UNBORN_HOLDER_MS } from './writer-claim.ts';
+import { openEmbeddedCluster, type EmbeddedCluster } from '../../cluster/embedded/index.ts';
+import { API_VERSION } from '../kind.ts';
+import { ingestionKind, type Ingestion } from '../ingestion/schema.ts';
+import { claimWriter, UNBORN_HOLDER_MS } from './claim.ts';
 
 describe('the writer claim of a target', () => {
   let dir: string;
