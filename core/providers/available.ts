@@ -1,4 +1,4 @@
-import { featureProvider } from '../features/providers/available.ts';
+import { featureProvider } from './features/available.ts';
 import type { RasterProvider } from './raster.ts';
 import { chirpsProvider } from './chirps.ts';
 import { era5LandProvider } from './era5-land.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { featureCollectionDir, featureFilePath } from '../../core/features/layout.ts';
 import { writeGeoParquet } from '../../core/features/geoparquet.ts';
 import { prepareFeatures } from '../../core/features/prepare.ts';
-import { featureProvider } from '../../core/features/providers/available.ts';
+import { featureProvider } from '../../core/providers/features/available.ts';
 import type { Credentials } from '../../core/providers/http.ts';
 import { newVersionId, storeFile } from '../../core/stores/layout.ts';
 import { RunError } from '../../core/runs/errors.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Bbox, Position } from '../geometry.ts';
-import { prepareFeatures } from '../prepare.ts';
+import type { Bbox, Position } from '../../features/geometry.ts';
+import { prepareFeatures } from '../../features/prepare.ts';
 import { sampleFeatureProvider } from './sample.ts';
 
 const bbox: Bbox = [-13.5, 6.9, -10.2, 10.0];

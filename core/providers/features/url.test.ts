@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream, type Upstream } from '../../../test/support/upstream.ts';
-import { writeGeoParquet } from '../geoparquet.ts';
-import type { Feature } from '../geometry.ts';
-import { prepareFeatures } from '../prepare.ts';
+import { writeGeoParquet } from '../../features/geoparquet.ts';
+import type { Feature } from '../../features/geometry.ts';
+import { prepareFeatures } from '../../features/prepare.ts';
 import type { FeatureRequest } from './provider.ts';
 import { urlFeatureProvider } from './url.ts';
 

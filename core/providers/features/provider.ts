@@ -1,5 +1,5 @@
-import type { Credentials } from '../../providers/http.ts';
-import type { Bbox } from '../geometry.ts';
+import type { Credentials } from '../http.ts';
+import type { Bbox } from '../../features/geometry.ts';
 
 /** What a feature provider is asked for: the source's provider parameters and the instance extent. */
 export interface FeatureRequest {

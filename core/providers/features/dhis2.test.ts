@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream, type Upstream } from '../../../test/support/upstream.ts';
-import { prepareFeatures } from '../prepare.ts';
+import { prepareFeatures } from '../../features/prepare.ts';
 import { dhis2FeatureProvider } from './dhis2.ts';
 import type { FeatureRequest } from './provider.ts';
 

@@ -1,5 +1,5 @@
-import { authorizationHeader, httpGet, type HttpGetOptions } from '../../providers/http.ts';
-import { httpOptions } from '../../providers/options.ts';
+import { authorizationHeader, httpGet, type HttpGetOptions } from '../http.ts';
+import { httpOptions } from '../options.ts';
 import { RunError } from '../../runs/errors.ts';
 import type { FeatureRequest } from './provider.ts';
 

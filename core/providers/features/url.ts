@@ -2,9 +2,9 @@
  * The `url` feature provider: one GeoJSON FeatureCollection or GeoParquet file at a URL. The format follows the
  * `format` parameter, else the path's extension (`.parquet`, `.geoparquet`: GeoParquet; anything else: GeoJSON).
  */
-import { parameter } from '../../providers/options.ts';
-import { readGeoParquetDocument } from '../geoparquet-read.ts';
-import { parseGeoJson } from '../validate.ts';
+import { parameter } from '../options.ts';
+import { readGeoParquetDocument } from '../../features/geoparquet-read.ts';
+import { parseGeoJson } from '../../features/validate.ts';
 import { RunError } from '../../runs/errors.ts';
 import { fetchSource } from './fetch.ts';
 import type { FeatureProvider } from './provider.ts';

@@ -4,9 +4,9 @@
  * corners are moved by a hash of (seed, corner), so districts look irregular yet tile the extent exactly: two
  * neighbours share their edge. Same inputs, same districts.
  */
-import { parameter } from '../../providers/options.ts';
-import { hash } from '../../providers/sample-hash.ts';
-import type { Position } from '../geometry.ts';
+import { parameter } from '../options.ts';
+import { hash } from '../sample-hash.ts';
+import type { Position } from '../../features/geometry.ts';
 import { RunError } from '../../runs/errors.ts';
 import type { FeatureProvider } from './provider.ts';
 

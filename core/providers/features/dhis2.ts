@@ -4,7 +4,7 @@
  * levels. Each unit becomes a feature with `id`, `code`, `name`, `level` and `parent_id`; a unit without
  * geometry is dropped and reported by the validation like any empty geometry.
  */
-import { parameter } from '../../providers/options.ts';
+import { parameter } from '../options.ts';
 import { RunError } from '../../runs/errors.ts';
 import { fetchSource } from './fetch.ts';
 import type { FeatureProvider, FeatureRequest } from './provider.ts';
