@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatPeriod, periodRange, type Period } from '../core/periods/index.ts';
 import { chirpsProvider, chirpsUrl } from '../core/providers/chirps.ts';
-import type { RasterGrid } from '../core/providers/raster.ts';
+import type { RasterGrid } from '../core/stores/raster-grid.ts';
 import { READ_AHEAD, readInOrder } from '../core/providers/read-ahead.ts';
 import { sampleProvider } from '../core/providers/sample.ts';
 import { chunkShape, PARALLEL_CHUNKS, RasterCubeWriter } from '../core/stores/raster-cube.ts';

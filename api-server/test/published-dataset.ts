@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { periodRange } from '../../core/periods/index.ts';
-import { gridCovering } from '../../core/providers/raster.ts';
+import { gridCovering } from '../../core/stores/raster-grid.ts';
 import { datasetKind } from '../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../core/resources/registry.ts';
 import { RasterCubeWriter } from '../../core/stores/raster-cube.ts';

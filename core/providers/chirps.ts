@@ -2,7 +2,8 @@ import { formatPeriod } from '../periods/index.ts';
 import { RunError } from '../runs/errors.ts';
 import { openRemoteTiff, readTiffWindow } from './geotiff.ts';
 import { httpOptions, parameter, placeOnGrid } from './options.ts';
-import { gridCovering, type RasterProvider } from './raster.ts';
+import { gridCovering } from '../stores/raster-grid.ts';
+import type { RasterProvider } from './raster.ts';
 
 /** Where CHC publishes CHIRPS v3.0 final daily COGs. */
 export const CHIRPS_BASE_URL = 'https://data.chc.ucsb.edu/products/CHIRPS/v3.0/daily/final';

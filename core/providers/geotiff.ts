@@ -2,7 +2,7 @@ import { inflateSync } from 'node:zlib';
 import { addDecoder, BaseClient, BaseDecoder, BaseResponse, fromCustomClient, type GeoTIFF } from 'geotiff';
 import { RunError } from '../runs/errors.ts';
 import { httpGet, type HttpBody, type HttpGetOptions } from './http.ts';
-import type { RasterGrid } from './raster.ts';
+import type { RasterGrid } from '../stores/raster-grid.ts';
 
 /** The bytes of `view` as an ArrayBuffer of their own: the view's own buffer when it spans it, else a copy. */
 function ownBuffer(view: Uint8Array): ArrayBuffer {

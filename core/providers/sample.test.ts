@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePeriod } from '../periods/index.ts';
-import { gridCovering } from './raster.ts';
+import { gridCovering } from '../stores/raster-grid.ts';
 import { sampleProvider } from './sample.ts';
 
 const bbox: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];

@@ -1,6 +1,7 @@
 import { RunError } from '../runs/errors.ts';
 import { parameter } from './options.ts';
-import { gridCovering, type RasterProvider } from './raster.ts';
+import { gridCovering } from '../stores/raster-grid.ts';
+import type { RasterProvider } from './raster.ts';
 import { hash } from './sample-hash.ts';
 import { sampleWeather, sampleWeatherVariables, type SampleWeatherVariable } from './sample-weather.ts';
 

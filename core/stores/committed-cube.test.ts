@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatPeriod, periodRange, type PeriodType } from '../periods/index.ts';
-import { gridCovering } from '../providers/raster.ts';
+import { gridCovering } from './raster-grid.ts';
 import { openCubeSink } from './open.ts';
 import { CommittedCubeError, readCommittedCube } from './committed-cube.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import h5wasm from 'h5wasm/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatPeriod, periodRange, type Period } from '../periods/index.ts';
-import { gridCovering } from '../providers/raster.ts';
+import { gridCovering } from './raster-grid.ts';
 import { sampleValue } from '../providers/sample.ts';
 import { readCommittedCube } from './committed-cube.ts';
 import { NETCDF_FILE } from './layout.ts';

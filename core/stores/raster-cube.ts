@@ -1,5 +1,5 @@
 import { formatPeriod, type Period, type PeriodType } from '../periods/index.ts';
-import type { RasterGrid } from '../providers/raster.ts';
+import type { RasterGrid } from './raster-grid.ts';
 import { coordinateAttributes, dataAttributes, gridMappingAttributes, timeValues, WGS84_WKT } from './cf.ts';
 import { directoryStore } from './directory-store.ts';
 import type { Coverage, WritableStore } from './store.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePeriod, periodRange } from '../../core/periods/index.ts';
-import { gridCovering } from '../../core/providers/raster.ts';
+import { gridCovering } from '../../core/stores/raster-grid.ts';
 import { RunError } from '../../core/runs/errors.ts';
 import type { IngestionInput } from './ingestion-input.ts';
 import { checkSameGrid, readSyncBase, unionOf, type SyncBase } from './sync-base.ts';

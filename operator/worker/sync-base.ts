@@ -1,5 +1,5 @@
 import { formatPeriod, nextPeriod, parsePeriod, periodRange, type Period } from '../../core/periods/index.ts';
-import type { RasterGrid } from '../../core/providers/raster.ts';
+import type { RasterGrid } from '../../core/stores/raster-grid.ts';
 import { readCommittedCube } from '../../core/stores/committed-cube.ts';
 import { icechunkPath, isSafeName, storeFile } from '../../core/stores/layout.ts';
 import { RunError } from '../../core/runs/errors.ts';

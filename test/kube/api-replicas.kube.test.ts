@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import { periodRange } from '../../core/periods/index.ts';
-import { gridCovering } from '../../core/providers/raster.ts';
+import { gridCovering } from '../../core/stores/raster-grid.ts';
 import { datasetKind } from '../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../core/resources/kind.ts';
 import { versionPath } from '../../core/stores/layout.ts';

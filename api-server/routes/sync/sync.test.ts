@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { formatPeriod, periodRange } from '../../../core/periods/index.ts';
-import { gridCovering } from '../../../core/providers/raster.ts';
+import { gridCovering } from '../../../core/stores/raster-grid.ts';
 import { dataSourceKind } from '../../../core/resources/data-source/schema.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { ingestionKind, type Ingestion } from '../../../core/resources/ingestion/schema.ts';

@@ -3,7 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodRange } from '../../periods/index.ts';
-import { gridCovering } from '../../providers/raster.ts';
+import { gridCovering } from '../../stores/raster-grid.ts';
 import { directoryStore } from '../../stores/directory-store.ts';
 import { RasterCubeWriter } from '../../stores/raster-cube.ts';
 import { configureProcessPool } from '../../workers/pool.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { python } from '../../../test/support/python.ts';
 import { periodRange } from '../../periods/index.ts';
-import { gridCovering } from '../../providers/raster.ts';
+import { gridCovering } from '../raster-grid.ts';
 import { directoryStore } from '../directory-store.ts';
 import { RasterCubeWriter } from '../raster-cube.ts';
 import { coordinatesOf, readZarrArray, readZarrGroup, ZarrFormatError } from './metadata.ts';
