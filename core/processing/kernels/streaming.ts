@@ -6,7 +6,7 @@
  */
 import { ProcessingError } from '../errors.ts';
 import type { Args, CellKind, ReducerState, StreamingReducer } from '../process.ts';
-import { medianOf } from '../processes/statistics.ts';
+import { medianOf } from './statistics.ts';
 import type { Label } from '../values/labeled-array.ts';
 
 interface Counted extends ReducerState {

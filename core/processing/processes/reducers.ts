@@ -5,7 +5,7 @@
  */
 import { ProcessingError, invalidArgument } from '../errors.ts';
 import { GATHERED, STREAMING } from '../kernels/streaming.ts';
-import { medianOf, quantilesOf, sumOf, varianceOf } from './statistics.ts';
+import { medianOf, quantilesOf, sumOf, varianceOf } from '../kernels/statistics.ts';
 import type { Args, ProcessDefinition, ReducerSpec } from '../process.ts';
 import { parseInstant } from '../values/datetime.ts';
 import { elementsOf, type LabeledArray } from '../values/labeled-array.ts';

@@ -12,7 +12,7 @@ import { invalidArgument } from '../../errors.ts';
 import type { Args, ProcessContext, ProcessDefinition } from '../../process.ts';
 import { crsKey, transformBetween, transformedExtent, type Crs, type Extent } from '../../values/crs.ts';
 import { gridOf, type RasterGrid } from '../../zonal/grid.ts';
-import { medianOf, quantileSorted } from '../statistics.ts';
+import { medianOf, quantileSorted } from '../../kernels/statistics.ts';
 
 const REDUCERS: Record<string, WindowReducer> = {
   average: (v) => v.reduce((a, b) => a + b, 0) / v.length,
