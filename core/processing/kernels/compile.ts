@@ -6,8 +6,7 @@
  */
 import { ProcessingError } from '../errors.ts';
 import type { ProcessContext, ProcessRegistry } from '../process.ts';
-import { literal } from '../processes/define.ts';
-import { floorMod, linearScale, roundHalfEven } from '../processes/math.ts';
+import { floorMod, linearScale, literal, roundHalfEven } from './scalar.ts';
 import { fromCell, toCell } from './cells.ts';
 import { operandKind, type KernelProgram, type Operand } from './program.ts';
 

@@ -4,7 +4,7 @@
  * NaN operand is nodata, so every comparison with it is nodata there.
  */
 import type { Args, CellKind, ProcessDefinition } from '../process.ts';
-import { literal } from './define.ts';
+import { literal } from '../kernels/scalar.ts';
 
 /** `eq` of two non-null values, as the description defines it. */
 export function equals(x: unknown, y: unknown, delta: number | null, caseSensitive: boolean): boolean {

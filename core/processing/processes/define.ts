@@ -1,21 +1,8 @@
 /**
  * Helpers that define the common shapes of processes once: numeric functions of one or two numbers where nodata
- * (null) passes through, with the JavaScript expression their kernels use. `literal` renders a constant into a
- * kernel expression.
+ * (null) passes through, with the JavaScript expression their kernels use.
  */
 import type { Args, CellKind, ElementwiseSpec, ProcessDefinition } from '../process.ts';
-
-/** A number, boolean or null as a kernel literal (NaN for null, 0/1 for booleans). */
-export function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NaN';
-  if (typeof value === 'boolean') return value ? '1' : '0';
-  if (typeof value !== 'number') throw new Error(`not a kernel literal: ${typeof value}`);
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return 'Infinity';
-  if (value === -Infinity) return '(-Infinity)';
-  if (Object.is(value, -0)) return '(-0)';
-  return value < 0 ? `(${value})` : String(value);
-}
 
 const numeric = (kinds: Record<string, CellKind>) =>
   Object.values(kinds).every((k) => k === 'number' || k === 'nodata') ? ('number' as const) : undefined;
