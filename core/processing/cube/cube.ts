@@ -7,6 +7,7 @@
  */
 import type { MaybeEmptyFeature } from '../values/geojson.ts';
 import { VALUE_KIND, type ValueKind } from '../values/kinds.ts';
+import { ProcessingError } from '../errors.ts';
 import type { Dimension } from './dimension.ts';
 import type { ChunkDecoding } from '../../stores/zarr/read.ts';
 
@@ -113,4 +114,16 @@ export function newChunk(dtype: CubeDtype, length: number, shared = false): Chun
   if (!shared) return dtype === 'float32' ? new Float32Array(length) : new Float64Array(length);
   const buffer = new SharedArrayBuffer(length * (dtype === 'float32' ? 4 : 8));
   return dtype === 'float32' ? new Float32Array(buffer) : new Float64Array(buffer);
+}
+
+/** The x and y axes of a raster cube (DimensionNotAvailable when it has none). */
+export function spatialAxes(cube: DataCube): { x: number; y: number } {
+  const find = (axis: 'x' | 'y') => {
+    const byAxis = cube.dimensions.findIndex((d) => d.type === 'spatial' && d.axis === axis);
+    return byAxis >= 0 ? byAxis : cube.dimensions.findIndex((d) => d.type === 'spatial' && d.name === axis);
+  };
+  const [x, y] = [find('x'), find('y')];
+  if (x < 0 || y < 0)
+    throw new ProcessingError('DimensionNotAvailable', 'The data cube has no spatial x and y dimensions.');
+  return { x, y };
 }

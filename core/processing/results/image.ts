@@ -3,12 +3,11 @@
  * are its rows and columns, a `bands` dimension its samples, and every other dimension must hold one label (a
  * time step filtered or reduced to one); anything else cannot be one image.
  */
-import type { DataCube } from '../cube/cube.ts';
+import { spatialAxes, type DataCube } from '../cube/cube.ts';
 import { stepOf, type DimensionType } from '../cube/dimension.ts';
 import { stridesOf } from '../cube/grid.ts';
 import { materialize } from '../cube/read.ts';
 import { ProcessingError } from '../errors.ts';
-import { spatialAxes } from '../processes/cube/helpers.ts';
 
 export interface RasterImage {
   width: number;

@@ -3,10 +3,9 @@
  * map into continuous grid coordinates where cell (row, col) is the unit square [col, col+1] × [row, row+1], so
  * rasterizing works on unit cells whatever the resolution, and areas in grid units are cell fractions.
  */
-import type { DataCube } from '../cube/cube.ts';
+import { spatialAxes, type DataCube } from '../cube/cube.ts';
 import { stepOf } from '../cube/dimension.ts';
 import { ProcessingError } from '../errors.ts';
-import { spatialAxes } from '../processes/cube/helpers.ts';
 
 export interface RasterGrid {
   nx: number;

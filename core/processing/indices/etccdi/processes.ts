@@ -2,12 +2,12 @@
  * The ETCCDI indices as openEO processes, one per index (`etccdi_fd`, ..., `etccdi_prcptot`): each takes daily
  * cubes and returns, lazily, a cube whose temporal dimension holds the index's periods.
  */
-import { DataCube } from '../../cube/cube.ts';
+import { DataCube, spatialAxes } from '../../cube/cube.ts';
 import { sameLabels } from '../../cube/dimension.ts';
 import { invalidArgument } from '../../errors.ts';
 import type { Args, ProcessDefinition } from '../../process.ts';
 import { labelInstants } from '../../processes/cube/filters.ts';
-import { spatialAxes, temporalAxis } from '../../processes/cube/helpers.ts';
+import { temporalAxis } from '../../processes/cube/helpers.ts';
 import { bandUnits, convertInPlace, type Quantity } from '../../units.ts';
 import { WGS84, transformBetween } from '../../values/crs.ts';
 import { DAY_MS, calendarOf, periodsOf, type Frequency } from './calendar.ts';

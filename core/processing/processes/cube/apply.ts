@@ -3,7 +3,7 @@
  * element-wise, else interpreted per value), `reduce_dimension` (streaming reducer plan), `apply_dimension`
  * (each series along a dimension).
  */
-import { DataCube, withoutUnits, type CellType } from '../../cube/cube.ts';
+import { DataCube, spatialAxes, withoutUnits, type CellType } from '../../cube/cube.ts';
 import type { Dimension } from '../../cube/dimension.ts';
 import { readRegion } from '../../cube/read.ts';
 import { ApplyDimensionSource } from '../../cube/sources/apply-dimension.ts';
@@ -18,7 +18,7 @@ import { kernelProgram } from '../../kernels/program.ts';
 import { reducerPlan, returnKind } from '../../kernels/reducer-plan.ts';
 import type { Args, CellKind, ProcessContext, ProcessDefinition } from '../../process.ts';
 import { LabeledArray, elementsOf, isArrayValue } from '../../values/labeled-array.ts';
-import { axisOf, range, spatialAxes } from './helpers.ts';
+import { axisOf, range } from './helpers.ts';
 
 const cellType = (kind: CellKind): CellType => (kind === 'boolean' ? 'boolean' : 'number');
 

@@ -1,12 +1,12 @@
 /** Filters: keep the labels of a dimension that match (bands, a bounding box, a time interval, a condition). */
-import type { DataCube } from '../../cube/cube.ts';
+import { spatialAxes, type DataCube } from '../../cube/cube.ts';
 import { ProcessingError, invalidArgument } from '../../errors.ts';
 import type { Callback } from '../../evaluate/callback.ts';
 import type { Args, ProcessDefinition } from '../../process.ts';
 import type { BoundingBox } from '../../services.ts';
 import { transformBetween, transformedExtent, type Crs } from '../../values/crs.ts';
 import { parseDateTime, parseInstant, instantOf } from '../../values/datetime.ts';
-import { axisOf, selectIndices, spatialAxes } from './helpers.ts';
+import { axisOf, selectIndices } from './helpers.ts';
 import { filterSpatial } from './masks.ts';
 
 function filterBands({ data, bands, wavelengths }: Args): DataCube {

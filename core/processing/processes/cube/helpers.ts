@@ -38,18 +38,6 @@ export function temporalAxis(cube: DataCube, name: string | null | undefined): n
   return temporal[0]!;
 }
 
-/** The x and y axes of a raster cube (DimensionNotAvailable when it has none). */
-export function spatialAxes(cube: DataCube): { x: number; y: number } {
-  const find = (axis: 'x' | 'y') => {
-    const byAxis = cube.dimensions.findIndex((d) => d.type === 'spatial' && d.axis === axis);
-    return byAxis >= 0 ? byAxis : cube.dimensions.findIndex((d) => d.type === 'spatial' && d.name === axis);
-  };
-  const [x, y] = [find('x'), find('y')];
-  if (x < 0 || y < 0)
-    throw new ProcessingError('DimensionNotAvailable', 'The data cube has no spatial x and y dimensions.');
-  return { x, y };
-}
-
 /** The same values with other dimension metadata (same shape). */
 export function relabel(
   cube: DataCube,
