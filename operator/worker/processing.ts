@@ -18,7 +18,7 @@ import { pinnedResources } from '../../core/processing/jobs/pinned.ts';
 import { withPinnedVersions } from '../../core/processing/jobs/rerun.ts';
 import { directorySink, sizeOf } from '../../core/processing/jobs/sink.ts';
 import { writeFileAtomic } from '../../core/files/durable.ts';
-import { formatOptions } from '../../core/processing/results/display.ts';
+import { formatOptions } from '../../core/processing/jobs/display.ts';
 import { PROVENANCE_FILE } from '../../core/provenance/manifest.ts';
 import { processingManifest } from '../../core/provenance/processing-manifest.ts';
 import { storedWorkflows } from '../../core/processing/workflows.ts';

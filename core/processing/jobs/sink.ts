@@ -5,7 +5,7 @@
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { ResultFile } from '../../resources/processing-job/schema.ts';
-import { givenOptions, type OptionsResolver } from '../results/display.ts';
+import { givenOptions, type OptionsResolver } from './display.ts';
 import { OUTPUT_FORMATS, outputFormat } from '../results/outputs.ts';
 import type { WriterShare } from '../results/zarr.ts';
 import type { ResultSink } from '../services.ts';

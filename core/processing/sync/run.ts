@@ -13,7 +13,7 @@ import { runProcessGraph } from '../engine.ts';
 import { ProcessingError } from '../errors.ts';
 import { pinnedResources } from '../jobs/pinned.ts';
 import { MemoryBudget } from '../memory-budget.ts';
-import { formatOptions } from '../results/display.ts';
+import { formatOptions } from '../jobs/display.ts';
 import { OUTPUT_FORMATS, outputFormat, type OutputFormat } from '../results/outputs.ts';
 import type { ResultSink } from '../services.ts';
 import { storedWorkflows } from '../workflows.ts';

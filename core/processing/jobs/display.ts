@@ -6,8 +6,8 @@
 import { dataSourceKind, type DataSource } from '../../resources/data-source/schema.ts';
 import { datasetKind, type Dataset } from '../../resources/dataset/schema.ts';
 import { isSafeName } from '../../stores/layout.ts';
-import type { ResourceReader } from '../jobs/pinned.ts';
-import { collectReferences } from '../jobs/references.ts';
+import type { ResourceReader } from './pinned.ts';
+import { collectReferences } from './references.ts';
 import { builtInRegistry } from '../registry.ts';
 
 /** The options a result in `format` is written with: `save_result`'s, over the graph's defaults for the format. */
