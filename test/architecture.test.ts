@@ -74,6 +74,64 @@ function importCycles(graph: Map<string, string[]>): string[][] {
   return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
+/** The folder directly under `parent` that holds `file` (`core/stores` for `core/stores/zarr/read.ts`), if any. */
+function folderUnder(parent: string, file: string): string | undefined {
+  const rest = file.startsWith(`${parent}/`) ? file.slice(parent.length + 1).split('/') : [];
+  return rest.length > 1 ? `${parent}/${rest[0]}` : undefined;
+}
+
+/**
+ * The loops between the folders directly under `parent`, one per group of folders that reach each other, each
+ * printed as a round trip from its first folder with the file import behind every arrow.
+ */
+function folderCycles(files: Map<string, string[]>, parent: string): string[] {
+  const folders = new Map<string, string[]>();
+  const witness = new Map<string, string>();
+  for (const [file, targets] of files) {
+    const from = folderUnder(parent, file);
+    if (from === undefined) continue;
+    if (!folders.has(from)) folders.set(from, []);
+    for (const target of targets) {
+      const to = folderUnder(parent, target);
+      if (to === undefined || to === from || witness.has(`${from} ${to}`)) continue;
+      witness.set(`${from} ${to}`, `${file} -> ${target}`);
+      folders.get(from)!.push(to);
+    }
+  }
+  return importCycles(folders).map((group) => {
+    const members = new Set(group);
+    // Breadth-first from the first folder back to itself, inside the group: the shortest round trip.
+    const start = group[0]!;
+    const cameFrom = new Map<string, string>();
+    const queue = [start];
+    while (queue.length > 0 && !cameFrom.has(start)) {
+      const folder = queue.shift()!;
+      for (const next of folders.get(folder)!)
+        if (members.has(next) && !cameFrom.has(next)) {
+          cameFrom.set(next, folder);
+          queue.push(next);
+        }
+    }
+    const trip: string[] = [];
+    let folder = start;
+    do {
+      const previous = cameFrom.get(folder)!;
+      trip.unshift(witness.get(`${previous} ${folder}`)!);
+      folder = previous;
+    } while (folder !== start);
+    return trip.join(' => ');
+  });
+}
+
+/**
+ * The one folder loop left, listed so that any other fails: it goes when core/provenance/delivery-manifest.ts moves
+ * into core/exports, which waits for the delivery worker change under way there. Fixing it fails this list too, so
+ * the entry is removed then.
+ */
+const pendingFolderCycles = [
+  'core/exports/chunks.ts -> core/provenance/digest.ts => core/provenance/delivery-manifest.ts -> core/exports/checkpoint.ts',
+];
+
 describe('module boundaries', () => {
   for (const [area, mayImport] of Object.entries(allowed)) {
     it(`${area}/ imports only from ${mayImport.join(', ')}`, async () => {
@@ -90,6 +148,27 @@ describe('module boundaries', () => {
 
   it('has no import cycle among the source files of core/, operator/, api-server/ and cmd/', async () => {
     expect(importCycles(await importGraph(['core', 'operator', 'api-server', 'cmd']))).toEqual([]);
+  });
+
+  it('has no loop between the folders of core/, nor between the folders of core/processing/, but the pending one', async () => {
+    const files = await importGraph(['core']);
+    expect([...folderCycles(files, 'core'), ...folderCycles(files, 'core/processing')]).toEqual(pendingFolderCycles);
+  });
+
+  it('finds loops between folders and prints each with the file imports behind it (the folder check works)', () => {
+    const files = new Map([
+      ['core/a/one.ts', ['core/b/two.ts', 'core/a/three.ts']],
+      ['core/a/three.ts', []],
+      ['core/b/two.ts', ['core/c/deep/four.ts', 'core/top.ts']],
+      ['core/c/deep/four.ts', ['core/a/three.ts']],
+      ['core/top.ts', ['core/a/one.ts']],
+      ['core/d/five.ts', ['core/a/one.ts']],
+    ]);
+    expect(folderCycles(files, 'core')).toEqual([
+      'core/a/one.ts -> core/b/two.ts => core/b/two.ts -> core/c/deep/four.ts => core/c/deep/four.ts -> core/a/three.ts',
+    ]);
+    expect(folderUnder('core/processing', 'core/processing/zonal/grid.ts')).toBe('core/processing/zonal');
+    expect(folderUnder('core/processing', 'core/processing/engine.ts')).toBeUndefined();
   });
 
   it('finds import cycles (the cycle search itself works)', () => {
