@@ -2,6 +2,7 @@ import { formatPeriod, type Period, type PeriodType } from '../periods/index.ts'
 import type { RasterGrid } from './raster-grid.ts';
 import { coordinateAttributes, dataAttributes, gridMappingAttributes, timeValues, WGS84_WKT } from './cf.ts';
 import { directoryStore } from './directory-store.ts';
+import { downsample, multiscalesAttributes, pyramidGrids } from './pyramid.ts';
 import type { Coverage, WritableStore } from './store.ts';
 import type { Compressor } from './zarr/codecs.ts';
 import type { ArraySpec, TypedValues, ZarrGroupWriter } from './zarr/group-writer.ts';
@@ -28,6 +29,11 @@ export interface RasterCubeDescription {
    * version); appending starts after them. A multiple of the time chunk.
    */
   firstPeriod?: number;
+  /**
+   * Whether a grid larger than 1024 cells on a side gets multiscale levels (default true); false for a splice of a
+   * version written without them, whose kept chunks have no levels to link.
+   */
+  multiscales?: boolean;
 }
 
 const storeOf = (target: string | WritableStore) => (typeof target === 'string' ? directoryStore(target) : target);
@@ -89,16 +95,24 @@ export function cubeCoverage({ grid, periods }: RasterCubeDescription): Coverage
   };
 }
 
+/** One resolution level's data array and the grid it lies on. */
+interface Level {
+  grid: RasterGrid;
+  data: ArraySpec;
+}
+
 /**
  * Writes a raster cube as a Zarr store (v2 by default, v3 on request) with the CF and GDAL metadata that xarray,
  * rioxarray and GDAL read: dimension names, 1-D `time`/`lat`/`lon` coordinates, `grid_mapping` to a scalar
  * `spatial_ref`, and `_CRS`. Periods are appended in order; every full block of time steps is written as soon as
- * it is complete.
+ * it is complete. A grid larger than 1024 cells on a side also gets multiscale levels (pyramid.ts) in child
+ * groups `1/`, `2/`, ..., each block of time steps written to every level at once.
  */
 export class RasterCubeWriter {
   readonly #zarr: ZarrGroupWriter;
   readonly #description: RasterCubeDescription;
-  readonly #data: ArraySpec;
+  /** Level 0 (the root variable at full resolution), then the coarser levels. */
+  readonly #levels: Level[];
   readonly #block: Float32Array;
   readonly #shape: [number, number, number];
   #appended = 0;
@@ -118,10 +132,10 @@ export class RasterCubeWriter {
     this.#end = periods.length;
     if (this.#appended % this.#shape[0] !== 0) throw new Error('firstPeriod must start a time block of chunks');
     this.#block = new Float32Array(this.#shape[0] * ny * nx);
-    this.#data = {
-      name: description.variable,
-      shape: [periods.length, ny, nx],
-      chunks: this.#shape,
+    const dataSpec = (name: string, [ly, lx]: [number, number], chunks: [number, number, number]): ArraySpec => ({
+      name,
+      shape: [periods.length, ly, lx],
+      chunks,
       dataType: 'float32',
       // zlib for v2 (every v2 reader has it); v3 has no zlib codec, and zstd decodes fastest.
       compressor:
@@ -129,7 +143,18 @@ export class RasterCubeWriter {
       fillValue: 'NaN',
       dimensions: ['time', 'lat', 'lon'],
       attributes: { ...dataAttributes(description), _CRS: { wkt: WGS84_WKT } },
-    };
+    });
+    const [ct, cy, cx] = this.#shape;
+    this.#levels = [
+      { grid, data: dataSpec(description.variable, [ny, nx], this.#shape) },
+      ...(description.multiscales === false ? [] : pyramidGrids(grid)).map((level, i) => {
+        const size: [number, number] = [level.lat.length, level.lon.length];
+        return {
+          grid: level,
+          data: dataSpec(`${i + 1}/${description.variable}`, size, [ct, Math.min(cy, size[0]), Math.min(cx, size[1])]),
+        };
+      }),
+    ];
   }
 
   /** A writer into a directory (each key a flushed file) or into any other key writer. */
@@ -195,15 +220,25 @@ export class RasterCubeWriter {
   }
 
   async #writeCoordinates(): Promise<void> {
-    const { grid, periods, periodType, attributes } = this.#description;
-    await this.#zarr.group({ Conventions: 'CF-1.8', ...attributes });
-    const cf = coordinateAttributes(periodType);
+    const { variable, periods, periodType, attributes } = this.#description;
+    const pyramid = this.#levels.length > 1 ? multiscalesAttributes(variable, this.#levels.length - 1) : {};
+    await this.#zarr.group({ Conventions: 'CF-1.8', ...attributes, ...pyramid });
+    for (const [index, level] of this.#levels.entries()) {
+      const prefix = index === 0 ? '' : `${index}/`;
+      if (index > 0) await this.#zarr.subgroup(String(index), { Conventions: 'CF-1.8' });
+      await this.#writeLevelCoordinates(prefix, level, timeValues(periods, periodType));
+    }
+  }
+
+  /** A level's coordinates, grid mapping and data array, each named under `prefix`. */
+  async #writeLevelCoordinates(prefix: string, { grid, data }: Level, time: TypedValues): Promise<void> {
+    const cf = coordinateAttributes(this.#description.periodType);
     // Each coordinate is one uncompressed chunk, with no fill value (coordinates have no missing values).
-    const coordinates = { time: timeValues(periods, periodType), lat: grid.lat, lon: grid.lon };
+    const coordinates = { time, lat: grid.lat, lon: grid.lon };
     for (const [name, values] of Object.entries(coordinates) as [keyof typeof coordinates, TypedValues][])
       await this.#whole(
         {
-          name,
+          name: `${prefix}${name}`,
           shape: [values.length],
           chunks: [values.length],
           dataType: name === 'time' ? 'int64' : 'float64',
@@ -216,7 +251,7 @@ export class RasterCubeWriter {
       );
     await this.#whole(
       {
-        name: 'spatial_ref',
+        name: `${prefix}spatial_ref`,
         shape: [],
         chunks: [],
         dataType: 'int64',
@@ -227,7 +262,7 @@ export class RasterCubeWriter {
       },
       new BigInt64Array(1),
     );
-    await this.#zarr.array(this.#data);
+    await this.#zarr.array(data);
   }
 
   /** Adds the values of the next period (row-major lat, lon). */
@@ -242,10 +277,24 @@ export class RasterCubeWriter {
     if (slot === this.#shape[0] - 1 || this.#appended === this.#end) await this.#flushBlock(slot + 1);
   }
 
+  /** Writes the block of time steps to level 0, then each coarser level the mean of the one before. */
   async #flushBlock(filled: number): Promise<void> {
-    const [ct, cy, cx] = this.#shape;
-    const [ny, nx] = [this.#description.grid.lat.length, this.#description.grid.lon.length];
-    const t = Math.floor((this.#appended - 1) / ct);
+    const t = Math.floor((this.#appended - 1) / this.#shape[0]);
+    let block = this.#block;
+    for (const [index, level] of this.#levels.entries()) {
+      if (index > 0) {
+        const finer = this.#levels[index - 1]!.grid;
+        block = downsample(block, this.#shape[0], finer.lat.length, finer.lon.length);
+      }
+      await this.#writeBlock(level, block, t, filled);
+    }
+    this.#block.fill(Number.NaN);
+  }
+
+  /** Writes time block `t` of a level (its first `filled` planes hold values) as chunks. */
+  async #writeBlock({ grid, data }: Level, block: Float32Array, t: number, filled: number): Promise<void> {
+    const [ct, cy, cx] = data.chunks as [number, number, number];
+    const [ny, nx] = [grid.lat.length, grid.lon.length];
     const jobs: (() => Promise<void>)[] = [];
     for (let cj = 0; cj * cy < ny; cj++) {
       for (let ci = 0; ci * cx < nx; ci++) {
@@ -256,16 +305,15 @@ export class RasterCubeWriter {
             for (let y = 0; y < cy && cj * cy + y < ny; y++) {
               const from = k * ny * nx + (cj * cy + y) * nx + ci * cx;
               const width = Math.min(cx, nx - ci * cx);
-              chunk.set(this.#block.subarray(from, from + width), (k * cy + y) * cx);
+              chunk.set(block.subarray(from, from + width), (k * cy + y) * cx);
             }
           }
-          return this.#zarr.chunk(this.#data, [t, cj, ci], chunk);
+          return this.#zarr.chunk(data, [t, cj, ci], chunk);
         });
       }
     }
     for (let i = 0; i < jobs.length; i += PARALLEL_CHUNKS)
       await Promise.all(jobs.slice(i, i + PARALLEL_CHUNKS).map((job) => job()));
-    this.#block.fill(Number.NaN);
   }
 
   /**

@@ -24,6 +24,18 @@ async function storedArray(store: ReadableStore, zarrVersion: 2 | 3, variable: s
   return stored;
 }
 
+/** The previous version's multiscale level arrays (`1/<variable>`, `2/<variable>`, ...), none when it has none. */
+async function storedLevels(store: ReadableStore, variable: string): Promise<ZarrArray[]> {
+  const group = await readZarrGroup(store);
+  const levels: ZarrArray[] = [];
+  for (let level = 1; group; level++) {
+    const array = await readZarrArray(store, group, `${level}/${variable}`);
+    if (!array) break;
+    levels.push(array);
+  }
+  return levels;
+}
+
 /** Decodes the planes of time block `t` of `stored`, one per period it holds. */
 async function readBlock(store: ReadableStore, stored: ZarrArray, t: number): Promise<Float32Array[]> {
   const [count, ny, nx] = stored.shape as [number, number, number];
@@ -63,6 +75,8 @@ export interface SpliceSink extends CubeSink {
   readonly keptBlocks: number[];
   /** The previous version's data array, whose chunk keys the kept blocks have. */
   readonly stored: ZarrArray;
+  /** The previous version's multiscale levels, whose kept blocks the new version keeps too. */
+  readonly storedLevels: ZarrArray[];
   /** The new version's cube as written: its periods with the previous version's chunk shape and codec. */
   readonly layout: RasterCubeDescription;
 }
@@ -80,6 +94,7 @@ export async function spliceCube(
   splice?: Splice,
 ): Promise<SpliceSink> {
   const stored = await storedArray(previous, zarrVersion, description.variable);
+  const levels = await storedLevels(previous, description.variable);
   const [count] = stored.shape as [number];
   const [ct] = stored.chunks as [number];
   const total = description.periods.length;
@@ -95,6 +110,7 @@ export async function spliceCube(
     zarrVersion,
     chunks: stored.chunks as [number, number, number],
     compressor: compressorOf(stored),
+    multiscales: levels.length > 0,
   };
   const writer = RasterCubeWriter.part(target, whole, window);
   const keptBlocks =
@@ -123,6 +139,7 @@ export async function spliceCube(
     },
     keptBlocks,
     stored,
+    storedLevels: levels,
     layout: whole,
     append: async (values) => {
       await feedPrevious(from);

@@ -24,6 +24,8 @@ export interface ArraySpec {
  */
 export interface ZarrGroupWriter {
   group(attributes: Record<string, unknown>): Promise<void>;
+  /** A child group at `path` (arrays in it are named `path/name`), listed in the consolidated metadata. */
+  subgroup(path: string, attributes: Record<string, unknown>): Promise<void>;
   array(spec: ArraySpec): Promise<void>;
   /** One chunk; `values` has the chunk's full shape (edge chunks padded with the fill value). */
   chunk(spec: ArraySpec, index: number[], values: TypedValues): Promise<void>;

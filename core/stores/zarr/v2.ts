@@ -24,6 +24,11 @@ export class ZarrV2GroupWriter implements ZarrGroupWriter {
     await this.#json('.zattrs', attributes);
   }
 
+  async subgroup(path: string, attributes: Record<string, unknown>): Promise<void> {
+    await this.#json(`${path}/.zgroup`, { zarr_format: 2 });
+    await this.#json(`${path}/.zattrs`, attributes);
+  }
+
   async array(spec: ArraySpec): Promise<void> {
     await this.#json(`${spec.name}/.zarray`, {
       zarr_format: 2,

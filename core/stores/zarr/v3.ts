@@ -11,6 +11,7 @@ import { bytesOf, type ArraySpec, type TypedValues, type ZarrGroupWriter } from 
  */
 export class ZarrV3GroupWriter implements ZarrGroupWriter {
   readonly #store: WritableStore;
+  /** The metadata of every node below the root, by path. */
   readonly #arrays: Record<string, unknown> = {};
   #attributes: Record<string, unknown> = {};
 
@@ -20,6 +21,12 @@ export class ZarrV3GroupWriter implements ZarrGroupWriter {
 
   async group(attributes: Record<string, unknown>): Promise<void> {
     this.#attributes = attributes;
+  }
+
+  async subgroup(path: string, attributes: Record<string, unknown>): Promise<void> {
+    const metadata = { zarr_format: 3, node_type: 'group', attributes };
+    this.#arrays[path] = metadata;
+    await this.#store.set(`${path}/zarr.json`, JSON.stringify(metadata, null, 2));
   }
 
   async array(spec: ArraySpec): Promise<void> {

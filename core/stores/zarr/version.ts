@@ -27,16 +27,18 @@ export async function zarrSpliceSink(
   splice?: Splice,
 ): Promise<CubeSink> {
   const sink = await spliceCube(dir, directoryStore(previous), zarrVersion, description, splice);
-  const [, ny, nx] = sink.stored.shape as [number, number, number];
-  const [, cy, cx] = sink.stored.chunks as [number, number, number];
-  const [rows, cols] = [Math.ceil(ny / cy), Math.ceil(nx / cx)];
-  for (const t of sink.keptBlocks)
-    for (let j = 0; j < rows; j++)
-      for (let i = 0; i < cols; i++) {
-        const key = sink.stored.chunkKey([t, j, i]).split('/');
-        await mkdir(dirname(join(dir, ...key)), { recursive: true });
-        await link(join(previous, ...key), join(dir, ...key));
-      }
+  for (const stored of [sink.stored, ...sink.storedLevels]) {
+    const [, ny, nx] = stored.shape as [number, number, number];
+    const [, cy, cx] = stored.chunks as [number, number, number];
+    const [rows, cols] = [Math.ceil(ny / cy), Math.ceil(nx / cx)];
+    for (const t of sink.keptBlocks)
+      for (let j = 0; j < rows; j++)
+        for (let i = 0; i < cols; i++) {
+          const key = stored.chunkKey([t, j, i]).split('/');
+          await mkdir(dirname(join(dir, ...key)), { recursive: true });
+          await link(join(previous, ...key), join(dir, ...key));
+        }
+  }
   return sink;
 }
 
