@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { python } from '../../test/support/python.ts';
+import { openStoredCube } from '../processing/collections/stored-cube.ts';
 import { periodRange } from '../periods/index.ts';
 import type { RasterGrid } from '../providers/raster.ts';
 import { downsample, pyramidGrids } from './pyramid.ts';
+import { directoryStore } from './directory-store.ts';
 import { RasterCubeWriter } from './raster-cube.ts';
 import { zarrSpliceSink } from './zarr/version.ts';
 
@@ -94,6 +96,9 @@ describe('pyramid levels', () => {
     const consolidated = JSON.parse(await readFile(join(dir, '.zmetadata'), 'utf8')).metadata;
     expect(consolidated['3/value/.zarray']).toMatchObject({ shape: [2, 256, 256], chunks: [2, 256, 256] });
     expect(consolidated['1/value/.zarray']).toMatchObject({ shape: [2, 1024, 1024], chunks: [2, 256, 256] });
+
+    // Stratus's own reader (tiles, processes) opens the root's variable, not a level's.
+    expect((await openStoredCube(directoryStore(dir))).shape).toEqual([2, 1, 2048, 2048]);
 
     const writtenFile = join(dir, '..', `pyramid-${process.pid}.f32`);
     await writeFile(writtenFile, written);

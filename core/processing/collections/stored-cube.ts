@@ -17,7 +17,8 @@ const STORED_CRS = 'EPSG:4326';
 
 /** The data variable: the one array over (time, lat, lon), as the writers store it (`core/stores/cf.ts`). */
 function dataVariable(arrays: ZarrArray[]): ZarrArray {
-  const found = arrays.filter((a) => a.dimensions.join(',') === 'time,lat,lon');
+  // Arrays in child groups (multiscale levels, `1/value`) are coarser copies of the root's variable, not others.
+  const found = arrays.filter((a) => !a.name.includes('/') && a.dimensions.join(',') === 'time,lat,lon');
   if (found.length !== 1) throw new ZarrFormatError(`the store holds ${found.length} arrays over (time, lat, lon)`);
   return found[0]!;
 }
