@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { python } from '../../test/support/python.ts';
 import { openStoredCube } from '../processing/collections/stored-cube.ts';
 import { periodRange } from '../periods/index.ts';
-import type { RasterGrid } from '../providers/raster.ts';
+import type { RasterGrid } from './raster-grid.ts';
 import { downsample, pyramidGrids } from './pyramid.ts';
 import { directoryStore } from './directory-store.ts';
 import { RasterCubeWriter } from './raster-cube.ts';

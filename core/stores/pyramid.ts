@@ -5,7 +5,7 @@
  * grid. The store root keeps the full-resolution variable (xarray opens it as before); level `n` is the child group
  * `n/` holding the same variable and its own `lat`/`lon`.
  */
-import type { RasterGrid } from '../providers/raster.ts';
+import type { RasterGrid } from './raster-grid.ts';
 
 /** A grid gets levels when a side exceeds this many cells. */
 export const PYRAMID_THRESHOLD = 1024;
