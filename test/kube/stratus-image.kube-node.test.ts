@@ -5,16 +5,11 @@
  * connects through the in-cluster config (service account token, the cluster's CA verifying the API server's
  * certificate for the `kubernetes` Service's address) and lists Pods.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openKubernetesCluster } from '../../core/cluster/kubernetes/index.ts';
 import { scratchNamespace } from '../support/kube-namespace.ts';
-import { importImage, nodeClient, nodeContainer, timed } from '../support/kube-node-client.ts';
+import { importStratusImage, nodeClient, nodeContainer, removeStratusImage } from '../support/kube-node-client.ts';
 
-const run = promisify(execFile);
-const scripts = join(import.meta.dirname, '../../scripts');
 const image = 'localhost/stratus:kube-node-test';
 
 const kubeconfig = inject('kubeconfig');
@@ -22,29 +17,11 @@ const clusterDir = inject('kubeClusterDir');
 const namespace = scratchNamespace(openKubernetesCluster({ kubeconfig }), 'stratus-image');
 const { completedJob, allowPodList } = nodeClient(kubeconfig, namespace);
 
-/** Builds the image (minutes), exports it from buildah's store (vfs, as the build uses) and imports it. */
-async function importStratusImage(): Promise<void> {
-  await timed('Stratus image built', () =>
-    run('bash', [join(scripts, 'build-image-offline.sh'), image], {
-      env: { ...process.env, STRATUS_IMAGE_NODE: process.execPath },
-      maxBuffer: 64 * 1024 * 1024,
-    }),
-  );
-  await timed('Stratus image exported and imported', () =>
-    importImage(clusterDir, async (work) => {
-      const archive = join(work, 'stratus.oci.tar');
-      await run('buildah', ['--storage-driver', 'vfs', 'push', '-q', image, `oci-archive:${archive}:${image}`]);
-      return archive;
-    }),
-  );
-}
-
 const container = nodeContainer(image, { request: '64Mi', limit: '512Mi' });
 
 describe("Stratus's image on the node", () => {
-  beforeAll(importStratusImage, 900_000);
-  // containerd keeps its copy until the node stops; buildah's (hundreds of MB in vfs) goes now.
-  afterAll(() => run('buildah', ['--storage-driver', 'vfs', 'rmi', image]));
+  beforeAll(() => importStratusImage(clusterDir, image), 900_000);
+  afterAll(() => removeStratusImage(image));
 
   it('runs its command line in a Pod to completion', async () => {
     const { log } = await completedJob('help', {

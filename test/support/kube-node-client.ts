@@ -95,6 +95,32 @@ export async function importImage(clusterDir: string, write: (work: string) => P
   }
 }
 
+/**
+ * Builds Stratus's image as IMAGE from the working tree (scripts/build-image-offline.sh, minutes), exports it from
+ * buildah's store (vfs, as the build uses) and imports it into the node; `removeStratusImage` drops buildah's copy
+ * (hundreds of MB in vfs) while containerd keeps its own until the node stops.
+ */
+export async function importStratusImage(clusterDir: string, image: string): Promise<void> {
+  const scripts = join(import.meta.dirname, '../../scripts');
+  await timed('Stratus image built', () =>
+    run('bash', [join(scripts, 'build-image-offline.sh'), image], {
+      env: { ...process.env, STRATUS_IMAGE_NODE: process.execPath },
+      maxBuffer: 64 * 1024 * 1024,
+    }),
+  );
+  await timed('Stratus image exported and imported', () =>
+    importImage(clusterDir, async (work) => {
+      const archive = join(work, 'stratus.oci.tar');
+      await run('buildah', ['--storage-driver', 'vfs', 'push', '-q', image, `oci-archive:${archive}:${image}`]);
+      return archive;
+    }),
+  );
+}
+
+export async function removeStratusImage(image: string): Promise<void> {
+  await run('buildah', ['--storage-driver', 'vfs', 'rmi', image]);
+}
+
 /** A container of an imported image: never pulled, no privilege escalation, the memory limit given. */
 export function nodeContainer(image: string, memory: { request: string; limit: string }) {
   return {
