@@ -41,6 +41,14 @@ export const jobKind: KindRef = {
   statusSubresource: true,
 };
 
+export const podKind: KindRef = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  plural: 'pods',
+  namespaced: true,
+  statusSubresource: true,
+};
+
 export const configMapKind: KindRef = {
   apiVersion: 'v1',
   kind: 'ConfigMap',

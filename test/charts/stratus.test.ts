@@ -113,7 +113,10 @@ describe('Helm chart charts/stratus', () => {
     const role = (k: string, name: string) => objects.find((o) => o.kind === k && o.metadata.name === name) as Role;
     expect(role('Role', 'stratus-operator-jobs')).toMatchObject({
       metadata: { namespace: 'stratus' },
-      rules: [{ apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete'] }],
+      rules: [
+        { apiGroups: ['batch'], resources: ['jobs'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+        { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+      ],
     });
     expect(role(kind, 'stratus-operator').rules.some((r) => r.apiGroups.includes('batch'))).toBe(false);
     expect(role(kind, 'stratus-worker').rules).toEqual([

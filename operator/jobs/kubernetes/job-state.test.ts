@@ -70,6 +70,14 @@ const cases: [string, Partial<AttemptObservation>, Partial<JobState>][] = [
     { job: jobWith(failedCondition('BackoffLimitExceeded', 'Job has reached the specified backoff limit')) },
     { phase: 'failed', error: { type: 'WorkerCrashed', message: 'Job has reached the specified backoff limit' } },
   ],
+  [
+    'a crashed worker whose pods said why fails with their word',
+    {
+      job: jobWith(failedCondition('BackoffLimitExceeded', 'Job has reached the specified backoff limit')),
+      podEnd: 'the worker pod p was OOMKilled',
+    },
+    { phase: 'failed', error: { type: 'WorkerCrashed', message: 'the worker pod p was OOMKilled' } },
+  ],
   ['a cancelled attempt whose Job is gone is cancelled', { cancelRequested: true }, { phase: 'cancelled' }],
   [
     'a cancelled attempt whose Job still runs is running until the worker stops',

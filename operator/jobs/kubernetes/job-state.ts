@@ -12,6 +12,8 @@ export interface AttemptObservation {
   /** Only a report of this attempt (`report.job === name`). */
   report: WorkerReport | undefined;
   cancelRequested: boolean;
+  /** Why the pods say the worker ended, read once its Job failed without a report (an OOM kill, say). */
+  podEnd?: string | undefined;
 }
 
 function failedCondition(job: BatchJob | undefined) {
@@ -38,7 +40,8 @@ export function jobStateOf(attempt: AttemptObservation): JobState {
     const finishedAt = failed?.lastTransitionTime ?? report?.at ?? startedAt;
     if (attempt.cancelRequested) return { ...base, phase: 'cancelled', finishedAt };
     const type = failed?.reason === 'DeadlineExceeded' ? 'DeadlineExceeded' : 'WorkerCrashed';
-    const message = failed?.message ?? 'the worker pod failed without reporting';
+    const message =
+      (type === 'WorkerCrashed' && attempt.podEnd) || failed?.message || 'the worker pod failed without reporting';
     return { ...base, phase: 'failed', finishedAt, error: { type, message } };
   }
   return base;

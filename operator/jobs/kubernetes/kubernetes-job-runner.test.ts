@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
+import { jobKind, podKind } from '../../../core/cluster/builtin-kinds.ts';
 import { ApiError } from '../../../core/cluster/errors.ts';
 import type { WatchOptions } from '../../../core/cluster/port.ts';
 import { openEmbeddedCluster, type EmbeddedCluster } from '../../../core/cluster/embedded/index.ts';
@@ -203,6 +203,36 @@ describe('the Kubernetes job runner (on the embedded adapter)', () => {
     });
     const state = await stateBecomes('run-a1', (s) => s.phase !== 'running');
     expect(state).toMatchObject({ phase: 'failed', error: { type: 'DeadlineExceeded', message: 'too long' } });
+  });
+
+  it("names an OOM kill and the memory limit when the failed Job's pod says so", async () => {
+    runner.start(spec('run-a1'));
+    await eventually(() => jobNamed('run-a1'));
+    await cluster.create(podKind, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'run-a1-x7k2p', namespace: 'default', labels: { 'job-name': 'run-a1' } },
+      spec: { containers: [{ name: 'worker', resources: { limits: { memory: '64Mi' } } }] },
+    });
+    const pod = await cluster.get(podKind, 'run-a1-x7k2p', 'default');
+    await cluster.updateStatus(podKind, {
+      ...pod!,
+      status: {
+        containerStatuses: [{ name: 'worker', state: { terminated: { reason: 'OOMKilled', exitCode: 137 } } }],
+      },
+    });
+    await setJobStatus('run-a1', {
+      failed: 1,
+      conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'backoff limit' }],
+    });
+    await stateBecomes('run-a1', (s) => s.phase !== 'running');
+    const failures = heard.filter(([, state]) => state.phase === 'failed');
+    expect(failures.map(([, state]) => state.error)).toEqual([
+      {
+        type: 'WorkerCrashed',
+        message: 'the worker pod run-a1-x7k2p was OOMKilled: its container worker exceeded its memory limit of 64Mi',
+      },
+    ]);
   });
 
   it('keeps the failure a Job showed after the Job is deleted, and fails a running one deleted by someone else', async () => {

@@ -1,4 +1,4 @@
-import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
+import { jobKind, podKind } from '../../../core/cluster/builtin-kinds.ts';
 import { inform } from '../../../core/cluster/informer.ts';
 import type { KubeObject } from '../../../core/cluster/objects.ts';
 import type { WatchEvent } from '../../../core/cluster/port.ts';
@@ -18,7 +18,8 @@ import { createAttemptJob } from './job-creation.ts';
 import { deleteIfOrphan, deleteWorkerJob } from './job-deletion.ts';
 import { beyondHistory, historyDefaults, type HistoryLimits } from './job-history.ts';
 import { WORKER_SELECTOR, workerJobName, type BatchJob } from './job-manifest.ts';
-import { jobStateOf, jobSucceeded, reportsOf } from './job-state.ts';
+import { jobFailed, jobStateOf, jobSucceeded, reportsOf } from './job-state.ts';
+import { oomKilledMessage, type WorkerPod } from './pod-termination.ts';
 import type { KubernetesJobRunnerOptions } from './runner-options.ts';
 
 /**
@@ -37,6 +38,10 @@ export class KubernetesJobRunner implements JobRunner {
   readonly #attempts = new Map<string, Attempt>();
   readonly #jobs = new Map<string, BatchJob>();
   readonly #reports = new Map<string, WorkerReport>();
+  /** Failed Jobs whose pods are being read, by attempt key: their failure is heard once the pods said why. */
+  readonly #failuresBeingRead = new Map<string, BatchJob>();
+  /** What the pods of an attempt's failed Job said (undefined: nothing more than the Job), by attempt key. */
+  readonly #podEnds = new Map<string, string | undefined>();
   /** The runs the owner informers know, by uid: a Job whose run is not among them may be an orphan. */
   readonly #runs = new Map<string, { kind: string; namespace: string | undefined }>();
   readonly #listeners: ((job: JobSpec, state: JobState) => void)[] = [];
@@ -168,15 +173,24 @@ export class KubernetesJobRunner implements JobRunner {
         job: this.#jobs.get(key),
         report: this.#reports.get(key),
         cancelRequested: attempt.cancelRequested,
+        podEnd: this.#podEnds.get(key),
       })
     );
   }
 
   #onJobEvent({ type, object: job }: WatchEvent<BatchJob>): void {
     const key = keyOfJob(job);
+    if (type !== 'DELETED' && this.#failureUnread(key, job)) return;
+    const beingRead = this.#failuresBeingRead.get(key);
+    if (beingRead) {
+      // Deleted while its pods were read: the failure is heard as the Job said it.
+      this.#failuresBeingRead.delete(key);
+      this.#jobs.set(key, beingRead);
+    }
     if (type === 'DELETED' && !this.#attempts.has(key)) {
       // Every Job seen is adopted; one without its attempt belongs to a deleted run, forgotten with it.
       this.#jobs.delete(key);
+      this.#podEnds.delete(key);
       return;
     }
     if (type === 'DELETED') {
@@ -192,6 +206,36 @@ export class KubernetesJobRunner implements JobRunner {
     if (type !== 'DELETED' && jobSucceeded(job) && !this.#reports.get(key)?.end) void this.#confirmReport(key);
     this.#observed(key);
     if (type !== 'DELETED') this.#pruneHistory(job);
+  }
+
+  /**
+   * Whether the Job failed without its worker's report and its pods are still to be read: the runner holds the
+   * failure back until they say why the worker ended, so that the first failed state it gives names an OOM kill.
+   */
+  #failureUnread(key: string, job: BatchJob): boolean {
+    if (!jobFailed(job) || this.#reports.get(key)?.end || this.#podEnds.has(key)) return false;
+    const reading = this.#failuresBeingRead.has(key);
+    this.#failuresBeingRead.set(key, job);
+    if (!reading) void this.#readPodEnd(key, job.metadata.name);
+    return true;
+  }
+
+  async #readPodEnd(key: string, jobName: string): Promise<void> {
+    const { cluster, logger, job: jobOptions } = this.#options;
+    let podEnd: string | undefined;
+    try {
+      const pods = await cluster.list<WorkerPod>(podKind, {
+        namespace: jobOptions.namespace,
+        labelSelector: `job-name=${jobName}`,
+      });
+      podEnd = oomKilledMessage(pods.items);
+    } catch (err) {
+      logger.warn({ err, job: key }, "reading the failed worker Job's pods failed; its failure is the Job's");
+    }
+    this.#podEnds.set(key, podEnd);
+    const job = this.#failuresBeingRead.get(key);
+    this.#failuresBeingRead.delete(key);
+    if (job && !this.#abort.signal.aborted) this.#onJobEvent({ type: 'MODIFIED', object: job });
   }
 
   /**
@@ -276,6 +320,7 @@ export class KubernetesJobRunner implements JobRunner {
       if (kind.kind === owner.kind && name === owner.metadata.name && namespace === owner.metadata.namespace) {
         this.#attempts.delete(key);
         this.#reports.delete(key);
+        this.#podEnds.delete(key);
       }
     }
   }
