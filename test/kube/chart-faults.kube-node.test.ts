@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runTool } from '../../scripts/kube-cli.ts';
+import { eventually } from '../support/eventually.ts';
 import { importStratusImage, nodeClient, removeStratusImage, timed } from '../support/kube-node-client.ts';
 
 const repository = join(import.meta.dirname, '../..');
@@ -27,17 +28,6 @@ async function helm(...args: string[]): Promise<string> {
   const result = await runTool('helm', ['--kubeconfig', kubeconfig, '-n', namespace, ...args]);
   if (result.code !== 0) throw new Error(`helm ${args.join(' ')}: ${result.stderr}`);
   return result.stdout;
-}
-
-/** Polls `probe` every half second until it gives a value or `timeoutMs` passes (then the last error). */
-async function eventually<T>(timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`nothing within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }
 
 const leaseHolder = async (): Promise<string> =>
@@ -141,13 +131,19 @@ describe('the chart on the node, under faults', () => {
   afterAll(removeAll, 300_000);
 
   it('another operator replica leads within 20 s of the leader Pod being deleted, and runs a new Ingestion', async () => {
-    const leader = await eventually(60_000, async () => (await leaseHolder()) || undefined);
+    const leader = await eventually(async () => (await leaseHolder()) || undefined, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+    });
     await kubectl('delete', 'pod', leader, '--wait=false');
     const deleted = Date.now();
-    const successor = await eventually(20_000, async () => {
-      const holder = await leaseHolder();
-      return holder && holder !== leader ? holder : undefined;
-    });
+    const successor = await eventually(
+      async () => {
+        const holder = await leaseHolder();
+        return holder && holder !== leader ? holder : undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 500 },
+    );
     console.log(`${successor} leads ${((Date.now() - deleted) / 1000).toFixed(1)} s after ${leader} was deleted`);
 
     for (const example of ['dataset-sample.yaml', 'ingestion-sample.yaml']) {
@@ -180,10 +176,13 @@ describe('the chart on the node, under faults', () => {
         '10m',
       ),
     );
-    const after = await eventually(120_000, async () => {
-      const pods = await names('pods', 'api-server');
-      return pods.some((pod) => before.pods.includes(pod)) ? undefined : pods;
-    });
+    const after = await eventually(
+      async () => {
+        const pods = await names('pods', 'api-server');
+        return pods.some((pod) => before.pods.includes(pod)) ? undefined : pods;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
     expect(after).toHaveLength(before.pods.length);
     const sets = await names('replicasets', 'api-server');
     expect(sets.filter((set) => !before.sets.includes(set))).toHaveLength(1);
