@@ -1,7 +1,8 @@
 /**
  * Faults of the installed chart on the test node, one release for the whole file (the image build and the install
  * take minutes): the leading operator Pod deleted (the other replica takes the Lease and runs new work), a
- * configuration change upgraded (the Pods roll onto a new ReplicaSet), and the release uninstalled (the store's
+ * configuration change upgraded (the Pods roll onto a new ReplicaSet), a worker over its memory limit (its run
+ * error names the OOM kill), and the release uninstalled (the store's
  * claim, its PersistentVolume and the CRDs stay, as charts/stratus/README.md documents).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -117,6 +118,7 @@ async function removeAll(): Promise<void> {
     'default',
     'delete',
     'ingestion/sample-2024',
+    'ingestion/sample-oom',
     'dataset/sample',
     '--wait=false',
   ]);
@@ -186,6 +188,37 @@ describe('the chart on the node, under faults', () => {
     expect(after).toHaveLength(before.pods.length);
     const sets = await names('replicasets', 'api-server');
     expect(sets.filter((set) => !before.sets.includes(set))).toHaveLength(1);
+  }, 720_000);
+
+  it('reports a worker Pod killed over its memory limit as a run error naming OOMKilled and the limit', async () => {
+    await timed('upgraded to 32Mi workers', () =>
+      helm(
+        'upgrade',
+        release,
+        join(repository, 'charts/stratus'),
+        '--reuse-values',
+        '--set',
+        'worker.resources.requests.memory=32Mi,worker.resources.limits.memory=32Mi',
+        '--wait',
+        '--timeout',
+        '10m',
+      ),
+    );
+    await inDefault.apply({
+      apiVersion: 'climate.stratus.dev/v1alpha1',
+      kind: 'Ingestion',
+      metadata: { name: 'sample-oom', namespace: 'default' },
+      spec: { source: 'sample', datasetId: 'sample', start: '2023-01-01', end: '2023-12-31' },
+    });
+    const message = await timed('OOM kill reported', () =>
+      eventually(
+        async () =>
+          (await inDefault.kubectl('get', 'ingestion/sample-oom', '-o', 'jsonpath={.status.error.message}')).trim() ||
+          undefined,
+        { timeoutMs: 300_000, intervalMs: 2000 },
+      ),
+    );
+    expect(message).toMatch(/^the worker pod \S+ was OOMKilled: its container \S+ exceeded its memory limit of 32Mi$/);
   }, 720_000);
 
   it('uninstalling leaves the store claim, its PersistentVolume and the CRDs', async () => {
