@@ -31,6 +31,20 @@ async function helm(...args: string[]): Promise<string> {
   return result.stdout;
 }
 
+/** Upgrades the release with its values and `values` (helm's `--set` syntax), waiting for the rollout. */
+const upgrade = (values: string): Promise<string> =>
+  helm(
+    'upgrade',
+    release,
+    join(repository, 'charts/stratus'),
+    '--reuse-values',
+    '--set',
+    values,
+    '--wait',
+    '--timeout',
+    '10m',
+  );
+
 const leaseHolder = async (): Promise<string> =>
   (await kubectl('get', 'lease', 'stratus-operator', '-o', 'jsonpath={.spec.holderIdentity}')).trim();
 
@@ -165,19 +179,7 @@ describe('the chart on the node, under faults', () => {
 
   it('an upgrade that changes the configuration rolls the Pods onto new ReplicaSets', async () => {
     const before = { pods: await names('pods', 'api-server'), sets: await names('replicasets', 'api-server') };
-    await timed('upgrade rolled out', () =>
-      helm(
-        'upgrade',
-        release,
-        join(repository, 'charts/stratus'),
-        '--reuse-values',
-        '--set',
-        'config.logging\\.level\\.api-server=DEBUG',
-        '--wait',
-        '--timeout',
-        '10m',
-      ),
-    );
+    await timed('upgrade rolled out', () => upgrade('config.logging\\.level\\.api-server=DEBUG'));
     const after = await eventually(
       async () => {
         const pods = await names('pods', 'api-server');
@@ -192,17 +194,7 @@ describe('the chart on the node, under faults', () => {
 
   it('reports a worker Pod killed over its memory limit as a run error naming OOMKilled and the limit', async () => {
     await timed('upgraded to 32Mi workers', () =>
-      helm(
-        'upgrade',
-        release,
-        join(repository, 'charts/stratus'),
-        '--reuse-values',
-        '--set',
-        'worker.resources.requests.memory=32Mi,worker.resources.limits.memory=32Mi',
-        '--wait',
-        '--timeout',
-        '10m',
-      ),
+      upgrade('worker.resources.requests.memory=32Mi,worker.resources.limits.memory=32Mi'),
     );
     await inDefault.apply({
       apiVersion: 'climate.stratus.dev/v1alpha1',

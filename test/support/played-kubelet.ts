@@ -4,18 +4,12 @@
  */
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import type { KindRef, KubeObject } from '../../core/cluster/objects.ts';
+import { podKind } from '../../core/cluster/builtin-kinds.ts';
+import type { KubeObject } from '../../core/cluster/objects.ts';
 import type { Cluster } from '../../core/cluster/port.ts';
 import { secretKind, secretValue, type Secret } from '../../core/resources/secret.ts';
 import { eventually } from './eventually.ts';
 
-export const podKind: KindRef = {
-  apiVersion: 'v1',
-  kind: 'Pod',
-  plural: 'pods',
-  namespaced: true,
-  statusSubresource: true,
-};
 const REPOSITORY = resolve(import.meta.dirname, '../..');
 
 export interface PodTemplate {
