@@ -2,8 +2,8 @@
  * The token endpoint benchmark's peer, in a process of its own: node-oidc-provider configured as the Stratus side
  * is (bench/auth-token.ts). An RS256 signing key (RSA-2048), JWT access tokens for one resource server, S256 PKCE
  * required, refresh tokens issued with every code and rotated on every use, one confidential client with
- * client_secret_basic, one user, and the provider's default in-memory adapter, or with BENCH_PEER_STORE (a
- * directory) records written to disk as durably as Stratus's (bench/auth-peer-store.ts). Its interaction pages sign the
+ * client_secret_basic, one user, and the provider's default in-memory adapter, or with BENCH_PEER_REDIS (a
+ * redis:// URL) its records kept in Redis (bench/auth-peer-redis.ts). Its interaction pages sign the
  * user in and grant the requested scopes without a form: the benchmark drives them outside its clock.
  *
  * Settings come from the environment (PORT, BENCH_CLIENT_ID, BENCH_CLIENT_SECRET, BENCH_REDIRECT_URI,
@@ -13,7 +13,7 @@ import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { type Configuration } from 'oidc-provider';
 import { grantEverything } from '../test/support/oidc-interaction.ts';
-import { durableAdapter } from './auth-peer-store.ts';
+import { redisAdapter } from './auth-peer-redis.ts';
 
 const port = Number(process.env.PORT);
 const clientId = process.env.BENCH_CLIENT_ID!;
@@ -25,9 +25,9 @@ const RESOURCE = 'urn:stratus:bench:api';
 const { privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
 const signingKey = { ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'bench' };
 
-const store = process.env.BENCH_PEER_STORE;
+const redis = process.env.BENCH_PEER_REDIS;
 const configuration: Configuration = {
-  ...(store ? { adapter: durableAdapter(store) } : {}),
+  ...(redis ? { adapter: redisAdapter(redis) } : {}),
   clients: [
     {
       client_id: clientId,

@@ -1,8 +1,9 @@
 /**
  * The token endpoint's figures: Stratus's `/oauth2/token` against node-oidc-provider configured the same way
- * (bench/auth-peer.ts), twice: with its default in-memory adapter, and with its records written to disk as durably as
- * Stratus writes its authorization records (bench/auth-peer-store.ts), the like-for-like row; and what bearer
- * validation adds to a small GET. Each server runs in a process of its own
+ * (bench/auth-peer.ts), twice: with its default in-memory adapter, and with its records in Redis as a production
+ * deployment keeps them (bench/auth-peer-redis.ts over a redis-server that fsyncs its append-only file before it
+ * acknowledges each write, bench/peers.ts), the like-for-like row, since Stratus's authorization records are
+ * durable too; and what bearer validation adds to a small GET. Each server runs in a process of its own
  * and every load comes from yet another process (bench/auth-load.ts, autocannon's command), so the load's CPU is not the server's.
  *
  * Stratus is `stratus embedded` itself (the operator included, over its file store, with its default logging),
@@ -11,7 +12,7 @@
  * authenticate the client with client_secret_basic. The codes are made before the clock starts, by driving each
  * authorization endpoint over HTTP (bench/auth-codes.ts); each run makes fresh ones.
  *
- * Run alone: `node bench/auth-token.ts`; `make bench` runs it as a section. Knobs: BENCH_AUTH_RUNS (3),
+ * Run alone: `node bench/auth-token.ts`; `make bench` runs it as a section. Knobs: BENCH_AUTH_RUNS (5),
  * BENCH_AUTH_CODES (codes per side and run, 300), BENCH_AUTH_CONCURRENCY (8: connections, and refresh chains),
  * BENCH_AUTH_REFRESHES (refreshes per chain, 40), BENCH_AUTH_SECONDS (each autocannon load, 5),
  * BENCH_AUTH_BEARER_PAIRS (anonymous and bearer loads per run, 3), BENCH_AUTH_WARMUP (untimed rounds of both
@@ -36,6 +37,8 @@ import { API_VERSION } from '../core/resources/kind.ts';
 import { freePort } from '../scripts/free-port.ts';
 import { prepareCodes, type CodeRequest } from './auth-codes.ts';
 import type { LoadJob, LoadResult } from './auth-load.ts';
+import type { Headline } from './headline.ts';
+import { startRedis, type RedisServer } from './peers.ts';
 import { medianRange, times } from './summary.ts';
 
 const run = promisify(execFile);
@@ -58,7 +61,7 @@ export interface AuthTokenOptions {
 
 export function authTokenOptions(env: NodeJS.ProcessEnv): AuthTokenOptions {
   return {
-    runs: Number(env.BENCH_AUTH_RUNS ?? 3),
+    runs: Number(env.BENCH_AUTH_RUNS ?? 5),
     codes: Number(env.BENCH_AUTH_CODES ?? 300),
     concurrency: Number(env.BENCH_AUTH_CONCURRENCY ?? 8),
     refreshesPerChain: Number(env.BENCH_AUTH_REFRESHES ?? 40),
@@ -76,7 +79,7 @@ interface Side {
   cpuMsPerOp: number;
 }
 
-/** Stratus, node-oidc-provider with its in-memory adapter, and node-oidc-provider writing as durably as Stratus. */
+/** Stratus, node-oidc-provider with its in-memory adapter, and node-oidc-provider over a durable Redis. */
 type Sides = { stratus: Side; peer: Side; durable: Side };
 
 export interface AuthTokenRun {
@@ -197,11 +200,11 @@ async function startStratus(work: string, secret: string, password: string): Pro
   );
 }
 
-async function startPeer(secret: string, store?: string): Promise<Server> {
+async function startPeer(secret: string, redisUrl?: string): Promise<Server> {
   const port = await freePort();
   const env = {
     ...process.env,
-    ...(store ? { BENCH_PEER_STORE: store } : {}),
+    ...(redisUrl ? { BENCH_PEER_REDIS: redisUrl } : {}),
     PORT: String(port),
     BENCH_CLIENT_ID: CLIENT_ID,
     BENCH_CLIENT_SECRET: secret,
@@ -258,12 +261,14 @@ export async function benchAuthToken(options: AuthTokenOptions): Promise<AuthTok
   const secret = randomBytes(24).toString('base64url');
   const password = randomBytes(12).toString('base64url');
   const servers: Server[] = [];
+  let redis: RedisServer | undefined;
   try {
     const stratus = await startStratus(work, secret, password);
     servers.push(stratus);
     const peer = await startPeer(secret);
     servers.push(peer);
-    const durable = await startPeer(secret, join(work, 'peer-store'));
+    redis = await startRedis(join(work, 'redis'));
+    const durable = await startPeer(secret, redis.url);
     servers.push(durable);
     const authorization = `Basic ${Buffer.from(`${CLIENT_ID}:${secret}`).toString('base64')}`;
     const sides = {
@@ -335,8 +340,41 @@ export async function benchAuthToken(options: AuthTokenOptions): Promise<AuthTok
     return { options, runs };
   } finally {
     for (const server of servers.reverse()) await server.stop();
+    await redis?.stop();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+type Peer = 'peer' | 'durable';
+
+const grants = [
+  { name: 'code exchange', pick: (r: AuthTokenRun) => r.code },
+  { name: 'refresh', pick: (r: AuthTokenRun) => r.refresh },
+];
+
+/** Throughput ratios are Stratus over a peer; CPU ratios the peer's CPU per operation over Stratus's (> 1: cheaper). */
+const ratiosOf = (runs: AuthTokenRun[], pick: (r: AuthTokenRun) => Sides, peer: Peer) => ({
+  rate: runs.map((r) => pick(r).stratus.perSecond / pick(r)[peer].perSecond),
+  cpu: runs.map((r) => pick(r)[peer].cpuMsPerOp / pick(r).stratus.cpuMsPerOp),
+});
+
+const PEERS: Record<Peer, string> = {
+  peer: 'node-oidc-provider 9 (same client, RS256 JWTs, PKCE, rotation), its in-memory adapter',
+  durable:
+    'node-oidc-provider 9 (same client, RS256 JWTs, PKCE, rotation) over Redis 7 (ioredis, the example adapter layout, AOF appendfsync always)',
+};
+
+/** The rows of the table of current figures: each grant's rate against each peer; the goal is to match both. */
+export function authTokenHeadlines({ options, runs }: AuthTokenFigures): Headline[] {
+  return grants.flatMap(({ name, pick }) =>
+    (['peer', 'durable'] as const).map((peer) => ({
+      figure: `token endpoint, ${name} rate, ${options.concurrency} connections`,
+      peer: PEERS[peer],
+      ratios: ratiosOf(runs, pick, peer).rate,
+      goal: 1,
+      command: 'node bench/auth-token.ts',
+    })),
+  );
 }
 
 /** The figures as Markdown tables: every run, then the median and range of each ratio. */
@@ -345,15 +383,7 @@ export function authTokenReport(figures: AuthTokenFigures): string[] {
   const cell = (s: Side) =>
     `${Math.round(s.perSecond).toLocaleString('en-US')} (${s.p50Ms.toFixed(1)} / ${s.p95Ms.toFixed(1)}; ${s.cpuMsPerOp.toFixed(2)})`;
   const percent = (n: number) => `${(n * 100).toFixed(1)} %`;
-  // Throughput ratios are Stratus over a peer; CPU ratios the peer's CPU per operation over Stratus's (> 1: cheaper).
-  const ratios = (pick: (r: AuthTokenRun) => Sides, peer: 'peer' | 'durable') => ({
-    rate: runs.map((r) => pick(r).stratus.perSecond / pick(r)[peer].perSecond),
-    cpu: runs.map((r) => pick(r)[peer].cpuMsPerOp / pick(r).stratus.cpuMsPerOp),
-  });
-  const grants = [
-    { name: 'code exchange', pick: (r: AuthTokenRun) => r.code },
-    { name: 'refresh', pick: (r: AuthTokenRun) => r.refresh },
-  ];
+  const ratios = (pick: (r: AuthTokenRun) => Sides, peer: Peer) => ratiosOf(runs, pick, peer);
   // What bearer validation adds to a request: the anonymous rate over the bearer rate less one, and the CPU likewise.
   const pairs = runs.flatMap((r, i) => r.bearer.map((loads, pair) => ({ label: `${i + 1}.${pair + 1}`, ...loads })));
   const added = {
@@ -361,7 +391,7 @@ export function authTokenReport(figures: AuthTokenFigures): string[] {
     cpu: pairs.map((p) => p.bearer.cpuMsPerOp / p.anonymous.cpuMsPerOp - 1),
   };
   return [
-    `Token endpoint, ${options.codes} code exchanges over ${options.concurrency} connections, then ${options.concurrency} refresh chains of ${options.refreshesPerChain} rotations, after ${options.warmup} untimed round(s) of the same on every side: ops/s (p50 / p95 ms; server CPU ms per op). Peers: node-oidc-provider with its in-memory adapter (memory), and with every record written durably as Stratus's are (durable).`,
+    `Token endpoint, ${options.codes} code exchanges over ${options.concurrency} connections, then ${options.concurrency} refresh chains of ${options.refreshesPerChain} rotations, after ${options.warmup} untimed round(s) of the same on every side: ops/s (p50 / p95 ms; server CPU ms per op). Peers: node-oidc-provider with its in-memory adapter (memory), and with its records in Redis, append-only file fsynced on every write (durable).`,
     '| run | grant | Stratus | memory | durable | ratio to memory (CPU) | ratio to durable (CPU) |',
     '| --- | --- | --- | --- | --- | --- | --- |',
     ...runs.flatMap((r, i) =>

@@ -1,4 +1,7 @@
-/** The benchmark peers that run as separate programs: nginx serving a directory, wrk loading a URL. */
+/**
+ * The benchmark peers that run as separate programs: nginx serving a directory, redis-server keeping records, wrk
+ * loading a URL.
+ */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -64,6 +67,54 @@ http {
     stop: async () => {
       child.kill('SIGQUIT');
       await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+export interface RedisServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * redis-server (Debian's, from scripts/install-bench-tools.sh) on a loopback port, with its config file and data
+ * directory under `work`, configured for durability as a production deployment that must not lose a token would
+ * be: the append-only file on and fsynced before every write is acknowledged (`appendfsync always`). RDB snapshots
+ * are off: the append-only file is the durable record, and a snapshot's fork would only slow the peer down.
+ */
+export async function startRedis(work: string): Promise<RedisServer> {
+  const port = await freePort();
+  await mkdir(join(work, 'data'), { recursive: true });
+  const conf = join(work, 'redis.conf');
+  await writeFile(
+    conf,
+    `bind 127.0.0.1
+port ${port}
+protected-mode yes
+daemonize no
+dir ${join(work, 'data')}
+logfile ${join(work, 'redis.log')}
+save ""
+appendonly yes
+appendfsync always
+`,
+  );
+  const child: ChildProcess = spawn('redis-server', [conf], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  for (let i = 0; ; i++) {
+    const { stdout } = await run('redis-cli', ['-p', String(port), 'ping']).catch(() => ({ stdout: '' }));
+    if (stdout.trim() === 'PONG') break;
+    if (child.exitCode !== null || i > 100) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not start: see ${join(work, 'redis.log')}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
     },
   };
 }
