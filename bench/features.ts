@@ -1,12 +1,13 @@
 /**
  * Feature collections against GDAL in one run, on the same GeoJSON file of `count` polygons:
- * - write: Stratus parses, validates and writes GeoParquet (what a refresh does after the fetch), against
- *   `ogr2ogr` converting the file to FlatGeobuf (GDAL 3.6 here has no Parquet driver);
+ * - write: Stratus parses, validates and writes GeoParquet (what a refresh does after the fetch), against GDAL's
+ *   VectorTranslate converting the file to FlatGeobuf without the spatial index (GDAL 3.6 here has no Parquet driver);
  * - read: Stratus reads its GeoParquet back into GeoJSON features (the `url` provider's GeoParquet path), against
- *   OGR reading every feature of its FlatGeobuf (geometry as WKB and every field).
- * Figures are features per second. Both sides are single-threaded; Stratus flushes its file, ogr2ogr does not, and
- * its time includes its process start. Each run measures both sides again on the same source file; the ratio the
- * table gives is the median of the runs (one run moved the read ratio from 0.84x to 1.59x).
+ *   OGR reading every feature of its FlatGeobuf (geometry as WKB and every field), feature by feature and as
+ *   columns (OGR's Arrow stream), the faster way and the headline's peer.
+ * Figures are features per second. Both sides are single-threaded and timed inside their own process, the peer by
+ * Python around each GDAL call (bench/feature-peer.py); Stratus flushes its file, GDAL does not. Each run measures
+ * both sides again on the same source file; the ratio is the median of the runs.
  *
  * `node bench/features.ts` runs it alone (BENCH_FEATURES, BENCH_RUNS).
  */
@@ -17,15 +18,29 @@ import { writeGeoParquet } from '../core/features/geoparquet.ts';
 import { readGeoParquetDocument } from '../core/features/geoparquet-read.ts';
 import { prepareFeatures } from '../core/features/prepare.ts';
 import { python } from '../test/support/python.ts';
+import type { Headline } from './headline.ts';
 import { benchRuns, medianRange, repeat, round, times } from './summary.ts';
 
 const PEER = join(import.meta.dirname, 'feature-peer.py');
 /** Vertices of each polygon's ring, about what simplified district boundaries have. */
 const VERTICES = 32;
 
+interface Rates {
+  stratusPerSecond: number;
+  peerPerSecond: number;
+}
+
 export interface FeatureRun {
-  write: { stratusPerSecond: number; peerPerSecond: number };
-  read: { stratusPerSecond: number; peerPerSecond: number };
+  write: Rates;
+  /** Stratus's read against OGR's feature-by-feature read. */
+  readLoop: Rates;
+  /** Stratus's read against OGR's columnar read. */
+  readColumns: Rates;
+}
+
+interface PeerRead {
+  seconds: number;
+  count: number;
 }
 
 export interface FeatureFigures {
@@ -77,15 +92,18 @@ export async function benchFeatures(count: number, runs = benchRuns()): Promise<
       if (readCount !== count) throw new Error(`read ${readCount} features of ${count}`);
 
       await rm(fgb, { force: true });
-      const peer = await python<{ write_seconds: number; read_seconds: number; count: number }>(
+      const peer = await python<{ write_seconds: number; loop: PeerRead; columns: PeerRead }>(
         await readFile(PEER, 'utf8'),
         [source, fgb],
         600_000,
       );
-      if (peer.count !== count) throw new Error(`the peer read ${peer.count} features of ${count}`);
+      for (const read of [peer.loop, peer.columns])
+        if (read.count !== count) throw new Error(`the peer read ${read.count} features of ${count}`);
+      const stratusPerSecond = count / readSeconds;
       return {
         write: { stratusPerSecond: count / writeSeconds, peerPerSecond: count / peer.write_seconds },
-        read: { stratusPerSecond: count / readSeconds, peerPerSecond: count / peer.read_seconds },
+        readLoop: { stratusPerSecond, peerPerSecond: count / peer.loop.seconds },
+        readColumns: { stratusPerSecond, peerPerSecond: count / peer.columns.seconds },
       };
     });
     return {
@@ -101,7 +119,7 @@ export async function benchFeatures(count: number, runs = benchRuns()): Promise<
 
 /** The table: each figure and ratio as the median of the runs with their range. */
 export function featuresReport({ count, parquetMegabytes, peerMegabytes, runs }: FeatureFigures): string[] {
-  const row = (label: string, pick: (r: FeatureRun) => { stratusPerSecond: number; peerPerSecond: number }) => {
+  const row = (label: string, pick: (r: FeatureRun) => Rates) => {
     const sides = runs.map(pick);
     return `| ${label} | ${medianRange(
       sides.map((s) => s.stratusPerSecond),
@@ -119,11 +137,28 @@ export function featuresReport({ count, parquetMegabytes, peerMegabytes, runs }:
     '| measurement | Stratus (features/s) | peer: GDAL 3.6 (features/s) | ratio |',
     '| --- | --- | --- | --- |',
     row(
-      `write: GeoJSON -> GeoParquet (${parquetMegabytes.toFixed(1)} MB, flushed) / ogr2ogr -> FlatGeobuf (${peerMegabytes.toFixed(1)} MB, not flushed)`,
+      `write: GeoJSON -> GeoParquet (${parquetMegabytes.toFixed(1)} MB, flushed) / VectorTranslate -> FlatGeobuf, no spatial index (${peerMegabytes.toFixed(1)} MB, not flushed)`,
       (r) => r.write,
     ),
-    row('read every feature (GeoParquet with hyparquet / FlatGeobuf with OGR)', (r) => r.read),
+    row('read every feature (GeoParquet with hyparquet / FlatGeobuf with OGR, feature by feature)', (r) => r.readLoop),
+    row('read every feature (GeoParquet with hyparquet / FlatGeobuf with OGR, Arrow columns)', (r) => r.readColumns),
   ];
+}
+
+const PEER_CONFIGURATION = 'GDAL 3.6 Python bindings in one process, FlatGeobuf without spatial index, 1 thread';
+
+/** The rows of the table of current figures: the write, and the read against OGR's faster (columnar) read. */
+export function featuresHeadlines({ count, runs }: FeatureFigures): Headline[] {
+  const rows = [
+    { what: 'write GeoJSON to GeoParquet', peer: 'VectorTranslate to FlatGeobuf', pick: (r: FeatureRun) => r.write },
+    { what: 'read every feature', peer: 'Arrow stream read', pick: (r: FeatureRun) => r.readColumns },
+  ];
+  return rows.map(({ what, peer, pick }) => ({
+    figure: `features, ${what}, ${round(count)} polygons`,
+    peer: `${PEER_CONFIGURATION}: ${peer}`,
+    ratios: runs.map(pick).map((s) => s.stratusPerSecond / s.peerPerSecond),
+    command: 'node bench/features.ts',
+  }));
 }
 
 if (import.meta.main) {
