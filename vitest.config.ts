@@ -50,6 +50,7 @@ export default defineConfig({
             'api-server/**/*.test.ts',
             'cmd/**/*.test.ts',
             'scripts/**/*.test.ts',
+            'bench/**/*.test.ts',
             'test/**/*.test.ts',
           ],
           exclude: [...configDefaults.exclude, kubeTests, kubeNodeTests, ...timingTests],

@@ -20,6 +20,7 @@ import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import { parseInstanceConfig } from '../core/config/index.ts';
 import { datasetKind } from '../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../core/resources/registry.ts';
+import type { Headline } from './headline.ts';
 import { median, medianRange, round, times } from './summary.ts';
 
 const run = promisify(execFile);
@@ -239,6 +240,16 @@ export function apiReport(figures: EndpointFigures[], options: ApiBenchOptions):
     );
   }
   return lines;
+}
+
+/** The rows of the table of current figures: each endpoint's rate against the bare server answering its bytes. */
+export function apiHeadlines(figures: EndpointFigures[], options: ApiBenchOptions): Headline[] {
+  return figures.map((f) => ({
+    figure: `API ${f.label} rate, ${round(options.datasets)} datasets, ${options.connections} connections`,
+    peer: 'bare node:http in its own process answering the same bytes from memory (a floor, not a product)',
+    ratios: f.runs.map((r) => r.stratusRequestsPerSecond / r.peerRequestsPerSecond),
+    command: 'node bench/api.ts',
+  }));
 }
 
 export function apiBenchOptions(env: NodeJS.ProcessEnv): ApiBenchOptions {

@@ -24,6 +24,7 @@ import { sampleProvider } from '../core/providers/sample.ts';
 import { chunkShape, PARALLEL_CHUNKS, RasterCubeWriter } from '../core/stores/raster-cube.ts';
 import { python } from '../test/support/python.ts';
 import { startNginx } from './peers.ts';
+import type { Headline } from './headline.ts';
 import { benchRuns, medianRange, repeat, times } from './summary.ts';
 
 const PEER = join(import.meta.dirname, 'raster-peer.py');
@@ -303,6 +304,58 @@ export function rastersReport({ megabytes, periods, runs }: RasterFigures): stri
     ...rows,
     ...(zarr.length === 0 ? [] : [cpu('Zarr write', 'MB', megabytes, zarr)]),
     ...(ingestion.length === 0 ? [] : [cpu('Ingestion', 'period', periods, ingestion)]),
+  ];
+}
+
+/**
+ * The rows of the table of current figures: the Zarr write and the ingestion against their like-for-like peers, by
+ * wall time and (ingestion) by CPU, with the goals of issue 45; the peers as usually run, for information.
+ */
+export function rastersHeadlines({ megabytes, periods, runs }: RasterFigures): Headline[] {
+  const zarr = runs.flatMap((r) => r.zarrWrite ?? []);
+  const ingestion = runs.flatMap((r) => r.ingestion ?? []);
+  const wall = (sides: RasterSides[], peer: 'peer' | 'peerUsual') =>
+    sides.map((s) => s[peer].seconds / s.stratus.seconds);
+  const command = 'node bench/rasters.ts';
+  const write = `Zarr v2 write, ${Math.round(megabytes)} MB float32`;
+  const ingest = `ingestion, ${periods} daily COG windows over HTTP`;
+  const ingestPeer = `GDAL /vsicurl/ + zarr-python 2.13, ${READ_AHEAD} reads in flight, ${PARALLEL_CHUNKS} writer threads, flushed`;
+  return [
+    ...(zarr.length === 0
+      ? []
+      : [
+          {
+            figure: `${write}, wall time`,
+            peer: `zarr-python 2.13, ${PARALLEL_CHUNKS} threads, flushed`,
+            ratios: wall(zarr, 'peer'),
+            goal: 1.2,
+            command,
+          },
+          {
+            figure: `${write}, wall time`,
+            peer: 'zarr-python 2.13, 1 thread, not flushed (as usually run)',
+            ratios: wall(zarr, 'peerUsual'),
+            command,
+          },
+        ]),
+    ...(ingestion.length === 0
+      ? []
+      : [
+          { figure: `${ingest}, wall time`, peer: ingestPeer, ratios: wall(ingestion, 'peer'), goal: 1.5, command },
+          {
+            figure: `${ingest}, CPU per period`,
+            peer: ingestPeer,
+            ratios: ingestion.map((s) => s.peer.cpuSeconds / s.stratus.cpuSeconds),
+            goal: 1,
+            command,
+          },
+          {
+            figure: `${ingest}, wall time`,
+            peer: 'GDAL /vsicurl/ + zarr-python 2.13, one period at a time, not flushed (as usually run)',
+            ratios: wall(ingestion, 'peerUsual'),
+            command,
+          },
+        ]),
   ];
 }
 

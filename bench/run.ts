@@ -1,57 +1,112 @@
 /**
- * `make bench`: runs every benchmark and prints the figures with their ratio to the peer, each headline ratio the
- * median of several runs (`BENCH_RUNS`, and `BENCH_API_RUNS` / `BENCH_AUTH_RUNS` for those benches) with its range.
+ * `make bench`: runs every benchmark section in turn, each printing its tables (every headline ratio the median of
+ * several runs, `BENCH_RUNS` and the sections' own knobs), and writes the table of current figures at the top of
+ * docs/performance.md from the Headline rows the sections return, with the machine's load around each section.
  */
-import { apiBenchOptions, apiReport, benchApi } from './api.ts';
-import { authTokenOptions, authTokenReport, benchAuthToken } from './auth-token.ts';
-import { benchFeatures, featuresReport } from './features.ts';
-import { benchRasters, rastersReport } from './rasters.ts';
-import { benchSplitIngestion, splitIngestionReport } from './split-ingestion.ts';
-import { benchTiles } from './tiles.ts';
-import { benchStore, storeReport } from './store.ts';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { apiBenchOptions, apiHeadlines, apiReport, benchApi } from './api.ts';
+import { authTokenHeadlines, authTokenOptions, authTokenReport, benchAuthToken } from './auth-token.ts';
+import { benchFeatures, featuresHeadlines, featuresReport } from './features.ts';
+import type { Headline } from './headline.ts';
+import { writeHeadlineTable, type MeasuredHeadline } from './headline-table.ts';
+import { benchRasters, rastersHeadlines, rastersReport } from './rasters.ts';
+import { benchSplitIngestion, splitIngestionHeadlines, splitIngestionReport } from './split-ingestion.ts';
+import { benchStore, storeHeadlines, storeReport } from './store.ts';
 import { benchRuns, repeat } from './summary.ts';
-import { benchZarrServing, zarrServingOptions, zarrServingReport } from './zarr-serving.ts';
+import { benchTiles, tilesHeadlines, tilesOptions, tilesReport } from './tiles.ts';
+import { benchZarrServing, zarrServingHeadlines, zarrServingOptions, zarrServingReport } from './zarr-serving.ts';
 import { zonalSections } from './zonal.ts';
 
-const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+const env = process.env;
+const days = Number(env.BENCH_DAYS ?? 366);
 
-const storeCount = Number(process.env.BENCH_STORE_COUNT ?? 10_000);
-const storeWriters = Number(process.env.BENCH_STORE_WRITERS ?? 16);
-console.log(`\n${storeReport(await repeat(benchRuns(), () => benchStore(storeCount, storeWriters))).join('\n')}`);
+/** Prints a section's tables and returns its rows. */
+const printed = (report: string[], rows: Headline[]) => {
+  console.log(`\n${report.join('\n')}`);
+  return rows;
+};
 
-const apiOptions = apiBenchOptions(process.env);
-console.log(`\n${apiReport(await benchApi(apiOptions), apiOptions).join('\n')}`);
-const servingOptions = zarrServingOptions(process.env);
-console.log(`\n${zarrServingReport(await benchZarrServing(servingOptions), servingOptions).join('\n')}`);
+/**
+ * Every section of `make bench`, in the order run: each runs its benchmark, prints its tables and returns its rows
+ * of the table of current figures. A new benchmark adds its section here.
+ */
+const sections: { name: string; run: () => Promise<Headline[]> }[] = [
+  {
+    name: 'store',
+    run: async () => {
+      const count = Number(env.BENCH_STORE_COUNT ?? 10_000);
+      const writers = Number(env.BENCH_STORE_WRITERS ?? 16);
+      const runs = await repeat(benchRuns(), () => benchStore(count, writers));
+      return printed(storeReport(runs), storeHeadlines(runs));
+    },
+  },
+  {
+    name: 'API',
+    run: async () => {
+      const options = apiBenchOptions(env);
+      const figures = await benchApi(options);
+      return printed(apiReport(figures, options), apiHeadlines(figures, options));
+    },
+  },
+  {
+    name: '/zarr',
+    run: async () => {
+      const options = zarrServingOptions(env);
+      const figures = await benchZarrServing(options);
+      return printed(zarrServingReport(figures, options), zarrServingHeadlines(figures, options));
+    },
+  },
+  {
+    name: 'rasters',
+    run: async () => {
+      const figures = await benchRasters(days);
+      return printed(rastersReport(figures), rastersHeadlines(figures));
+    },
+  },
+  {
+    name: 'split ingestion',
+    run: async () => {
+      const figures = await benchSplitIngestion(days);
+      return printed(splitIngestionReport(figures), splitIngestionHeadlines(figures));
+    },
+  },
+  {
+    name: 'features',
+    run: async () => {
+      const figures = await benchFeatures(Number(env.BENCH_FEATURES ?? 50_000));
+      return printed(featuresReport(figures), featuresHeadlines(figures));
+    },
+  },
+  { name: 'zonal', run: zonalSections },
+  {
+    name: 'tiles',
+    run: async () => {
+      const figures = await benchTiles(...tilesOptions(env));
+      return printed(tilesReport(figures), tilesHeadlines(figures));
+    },
+  },
+  {
+    name: 'token',
+    run: async () => {
+      const figures = await benchAuthToken(authTokenOptions(env));
+      return printed(authTokenReport(figures), authTokenHeadlines(figures));
+    },
+  },
+];
 
-const days = Number(process.env.BENCH_DAYS ?? 366);
-console.log(`\n${rastersReport(await benchRasters(days)).join('\n')}`);
-console.log(`\n${splitIngestionReport(await benchSplitIngestion(days)).join('\n')}`);
-const features = await benchFeatures(Number(process.env.BENCH_FEATURES ?? 50_000));
-console.log(`\n${featuresReport(features).join('\n')}`);
-
-await zonalSections();
-
-const tiles = await benchTiles(
-  Number(process.env.BENCH_TILE_PERIODS ?? 8),
-  Number(process.env.BENCH_TILES_PER_ZOOM ?? 16),
-);
-console.log(
-  `\nMap tiles, ${tiles.tiles} tiles of zooms ${tiles.zooms.join(' to ')} over a 2000 x 1500 daily grid, one request at a time (ms per tile)`,
-);
-console.log('| Stratus | p50 | p95 | peer: GDAL 3.6 | p50 | p95 | ratio p50, p95 |');
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
-for (const [name, ours, peerName, peer] of [
-  ['first view', tiles.firstView, 'gdalwarp + gdaldem per tile', tiles.cli],
-  ['first view', tiles.firstView, 'library, store opened per tile', tiles.library],
-  ['second view', tiles.secondView, 'library, datasets kept open', tiles.keptOpen],
-] as const)
-  console.log(
-    `| ${name} | ${ours.p50.toFixed(1)} | ${ours.p95.toFixed(1)} | ${peerName} | ${peer.p50.toFixed(1)} | ${peer.p95.toFixed(1)} | ${ratio(peer.p50, ours.p50)}, ${ratio(peer.p95, ours.p95)} |`,
-  );
-
-const auth = await benchAuthToken(authTokenOptions(process.env));
-console.log(`\n${authTokenReport(auth).join('\n')}`);
+const rows: MeasuredHeadline[] = [];
+for (const section of sections) {
+  console.log(`\n## ${section.name}`);
+  const load = loadavg()[0]!;
+  const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+  const measured = await section.run();
+  const end = loadavg()[0]!;
+  rows.push(...measured.map((row) => ({ ...row, load: [load, end] as [number, number], date })));
+}
+const page = join(import.meta.dirname, '../docs/performance.md');
+await writeHeadlineTable(page, rows);
+console.log(`\nThe table of current figures is written at the top of ${page}.`);
 
 // The Icechunk/wasm pitfall of DESIGN.md §4 aside, open handles must not keep a benchmark alive.
 process.exit(0);

@@ -16,6 +16,7 @@ import type { JobSpec, JobState } from '../operator/jobs/runner.ts';
 import type { IngestionInput } from '../operator/worker/ingestion-input.ts';
 import { startNginx } from './peers.ts';
 import { makeChirpsCogs, SIERRA_LEONE } from './rasters.ts';
+import type { Headline } from './headline.ts';
 import { benchRuns, medianRange, repeat, times } from './summary.ts';
 
 export interface SplitIngestionFigures {
@@ -146,6 +147,18 @@ export function splitIngestionReport({ periods, parts, roundTripMs, runs }: Spli
       runs.map((r) => r.splitPerSecond / r.wholePerSecond),
       times,
     )} |`,
+  ];
+}
+
+/** The row of the table of current figures: the gain of splitting, Stratus against itself in one worker. */
+export function splitIngestionHeadlines({ periods, parts, roundTripMs, runs }: SplitIngestionFigures): Headline[] {
+  return [
+    {
+      figure: `split ingestion, ${periods} daily COG windows in ${parts} parts, ${roundTripMs} ms per upstream request`,
+      peer: 'not a peer: Stratus ingesting the same in one worker',
+      ratios: runs.map((r) => r.splitPerSecond / r.wholePerSecond),
+      command: 'node bench/split-ingestion.ts',
+    },
   ];
 }
 

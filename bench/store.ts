@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import type { KindRef, KubeObject } from '../core/cluster/objects.ts';
+import type { Headline } from './headline.ts';
 import { benchRuns, medianRange, repeat, round, times } from './summary.ts';
 
 const benchKind: KindRef = {
@@ -200,6 +201,24 @@ export function storeReport(runs: StoreFigures[]): string[] {
       round,
     )} | - | - |`,
   ];
+}
+
+/** The rows of the table of current figures: creates against the peer that flushes its directory, as Stratus does. */
+export function storeHeadlines(runs: StoreFigures[]): Headline[] {
+  const { count, writers } = runs[0]!;
+  const peer = 'a file per object: temporary file, fsync, rename, directory fsync (Node fs, as many writers)';
+  return [
+    { what: 'one writer', pick: (r: StoreFigures) => r.createPerSecond / r.durablePeerWritesPerSecond },
+    {
+      what: `${writers} concurrent writers`,
+      pick: (r: StoreFigures) => r.concurrentCreatePerSecond / r.durablePeerConcurrentWritesPerSecond,
+    },
+  ].map(({ what, pick }) => ({
+    figure: `embedded store, create rate, ${round(count)} resources, ${what}`,
+    peer,
+    ratios: runs.map(pick),
+    command: 'node bench/store.ts',
+  }));
 }
 
 if (import.meta.main) {

@@ -4,9 +4,10 @@
 # Three ways, each tile timed on its own after a pass over every tile that warms the page cache:
 # - cli: the command-line tools per tile (gdalwarp to a VRT, gdaldem to a PNG), as a script or a cron job would;
 # - library: the same two steps through the GDAL library in this one process (gdal.Warp to memory,
-#   gdal.DEMProcessing to /vsimem), the store opened per tile as a tile server opens it per request;
+#   gdal.DEMProcessing to /vsimem), the store opened per tile, so no decoded chunk outlives its tile (the peer of
+#   Stratus cold, a fresh server per tile);
 # - kept_open: as library, but each period's dataset stays open, so GDAL's block cache keeps decoded chunks
-#   from the warm-up pass (the peer of Stratus's second view, which keeps them too).
+#   from the warm-up pass (the peer of Stratus warm, a server that served every tile once).
 # GDAL 3.6 maps the axes of a slice of a 3-D Zarr array wrongly ([2, 0] for the store's EPSG:4326, so every
 # warped pixel comes out nodata); the source CRS is therefore given explicitly.
 # argv: store, variable, colour file, tiles JSON ([{z, x, y, period, bounds: [w, s, e, n]}]), work directory

@@ -1,12 +1,17 @@
 /**
- * Map tile latency: Stratus's `/datasets/{id}/tiles/{z}/{x}/{y}.png` from a warm store, against GDAL
- * warping the same Zarr store to the same tiles and colouring them with the same colour map (`tile-peer.py`).
- * Every side first renders each tile once, so files are in the page cache and code is warm. Stratus then serves
- * the tiles twice from a fresh server: the first view decodes chunks as tiles first need them, the second finds
- * them decoded. GDAL renders them by the command-line tools (what the issue names: gdalwarp then gdaldem, two
- * processes a tile), by its library opening the store per tile (the peer of the first view), and by its library
- * with the datasets kept open so its block cache holds the decoded chunks (the peer of the second view).
- * Stratus is timed through HTTP by a client in this process, one request at a time.
+ * Map tile latency: Stratus's `/datasets/{id}/tiles/{z}/{x}/{y}.png`, against GDAL warping the same Zarr store to
+ * the same tiles and colouring them with the same colour map (`tile-peer.py`), both sides cold and both warm.
+ * Every side first renders each tile once, so files are in the page cache and code is warm; then:
+ * - cold: Stratus serves each tile from a server of its own (a fresh store opening, no decoded chunk; the server's
+ *   first request, which reads no store, is not timed), GDAL's library opens the store per tile (its block cache
+ *   dies with the dataset);
+ * - warm: Stratus serves every tile again from the server that served them once, GDAL's library renders them again
+ *   with each period's dataset kept open, so both hold the decoded chunks;
+ * - and, for information, GDAL's command-line tools per tile (gdalwarp then gdaldem, two processes a tile).
+ * Stratus is timed through HTTP by a client in this process, one request at a time. Each run measures every side
+ * again (`BENCH_RUNS`); the ratios are the medians of the runs' p50 ratios.
+ *
+ * `node bench/tiles.ts` runs it alone (BENCH_TILE_PERIODS, BENCH_TILES_PER_ZOOM, BENCH_RUNS).
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +29,8 @@ import { versionPath } from '../core/stores/layout.ts';
 import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
 import { setCurrentVersion } from '../test/support/current-version.ts';
 import { python } from '../test/support/python.ts';
+import type { Headline } from './headline.ts';
+import { benchRuns, medianRange, repeat, times } from './summary.ts';
 
 const PEER = join(import.meta.dirname, 'tile-peer.py');
 /** A CHIRPS-like daily grid at 0.01° over 20° × 15° of West Africa. */
@@ -39,17 +46,25 @@ export interface Latency {
   p95: number;
 }
 
+/** Stratus and its peer on the same tiles, in the same state. */
+interface Sides {
+  stratus: Latency;
+  peer: Latency;
+}
+
+export interface TileRun {
+  /** Stratus a fresh server per tile; GDAL's library the store opened per tile. */
+  cold: Sides;
+  /** Stratus a server that served every tile once; GDAL's library each period's dataset kept open. */
+  warm: Sides;
+  /** GDAL's command-line tools, two processes per tile. */
+  cli: Latency;
+}
+
 export interface TileFigures {
   tiles: number;
   zooms: [number, number];
-  /** A fresh server, each tile once: chunks are decoded as tiles first need them. */
-  firstView: Latency;
-  /** The same tiles again on that server: their chunks are decoded already. */
-  secondView: Latency;
-  cli: Latency;
-  library: Latency;
-  /** The library with each period's dataset kept open across tiles: GDAL's block cache warm. */
-  keptOpen: Latency;
+  runs: TileRun[];
 }
 
 interface Tile {
@@ -91,7 +106,12 @@ function tileList(zooms: [number, number], perZoom: number, periods: number): Ti
   return tiles;
 }
 
-export async function benchTiles(steps = 8, perZoom = 24, zooms: [number, number] = [4, 10]): Promise<TileFigures> {
+export async function benchTiles(
+  steps = 8,
+  perZoom = 24,
+  runs = benchRuns(),
+  zooms: [number, number] = [4, 10],
+): Promise<TileFigures> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-tiles-'));
   const storageRoot = join(root, 'store');
   const store = join(storageRoot, versionPath('tiles', 'v1'));
@@ -132,9 +152,9 @@ export async function benchTiles(steps = 8, perZoom = 24, zooms: [number, number
     const tiles = tileList(zooms, perZoom, steps);
     const query = (t: Tile) => `time=${formatPeriod(periods[t.period]!)}&colormap=${COLORMAP}&range=${RANGE.join(',')}`;
     /** One request per tile in turn, each timed from request to last byte. */
-    const pass = async (url: string) => {
+    const pass = async (url: string, list = tiles) => {
       const seconds: number[] = [];
-      for (const t of tiles) {
+      for (const t of list) {
         const start = performance.now();
         const response = await fetch(`${url}/datasets/tiles/tiles/${t.z}/${t.x}/${t.y}.png?${query(t)}`);
         const body = await response.arrayBuffer();
@@ -158,9 +178,8 @@ export async function benchTiles(steps = 8, perZoom = 24, zooms: [number, number
         await app.close();
       }
     };
-    // A first server warms the page cache and the code; a fresh one then starts with no decoded chunk.
+    // A first server warms the page cache and the code.
     await serve(pass);
-    const [first, second] = await serve(async (url) => [await pass(url), await pass(url)]);
 
     const colours = join(root, 'colours.txt');
     const stops = Array.from({ length: STOPS }, (_, k) => {
@@ -170,24 +189,82 @@ export async function benchTiles(steps = 8, perZoom = 24, zooms: [number, number
     await writeFile(colours, [...stops, 'nv 0 0 0 0', ''].join('\n'));
     const tilesPath = join(root, 'tiles.json');
     await writeFile(tilesPath, JSON.stringify(tiles));
-    const peer = await python<{ cli: number[]; library: number[]; kept_open: number[] }>(
-      await readFile(PEER, 'utf8'),
-      [store, 'precip', colours, tilesPath, root],
-      3_600_000,
-    );
-    return {
-      tiles: tiles.length,
-      zooms,
-      firstView: summary(first!),
-      secondView: summary(second!),
-      cli: summary(peer.cli),
-      library: summary(peer.library),
-      keptOpen: summary(peer.kept_open),
-    };
+    const measured = await repeat(runs, async (): Promise<TileRun> => {
+      const cold: number[] = [];
+      // A fresh server per tile; its first request, the dataset's description, reads no store and is not timed.
+      for (const tile of tiles)
+        cold.push(
+          ...(await serve(async (url) => {
+            await (await fetch(`${url}/datasets/tiles`)).arrayBuffer();
+            return pass(url, [tile]);
+          })),
+        );
+      const warm = await serve(async (url) => {
+        await pass(url);
+        return pass(url);
+      });
+      const peer = await python<{ cli: number[]; library: number[]; kept_open: number[] }>(
+        await readFile(PEER, 'utf8'),
+        [store, 'precip', colours, tilesPath, root],
+        3_600_000,
+      );
+      return {
+        cold: { stratus: summary(cold), peer: summary(peer.library) },
+        warm: { stratus: summary(warm), peer: summary(peer.kept_open) },
+        cli: summary(peer.cli),
+      };
+    });
+    return { tiles: tiles.length, zooms, runs: measured };
   } finally {
     await cluster.close();
     await rm(root, { recursive: true, force: true });
   }
 }
 
-if (import.meta.main) console.log(JSON.stringify(await benchTiles(), null, 1));
+const PEER_CONFIGURATION = 'GDAL 3.6 library in one process (Warp + DEMProcessing color-relief), 1 thread';
+
+const states = [
+  { state: 'cold', peer: 'store opened per tile', pick: (r: TileRun) => r.cold },
+  { state: 'warm', peer: "each period's dataset kept open", pick: (r: TileRun) => r.warm },
+] as const;
+
+/** The table: per run, each state's p50 and p95 on both sides, and the command-line peer; then the medians. */
+export function tilesReport({ tiles, zooms, runs }: TileFigures): string[] {
+  const ms = (l: Latency) => `${l.p50.toFixed(1)} / ${l.p95.toFixed(1)}`;
+  return [
+    `Map tiles, ${tiles} tiles of zooms ${zooms.join(' to ')} over a 2000 x 1500 daily grid, one request at a time, ${runs.length} runs: ms per tile (p50 / p95); ratio of p50s`,
+    '| run | state | Stratus | peer: GDAL 3.6 library | ratio | GDAL 3.6 gdalwarp + gdaldem per tile |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...runs.flatMap((r, i) =>
+      states.map(({ state, peer, pick }) => {
+        const sides = pick(r);
+        return `| ${i + 1} | ${state} | ${ms(sides.stratus)} | ${ms(sides.peer)} (${peer}) | ${times(sides.peer.p50 / sides.stratus.p50)} | ${ms(r.cli)} |`;
+      }),
+    ),
+    ...states.map(
+      ({ state, pick }) =>
+        `Median (range) of the p50 ratio, ${state}: ${medianRange(
+          runs.map(pick).map((s) => s.peer.p50 / s.stratus.p50),
+          times,
+        )}`,
+    ),
+  ];
+}
+
+/** The rows of the table of current figures: p50 latency cold and warm. */
+export function tilesHeadlines({ tiles, runs }: TileFigures): Headline[] {
+  return states.map(({ state, peer, pick }) => ({
+    figure: `map tile p50 latency, ${state}, ${tiles} tiles of zooms 4 to 10`,
+    peer: `${PEER_CONFIGURATION}, ${peer}`,
+    ratios: runs.map(pick).map((s) => s.peer.p50 / s.stratus.p50),
+    command: 'node bench/tiles.ts',
+  }));
+}
+
+export const tilesOptions = (env: NodeJS.ProcessEnv) =>
+  [Number(env.BENCH_TILE_PERIODS ?? 8), Number(env.BENCH_TILES_PER_ZOOM ?? 16)] as const;
+
+if (import.meta.main) {
+  console.log(tilesReport(await benchTiles(...tilesOptions(process.env))).join('\n'));
+  process.exit(0);
+}

@@ -18,6 +18,7 @@ import { API_VERSION } from '../core/resources/registry.ts';
 import { setCurrentVersion } from '../test/support/current-version.ts';
 import { freePort } from '../scripts/free-port.ts';
 import { startNginx, wrk } from './peers.ts';
+import type { Headline } from './headline.ts';
 import { benchRuns, medianRange, round, times } from './summary.ts';
 
 export interface ChunkServingFigures {
@@ -146,6 +147,16 @@ export function zarrServingReport(figures: ChunkServingFigures[], options: ZarrS
     );
   }
   return lines;
+}
+
+/** The rows of the table of current figures: chunk GETs against nginx with as many workers. */
+export function zarrServingHeadlines(figures: ChunkServingFigures[], options: ZarrServingOptions): Headline[] {
+  return figures.map((f) => ({
+    figure: `/zarr ${f.chunk} chunk GETs, ${f.processes} process(es), wrk 32 connections ${options.seconds} s`,
+    peer: `nginx (Debian), ${f.processes} worker(s), sendfile, open_file_cache`,
+    ratios: f.stratus.map((x, i) => x / f.nginx[i]!),
+    command: 'node bench/zarr-serving.ts',
+  }));
 }
 
 if (import.meta.main) {

@@ -6,6 +6,7 @@
  * worker thread are the like-for-like ones.
  */
 import { availableParallelism } from 'node:os';
+import type { Headline } from './headline.ts';
 import { benchRuns, medianRange, repeat, round, times } from './summary.ts';
 import { benchZonalStats } from './zonal-stats.ts';
 import { benchZonalFromStore } from './zonal-store.ts';
@@ -22,7 +23,8 @@ function row(name: string, sides: { wall: number; cpu: number; peerWall: number;
   )} | ${pick((s) => s.peerWall / s.wall, times)}, ${pick((s) => s.peerCpu / s.cpu, times)} |`;
 }
 
-export async function zonalSections(): Promise<void> {
+/** Prints both sections' tables and returns their like-for-like rows (one worker thread) for the table of figures. */
+export async function zonalSections(): Promise<Headline[]> {
   /** Time steps, height, width, polygons and worker threads of both zonal sections. */
   const zonalSize = [
     Number(process.env.BENCH_ZONAL_STEPS ?? 36),
@@ -89,6 +91,24 @@ export async function zonalSections(): Promise<void> {
       )} | - |`,
     );
   }
+  const size = `${z.steps} x ${z.height} x ${z.width}, ${z.polygons} polygons, 1 worker thread`;
+  const command = 'node bench/zonal.ts';
+  return [
+    {
+      figure: `zonal mean, pixel centre, in memory, ${size}`,
+      peer: 'numpy (bench/zonal-peer.py), 1 thread',
+      ratios: zonal.map((r) => r.peerSeconds / r.singleCentreSeconds),
+      goal: 2,
+      command,
+    },
+    {
+      figure: `zonal mean, from a compressed Zarr v2 store, ${size}`,
+      peer: 'xarray + zarr-python + numpy, 1 thread',
+      ratios: stored.map((r) => r.peerSeconds / r.singleSeconds),
+      goal: 2,
+      command,
+    },
+  ];
 }
 
 if (import.meta.main) {
