@@ -1,7 +1,6 @@
 /**
  * The inputs of a batch job's run as its provenance records them, from the resources pinned for its attempt: each
- * dataset at every version the graph reads (the versions its `load_collection` calls name, else the served one, as
- * the job's `status.inputs` records them: `jobInputs`), with a digest of that version's store, and each feature collection with the
+ * dataset at the version it reads (the job's `status.inputs`), with a digest of that version's store, and each feature collection with the
  * digest of its stored file.
  *
  * A store digest hashes the version id, the Icechunk snapshot id and the store's root metadata document, not every
@@ -14,6 +13,7 @@ import { jobInputs } from '../processing/jobs/inputs.ts';
 import { datasetKind, type Dataset } from '../resources/dataset/schema.ts';
 import { resolveVersion, ZARR_FORMATS } from '../resources/dataset/served-version.ts';
 import { featureCollectionKind, type FeatureCollection } from '../resources/feature-collection/schema.ts';
+import type { JobInput } from '../resources/processing-job/schema.ts';
 import { storeFile } from '../stores/layout.ts';
 import { openVersionStore } from '../stores/version-store.ts';
 import { fileSha256, sha256Hex } from './digest.ts';
@@ -24,8 +24,8 @@ const ROOT_METADATA_KEYS = ['zarr.json', '.zmetadata'];
 const isKind = (o: KubeObject, kind: { apiVersion: string; kind: string }) =>
   o.apiVersion === kind.apiVersion && o.kind === kind.kind;
 
-async function datasetInput(dataset: Dataset, read: string, storageRoot: string): Promise<DatasetInput | undefined> {
-  const { version } = resolveVersion(dataset, { formats: ZARR_FORMATS, version: read });
+async function datasetInput(dataset: Dataset, name: string, storageRoot: string): Promise<DatasetInput | undefined> {
+  const { version } = resolveVersion(dataset, { formats: ZARR_FORMATS, version: name });
   if (!version) return undefined;
   const store = await openVersionStore(storeFile(storageRoot, version.path), version.snapshot);
   let metadata: Uint8Array | undefined;
@@ -53,15 +53,18 @@ async function featureCollectionInput(
   };
 }
 
-export async function runInputs(processGraph: unknown, resources: readonly KubeObject[], storageRoot: string) {
+/**
+ * `read` is what the attempt reads (the job's `status.inputs`, recorded when it started), so a version published
+ * or named in `load_collection` does not make the manifest name another than the one read.
+ */
+export async function runInputs(resources: readonly KubeObject[], read: readonly JobInput[], storageRoot: string) {
+  const datasetNamed = (name: string) =>
+    resources.find((o) => isKind(o, datasetKind) && o.metadata.name === name) as Dataset | undefined;
   const datasets = await Promise.all(
-    jobInputs(processGraph, resources).map(({ dataset, version }) =>
-      datasetInput(
-        resources.find((o) => isKind(o, datasetKind) && o.metadata.name === dataset) as Dataset,
-        version,
-        storageRoot,
-      ),
-    ),
+    read.map(({ dataset, version }) => {
+      const resource = datasetNamed(dataset);
+      return resource && datasetInput(resource, version, storageRoot);
+    }),
   );
   const featureCollections = await Promise.all(
     resources

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import type { KubeObject } from '../cluster/objects.ts';
 import type { SavedResult } from '../processing/jobs/sink.ts';
+import type { JobInput } from '../resources/processing-job/schema.ts';
 import { STRATUS_VERSION } from '../version.ts';
 import { canonicalSha256, sorted } from './canonical-json.ts';
 import { directorySha256, fileSha256, sha256Multihash } from './digest.ts';
@@ -15,6 +16,8 @@ export interface ProcessingRun {
   process: Record<string, unknown>;
   /** The resources the attempt read, rerun pins applied. */
   resources: readonly KubeObject[];
+  /** The dataset versions the attempt reads (the job's `status.inputs`), not those served when it ends. */
+  inputs: readonly JobInput[];
   storageRoot: string;
   /** The directory the results were written to. */
   dir: string;
@@ -47,7 +50,7 @@ export async function processingManifest(run: ProcessingRun): Promise<Processing
     engine: { name: 'stratus', version: STRATUS_VERSION },
     processGraph: { sha256: canonicalSha256(graph ?? null), graph: sorted(graph ?? null) },
     parameters,
-    inputs: await runInputs(graph, run.resources, run.storageRoot),
+    inputs: await runInputs(run.resources, run.inputs, run.storageRoot),
     outputs: await Promise.all(run.saved.map((saved) => outputAsset(run.dir, saved))),
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  jobInputSchema,
   processingJobSpecSchema,
   resultExtentSchema,
   resultFileSchema,
@@ -27,6 +28,8 @@ export const processingInputSchema = z.object({
       metadata: z.looseObject({ name: z.string(), namespace: z.string().optional() }),
     }),
   ),
+  /** The dataset versions the attempt reads, as the job's `status.inputs` records them: what its provenance lists. */
+  inputs: z.array(jobInputSchema),
 });
 
 export type ProcessingInput = z.infer<typeof processingInputSchema>;

@@ -156,6 +156,7 @@ async function run(input: ProcessingInput, context: TaskContext, log: JobLogWrit
       ...(input.rerun && { rerunOf: input.rerun.of }),
       process: input.process,
       resources: pinned.resources!,
+      inputs: input.inputs,
       storageRoot: root,
       dir: staging,
       saved: results.saved,

@@ -264,6 +264,37 @@ describe('ProcessingJob planner: every transition of the job statuses', () => {
     expect(statusOf(rerun.actions)?.inputs).toBeUndefined();
   });
 
+  it('hands the attempt the versions it records, a rerun its pinned ones: what its provenance lists', () => {
+    const rain = {
+      apiVersion: 'climate.stratus.dev/v1alpha1',
+      kind: 'Dataset',
+      metadata: { name: 'rain', namespace: 'default' },
+      spec: { format: 'zarr' },
+      status: { currentVersion: 'v2', versions: [{ id: 'v1' }, { id: 'v2' }] },
+    };
+    const process = {
+      process_graph: { a: { process_id: 'load_collection', arguments: { id: 'rain' }, result: true } },
+    };
+    const inputOf = (actions: Action[]) =>
+      (actions.find((a) => a.kind === 'startJob') as { job: { input: { inputs: unknown } } }).job.input.inputs;
+    const served = planProcessingJob(
+      jobOf({ phase: 'queued', ...current }, { queuedAt: QUEUED, process }),
+      { ...observed(), resources: [rain] },
+      now,
+    );
+    expect(inputOf(served.actions)).toEqual([{ dataset: 'rain', version: 'v2' }]);
+    const rerun = planProcessingJob(
+      jobOf(
+        { phase: 'queued', ...current },
+        { queuedAt: QUEUED, process, rerun: { of: 'first', datasetVersions: { rain: 'v1' } } },
+      ),
+      { ...observed(), resources: [rain] },
+      now,
+    );
+    expect(statusOf(rerun.actions)?.inputs).toEqual([{ dataset: 'rain', version: 'v1' }]);
+    expect(inputOf(rerun.actions)).toEqual([{ dataset: 'rain', version: 'v1' }]);
+  });
+
   it('a deleted job: cancels a running attempt, has a worker remove its files, then lets it go', () => {
     const job = jobOf({ phase: 'running', ...current }, { queuedAt: QUEUED }, true);
     const running = plan(job, attempt('running'));

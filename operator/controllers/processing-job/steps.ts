@@ -5,9 +5,10 @@
  */
 import type { KubeObject } from '../../../core/cluster/objects.ts';
 import type { processingJobConditions } from '../../../core/resources/processing-job/conditions.ts';
-import type { ProcessingJob, ProcessingJobStatus } from '../../../core/resources/processing-job/schema.ts';
+import type { JobInput, ProcessingJob, ProcessingJobStatus } from '../../../core/resources/processing-job/schema.ts';
 import { jobPath } from '../../../core/stores/layout.ts';
 import { jobInputs } from '../../../core/processing/jobs/inputs.ts';
+import { withPinnedVersions } from '../../../core/processing/jobs/rerun.ts';
 import { jobParts } from '../../../core/processing/jobs/split.ts';
 import type { RetryBackoff } from '../../../core/runs/backoff.ts';
 import type { SplitOptions } from '../../../core/runs/options.ts';
@@ -124,14 +125,23 @@ export const cancel: JobStep = ({ run: job, status, observed, at }) => {
  */
 export const start: JobStep = ({ run: job, status, observed }) => {
   if (observed.job) return undefined;
-  const started = { after: [startAttempt(job, status.jobName!, observed)], outcome: done('attempt started') };
-  const inputs = jobInputs(job.spec.process.process_graph, observed.resources);
+  const inputs = jobInputs(job.spec.process.process_graph, readResources(job, observed.resources));
+  const started = { after: [startAttempt(job, status.jobName!, observed, inputs)], outcome: done('attempt started') };
   if (JSON.stringify(inputs) === JSON.stringify(status.inputs ?? [])) return started;
   const reason = status.phase === 'running' ? 'Running' : 'Queued';
   return { ...started, status: { set: { inputs }, reason, message: `Attempt ${status.jobName} started.` } };
 };
 
-function startAttempt(job: ProcessingJob, name: string, observed: ProcessingJobObserved): Action {
+/**
+ * The resources as the attempt reads them: a rerun's datasets at the versions it pins. A pin no longer retained
+ * fails the attempt (operator/worker/processing.ts); its inputs are then the served versions.
+ */
+function readResources(job: ProcessingJob, resources: readonly KubeObject[]): readonly KubeObject[] {
+  if (!job.spec.rerun) return resources;
+  return withPinnedVersions(resources, job.spec.rerun.datasetVersions).resources ?? resources;
+}
+
+function startAttempt(job: ProcessingJob, name: string, observed: ProcessingJobObserved, inputs: JobInput[]): Action {
   const input: ProcessingInput = {
     job: job.metadata.name,
     namespace: job.metadata.namespace ?? 'default',
@@ -140,6 +150,7 @@ function startAttempt(job: ProcessingJob, name: string, observed: ProcessingJobO
     process: job.spec.process,
     ...(job.spec.rerun && { rerun: job.spec.rerun }),
     resources: observed.resources as ProcessingInput['resources'],
+    inputs,
   };
   const parts = jobParts(job.spec.process, observed.resources, observed.split);
   return { kind: 'startJob', job: { name, task: 'processing', input, ...(parts && { parts }) } };
