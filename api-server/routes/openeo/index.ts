@@ -161,6 +161,11 @@ export const openEoRoutes: FastifyPluginAsyncZod<OpenEoRoutesOptions> = async (a
     {
       schema: {
         summary: 'One published collection',
+        description:
+          'The collection as openEO and STAC (same document as `/stac/collections/{id}`). A versioned dataset ' +
+          'carries the STAC Version extension: `version` (the served one), `summaries.version` (the retained ' +
+          'version ids, newest first) and `latest-version`, `predecessor-version` and `version-history` links. ' +
+          '`load_collection` reads another retained version through a `version` property filter (docs/processing.md).',
         tags,
         params: z.object({ collection_id: z.string() }),
         querystring: formatQuerySchema,

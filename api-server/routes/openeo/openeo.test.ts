@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IMPLEMENTED_PROCESSES } from '../../../core/processing/index.ts';
+import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { build } from '../../test/build.ts';
 import { publishedDataset } from '../../test/published-dataset.ts';
 import { zodBytes } from '../../test/zod-bytes.ts';
@@ -77,6 +78,41 @@ describe('openEO discovery', () => {
       ]),
     );
     expect(one['cube:dimensions']).toHaveProperty('t');
+  });
+
+  it('describes a collection with its retained versions, newest first, and the Version extension links', async () => {
+    const built = await build();
+    const coverage = await publishedDataset(built, 'chirps-daily');
+    const v2 = {
+      id: 'v2',
+      createdAt: '2024-01-05T00:00:00Z',
+      format: 'zarr',
+      coverage,
+      path: 'datasets/x/versions/v2',
+    };
+    const v1 = {
+      id: 'v1',
+      createdAt: '2024-01-04T00:00:00Z',
+      format: 'zarr',
+      coverage,
+      path: 'datasets/x/versions/v1',
+    };
+    await built.cluster.patchStatus(
+      datasetKind,
+      'chirps-daily',
+      { type: 'merge', body: { status: { currentVersion: 'v2', versions: [v1, v2] } } },
+      'default',
+    );
+    const one = (await built.app.inject({ url: '/collections/chirps-daily', headers: { host: 'api.test' } })).json();
+    expect(one.version).toBe('v2');
+    expect(one.summaries.version).toEqual(['v2', 'v1']);
+    expect(one.links).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ rel: 'latest-version', href: 'http://api.test/collections/chirps-daily' }),
+        expect.objectContaining({ rel: 'predecessor-version', href: 'http://api.test/zarr/chirps-daily@v1/' }),
+        expect.objectContaining({ rel: 'version-history', href: 'http://api.test/datasets/chirps-daily' }),
+      ]),
+    );
   });
 
   it('answers an unknown collection with 404 CollectionNotFound in the openEO error body', async () => {

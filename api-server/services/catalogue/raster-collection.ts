@@ -107,20 +107,25 @@ function assetsOf(dataset: Dataset, base: string, grid: StoreGrid | undefined, t
 /**
  * The Version extension's fields of the collection, which describes the served version: its id, and links to
  * itself as the latest version, to the version before it (read by name, `<id>@<version>`) and to the list of
- * retained versions.
+ * retained versions; and the retained version ids, newest first, the values `load_collection`'s `version` property
+ * filter selects among.
  */
-function versionFields(dataset: Dataset, links: CollectionLinks): { version?: string; links: StacLink[] } {
+function versionFields(
+  dataset: Dataset,
+  links: CollectionLinks,
+): { version?: string; retained: string[]; links: StacLink[] } {
   const { version } = resolveVersion(dataset);
-  if (!version) return { links: [] };
+  if (!version) return { retained: [], links: [] };
   const id = dataset.metadata.name;
-  const older = (dataset.status?.versions ?? []).filter((v) => v.createdAt < version.createdAt);
-  const predecessor = older.sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
+  const newestFirst = [...(dataset.status?.versions ?? [])].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const predecessor = newestFirst.find((v) => v.createdAt < version.createdAt);
   const reader = (ref: string) =>
     ZARR_FORMATS.includes(dataset.spec.format)
       ? { href: `${links.base}/zarr/${ref}/`, type: 'application/vnd+zarr' }
       : { href: `${links.base}/datasets/${ref}`, type: JSON_TYPE };
   return {
     version: version.id,
+    retained: newestFirst.map((v) => v.id),
     links: [
       { href: links.self, rel: 'latest-version', type: JSON_TYPE, title: `Version ${version.id}` },
       ...(predecessor
@@ -216,6 +221,7 @@ export function rasterCollection({
       'proj:code': [WGS84_CODE],
       ...(spec.periodType && { period_type: [spec.periodType] }),
       ...(spec.resolution && { resolution: [spec.resolution] }),
+      ...(versioned.retained.length > 0 && { version: versioned.retained }),
     },
     links: [
       ...coreLinks(links, spec.datasetName, { path: `/datasets/${id}`, title: 'Dataset record' }),
