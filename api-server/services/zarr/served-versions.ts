@@ -1,6 +1,7 @@
 import { type Dataset } from '../../../core/resources/dataset/schema.ts';
 import { HttpError } from '../../errors.ts';
 import type { ResourceCache } from '../resources/resource-cache.ts';
+import type { DatasetRef } from '../resources/served-version.ts';
 import { servedVersion, type ZarrVersion } from './zarr-keys.ts';
 
 export interface ServedVersionsOptions {
@@ -10,7 +11,7 @@ export interface ServedVersionsOptions {
 }
 
 /**
- * Which version `/zarr/{id}/` serves for each dataset, read from the shared Dataset informer cache (list, then
+ * Which version `/zarr/{id}/` serves for each dataset (and `/zarr/{id}@{version}/` a retained one), read from the shared Dataset informer cache (list, then
  * watch; a broken watch resumes, a 410 relists), so that a chunk read costs no request to the resource store. A
  * switch is seen as soon as the watch delivers it: in embedded mode before the writer's call returns to its
  * caller's next request, on Kubernetes within the watch latency. Until the first list, or for a dataset it does not
@@ -19,8 +20,11 @@ export interface ServedVersionsOptions {
 export class ServedVersions {
   readonly #datasets: ResourceCache<Dataset>;
   readonly #storageRoot: string;
-  /** The version of each cached object, worked out once: the cache replaces an object on a change, never edits it. */
-  readonly #versions = new WeakMap<Dataset, ZarrVersion | undefined>();
+  /**
+   * The versions of each cached object, worked out once per name (`''` the served one): the cache replaces an
+   * object on a change, never edits it.
+   */
+  readonly #versions = new WeakMap<Dataset, Map<string, ZarrVersion | undefined>>();
 
   constructor({ datasets, storageRoot }: ServedVersionsOptions) {
     this.#datasets = datasets;
@@ -29,13 +33,17 @@ export class ServedVersions {
     void datasets.start();
   }
 
-  current(id: string): ZarrVersion | undefined {
+  /** The version `ref` reads: the served one, or the retained one it names; undefined when not known here. */
+  version({ id, version: named }: DatasetRef): ZarrVersion | undefined {
     const dataset = this.#datasets.peek(id);
     if (!dataset) return undefined;
-    if (!this.#versions.has(dataset)) {
-      const version = servedVersion(dataset, id, this.#storageRoot);
-      this.#versions.set(dataset, version instanceof HttpError ? undefined : version);
+    let versions = this.#versions.get(dataset);
+    if (!versions) this.#versions.set(dataset, (versions = new Map()));
+    const name = named ?? '';
+    if (!versions.has(name)) {
+      const version = servedVersion(dataset, id, this.#storageRoot, named);
+      versions.set(name, version instanceof HttpError ? undefined : version);
     }
-    return this.#versions.get(dataset);
+    return versions.get(name);
   }
 }

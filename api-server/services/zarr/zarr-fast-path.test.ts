@@ -158,6 +158,23 @@ describe('the /zarr fast path', () => {
     expect(switched.headers.etag).toMatch(/^"v2-/);
   });
 
+  it('answers a retained version named in the path past fastify, with the bytes and validators of the route', async () => {
+    const version = (id: string) => versionStatus(id).status.versions[0]!;
+    const both = { status: { currentVersion: 'v2', versions: [version('v1'), version('v2')] } };
+    await cluster.patchStatus(datasetKind, 'cube', { type: 'merge', body: both }, 'default');
+    const path = '/zarr/cube@v1/value/0.0.0';
+    const routed = await answer(generalUrl, path);
+    await answer(fastUrl, path); // the first read fills the file cache
+    const before = fastifyRequests;
+    const read = await answer(fastUrl, path);
+    expect(fastifyRequests).toBe(before);
+    expect(read).toEqual(routed);
+    expect(read.body).toBe(Buffer.alloc(4096, 1).toString('base64'));
+    expect(read.headers.etag).toMatch(/^"v1-/);
+    for (const other of ['/zarr/cube@v1/value/1.0.0', '/zarr/cube@v9/value/0.0.0', '/zarr/cube@v1/value/9.9.9'])
+      expect(await answer(fastUrl, other), other).toEqual(await answer(generalUrl, other));
+  });
+
   it('records its answers in the request metrics and logs them like fastify does, with the request id', async () => {
     const count = async () => {
       const metric = (await registry.getSingleMetric('http_request_duration_seconds')!.get()).values.find(

@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
 import type { Logger } from 'pino';
 import { logRequestCompleted } from '../../plugins/app/log-context.ts';
-import { resourceIdSchema } from '../../schemas.ts';
+import { datasetRefSchema } from '../../schemas.ts';
 import { entityResponse, type Entity } from '../files/entity.ts';
+import { datasetRef, type DatasetRef } from '../resources/served-version.ts';
 import type { ServedVersions } from './served-versions.ts';
 import type { ZarrKeys, ZarrVersion } from './zarr-keys.ts';
 
@@ -11,8 +12,8 @@ import type { ZarrKeys, ZarrVersion } from './zarr-keys.ts';
 export const ZARR_ROUTE = '/zarr/:dataset_id/*';
 
 /**
- * A path the fast path can take as it stands: one key below a dataset id, nothing fastify would decode or strip
- * (no `%`, query or fragment), no directory listing.
+ * A path the fast path can take as it stands: one key below a dataset reference (`<id>` or `<id>@<version>`),
+ * nothing fastify would decode or strip (no `%`, query or fragment), no directory listing.
  */
 const PLAIN_KEY = /^\/zarr\/([^/?#%]+)\/([^?#%]*[^/?#%])$/;
 
@@ -34,15 +35,15 @@ export interface ZarrFastPathOptions {
 }
 
 export interface FastPathClaim {
-  id: string;
+  ref: DatasetRef;
   key: string;
   version: ZarrVersion | undefined;
 }
 
 export interface ZarrFastPath {
   /**
-   * The dataset id and key when the fast path may answer this request, decided without waiting, with the served
-   * version when the watch knows the dataset.
+   * The dataset reference and key when the fast path may answer this request, decided without waiting, with the
+   * version it reads when the watch knows the dataset.
    */
   claims(request: IncomingMessage): FastPathClaim | undefined;
   /**
@@ -55,7 +56,7 @@ export interface ZarrFastPath {
 /**
  * Chunk reads are most of a Zarr client's requests, and small chunks make the framework's per-request work (hooks,
  * the reply object, schema validation) the larger part of the cost. The fast path answers the plain case, a key
- * that exists in the current version, from the same `ZarrKeys` and `entityResponse` as the `/zarr` route, with the
+ * that exists in the current version or in a retained one a path names (`<id>@<version>`), from the same `ZarrKeys` and `entityResponse` as the `/zarr` route, with the
  * same headers, request id, log lines and metrics. Everything else goes to fastify untouched: errors (with their
  * bodies), directory listings, encoded paths, and cross-origin requests (`Origin`), whose CORS headers are the
  * CORS plugin's to write.
@@ -64,9 +65,9 @@ export function zarrFastPath(options: ZarrFastPathOptions): ZarrFastPath {
   const { keys, log } = options;
 
   /** The entity to send, or undefined for fastify to answer: no such key, or an error with its own body. */
-  async function find(id: string, key: string, known: ZarrVersion | undefined): Promise<Entity | undefined> {
+  async function find(ref: DatasetRef, key: string, known: ZarrVersion | undefined): Promise<Entity | undefined> {
     try {
-      return await keys.entity(known ?? (await keys.version({ id })), key);
+      return await keys.entity(known ?? (await keys.version(ref)), key);
     } catch {
       return undefined;
     }
@@ -106,18 +107,18 @@ export function zarrFastPath(options: ZarrFastPathOptions): ZarrFastPath {
       if (options.closing()) return;
       const match = PLAIN_KEY.exec(request.url ?? '');
       if (!match) return;
-      const id = match[1]!;
-      // A dataset the watch holds has a valid id already: only an unknown one is checked.
-      const version = options.versions.current(id);
-      if (!version && !resourceIdSchema.safeParse(id).success) return;
-      return { id, key: match[2]!, version };
+      const ref = datasetRef(match[1]!);
+      // A version the watch resolved has a valid reference already: only an unknown one is checked.
+      const version = options.versions.version(ref);
+      if (!version && !datasetRefSchema.safeParse(match[1]).success) return;
+      return { ref, key: match[2]!, version };
     },
 
-    serve(request, response, { id, key, version }) {
+    serve(request, response, { ref, key, version }) {
       const started = performance.now();
       const cached = version && keys.cachedEntity(version, key);
       if (cached) return send(request, response, cached, started);
-      return find(id, key, version).then((entity) => entity !== undefined && send(request, response, entity, started));
+      return find(ref, key, version).then((entity) => entity !== undefined && send(request, response, entity, started));
     },
   };
 }
