@@ -4,7 +4,8 @@
  * rewritten, each spliced from the stored version, against the same union written whole. Figures are the bytes of
  * the new files a version adds (hard-linked chunk files excluded: they are the previous version's) and seconds
  * from opening the sink to its finish. The provider is the in-process sample, so the figures are the store's
- * work only. Not a peer: Stratus against itself. `node bench/coverage-union.ts` runs it alone (BENCH_YEARS).
+ * work only. Not a peer: Stratus against itself. `node bench/coverage-union.ts` runs it alone (BENCH_YEARS,
+ * BENCH_RUNS); `coverageUnionHeadlines` gives its headline rows.
  */
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,9 +14,11 @@ import { formatPeriod, periodRange, type Period } from '../core/periods/index.ts
 import { sampleProvider } from '../core/providers/sample.ts';
 import { openCubeSink } from '../core/stores/open.ts';
 import type { Splice, StoreFormat } from '../core/stores/store.ts';
+import type { Headline } from './headline.ts';
 import { SIERRA_LEONE } from './rasters.ts';
 
 const FORMAT: StoreFormat = { format: 'zarr', zarrVersion: 2 };
+const FULL = 'full rematerialization';
 
 export interface CoverageUnionFigures {
   periods: number;
@@ -75,7 +78,7 @@ export async function benchCoverageUnion(years: number): Promise<CoverageUnionFi
         from: Math.floor(stored.length / 2),
         to: Math.floor(stored.length / 2) + 1,
       }),
-      await write('full rematerialization', next, next),
+      await write(FULL, next, next),
     ];
     return { periods: stored.length, cases: cases.map(({ name, bytes, seconds }) => ({ name, bytes, seconds })) };
   } finally {
@@ -93,7 +96,35 @@ export function coverageUnionReport(figures: CoverageUnionFigures): string[] {
   ];
 }
 
+/**
+ * The headline rows of `runs` runs: each union version against the full rematerialization of the same union
+ * (its seconds over theirs), with the bytes each writes in the figure (the same in every run).
+ */
+export async function coverageUnionHeadlines(
+  years = Number(process.env.BENCH_YEARS ?? 10),
+  runs = Number(process.env.BENCH_RUNS ?? 3),
+): Promise<{ figures: CoverageUnionFigures[]; headlines: Headline[] }> {
+  const figures: CoverageUnionFigures[] = [];
+  for (let run = 0; run < runs; run++) figures.push(await benchCoverageUnion(years));
+  const seconds = (f: CoverageUnionFigures, name: string) => f.cases.find((c) => c.name === name)!.seconds;
+  const [first] = figures;
+  const full = first!.cases.find((c) => c.name === FULL)!;
+  const headlines = first!.cases
+    .filter((c) => c.name !== FULL)
+    .map((c) => ({
+      figure:
+        `${c.name} into a ${first!.periods}-day daily Zarr v2 store: ${c.bytes.toLocaleString('en-US')} bytes ` +
+        `written against ${full.bytes.toLocaleString('en-US')}`,
+      peer: 'the full rematerialization of the same union (Stratus)',
+      ratios: figures.map((f) => seconds(f, FULL) / seconds(f, c.name)),
+      command: 'node bench/coverage-union.ts',
+    }));
+  return { figures, headlines };
+}
+
 if (import.meta.main) {
-  console.log(coverageUnionReport(await benchCoverageUnion(Number(process.env.BENCH_YEARS ?? 10))).join('\n'));
+  const { figures, headlines } = await coverageUnionHeadlines();
+  console.log(coverageUnionReport(figures.at(-1)!).join('\n'));
+  console.log(JSON.stringify(headlines, null, 1));
   process.exit(0);
 }
