@@ -55,6 +55,18 @@ const finishedResult = {
   usage: { durationSeconds: 1, cpuSeconds: 0.5, peakMemoryMb: 90 },
 };
 
+/** A dataset with two retained versions, `v2` served, and a process that loads it. */
+const rain = {
+  apiVersion: 'climate.stratus.dev/v1alpha1',
+  kind: 'Dataset',
+  metadata: { name: 'rain', namespace: 'default' },
+  spec: { format: 'zarr' },
+  status: { currentVersion: 'v2', versions: [{ id: 'v1' }, { id: 'v2' }] },
+};
+const loadsRain = {
+  process_graph: { a: { process_id: 'load_collection', arguments: { id: 'rain' }, result: true } },
+};
+
 describe('ProcessingJob planner: every transition of the job statuses', () => {
   it('records a new job as created, with the finalizer that keeps it until its files are removed', () => {
     const first = plan({ ...jobOf(), metadata: { name: 'j', namespace: 'default', generation: 1 } });
@@ -234,30 +246,20 @@ describe('ProcessingJob planner: every transition of the job statuses', () => {
   });
 
   it('records the dataset versions an attempt reads when it starts, which a new run forgets', () => {
-    const rain = {
-      apiVersion: 'climate.stratus.dev/v1alpha1',
-      kind: 'Dataset',
-      metadata: { name: 'rain', namespace: 'default' },
-      spec: { format: 'zarr' },
-      status: { currentVersion: 'v2', versions: [{ id: 'v1' }, { id: 'v2' }] },
-    };
-    const process = {
-      process_graph: { a: { process_id: 'load_collection', arguments: { id: 'rain' }, result: true } },
-    };
-    const job = jobOf({ phase: 'queued', ...current }, { queuedAt: QUEUED, process });
+    const job = jobOf({ phase: 'queued', ...current }, { queuedAt: QUEUED, process: loadsRain });
     const started = planProcessingJob(job, { ...observed(), resources: [rain] }, now);
     expect(kinds(started.actions)).toEqual(['patchStatus', 'startJob']);
     expect(statusOf(started.actions)).toMatchObject({ phase: 'queued', inputs: [{ dataset: 'rain', version: 'v2' }] });
     // Recorded once: the next start of the same attempt (a restarted operator) writes nothing more.
     const recorded = jobOf(
       { phase: 'queued', ...current, inputs: [{ dataset: 'rain', version: 'v2' }] },
-      { queuedAt: QUEUED, process },
+      { queuedAt: QUEUED, process: loadsRain },
     );
     expect(kinds(planProcessingJob(recorded, { ...observed(), resources: [rain] }, now).actions)).toEqual(['startJob']);
     const rerun = plan(
       jobOf(
         { phase: 'finished', ...current, inputs: [{ dataset: 'rain', version: 'v2' }] },
-        { queuedAt: '2026-11-25T09:59:50Z', process },
+        { queuedAt: '2026-11-25T09:59:50Z', process: loadsRain },
       ),
     );
     expect(statusOf(rerun.actions)).toMatchObject({ phase: 'queued' });
@@ -265,20 +267,10 @@ describe('ProcessingJob planner: every transition of the job statuses', () => {
   });
 
   it('hands the attempt the versions it records, a rerun its pinned ones: what its provenance lists', () => {
-    const rain = {
-      apiVersion: 'climate.stratus.dev/v1alpha1',
-      kind: 'Dataset',
-      metadata: { name: 'rain', namespace: 'default' },
-      spec: { format: 'zarr' },
-      status: { currentVersion: 'v2', versions: [{ id: 'v1' }, { id: 'v2' }] },
-    };
-    const process = {
-      process_graph: { a: { process_id: 'load_collection', arguments: { id: 'rain' }, result: true } },
-    };
     const inputOf = (actions: Action[]) =>
       (actions.find((a) => a.kind === 'startJob') as { job: { input: { inputs: unknown } } }).job.input.inputs;
     const served = planProcessingJob(
-      jobOf({ phase: 'queued', ...current }, { queuedAt: QUEUED, process }),
+      jobOf({ phase: 'queued', ...current }, { queuedAt: QUEUED, process: loadsRain }),
       { ...observed(), resources: [rain] },
       now,
     );
@@ -286,7 +278,7 @@ describe('ProcessingJob planner: every transition of the job statuses', () => {
     const rerun = planProcessingJob(
       jobOf(
         { phase: 'queued', ...current },
-        { queuedAt: QUEUED, process, rerun: { of: 'first', datasetVersions: { rain: 'v1' } } },
+        { queuedAt: QUEUED, process: loadsRain, rerun: { of: 'first', datasetVersions: { rain: 'v1' } } },
       ),
       { ...observed(), resources: [rain] },
       now,
