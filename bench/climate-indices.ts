@@ -21,6 +21,7 @@ import { gridCovering } from '../core/providers/raster.ts';
 import { directoryStore } from '../core/stores/directory-store.ts';
 import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
 import { writeNetcdf } from '../test/support/cdo.ts';
+import { seededRandom } from '../test/support/seeded-random.ts';
 import type { Headline } from './headline.ts';
 
 const run = promisify(execFile);
@@ -46,20 +47,9 @@ const INDICES: [process: string, operator: string[], variable: Variable, kelvin:
 
 const UNITS: Record<Variable, string> = { tasmin: 'degC', tasmax: 'degC', pr: 'mm day-1' };
 
-/** A deterministic uniform generator (mulberry32). */
-function uniform(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The three variables' days, each in time, lat, lon order, in quarters (exact in single precision). */
 function generate(days: number, cells: number): Record<Variable, Float32Array> {
-  const random = uniform(7);
+  const random = seededRandom(7);
   const out = {
     tasmin: new Float32Array(days * cells),
     tasmax: new Float32Array(days * cells),
