@@ -17,7 +17,7 @@ import type { DataCube } from '../core/processing/cube/cube.ts';
 import { materialize } from '../core/processing/cube/read.ts';
 import { runProcessGraph } from '../core/processing/engine.ts';
 import { formatPeriod, periodRange } from '../core/periods/index.ts';
-import { gridCovering } from '../core/providers/raster.ts';
+import { gridCovering } from '../core/stores/raster-grid.ts';
 import { directoryStore } from '../core/stores/directory-store.ts';
 import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
 import { writeNetcdf } from '../test/support/cdo.ts';

@@ -1,7 +1,7 @@
 /**
  * The inputs of a batch job's run as its provenance records them, from the resources pinned for its attempt: each
- * dataset at the version it reads (the job's `status.inputs`), with a digest of that version's store, and each feature collection with the
- * digest of its stored file.
+ * dataset at the version it reads (the job's `status.inputs`), with a digest of that version's store, and each
+ * feature collection with the digest of its stored file.
  *
  * A store digest hashes the version id, the Icechunk snapshot id and the store's root metadata document, not every
  * chunk: a version's files are written once under a path of their own and never changed (an Icechunk snapshot is
@@ -9,7 +9,6 @@
  * the same name. Hashing every chunk would cost a full read of the store per run.
  */
 import type { KubeObject } from '../cluster/objects.ts';
-import { jobInputs } from '../processing/jobs/inputs.ts';
 import { datasetKind, type Dataset } from '../resources/dataset/schema.ts';
 import { resolveVersion, ZARR_FORMATS } from '../resources/dataset/served-version.ts';
 import { featureCollectionKind, type FeatureCollection } from '../resources/feature-collection/schema.ts';
