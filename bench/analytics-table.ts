@@ -221,7 +221,7 @@ if (process.argv[2] && process.argv[3] && process.argv[4]) {
   process.stdout.write(JSON.stringify(await measure(process.argv[2], process.argv[3], process.argv[4])), () =>
     process.exit(0),
   );
-} else if (import.meta.filename === process.argv[1]) {
+} else if (import.meta.main) {
   const figures = await benchAnalyticsBuild();
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(

@@ -5,8 +5,11 @@
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { analyticsBuildHeadlines, benchAnalyticsBuild } from './analytics-table.ts';
 import { apiBenchOptions, apiHeadlines, apiReport, benchApi } from './api.ts';
 import { authTokenHeadlines, authTokenOptions, authTokenReport, benchAuthToken } from './auth-token.ts';
+import { benchClimateIndices, climateIndicesHeadlines } from './climate-indices.ts';
+import { coverageUnionHeadlines, coverageUnionReport } from './coverage-union.ts';
 import { benchFeatures, featuresHeadlines, featuresReport } from './features.ts';
 import type { Headline } from './headline.ts';
 import { writeHeadlineTable, type MeasuredHeadline } from './headline-table.ts';
@@ -91,6 +94,29 @@ const sections: { name: string; run: () => Promise<Headline[]> }[] = [
     run: async () => {
       const figures = await benchAuthToken(authTokenOptions(env));
       return printed(authTokenReport(figures), authTokenHeadlines(figures));
+    },
+  },
+  {
+    name: 'coverage union',
+    run: async () => {
+      const { figures, headlines } = await coverageUnionHeadlines();
+      return printed(coverageUnionReport(figures.at(-1)!), headlines);
+    },
+  },
+  {
+    name: 'analytics table build',
+    run: async () => {
+      const figures = await benchAnalyticsBuild();
+      const rows = analyticsBuildHeadlines(figures);
+      return printed([JSON.stringify(figures, null, 1)], rows);
+    },
+  },
+  {
+    // The netCDF inputs of CDO are written as text through ncgen: 50 x 50 cells a side unless BENCH_INDICES_SIZE.
+    name: 'climate indices',
+    run: async () => {
+      const figures = await benchClimateIndices(20, Number(env.BENCH_INDICES_SIZE ?? 50));
+      return printed([], climateIndicesHeadlines(figures));
     },
   },
 ];
