@@ -20,7 +20,7 @@ import { aggregateProtocol, summarized, trackerProtocol } from '../../core/expor
 import { sameValue, valueKey, type DataValue } from '../../core/exports/payload.ts';
 import { RunError } from '../../core/runs/errors.ts';
 import { writeFileAtomic } from '../../core/files/durable.ts';
-import { deliveryManifest } from '../../core/provenance/delivery-manifest.ts';
+import { deliveryManifest } from '../../core/exports/delivery-manifest.ts';
 import { sha256Hex } from '../../core/provenance/digest.ts';
 import { changelogPath, deliveryCheckpointPath, deliveryProvenancePath, storeFile } from '../../core/stores/layout.ts';
 import { deliveryInputSchema, type DeliveryInput, type DeliveryResult } from './delivery-input.ts';

@@ -3,12 +3,12 @@
  * (its digest), the target, every chunk's digest (of the data values it sends) and outcome, and the target's
  * import summary.
  */
-import type { Checkpoint } from '../exports/checkpoint.ts';
-import { reportOf } from '../exports/checkpoint.ts';
+import type { Checkpoint } from './checkpoint.ts';
+import { reportOf } from './checkpoint.ts';
 import { STRATUS_VERSION } from '../version.ts';
-import { canonicalSha256 } from './canonical-json.ts';
-import { sha256Multihash } from './digest.ts';
-import type { DeliveryManifest } from './manifest.ts';
+import { canonicalSha256 } from '../provenance/canonical-json.ts';
+import { sha256Multihash } from '../provenance/digest.ts';
+import type { DeliveryManifest } from '../provenance/manifest.ts';
 
 export interface DeliveryRun {
   delivery: string;
