@@ -22,3 +22,15 @@ export function beyondHistory(finished: readonly BatchJob[], limits: HistoryLimi
     byOutcome[outcome].sort((a, b) => createdAt(b).localeCompare(createdAt(a))).slice(limits[outcome]),
   );
 }
+
+/** The Jobs of `jobs` (by attempt key) that `finished` picks, past the history limits. */
+export function finishedBeyondHistory<Job extends Parameters<typeof beyondHistory>[0][number]>(
+  jobs: ReadonlyMap<string, Job>,
+  finished: (key: string, job: Job) => boolean,
+  limits: HistoryLimits,
+): Job[] {
+  return beyondHistory(
+    [...jobs].filter(([key, job]) => finished(key, job)).map(([, job]) => job),
+    limits,
+  ) as Job[];
+}

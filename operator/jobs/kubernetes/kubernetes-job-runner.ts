@@ -1,4 +1,4 @@
-import { jobKind, podKind } from '../../../core/cluster/builtin-kinds.ts';
+import { jobKind } from '../../../core/cluster/builtin-kinds.ts';
 import { inform } from '../../../core/cluster/informer.ts';
 import type { KubeObject } from '../../../core/cluster/objects.ts';
 import type { WatchEvent } from '../../../core/cluster/port.ts';
@@ -15,11 +15,11 @@ import {
   type RunOfJob,
 } from './job-attempts.ts';
 import { createAttemptJob } from './job-creation.ts';
-import { deleteIfOrphan, deleteWorkerJob } from './job-deletion.ts';
-import { beyondHistory, historyDefaults, type HistoryLimits } from './job-history.ts';
+import { deleteWorkerJob, sweepOrphans } from './job-deletion.ts';
+import { finishedBeyondHistory, historyDefaults, type HistoryLimits } from './job-history.ts';
 import { WORKER_SELECTOR, workerJobName, type BatchJob } from './job-manifest.ts';
 import { jobFailed, jobStateOf, jobSucceeded, reportsOf } from './job-state.ts';
-import { oomKilledMessage, type WorkerPod } from './pod-termination.ts';
+import { workerPodEnds, type PodEnds } from './pod-termination.ts';
 import type { KubernetesJobRunnerOptions } from './runner-options.ts';
 
 /**
@@ -38,10 +38,7 @@ export class KubernetesJobRunner implements JobRunner {
   readonly #attempts = new Map<string, Attempt>();
   readonly #jobs = new Map<string, BatchJob>();
   readonly #reports = new Map<string, WorkerReport>();
-  /** Failed Jobs whose pods are being read, by attempt key: their failure is heard once the pods said why. */
-  readonly #failuresBeingRead = new Map<string, BatchJob>();
-  /** What the pods of an attempt's failed Job said (undefined: nothing more than the Job), by attempt key. */
-  readonly #podEnds = new Map<string, string | undefined>();
+  readonly #podEnds: PodEnds<BatchJob>;
   /** The runs the owner informers know, by uid: a Job whose run is not among them may be an orphan. */
   readonly #runs = new Map<string, { kind: string; namespace: string | undefined }>();
   readonly #listeners: ((job: JobSpec, state: JobState) => void)[] = [];
@@ -55,6 +52,9 @@ export class KubernetesJobRunner implements JobRunner {
       successful: options.history?.successful ?? historyDefaults.successful,
       failed: options.history?.failed ?? historyDefaults.failed,
     };
+    this.#podEnds = workerPodEnds<BatchJob>(options, (job) => {
+      if (!this.#abort.signal.aborted) this.#onJobEvent({ type: 'MODIFIED', object: job });
+    });
   }
 
   /** Starts the informers; resolves once each has listed, so that `get` answers for attempts already running. */
@@ -74,7 +74,8 @@ export class KubernetesJobRunner implements JobRunner {
         for (const [key, job] of [...this.#jobs])
           if (!listed.has(key)) this.#onJobEvent({ type: 'DELETED', object: job });
         for (const job of items) this.#onJobEvent({ type: 'ADDED', object: job });
-        this.#sweep();
+        // Jobs of runs in other namespaces that are gone: no garbage collector deletes them.
+        sweepOrphans(this.#options, [...this.#jobs.values()], (job) => this.#runOf(job), this.#runs);
       },
       onEvent: (event) => this.#onJobEvent(event),
     });
@@ -93,7 +94,7 @@ export class KubernetesJobRunner implements JobRunner {
             for (const [uid, run] of this.#runs)
               if (run.kind === kind.kind && (!namespace || run.namespace === namespace)) this.#runs.delete(uid);
             for (const owner of items) this.#onOwner(owner);
-            this.#sweep();
+            sweepOrphans(this.#options, [...this.#jobs.values()], (job) => this.#runOf(job), this.#runs);
           },
           onEvent: (event) => (event.type === 'DELETED' ? this.#forget(event.object) : this.#onOwner(event.object)),
         });
@@ -173,24 +174,21 @@ export class KubernetesJobRunner implements JobRunner {
         job: this.#jobs.get(key),
         report: this.#reports.get(key),
         cancelRequested: attempt.cancelRequested,
-        podEnd: this.#podEnds.get(key),
+        podEnd: this.#podEnds.of(key),
       })
     );
   }
 
   #onJobEvent({ type, object: job }: WatchEvent<BatchJob>): void {
     const key = keyOfJob(job);
-    if (type !== 'DELETED' && this.#failureUnread(key, job)) return;
-    const beingRead = this.#failuresBeingRead.get(key);
-    if (beingRead) {
-      // Deleted while its pods were read: the failure is heard as the Job said it.
-      this.#failuresBeingRead.delete(key);
-      this.#jobs.set(key, beingRead);
-    }
+    const failedWithoutReport = jobFailed(job) && !this.#reports.get(key)?.end;
+    if (type !== 'DELETED' && this.#podEnds.holds(key, job, failedWithoutReport)) return;
+    const beingRead = this.#podEnds.release(key);
+    if (beingRead) this.#jobs.set(key, beingRead);
     if (type === 'DELETED' && !this.#attempts.has(key)) {
       // Every Job seen is adopted; one without its attempt belongs to a deleted run, forgotten with it.
       this.#jobs.delete(key);
-      this.#podEnds.delete(key);
+      this.#podEnds.forget(key);
       return;
     }
     if (type === 'DELETED') {
@@ -209,61 +207,16 @@ export class KubernetesJobRunner implements JobRunner {
   }
 
   /**
-   * Whether the Job failed without its worker's report and its pods are still to be read: the runner holds the
-   * failure back until they say why the worker ended, so that the first failed state it gives names an OOM kill.
-   */
-  #failureUnread(key: string, job: BatchJob): boolean {
-    if (!jobFailed(job) || this.#reports.get(key)?.end || this.#podEnds.has(key)) return false;
-    const reading = this.#failuresBeingRead.has(key);
-    this.#failuresBeingRead.set(key, job);
-    if (!reading) void this.#readPodEnd(key, job.metadata.name);
-    return true;
-  }
-
-  async #readPodEnd(key: string, jobName: string): Promise<void> {
-    const { cluster, logger, job: jobOptions } = this.#options;
-    let podEnd: string | undefined;
-    try {
-      const pods = await cluster.list<WorkerPod>(podKind, {
-        namespace: jobOptions.namespace,
-        labelSelector: `job-name=${jobName}`,
-      });
-      podEnd = oomKilledMessage(pods.items);
-    } catch (err) {
-      logger.warn({ err, job: key }, "reading the failed worker Job's pods failed; its failure is the Job's");
-    }
-    this.#podEnds.set(key, podEnd);
-    const job = this.#failuresBeingRead.get(key);
-    this.#failuresBeingRead.delete(key);
-    if (job && !this.#abort.signal.aborted) this.#onJobEvent({ type: 'MODIFIED', object: job });
-  }
-
-  /**
    * Keeps the newest finished Jobs of the Job's run within the history limits and deletes the older ones. A Job
    * counts once the runner has its attempt's end (a succeeded Job whose report is still on its way stays).
    */
   #pruneHistory(changed: BatchJob): void {
     const run = this.#runOf(changed);
-    if (!run) return;
-    const finished = [...this.#jobs]
-      .filter(([key, job]) => this.#runOf(job)?.uid === run.uid && this.#stateOf(key)?.phase !== 'running')
-      .map(([, job]) => job);
-    for (const job of beyondHistory(finished, this.#history)) void this.#deleteJob(job, 'history limit');
-  }
-
-  /** Deletes the Jobs of runs in other namespaces that are gone: no garbage collector does it for them. */
-  #sweep(): void {
-    const { namespaces } = this.#options;
-    for (const job of this.#jobs.values()) {
-      const run = this.#runOf(job);
-      if (!run || job.metadata.ownerReferences?.length || this.#runs.has(run.uid)) continue;
-      if (namespaces?.length && !namespaces.includes(run.namespace ?? '')) continue;
-      void deleteIfOrphan(this.#options.cluster, this.#options.logger, job, run);
-    }
-  }
-
-  #deleteJob(job: BatchJob, why: string): Promise<void> {
-    return deleteWorkerJob(this.#options.cluster, this.#options.logger, job, why);
+    const finished = (key: string, job: BatchJob) =>
+      this.#runOf(job)?.uid === run?.uid && this.#stateOf(key)?.phase !== 'running';
+    if (run)
+      for (const job of finishedBeyondHistory(this.#jobs, finished, this.#history))
+        void deleteWorkerJob(this.#options, job, 'history limit');
   }
 
   /**
@@ -314,13 +267,13 @@ export class KubernetesJobRunner implements JobRunner {
     if (owner.metadata.uid) this.#runs.delete(owner.metadata.uid);
     for (const job of this.#jobs.values())
       if (!job.metadata.ownerReferences?.length && this.#runOf(job)?.uid === owner.metadata.uid)
-        void this.#deleteJob(job, 'its run was deleted');
+        void deleteWorkerJob(this.#options, job, 'its run was deleted');
     for (const [key, attempt] of this.#attempts) {
       const { kind, name, namespace } = attempt.spec.owner;
       if (kind.kind === owner.kind && name === owner.metadata.name && namespace === owner.metadata.namespace) {
         this.#attempts.delete(key);
         this.#reports.delete(key);
-        this.#podEnds.delete(key);
+        this.#podEnds.forget(key);
       }
     }
   }
