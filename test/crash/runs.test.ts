@@ -7,6 +7,7 @@
  * the moment again when the worker finished first. `STRATUS_CRASH_SEED` replays a run's kill moments (what they hit
  * still depends on timing), `STRATUS_CRASH_ROUNDS` sets how many; the seed and the counts are printed.
  */
+import { RUN_CONTEXT_ENV, type RunContext } from '../../core/logging/settings.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -58,15 +59,22 @@ async function startServer(dataDir: string): Promise<Server> {
   return { url, child, exited };
 }
 
-/** The worker processes `parent` runs: its children that run the worker entry point. */
-async function workerPids(parent: number): Promise<number[]> {
+/**
+ * The worker processes `parent` runs for the run `id`: its children that run the worker entry point with that run
+ * in their run context (other runs' workers, such as an analytics table's build after a publish, are left alone).
+ */
+async function workerPids(parent: number, id: string): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent && (await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(WORKER))
+      if (ppid !== parent || !(await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(WORKER)) continue;
+      const context = (await readFile(`/proc/${entry}/environ`, 'utf8'))
+        .split('\0')
+        .find((line) => line.startsWith(`${RUN_CONTEXT_ENV}=`));
+      if (context && (JSON.parse(context.slice(RUN_CONTEXT_ENV.length + 1)) as RunContext).run.endsWith(`/${id}`))
         pids.push(Number(entry));
     } catch {
       // The process ended while it was being read.
@@ -199,7 +207,7 @@ async function killDuringRun(
 ): Promise<{ worker: number; killed: boolean }> {
   const [worker] = await eventually(
     async () => {
-      const pids = await workerPids(server.child.pid!);
+      const pids = await workerPids(server.child.pid!, id);
       return pids.length > 0 ? pids : undefined;
     },
     { timeoutMs: 20_000, intervalMs: 5 },
