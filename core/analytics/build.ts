@@ -174,6 +174,7 @@ export async function buildAnalytics(input: AnalyticsBuildInput): Promise<Analyt
     return reading;
   };
   let ahead = reads.length > 0 ? read(0) : undefined;
+  let chunksDone = 0;
   for (let i = 0; i < reads.length; i++) {
     const data = await ahead!;
     ahead = i + 1 < reads.length ? read(i + 1) : undefined;
@@ -205,7 +206,7 @@ export async function buildAnalytics(input: AnalyticsBuildInput): Promise<Analyt
     }
     sums.fill(0);
     weights.fill(0);
-    input.progress?.(timeChunks.indexOf(it) + 1, timeChunks.length);
+    input.progress?.(++chunksDone, timeChunks.length);
   }
 
   const rows: AnalyticsRow[] = [];

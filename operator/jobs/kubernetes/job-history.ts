@@ -24,13 +24,13 @@ export function beyondHistory(finished: readonly BatchJob[], limits: HistoryLimi
 }
 
 /** The Jobs of `jobs` (by attempt key) that `finished` picks, past the history limits. */
-export function finishedBeyondHistory<Job extends Parameters<typeof beyondHistory>[0][number]>(
-  jobs: ReadonlyMap<string, Job>,
-  finished: (key: string, job: Job) => boolean,
+export function finishedBeyondHistory(
+  jobs: ReadonlyMap<string, BatchJob>,
+  finished: (key: string, job: BatchJob) => boolean,
   limits: HistoryLimits,
-): Job[] {
+): BatchJob[] {
   return beyondHistory(
     [...jobs].filter(([key, job]) => finished(key, job)).map(([, job]) => job),
     limits,
-  ) as Job[];
+  );
 }
