@@ -28,7 +28,7 @@ export const isTempName = (name: string) => name.endsWith(TEMP_SUFFIX);
  * Temporary names are unique without drawing random bytes for each: a random prefix drawn once per thread (module
  * state is per thread), so that processes sharing a volume from different machines or containers (where process ids
  * repeat) never meet, and a counter. Drawing random bytes for each write cost the embedded store's main thread a
- * share worth saving (docs/performance.md).
+ * share worth saving (measured in docs/performance.md's history).
  */
 const temporaryPrefix = randomBytes(6).toString('hex');
 let temporaryCount = 0;
@@ -183,7 +183,7 @@ export async function prepareFileChange(change: FileChange): Promise<PreparedCha
  * renamed are removed. The renames and removals run on the calling thread: they change directory entries in the
  * cache and seldom wait on the disk (the flush after them does), and awaiting each through libuv's pool queued it
  * behind the flushes of the changes preparing meanwhile, which under many writers made a run of renames many times
- * slower (docs/performance.md).
+ * slower (measured in docs/performance.md's history).
  */
 export async function finishFileChanges(changes: readonly PreparedChange[]): Promise<void> {
   let done = 0;

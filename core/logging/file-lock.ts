@@ -24,7 +24,8 @@ import { isProcessAlive } from '../pid/alive.ts';
  * file of the holder's own (its owner file, `<lock>.<pid>.<nonce>`, holding `host:pid:nonce`). Creating a link is
  * atomic and fails when the name exists, on local file systems and NFS alike (the classic lock file of mail
  * spools). A hard link allocates no inode: a symbolic link does, and on ext4 the allocation of an inode among
- * recently freed ones cost a busy server more than the write the lock guards (docs/performance.md, 2026-11-27).
+ * recently freed ones cost a busy server more than the write the lock guards (measured in the history of
+ * docs/performance.md, 2026-11-27).
  * Node has no `flock`, and an advisory lock would not be seen by a process on another node anyway.
  *
  * A holder that died leaves its link behind. It is taken over when its process is gone (same host) or when the

@@ -14,7 +14,7 @@ function ownBuffer(view: Uint8Array): ArrayBuffer {
 /**
  * Deflate tiles through Node's native zlib instead of geotiff.js's JavaScript inflate (several times faster), in
  * the calling thread: zlib's asynchronous inflate on libuv's pool cost more CPU per tile and gained no time with
- * several reads in flight on a loaded machine (docs/performance.md, "ingestion CPU").
+ * several reads in flight on a loaded machine (measured in docs/performance.md's history, "ingestion CPU").
  */
 class NativeDeflateDecoder extends BaseDecoder {
   /**

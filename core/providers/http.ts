@@ -42,7 +42,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 /**
  * undici's `request` rather than `fetch`: a COG read is a few range requests per period, and `fetch`'s WHATWG
- * machinery cost several times the CPU per request (docs/performance.md, "ingestion CPU").
+ * machinery cost several times the CPU per request (measured in docs/performance.md's history, "ingestion CPU").
  * Redirects are followed as `fetch` follows them (at most 20; credentials dropped across origins). No
  * `accept-encoding` is sent, so bodies arrive as stored: the length check below and byte ranges hold.
  */

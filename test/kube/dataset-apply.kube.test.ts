@@ -3,7 +3,7 @@
  * and the time until the operator (`runKubernetesOperator`, as `node cmd/stratus.ts operator` runs it) has decided
  * every one's readiness (`Ready` at the current generation). Starting that control plane takes the tier's global
  * setup, so the figure is taken by this test, which prints it and asserts only that every Dataset is decided
- * (`BENCH_KUBE_DATASETS` sets the number). docs/performance.md records it.
+ * (`BENCH_KUBE_DATASETS` sets the number). The history of docs/performance.md records a run.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';

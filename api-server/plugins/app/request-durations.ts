@@ -25,8 +25,8 @@ interface Series {
 /**
  * `http_request_duration_seconds`, the histogram of every answered request, as a metric of prom-client's registry
  * that it formats like its own `Histogram`. prom-client's `observe` validates and hashes the label object on every
- * call (as much as the rest of a small `/zarr` chunk's own work, docs/performance.md); here a series is found by one string
- * key, and the labels are put together once per series.
+ * call (as much as the rest of a small `/zarr` chunk's own work, measured in the history of docs/performance.md);
+ * here a series is found by one string key, and the labels are put together once per series.
  */
 export class RequestDurations {
   readonly name = NAME;

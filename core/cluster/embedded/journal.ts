@@ -7,7 +7,7 @@ import { datasyncFor, syncDirectory } from '../../files/durable.ts';
 /**
  * The embedded cluster's write-ahead log: each group commit appends its changes to the active segment in one write
  * and makes them durable with one flush, where writing each object's file takes a new file, its flush, a rename and
- * a flush of its directory, several times the cost of an append and a flush (docs/performance.md).
+ * a flush of its directory, several times the cost of an append and a flush (adr/0011).
  * The object files are brought up to date later, by a checkpoint, after which the segments it covers are removed.
  *
  * A segment is a sequence of frames: the payload's length and its CRC-32 (both 32-bit big-endian), then the payload,
