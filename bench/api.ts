@@ -138,68 +138,79 @@ export async function benchApi(options: ApiBenchOptions): Promise<EndpointFigure
       logger: false,
       storageRoot: join(root, 'store'),
     });
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
-
-    // The bodies as a client gets them, links and all; the middle page is the one `next` leads to from the first.
-    const first = (await (await fetch(`${address}/datasets?limit=100`)).json()) as {
-      links: { rel: string; href: string }[];
-    };
-    const next = new URL(first.links.find((l) => l.rel === 'next')!.href);
-    const endpoints: { path: string; label: string; connections?: number }[] = [
-      { path: '/health', label: 'GET /health' },
-      { path: '/datasets?limit=100', label: `GET /datasets?limit=100 (first page of ${options.datasets})` },
-      { path: `${next.pathname}${next.search}`, label: 'GET /datasets?limit=100&token=... (second page)' },
-      // 6.5 MB a response for 10,000: 4 connections, so that a request does not wait out the others' transfers.
-      { path: '/datasets', label: `GET /datasets (all ${options.datasets}, no limit; 4 connections)`, connections: 4 },
-    ];
-    // The peer answers each path with Stratus's bytes and headers, so that both put the same bytes on the wire
-    // (its own `date`, `connection`, `keep-alive` and `content-length`, as Node writes them for both).
-    const bodies: Record<string, PeerAnswer> = {};
-    for (const { path } of endpoints) {
-      const response = await fetch(`${address}${path}`);
-      const headers = Object.fromEntries([...response.headers].filter(([name]) => !NODE_HEADERS.has(name)));
-      bodies[path] = { headers, body: await response.text() };
-    }
-    const bodiesFile = join(root, 'peer-bodies.json');
-    await writeFile(bodiesFile, JSON.stringify(bodies));
-    const peer = await startPeer(bodiesFile);
-
-    const figures: EndpointFigures[] = endpoints.map((e) => ({
-      ...e,
-      connections: e.connections ?? options.connections,
-      bytes: Buffer.byteLength(bodies[e.path]!.body),
-      runs: [],
-    }));
     try {
-      // Warm both servers (JIT, the records' bytes) before anything is measured.
-      for (const figure of figures) {
-        await load(`${address}${figure.path}`, 2, figure.connections);
-        await load(`${peer.url}${figure.path}`, 2, figure.connections);
+      const address = await app.listen({ port: 0, host: '127.0.0.1' });
+
+      // The bodies as a client gets them, links and all; the middle page is the one `next` leads to from the first.
+      // Pages of 100, or of half the datasets when a small run has fewer than two pages of 100.
+      const limit = Math.max(1, Math.min(100, Math.floor(options.datasets / 2)));
+      const first = (await (await fetch(`${address}/datasets?limit=${limit}`)).json()) as {
+        links: { rel: string; href: string }[];
+      };
+      const nextLink = first.links.find((l) => l.rel === 'next');
+      if (!nextLink) throw new Error(`GET /datasets?limit=${limit} of ${options.datasets} datasets has no next page`);
+      const next = new URL(nextLink.href);
+      const endpoints: { path: string; label: string; connections?: number }[] = [
+        { path: '/health', label: 'GET /health' },
+        { path: `/datasets?limit=${limit}`, label: `GET /datasets?limit=${limit} (first page of ${options.datasets})` },
+        { path: `${next.pathname}${next.search}`, label: `GET /datasets?limit=${limit}&token=... (second page)` },
+        // 6.5 MB a response for 10,000: 4 connections, so that a request does not wait out the others' transfers.
+        {
+          path: '/datasets',
+          label: `GET /datasets (all ${options.datasets}, no limit; 4 connections)`,
+          connections: 4,
+        },
+      ];
+      // The peer answers each path with Stratus's bytes and headers, so that both put the same bytes on the wire
+      // (its own `date`, `connection`, `keep-alive` and `content-length`, as Node writes them for both).
+      const bodies: Record<string, PeerAnswer> = {};
+      for (const { path } of endpoints) {
+        const response = await fetch(`${address}${path}`);
+        const headers = Object.fromEntries([...response.headers].filter(([name]) => !NODE_HEADERS.has(name)));
+        bodies[path] = { headers, body: await response.text() };
       }
-      for (let r = 0; r < options.runs; r++)
+      const bodiesFile = join(root, 'peer-bodies.json');
+      await writeFile(bodiesFile, JSON.stringify(bodies));
+      const peer = await startPeer(bodiesFile);
+
+      const figures: EndpointFigures[] = endpoints.map((e) => ({
+        ...e,
+        connections: e.connections ?? options.connections,
+        bytes: Buffer.byteLength(bodies[e.path]!.body),
+        runs: [],
+      }));
+      try {
+        // Warm both servers (JIT, the records' bytes) before anything is measured.
         for (const figure of figures) {
-          // The server's process is this one (autocannon and the peer have their own), idle but for the server.
-          const [stratus, stratusCpu] = await perRequestCpu(
-            async () => cpuMicros(process.cpuUsage()),
-            () => load(`${address}${figure.path}`, options.seconds, figure.connections),
-          );
-          const [bare, peerCpu] = await perRequestCpu(peer.cpuMicros, () =>
-            load(`${peer.url}${figure.path}`, options.seconds, figure.connections),
-          );
-          figure.runs.push({
-            stratusRequestsPerSecond: stratus.requests.average,
-            peerRequestsPerSecond: bare.requests.average,
-            stratusLatencyP99Ms: stratus.latency.p99,
-            peerLatencyP99Ms: bare.latency.p99,
-            stratusCpuPerRequestUs: stratusCpu,
-            peerCpuPerRequestUs: peerCpu,
-          });
+          await load(`${address}${figure.path}`, 2, figure.connections);
+          await load(`${peer.url}${figure.path}`, 2, figure.connections);
         }
+        for (let r = 0; r < options.runs; r++)
+          for (const figure of figures) {
+            // The server's process is this one (autocannon and the peer have their own), idle but for the server.
+            const [stratus, stratusCpu] = await perRequestCpu(
+              async () => cpuMicros(process.cpuUsage()),
+              () => load(`${address}${figure.path}`, options.seconds, figure.connections),
+            );
+            const [bare, peerCpu] = await perRequestCpu(peer.cpuMicros, () =>
+              load(`${peer.url}${figure.path}`, options.seconds, figure.connections),
+            );
+            figure.runs.push({
+              stratusRequestsPerSecond: stratus.requests.average,
+              peerRequestsPerSecond: bare.requests.average,
+              stratusLatencyP99Ms: stratus.latency.p99,
+              peerLatencyP99Ms: bare.latency.p99,
+              stratusCpuPerRequestUs: stratusCpu,
+              peerCpuPerRequestUs: peerCpu,
+            });
+          }
+      } finally {
+        await peer.stop();
+      }
+      return figures;
     } finally {
-      await peer.stop();
       await app.close();
     }
-    return figures;
   } finally {
     await cluster.close();
     await rm(root, { recursive: true, force: true });

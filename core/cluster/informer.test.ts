@@ -82,4 +82,33 @@ describe('the informer', () => {
     await informer.done;
     expect(watchedFrom.slice(0, 2)).toEqual(['list-1', 'list-1']);
   });
+
+  it('waits before re-opening a watch that ends at once without events, instead of spinning', async () => {
+    let watches = 0;
+    const cluster = {
+      list: async () => ({ items: [], resourceVersion: '1' }),
+      // A closed cluster's watch: it ends before its first event, every time.
+      watch: () => {
+        watches++;
+        return (async function* () {})();
+      },
+    } as unknown as Cluster;
+    const abort = new AbortController();
+    const informer = inform({
+      cluster,
+      kind: ingestionKind,
+      logger: pino({ level: 'silent' }),
+      signal: abort.signal,
+      rewatchMs: 50,
+      onList: () => {},
+      onEvent: () => {},
+    });
+    await informer.synced;
+    // A timer of its own runs only if the informer's loop yields to the event loop.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    abort.abort();
+    await informer.done;
+    expect(watches).toBeGreaterThanOrEqual(2);
+    expect(watches).toBeLessThanOrEqual(8);
+  });
 });

@@ -17,6 +17,9 @@ export interface InformerOptions<T extends KubeObject> {
   rewatchMs?: number;
 }
 
+/** A watch that ends sooner than this without an event is re-established after the rewatch delay, not at once. */
+const SHORT_WATCH_MS = 1_000;
+
 /**
  * Keeps a receiver's picture of one kind current: lists, then watches from the list's resourceVersion; resumes a
  * dropped watch from the last version seen and relists when that version left the server's history (410 Gone).
@@ -38,11 +41,17 @@ export function inform<T extends KubeObject>(
           resourceVersion = list.resourceVersion;
           markSynced();
         }
+        const started = Date.now();
+        let events = 0;
         for await (const event of cluster.watch<T>(kind, { namespace, labelSelector, resourceVersion, signal })) {
           resourceVersion = event.object.metadata.resourceVersion;
+          events++;
           options.onEvent(event);
         }
-        continue;
+        // A server ends an idle watch after minutes; one that ends at once with nothing (a closed cluster, a proxy
+        // cutting every watch) would otherwise be re-opened in a loop of promises that never lets I/O run.
+        if (events > 0 || Date.now() - started >= SHORT_WATCH_MS) continue;
+        if (!signal.aborted) logger.warn({ kind: kind.kind }, 'watch ended at once without events; re-establishing');
       } catch (err) {
         if (isApiError(err, 'Gone')) {
           resourceVersion = undefined;
