@@ -20,6 +20,7 @@ import { benchRuns, repeat } from './summary.ts';
 import { benchTiles, tilesHeadlines, tilesOptions, tilesReport } from './tiles.ts';
 import { benchZarrServing, zarrServingHeadlines, zarrServingOptions, zarrServingReport } from './zarr-serving.ts';
 import { zonalSections } from './zonal.ts';
+import { benchZarrReaders, zarrReadersHeadlines, zarrReadersOptions, zarrReadersReport } from './zarr-readers.ts';
 
 const env = process.env;
 const days = Number(env.BENCH_DAYS ?? 366);
@@ -58,6 +59,14 @@ const sections: { name: string; run: () => Promise<Headline[]> }[] = [
       const options = zarrServingOptions(env);
       const figures = await benchZarrServing(options);
       return printed(zarrServingReport(figures, options), zarrServingHeadlines(figures, options));
+    },
+  },
+  {
+    name: '/zarr read by xarray',
+    run: async () => {
+      const options = zarrReadersOptions(env);
+      const figures = await benchZarrReaders(options);
+      return printed(zarrReadersReport(figures, options), zarrReadersHeadlines(figures));
     },
   },
   {
