@@ -1,7 +1,8 @@
 /**
  * Raster write paths against their peers, several runs:
  * - Zarr writing: RasterCubeWriter against zarr-python 2.13 (Debian) writing the same cube, chunks and codec;
- * - ingestion: a year of daily CHIRPS-like COG windows over a country through the chirps provider into Zarr,
+ * - ingestion: a year of daily CHIRPS-like COG windows over a country through the chirps provider into Zarr, in a
+ *   process of its own with the workers' Node flags as a worker runs it (bench/ingestion-worker.ts),
  *   against GDAL reading the same windows over HTTP (/vsicurl/) with zarr-python writing them.
  * Both sides fetch from the same nginx. Figures are MB/s of float32 cube written, and periods/s.
  *
@@ -13,13 +14,15 @@
  * `node bench/rasters.ts` runs it alone (BENCH_DAYS, BENCH_RUNS); `BENCH_RASTERS=ingestion` (or `write`) runs one
  * section only.
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { WORKER_NODE_FLAGS } from '../operator/worker/node-flags.ts';
 import { formatPeriod, periodRange, type Period } from '../core/periods/index.ts';
-import { chirpsProvider, chirpsUrl } from '../core/providers/chirps.ts';
-import type { RasterGrid } from '../core/stores/raster-grid.ts';
-import { READ_AHEAD, readInOrder } from '../core/providers/read-ahead.ts';
+import { chirpsUrl } from '../core/providers/chirps.ts';
+import { READ_AHEAD } from '../core/providers/read-ahead.ts';
 import { sampleProvider } from '../core/providers/sample.ts';
 import { chunkShape, PARALLEL_CHUNKS, RasterCubeWriter } from '../core/stores/raster-cube.ts';
 import { python } from '../test/support/python.ts';
@@ -28,6 +31,8 @@ import type { Headline } from './headline.ts';
 import { benchRuns, medianRange, repeat, times } from './summary.ts';
 
 const PEER = join(import.meta.dirname, 'raster-peer.py');
+const WORKER = join(import.meta.dirname, 'ingestion-worker.ts');
+const execute = promisify(execFile);
 const MAKE_COGS = join(import.meta.dirname, '../test/fixtures/providers/make-cogs.py');
 export const SIERRA_LEONE: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
 
@@ -72,7 +77,7 @@ export interface RasterFigures {
 const peerArgs = (mode: PeerMode) => [mode.writers, mode.sync ? 1 : 0];
 
 /** Times `work` in this process, CPU of every thread included (libuv's pool compresses and flushes). */
-async function timed(work: () => Promise<unknown>): Promise<Timing> {
+export async function timed(work: () => Promise<unknown>): Promise<Timing> {
   const [start, cpu] = [performance.now(), process.cpuUsage()];
   await work();
   const { user, system } = process.cpuUsage(cpu);
@@ -153,29 +158,18 @@ export async function makeChirpsCogs(dir: string, days: number): Promise<string>
 /** One run of the ingestion of `periods` from `base` on each side. */
 async function ingestionRun(root: string, base: string, periods: Period[], run: number): Promise<RasterSides> {
   const out = join(root, `ingested-${run}.zarr`);
-  let grid: RasterGrid | undefined;
-  const stratus = await timed(async () => {
-    const session = await chirpsProvider.open({
-      parameters: { baseUrl: base },
-      bbox: SIERRA_LEONE,
-      signal: new AbortController().signal,
-    });
-    grid = session.grid;
-    const writer = await RasterCubeWriter.create(out, {
-      variable: 'precip',
-      periodType: 'daily',
-      periods,
-      grid,
-      attributes: {},
-    });
-    for await (const values of readInOrder(session, periods)) await writer.append(values);
-    await writer.finish();
-  });
+  // Stratus as a worker runs it: a process of its own with the workers' Node flags, as the peer is one of its own.
+  const { stdout } = await execute(
+    process.execPath,
+    [...WORKER_NODE_FLAGS, WORKER, base, formatPeriod(periods[0]!), formatPeriod(periods.at(-1)!), out],
+    { maxBuffer: 1 << 20 },
+  );
+  const { size, ...stratus } = JSON.parse(stdout.trim().split('\n').at(-1)!) as Timing & { size: [number, number] };
   await rm(out, { recursive: true, force: true });
 
   const urls = join(root, 'urls.txt');
   await writeFile(urls, periods.map((p) => chirpsUrl(base, 'rnl', formatPeriod(p))).join('\n'));
-  const [ct, cy, cx] = chunkShape(periods.length, grid!.lat.length, grid!.lon.length);
+  const [ct, cy, cx] = chunkShape(periods.length, ...size);
   const peer = async (mode: PeerMode) => {
     const peerOut = join(root, `peer-ingested-${run}.zarr`);
     const timing = await runPeer(['ingest', ...peerArgs(mode), mode.reads, urls, ...SIERRA_LEONE, ct, cy, cx, peerOut]);
