@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { periodRange } from '../../core/periods/index.ts';
-import { gridCovering } from '../../core/stores/raster-grid.ts';
+import { gridCovering, type RasterGrid } from '../../core/stores/raster-grid.ts';
 import { datasetKind } from '../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../core/resources/registry.ts';
 import { RasterCubeWriter } from '../../core/stores/raster-cube.ts';
@@ -9,14 +9,17 @@ import type { Built } from './build.ts';
 
 const BBOX: [number, number, number, number] = [-13.5, 6.9, -10.2, 10.0];
 
-/** A published daily dataset with a real three-day Zarr v2 store at 0.5 degrees (period i holds i everywhere), and optionally a thumbnail. */
+/**
+ * A published daily dataset with a real three-day Zarr v2 store, by default at 0.5 degrees with period i holding i
+ * everywhere (`grid` and `plane` give others), and optionally a thumbnail.
+ */
 export async function publishedDataset(
   built: Built,
   name: string,
-  options: { license?: string; thumbnail?: boolean } = {},
+  options: { license?: string; thumbnail?: boolean; grid?: RasterGrid; plane?: (period: number) => Float32Array } = {},
 ) {
   const { cluster, storageRoot } = built;
-  const grid = gridCovering(BBOX, 0.5);
+  const grid = options.grid ?? gridCovering(BBOX, 0.5);
   const periods = periodRange('daily', '2024-01-01', '2024-01-03');
   const path = `datasets/${name}/versions/v1`;
   const writer = await RasterCubeWriter.create(join(storageRoot, path), {
@@ -27,9 +30,9 @@ export async function publishedDataset(
     grid,
     attributes: {},
   });
-  // Each period holds its index in every cell, so that periods can be told apart.
+  // By default each period holds its index in every cell, so that periods can be told apart.
   for (let i = 0; i < periods.length; i++)
-    await writer.append(new Float32Array(grid.lat.length * grid.lon.length).fill(i));
+    await writer.append(options.plane?.(i) ?? new Float32Array(grid.lat.length * grid.lon.length).fill(i));
   const coverage = await writer.finish();
   if (options.thumbnail) {
     await mkdir(join(storageRoot, `datasets/${name}/thumbnails`), { recursive: true });

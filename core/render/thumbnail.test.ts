@@ -1,7 +1,7 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { colorAt } from './colormap.ts';
-import { renderThumbnail } from './thumbnail.ts';
+import { renderGridThumbnail, renderThumbnail } from './thumbnail.ts';
 
 /** Reads back the IHDR size and the unfiltered RGBA rows of a PNG written by encodePng. */
 function decode(png: Buffer): { width: number; height: number; pixel: (x: number, y: number) => number[] } {
@@ -46,5 +46,25 @@ describe('renderThumbnail', () => {
     expect(
       renderThumbnail(Float32Array.from([Number.NaN, 5]), 2, 1, { colormap: 'viridis', nodata: 5 }),
     ).toBeUndefined();
+  });
+
+  it('draws a grid with multiscale levels from the level that fits its pixels: each pixel a mean of cells', () => {
+    // 2048 × 2048 cells alternating 0 and 100: a thumbnail pixel spans 8 × 8 of them, whose mean is 50, where
+    // picking one cell per pixel would show only 0s or only 100s.
+    const side = 2048;
+    const grid = {
+      resolution: 0.01,
+      lon: Float64Array.from({ length: side }, (_, i) => (i + 0.5) * 0.01),
+      lat: Float64Array.from({ length: side }, (_, j) => (side - j - 0.5) * 0.01),
+    };
+    const values = Float32Array.from({ length: side * side }, (_, p) => ((p + Math.floor(p / side)) % 2) * 100);
+    const image = decode(renderGridThumbnail(values, grid, { colormap: 'viridis', range: [0, 100] })!);
+    expect([image.width, image.height]).toEqual([256, 256]);
+    for (const [x, y] of [
+      [0, 0],
+      [17, 200],
+      [255, 255],
+    ] as const)
+      expect(image.pixel(x, y)).toEqual([...colorAt('viridis', 0.5), 255]);
   });
 });

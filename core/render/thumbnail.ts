@@ -1,3 +1,5 @@
+import { levelPlane } from '../stores/pyramid.ts';
+import type { RasterGrid } from '../stores/raster-grid.ts';
 import { colorRamp } from './colormap.ts';
 import { encodePng } from './png.ts';
 
@@ -40,4 +42,15 @@ export function renderThumbnail(
     }
   }
   return encodePng(w, h, rgba);
+}
+
+/**
+ * The thumbnail of a plane on `grid`, drawn from the coarsest multiscale level (`core/stores/pyramid.ts`) whose
+ * cells are no larger than a thumbnail pixel: each pixel shows the mean of the cells under it rather than one
+ * cell picked out of many, and a grid without levels is drawn from its own cells.
+ */
+export function renderGridThumbnail(values: Float32Array, grid: RasterGrid, style: ThumbnailStyle) {
+  const pixel = (grid.resolution * Math.max(grid.lat.length, grid.lon.length)) / SIDE;
+  const level = levelPlane(values, grid, pixel);
+  return renderThumbnail(level.values, level.grid.lon.length, level.grid.lat.length, style);
 }

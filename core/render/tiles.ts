@@ -40,6 +40,28 @@ export function tileBounds(z: number, x: number, y: number): TileBounds {
   return { west: lonOf(m.west), east: lonOf(m.east), north: latOf(m.north), south: latOf(m.south) };
 }
 
+/**
+ * The smaller side of a pixel of tile z/x/y in degrees: the longitude a pixel spans, or the latitude it spans at the
+ * tile's edge nearest a pole, where Mercator pixels span the fewest degrees of latitude.
+ */
+export function tilePixelDegrees(z: number, x: number, y: number): number {
+  const m = tileMercatorBounds(z, x, y);
+  const pixel = (m.east - m.west) / TILE_SIZE;
+  const poleward = Math.max(Math.abs(m.north), Math.abs(m.south));
+  return Math.min(lonOf(pixel), latOf(poleward) - latOf(poleward - pixel));
+}
+
+/**
+ * The level a tile reads among levels of `cellSizes` degrees (finest first): the coarsest whose cells are still no
+ * larger than the tile's pixels, so that no pixel spans less than a cell; the finest when none is that fine.
+ */
+export function tileLevel(cellSizes: readonly number[], z: number, x: number, y: number): number {
+  const pixel = tilePixelDegrees(z, x, y) * (1 + 1e-9);
+  let level = 0;
+  while (level + 1 < cellSizes.length && cellSizes[level + 1]! <= pixel) level++;
+  return level;
+}
+
 /** A regular grid of cell centres: the first column's and row's centres and the signed steps. */
 export interface Grid {
   lon0: number;

@@ -84,3 +84,37 @@ export function multiscalesAttributes(variable: string, levels: number): Record<
     },
   };
 }
+
+/**
+ * The arrays of a store's levels as its root attributes declare them (`multiscalesAttributes`), level 0 first:
+ * `[variable]` for a store without levels. A layout that is not the chain this module writes (level 0 the root's
+ * variable, each next level derived from the one before it) is read as no levels.
+ */
+export function levelAssets(attributes: Record<string, unknown>, variable: string): string[] {
+  const layout = (attributes.multiscales as { layout?: unknown } | undefined)?.layout;
+  if (!Array.isArray(layout) || layout.length < 2) return [variable];
+  const assets = layout.map((entry) => (entry as { asset?: unknown } | null)?.asset);
+  const chained = layout.every(
+    (entry, level) =>
+      typeof assets[level] === 'string' &&
+      (level === 0 ? assets[0] === variable : (entry as { derived_from?: unknown }).derived_from === assets[level - 1]),
+  );
+  return chained ? (assets as string[]) : [variable];
+}
+
+/**
+ * The plane of the coarsest level of `grid` whose cells are at most `cellSize` degrees, and that level's grid: the
+ * values the writer stores in the level (the same means, in the same order), or the plane itself when no level is
+ * that coarse or the grid has none.
+ */
+export function levelPlane(values: Float32Array, grid: RasterGrid, cellSize: number) {
+  let level = { grid, values };
+  for (const coarser of pyramidGrids(grid)) {
+    if (coarser.resolution > cellSize * (1 + 1e-9)) break;
+    level = {
+      grid: coarser,
+      values: downsample(level.values, 1, level.grid.lat.length, level.grid.lon.length),
+    };
+  }
+  return level;
+}

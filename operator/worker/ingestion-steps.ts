@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_COLORMAP } from '../../core/render/colormap.ts';
-import { renderThumbnail } from '../../core/render/thumbnail.ts';
+import { renderGridThumbnail } from '../../core/render/thumbnail.ts';
 import { PeriodError, requestedRange, type Period } from '../../core/periods/index.ts';
 import { rasterProvider } from '../../core/providers/available.ts';
 import type { RasterSession } from '../../core/providers/raster.ts';
@@ -59,7 +59,7 @@ export async function sweep(input: IngestionInput, current?: string): Promise<vo
  */
 export async function renderPreview(input: IngestionInput, version: string, grid: RasterGrid, values: Float32Array) {
   try {
-    const png = renderThumbnail(values, grid.lon.length, grid.lat.length, {
+    const png = renderGridThumbnail(values, grid, {
       colormap: input.display.colormap ?? DEFAULT_COLORMAP,
       range: input.display.range,
       nodata: input.display.nodata,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tileBounds } from '../../../core/render/tiles.ts';
+import { tileBounds, tileLevel } from '../../../core/render/tiles.ts';
 import { build } from '../../test/build.ts';
 import { publishedDataset } from '../../test/published-dataset.ts';
 
@@ -24,6 +24,19 @@ describe('dataset map tiles', () => {
     expect(b.east).toBeGreaterThan(-11.5);
     expect(b.south).toBeLessThanOrEqual(8.5);
     expect(b.north).toBeGreaterThan(8.5);
+  });
+
+  // Levels of 0.01, 0.02, 0.04 and 0.08 degrees; a zoom-z pixel spans 360 / (256 × 2^z) degrees of longitude.
+  it.each([
+    ['zoom 3 near the equator reads the coarsest level', 3, 0, 10, 3],
+    ['zoom 4 near the equator reads 0.08-degree cells against pixels of 0.082 degrees and more', 4, 0, 10, 3],
+    ['zoom 5 near the equator reads 0.04-degree cells', 5, 0, 10, 2],
+    ['zoom 6 near the equator reads 0.02-degree cells', 6, 0, 10, 1],
+    ['zoom 5 at 70 degrees north, where pixels span fewer degrees of latitude, reads 0.01-degree cells', 5, 0, 70, 0],
+    ['zoom 7 reads level 0, the finest there is', 7, 0, 10, 0],
+  ])('%s', (_, z, lon, lat, level) => {
+    const { x, y } = tileAt(z, lon, lat);
+    expect(tileLevel([0.01, 0.02, 0.04, 0.08], z, x, y)).toBe(level);
   });
 
   it('renders a tile with validators tied to the version, and answers 304 to them', async () => {

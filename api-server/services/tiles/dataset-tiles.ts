@@ -1,5 +1,5 @@
 import type { Cluster } from '../../../core/cluster/port.ts';
-import { openStoredCube } from '../../../core/processing/collections/stored-cube.ts';
+import { openStoredLevels } from '../../../core/processing/collections/stored-cube.ts';
 import type { ChunkArray, DataCube } from '../../../core/processing/cube/cube.ts';
 import { formatPeriod, type PeriodType } from '../../../core/periods/index.ts';
 import { colormapNames, DEFAULT_COLORMAP } from '../../../core/render/colormap.ts';
@@ -8,6 +8,7 @@ import {
   TILE_SIZE,
   tileBounds,
   tileCells,
+  tileLevel,
   type Grid,
   type TileBounds,
 } from '../../../core/render/tiles.ts';
@@ -20,17 +21,23 @@ import { HttpError } from '../../errors.ts';
 import { Lru } from '../../../core/cache/lru.ts';
 import { readVersion, type DatasetRef } from '../resources/served-version.ts';
 
-/** A served version opened for tiles: its lazy cube, grid, period labels and the source's display settings. */
+/** One resolution level of a version: its lazy cube and its grid. */
+export interface TiledLevel {
+  cube: DataCube;
+  grid: Grid;
+}
+
+/** A served version opened for tiles: its levels, period labels and the source's display settings. */
 export interface TiledVersion {
   datasetId: string;
   version: string;
-  cube: DataCube;
-  grid: Grid;
-  /** Bounds of the grid's cells, in degrees. */
+  /** Level 0 (the stored grid), then the store's multiscale levels, each twice as coarse as the one before. */
+  levels: TiledLevel[];
+  /** Bounds of level 0's cells, in degrees. */
   bounds: TileBounds;
   periods: string[];
   style: { colormap: string; range?: [number, number]; nodata?: number };
-  /** The zoom at which a tile pixel is about a quarter of a grid cell. */
+  /** The zoom at which a tile pixel is about a quarter of a level 0 cell. */
   maxzoom: number;
   /** Without a display range: each period's lowest and highest value, so that its tiles share one scale. */
   ranges: Map<number, Promise<[number, number]>>;
@@ -80,17 +87,10 @@ export class DatasetTiles {
   }
 
   async #openVersion(dataset: Dataset, version: string, dir: string, snapshot?: string): Promise<TiledVersion> {
-    const cube = await openStoredCube(await openVersionStore(dir, snapshot));
+    const levels = (await openStoredLevels(await openVersionStore(dir, snapshot))).map(tiledLevel);
+    const { cube, grid } = levels[0]!;
     const [time, , y, x] = cube.dimensions;
     const [lat, lon] = [y!.labels as number[], x!.labels as number[]];
-    const grid: Grid = {
-      lon0: lon[0]!,
-      lat0: lat[0]!,
-      dx: x!.step ?? 1,
-      dy: y!.step ?? -1,
-      width: lon.length,
-      height: lat.length,
-    };
     const [hx, hy] = [Math.abs(grid.dx) / 2, Math.abs(grid.dy) / 2];
     const source = await this.#cluster.get<DataSource>(dataSourceKind, dataset.spec.source, this.#namespace);
     const display = source?.spec.display;
@@ -98,8 +98,7 @@ export class DatasetTiles {
     return {
       datasetId: dataset.metadata.name,
       version,
-      cube,
-      grid,
+      levels,
       bounds: {
         west: Math.min(...lon) - hx,
         east: Math.max(...lon) + hx,
@@ -118,41 +117,54 @@ export class DatasetTiles {
   }
 
   /**
-   * Chunk [time block, row block, column block] of the version's cube, for period `time`, decoded once and then
-   * served from memory while it is among the recently used.
+   * Chunk [time block, row block, column block] of level `level` of the version, for period `time`, decoded once
+   * and then served from memory while it is among the recently used.
    */
-  #chunk(tiled: TiledVersion, time: number, row: number, col: number, signal?: AbortSignal): Promise<ChunkArray> {
+  #chunk(
+    tiled: TiledVersion,
+    level: number,
+    time: number,
+    row: number,
+    col: number,
+    signal?: AbortSignal,
+  ): Promise<ChunkArray> {
     signal?.throwIfAborted();
-    const [ct, , cy, cx] = tiled.cube.metadata.chunkShape as [number, number, number, number];
+    const { cube } = tiled.levels[level]!;
+    const [ct, , cy, cx] = cube.metadata.chunkShape as [number, number, number, number];
     const index = [Math.floor(time / ct), 0, Math.floor(row / cy), Math.floor(col / cx)];
-    const key = `${tiled.datasetId}@${tiled.version}/${index.join('.')}`;
+    const key = `${tiled.datasetId}@${tiled.version}/${level}/${index.join('.')}`;
     let chunk = this.#chunks.get(key);
     if (!chunk) {
       // Read without the request's signal: the decoded chunk is kept for other requests, which one client going
       // away must not fail.
-      chunk = tiled.cube.source.readChunk(index);
+      chunk = cube.source.readChunk(index);
       chunk.catch(() => this.#chunks.delete(key));
-      const [nt, , ny, nx] = tiled.cube.shape as [number, number, number, number];
+      const [nt, , ny, nx] = cube.shape as [number, number, number, number];
       const cells =
         Math.min(ct, nt - index[0]! * ct) * Math.min(cy, ny - index[2]! * cy) * Math.min(cx, nx - index[3]! * cx);
-      this.#chunks.set(key, chunk, cells * (tiled.cube.metadata.dtype === 'float32' ? 4 : 8));
+      this.#chunks.set(key, chunk, cells * (cube.metadata.dtype === 'float32' ? 4 : 8));
     }
     return chunk;
   }
 
-  /** The value range tiles of period `time` are coloured over: the display's, else the period's own. */
+  /**
+   * The value range tiles of period `time` are coloured over: the display's, else the period's own at the
+   * coarsest level (the whole grid in its fewest chunks).
+   */
   #range(tiled: TiledVersion, time: number): Promise<[number, number]> {
     if (tiled.style.range) return Promise.resolve(tiled.style.range);
     let range = tiled.ranges.get(time);
     if (!range) {
       range = (async () => {
-        const [ct, , cy, cx] = tiled.cube.metadata.chunkShape as [number, number, number, number];
-        const [, , ly, lx] = tiled.cube.shape as [number, number, number, number];
+        const level = tiled.levels.length - 1;
+        const { cube } = tiled.levels[level]!;
+        const [ct, , cy, cx] = cube.metadata.chunkShape as [number, number, number, number];
+        const [, , ly, lx] = cube.shape as [number, number, number, number];
         let [lo, hi] = [Infinity, -Infinity];
         for (let row = 0; row < ly; row += cy)
           for (let col = 0; col < lx; col += cx) {
-            const chunk = await this.#chunk(tiled, time, row, col);
-            const plane = chunk.length / Math.min(ct, tiled.cube.shape[0]! - Math.floor(time / ct) * ct);
+            const chunk = await this.#chunk(tiled, level, time, row, col);
+            const plane = chunk.length / Math.min(ct, cube.shape[0]! - Math.floor(time / ct) * ct);
             for (const v of chunk.subarray((time % ct) * plane, (time % ct) * plane + plane))
               if (Number.isFinite(v) && v !== tiled.style.nodata) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)];
           }
@@ -165,7 +177,7 @@ export class DatasetTiles {
 
   /**
    * The PNG of tile z/x/y of period `time` (an index into `periods`). 404 when the tile lies wholly outside the
-   * grid. Only the stored chunks under the tile are read.
+   * grid.
    */
   async tile(
     tiled: TiledVersion,
@@ -174,13 +186,37 @@ export class DatasetTiles {
     style: { colormap?: string; range?: [number, number] },
     signal?: AbortSignal,
   ): Promise<Buffer> {
+    return renderTile(await this.tileValues(tiled, time, tile, signal), {
+      colormap: style.colormap ?? tiled.style.colormap,
+      range: style.range ?? (await this.#range(tiled, time)),
+      ...(tiled.style.nodata !== undefined && { nodata: tiled.style.nodata }),
+    });
+  }
+
+  /**
+   * The 256 × 256 values of tile z/x/y of period `time` (NaN off the grid), from the level that fits the tile's
+   * pixels (`tileLevel`). 404 when the tile lies wholly outside the grid. Only the level's stored chunks under the
+   * tile are read.
+   */
+  async tileValues(
+    tiled: TiledVersion,
+    time: number,
+    tile: { z: number; x: number; y: number },
+    signal?: AbortSignal,
+  ): Promise<Float64Array> {
     const { z, x, y } = tile;
     const b = tileBounds(z, x, y);
     const g = tiled.bounds;
     if (b.east <= g.west || b.west >= g.east || b.north <= g.south || b.south >= g.north)
       throw new HttpError('NotFound', `Tile ${z}/${x}/${y} is outside the extent of dataset ${tiled.datasetId}`);
-    const cells = tileCells(tiled.grid, z, x, y);
-    const { cube } = tiled;
+    const level = tileLevel(
+      tiled.levels.map((l) => Math.abs(l.grid.dx)),
+      z,
+      x,
+      y,
+    );
+    const { cube, grid } = tiled.levels[level]!;
+    const cells = tileCells(grid, z, x, y);
     const [ct, , cy, cx] = cube.metadata.chunkShape as [number, number, number, number];
     const [nt, , ly, lx] = cube.shape as [number, number, number, number];
     const columns = Math.ceil(lx / cx);
@@ -199,7 +235,8 @@ export class DatasetTiles {
     const reader = async () => {
       while (next < keys.length) {
         const key = keys[next++]!;
-        chunks.set(key, await this.#chunk(tiled, time, Math.floor(key / columns) * cy, (key % columns) * cx, signal));
+        const [row, col] = [Math.floor(key / columns) * cy, (key % columns) * cx];
+        chunks.set(key, await this.#chunk(tiled, level, time, row, col, signal));
       }
     };
     await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, keys.length) }, reader));
@@ -217,10 +254,16 @@ export class DatasetTiles {
         const w = Math.min(cx, lx - ix * cx);
         values[p >> 1] = chunks.get(iy * columns + ix)![(t * h + (row - iy * cy)) * w + (col - ix * cx)]!;
       }
-    return renderTile(values, {
-      colormap: style.colormap ?? tiled.style.colormap,
-      range: style.range ?? (await this.#range(tiled, time)),
-      ...(tiled.style.nodata !== undefined && { nodata: tiled.style.nodata }),
-    });
+    return values;
   }
+}
+
+/** A level's cube with the grid its coordinates describe. */
+function tiledLevel(cube: DataCube): TiledLevel {
+  const [, , y, x] = cube.dimensions;
+  const [lat, lon] = [y!.labels as number[], x!.labels as number[]];
+  return {
+    cube,
+    grid: { lon0: lon[0]!, lat0: lat[0]!, dx: x!.step ?? 1, dy: y!.step ?? -1, width: lon.length, height: lat.length },
+  };
 }

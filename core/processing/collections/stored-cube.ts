@@ -5,7 +5,8 @@
  */
 import { timeUnit } from '../../stores/committed-cube.ts';
 import type { ReadableStore } from '../../stores/store.ts';
-import { readZarrGroup, ZarrFormatError, type ZarrArray } from '../../stores/zarr/metadata.ts';
+import { levelAssets } from '../../stores/pyramid.ts';
+import { readZarrGroup, ZarrFormatError, type ZarrArray, type ZarrGroup } from '../../stores/zarr/metadata.ts';
 import { chunkDecoding, readVector } from '../../stores/zarr/read.ts';
 import { DataCube, type CubeDtype, type CubeSource, type EncodedChunk } from '../cube/cube.ts';
 import { decodeInPool } from '../cube/encoded-chunk.ts';
@@ -46,21 +47,50 @@ function spatial(axis: 'x' | 'y', labels: Float64Array): Dimension {
 
 /** The cube of the Zarr group `store` holds; a ZarrFormatError when it is not laid out as the writers lay it. */
 export async function openStoredCube(store: ReadableStore, budget?: ReadBudget): Promise<DataCube> {
+  const group = await readStoredGroup(store);
+  return cubeOf(store, group, dataVariable(Object.values(group.arrays)), budget);
+}
+
+/**
+ * The cubes of the store's multiscale levels (`core/stores/pyramid.ts`), level 0 (the root's variable, the cube
+ * `openStoredCube` opens) first, then each coarser level's from its child group; one cube for a store without
+ * levels.
+ */
+export async function openStoredLevels(store: ReadableStore, budget?: ReadBudget): Promise<DataCube[]> {
+  const group = await readStoredGroup(store);
+  const variable = dataVariable(Object.values(group.arrays));
+  return Promise.all(
+    levelAssets(group.attributes, variable.name).map((asset) => {
+      const array = group.arrays[asset];
+      if (array?.dimensions.join(',') !== 'time,lat,lon')
+        throw new ZarrFormatError(`the multiscale level ${asset} is no array over (time, lat, lon)`);
+      return cubeOf(store, group, array, budget);
+    }),
+  );
+}
+
+async function readStoredGroup(store: ReadableStore): Promise<ZarrGroup> {
   const group = await readZarrGroup(store);
   if (!group) throw new ZarrFormatError('the version holds no Zarr group');
   // The writers always consolidate: the arrays are listed, so the data variable can be found among them.
   if (!group.consolidated) throw new ZarrFormatError('the version has no consolidated metadata');
-  const variable = dataVariable(Object.values(group.arrays));
-  const read = (name: string) => coordinate(store, group.arrays[name], name);
+  return group;
+}
+
+/** The cube of `variable`, labelled by the coordinates of its own group (the root's, or a level's `n/`). */
+async function cubeOf(store: ReadableStore, group: ZarrGroup, variable: ZarrArray, budget?: ReadBudget) {
+  const prefix = variable.name.slice(0, variable.name.lastIndexOf('/') + 1);
+  const read = (name: string) => coordinate(store, group.arrays[prefix + name], prefix + name);
   const [time, lat, lon] = await Promise.all([read('time'), read('lat'), read('lon')]);
-  const { step, epoch } = timeUnit(group.arrays.time?.attributes.units);
+  const { step, epoch } = timeUnit(group.arrays[`${prefix}time`]?.attributes.units);
   const dimensions: Dimension[] = [
     {
       name: 't',
       type: 'temporal',
       labels: Array.from(time as BigInt64Array, (v) => instant(epoch + Number(v) * step)),
     },
-    { name: 'bands', type: 'bands', labels: [variable.name] },
+    // The band is the variable's name at every level.
+    { name: 'bands', type: 'bands', labels: [variable.name.slice(prefix.length)] },
     spatial('y', lat as Float64Array),
     spatial('x', lon as Float64Array),
   ];
@@ -96,7 +126,7 @@ function storedSource(
       dtype,
       cellType: 'number',
       chunkShape: [ct, 1, cy, cx],
-      ...(typeof units === 'string' && { units: { [array.name]: units } }),
+      ...(typeof units === 'string' && { units: { [String(dimensions[1]!.labels[0])]: units } }),
     },
     encodedChunk,
     // Decoded on a worker thread: the main thread only reads the bytes.
