@@ -1,4 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { gridCovering } from '../../../core/stores/raster-grid.ts';
+import { sharedDir } from '../../../test/support/shared-dir.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { build } from '../../test/build.ts';
@@ -91,6 +96,36 @@ describe('STAC catalogue', () => {
     expect(collection.links).toContainEqual(
       expect.objectContaining({ rel: 'license', href: 'https://example.org/license' }),
     );
+  });
+
+  it('gives the Zarr asset of a store with multiscale levels the multiscales profile, valid for the Zarr extension', async () => {
+    const built = await build();
+    // 2048 × 2048 cells: levels 1 to 3.
+    const grid = gridCovering([0, 0, 20.48, 20.48], 0.01);
+    await publishedDataset(built, 'fine', { grid, plane: (i) => new Float32Array(2048 * 2048).fill(i) });
+    await publishedDataset(built, 'coarse');
+    const collectionOf = async (id: string) =>
+      (await built.app.inject({ url: `/stac/collections/${id}` })).json() as {
+        stac_extensions: string[];
+        assets: Record<string, { type: string; description: string }>;
+      };
+    const [fine, coarse] = [await collectionOf('fine'), await collectionOf('coarse')];
+    expect(fine.assets.data!.type).toBe('application/vnd+zarr; version=2; profile=multiscales');
+    expect(fine.assets.data!.description).toMatch(/levels 1 to 3/);
+    expect(coarse.assets.data!.type).toBe('application/vnd+zarr; version=2');
+
+    // The published Zarr extension schema: the collection, and each asset's Zarr fields.
+    const schema = JSON.parse(
+      await readFile(join(sharedDir(), 'stac-schemas/extensions/zarr-v1.1.0.json'), 'utf8'),
+    ) as { $id: string };
+    const ajv = new Ajv({ strict: false });
+    ajv.addSchema(schema);
+    const id = schema.$id.replace(/#$/, '');
+    expect(fine.stac_extensions).toContain(id);
+    const collection = ajv.getSchema(id)!;
+    expect(collection(fine), ajv.errorsText(collection.errors)).toBe(true);
+    const fields = ajv.getSchema(`${id}#/definitions/fields`)!;
+    expect(fields(fine.assets.data), ajv.errorsText(fields.errors)).toBe(true);
   });
 
   it('advertises no thumbnail while the file is missing, and says other with a license link for a non-SPDX license', async () => {

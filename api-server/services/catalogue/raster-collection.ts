@@ -64,12 +64,17 @@ function assetsOf(dataset: Dataset, base: string, grid: StoreGrid | undefined, t
   if (grid) {
     assets.data = {
       href: `${base}/zarr/${id}/`,
-      type: `application/vnd+zarr; version=${grid.zarrFormat}`,
+      // A media type profile is how STAC clients (STAC Browser, OpenLayers' GeoZarr source) learn of levels.
+      type: `application/vnd+zarr; version=${grid.zarrFormat}${grid.levels > 0 ? '; profile=multiscales' : ''}`,
       title: `Zarr v${grid.zarrFormat} store`,
       description:
         `Open with \`xarray.open_zarr("${base}/zarr/${id}/", consolidated=${grid.zarrFormat === 2 ? 'True' : 'False'})\`` +
         ` or GDAL \`ZARR:"/vsicurl/${base}/zarr/${id}/"\`. Variable \`${dataset.spec.variable ?? 'value'}\`, ` +
-        `dimensions (time, lat, lon), chunks ${JSON.stringify(grid.chunks)}, data type ${grid.dataType}.`,
+        `dimensions (time, lat, lon), chunks ${JSON.stringify(grid.chunks)}, data type ${grid.dataType}.` +
+        (grid.levels > 0
+          ? ` Multiscale levels 1 to ${grid.levels} (each a 2 × 2 mean of the one before) in the groups \`1/\` to ` +
+            `\`${grid.levels}/\` (the Zarr multiscales convention): \`xarray.open_zarr(..., group="1")\`.`
+          : ''),
       roles: ['data'],
       ...zarrFieldsOf(grid),
       ...projectionOf(grid),

@@ -2,6 +2,7 @@ import type { Dataset } from '../../../core/resources/dataset/schema.ts';
 import { resolveVersion, ZARR_FORMATS } from '../../../core/resources/dataset/served-version.ts';
 import { directoryStore } from '../../../core/stores/directory-store.ts';
 import { storeFile } from '../../../core/stores/layout.ts';
+import { levelAssets } from '../../../core/stores/pyramid.ts';
 import type { ReadableStore } from '../../../core/stores/store.ts';
 import { readZarrArray, readZarrGroup } from '../../../core/stores/zarr/metadata.ts';
 import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
@@ -19,6 +20,8 @@ export interface StoreGrid {
   geoTransform: number[] | undefined;
   /** Whether the store holds consolidated metadata (`.zmetadata` in v2, `consolidated_metadata` in v3). */
   consolidated: boolean;
+  /** Multiscale levels coarser than the data variable that the root declares (`core/stores/pyramid.ts`); 0 for none. */
+  levels: number;
 }
 
 function geoTransformOf(attribute: unknown): number[] | undefined {
@@ -45,7 +48,8 @@ export async function readStoreGrid(
     ? { get: async (key) => (await snapshots.get(base, snapshot, key))?.bytes }
     : directoryStore(base);
   const group = await readZarrGroup(store);
-  const array = group && (await readZarrArray(store, group, dataset.spec.variable ?? 'value'));
+  const variable = dataset.spec.variable ?? 'value';
+  const array = group && (await readZarrArray(store, group, variable));
   if (!group || !array) return undefined;
   const geoTransform = geoTransformOf((await readZarrArray(store, group, 'spatial_ref'))?.attributes.GeoTransform);
   const [, dx, , , , dy] = geoTransform ?? [];
@@ -55,6 +59,7 @@ export async function readStoreGrid(
     chunks: array.chunks,
     dataType: array.dataType,
     consolidated: group.consolidated,
+    levels: levelAssets(group.attributes, variable).length - 1,
     geoTransform,
     resolution: dx && dy ? { x: Math.abs(dx), y: Math.abs(dy) } : undefined,
   };

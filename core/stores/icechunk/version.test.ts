@@ -3,9 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as zarr from 'zarrita';
+import { openStoredLevels } from '../../processing/collections/stored-cube.ts';
 import { periodRange } from '../../periods/index.ts';
 import { sampleProvider } from '../../providers/sample.ts';
+import { downsample } from '../pyramid.ts';
 import type { RasterCubeDescription } from '../raster-cube.ts';
+import { gridCovering } from '../raster-grid.ts';
 import { openVersionStore } from '../version-store.ts';
 import { readZarrGroup } from '../zarr/metadata.ts';
 import { readChunk } from '../zarr/read.ts';
@@ -173,4 +176,50 @@ describe('Icechunk versions on the file system', () => {
       expect(data.subarray(t * plane, (t + 1) * plane)).toEqual(t >= 59 && t < 62 ? rerun[t - 59] : values),
     );
   });
+});
+
+describe('Icechunk versions with multiscale levels', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'stratus-icechunk-levels-'));
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it('holds the levels of a grid over 1024 cells a side in the published snapshot, readable through it', async () => {
+    const side = 2048;
+    const periods = periodRange('daily', '2024-01-01', '2024-01-01');
+    const plane = Float32Array.from({ length: side * side }, (_, p) => (p % 97) + Math.floor(p / side) / 8);
+    const description: RasterCubeDescription = {
+      variable: 'value',
+      periodType: 'daily',
+      periods,
+      grid: gridCovering([0, 0, 20.48, 20.48], 0.01),
+      attributes: {},
+    };
+    const dir = join(root, 'repo');
+    const writer = await openIcechunkVersion(dir, 'datasets/fine/icechunk', 'v1', description);
+    await writer.sink.append(plane);
+    await writer.sink.finish();
+    const { snapshot } = await writer.publish();
+
+    const store = await openVersionStore(dir, snapshot);
+    const group = (await readZarrGroup(store))!;
+    expect((group.attributes.multiscales as { layout: { asset: string }[] }).layout.map((l) => l.asset)).toEqual([
+      'value',
+      '1/value',
+      '2/value',
+      '3/value',
+    ]);
+    const levels = await openStoredLevels(store);
+    expect(levels.map((level) => level.shape)).toEqual([
+      [1, 1, 2048, 2048],
+      [1, 1, 1024, 1024],
+      [1, 1, 512, 512],
+      [1, 1, 256, 256],
+    ]);
+    let expected: Float32Array = plane;
+    for (let size = side; size > 256; size /= 2) expected = downsample(expected, 1, size, size);
+    expect(await levels[3]!.source.readChunk([0, 0, 0, 0])).toEqual(expected);
+    expect(levels[3]!.dimensions[2]!.labels[0]).toBeCloseTo(20.44, 9);
+  }, 120_000);
 });
