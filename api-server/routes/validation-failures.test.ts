@@ -119,6 +119,25 @@ const cases: [string, Case][] = [
     'exports: a changelog pageSize past 1000',
     { method: 'GET', url: '/exports/dhis2/changelog?pageSize=1001', loc: ['query', 'pageSize'] },
   ],
+  // Store keys that could leave the store, refused before the dataset is looked up.
+  [
+    'zarr: a key with encoded .. segments and slashes',
+    { method: 'GET', url: '/zarr/sample/value/%2e%2e%2f%2e%2e%2fcluster', loc: ['path', '*'], msg: /not a key inside/ },
+  ],
+  ['zarr: a listing with an empty segment', { method: 'GET', url: '/zarr/sample/value//', loc: ['path', '*'] }],
+  ['zarr: a key with a backslash', { method: 'GET', url: '/zarr/sample/..%5Cx', loc: ['path', '*'] }],
+  [
+    'icechunk: a repository path with a .. segment',
+    { method: 'GET', url: '/icechunk/sample/%2e%2e%2fother/repo', loc: ['path', '*'], msg: /not a key inside/ },
+  ],
+  [
+    'icechunk listing: a prefix outside the repositories',
+    { method: 'GET', url: '/?list-type=2&prefix=elsewhere/', loc: ['query', 'prefix'] },
+  ],
+  [
+    'icechunk listing: a prefix with a .. segment',
+    { method: 'GET', url: '/?list-type=2&prefix=icechunk/sample/%2e%2e/x/', loc: ['query', 'prefix'] },
+  ],
 ];
 
 describe('validation failures of the native API', () => {

@@ -149,11 +149,11 @@ describe('an Icechunk dataset', () => {
     expect((await get('/zarr/sample-ic/nothing/here')).status).toBe(404);
     // A chunk key under a node the snapshot does not have (it was a 500).
     expect((await get('/zarr/sample-ic/nope/c/0')).status).toBe(404);
-    expect(await rawStatus('/zarr/sample-ic/value/../../x')).toBe(400);
-    expect(await rawStatus('/zarr/sample-ic/%2e%2e/x')).toBe(400);
+    expect(await rawStatus('/zarr/sample-ic/value/../../x')).toBe(422);
+    expect(await rawStatus('/zarr/sample-ic/%2e%2e/x')).toBe(422);
   });
 
-  it('serves raw repository objects with validators, ranges, 404 and 400, and answers the S3 listing', async () => {
+  it('serves raw repository objects with validators, ranges, 404 and 422, and answers the S3 listing', async () => {
     const ref = await get('/icechunk/sample-ic/repo');
     expect(ref.status).toBe(200);
     const etag = ref.headers.get('etag')!;
@@ -161,7 +161,7 @@ describe('an Icechunk dataset', () => {
     expect((await get('/icechunk/sample-ic/repo', { range: 'bytes=0-3' })).status).toBe(206);
     expect((await get('/icechunk/sample-ic/snapshots/NOSUCHSNAPSHOT')).status).toBe(404);
     expect((await get('/icechunk/sample/repo')).status).toBe(404);
-    expect(await rawStatus('/icechunk/sample-ic/../sample/x')).toBe(400);
+    expect(await rawStatus('/icechunk/sample-ic/../sample/x')).toBe(422);
 
     const listed = await get('/?list-type=2&prefix=icechunk/sample-ic/snapshots/');
     expect(listed.headers.get('content-type')).toMatch(/^application\/xml/);
@@ -178,7 +178,7 @@ describe('an Icechunk dataset', () => {
       await get(`/?list-type=2&prefix=icechunk/sample-ic/snapshots/&max-keys=1&continuation-token=${token}`)
     ).text();
     expect(/<Key>([^<]+)</.exec(next)![1]).toBe(keys[1]);
-    expect((await get('/?list-type=2&prefix=elsewhere/')).status).toBe(400);
+    expect((await get('/?list-type=2&prefix=elsewhere/')).status).toBe(422);
     expect((await get('/?list-type=2&prefix=icechunk/sample/')).status).toBe(404);
   });
 

@@ -501,12 +501,12 @@ describe('the Zarr store over HTTP', () => {
     expect(await head.text()).toBe('');
   });
 
-  it('answers 404 for missing keys and datasets, 400 for any key escaping the store, and lists directories', async () => {
+  it('answers 404 for missing keys and datasets, 422 for any key escaping the store, and lists directories', async () => {
     expect((await get('/zarr/sample/value/9.9.9')).status).toBe(404);
     expect((await get('/zarr/nope/.zmetadata')).status).toBe(404);
     for (const path of ['/zarr/sample/../../cluster', '/zarr/sample/value/../../../x', '/zarr/sample/a//b'])
-      expect(await rawStatus(path)).toBe(400);
-    expect(await rawStatus('/zarr/sample/%2e%2e/%2e%2e/x')).toBe(400);
+      expect(await rawStatus(path)).toBe(422);
+    expect(await rawStatus('/zarr/sample/%2e%2e/%2e%2e/x')).toBe(422);
     const listing = (await (await get('/zarr/sample/')).json()) as {
       entries: { name: string; type: string; size?: number }[];
     };

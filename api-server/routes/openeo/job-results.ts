@@ -153,7 +153,8 @@ export const jobResultRoutes: FastifyPluginAsyncZod = async (app) => {
     }
     // A directory: its root answers the consolidated metadata, keys answer their file, directories a listing.
     const inner = key === undefined || key === '' ? '.zmetadata' : key.replace(/\/$/, '');
-    if (!isSafeKey(inner)) throw new HttpError('BadRequest', `invalid key: ${JSON.stringify(key)}`);
+    // A key that could leave the result names no file of it: openEO's answer for that is 404 FileNotFound.
+    if (!isSafeKey(inner)) throw missing();
     const path = resolveKey(storeFile(dir, name), inner);
     const type = /(^|\/)\.z(metadata|group|array|attrs)$|zarr\.json$/.test(inner)
       ? 'application/json'

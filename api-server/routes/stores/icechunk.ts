@@ -7,6 +7,7 @@ import { HttpError } from '../../errors.ts';
 import { datasetRefSchema } from '../../schemas.ts';
 import { listDirectory } from '../../services/files/directory.ts';
 import { sendFile } from '../../services/files/file-response.ts';
+import { checkedStoreKey } from '../../services/files/store-key.ts';
 import { repositoryDir } from '../../services/icechunk/repositories.ts';
 import { datasetRef } from '../../services/resources/served-version.ts';
 import { storeResponses } from './schemas.ts';
@@ -40,10 +41,10 @@ export const icechunkRoutes: FastifyPluginAsyncZod = async (app) => {
       const ref = datasetRef(request.params.dataset_id);
       const { id } = ref;
       const key = request.params['*'];
+      const inner = checkedStoreKey(key);
       const { dir, snapshot } = await repositoryDir(app.stratus, ref);
       const listing = key === '' || key.endsWith('/');
-      const path = resolveKey(dir, listing ? key.replace(/\/$/, '') : key);
-      if (path === undefined) throw new HttpError('BadRequest', `invalid repository path: ${JSON.stringify(key)}`);
+      const path = resolveKey(dir, inner)!;
       const name = key.slice(key.lastIndexOf('/') + 1);
       if (isTransientName(name)) throw new HttpError('NotFound', `no object ${key} in the repository of ${id}`);
       if (!listing) {

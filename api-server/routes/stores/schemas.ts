@@ -18,10 +18,9 @@ export const storeListingSchema = z
   })
   .meta({ id: 'StoreListing', description: 'The entries of one directory of a Zarr store.' });
 
-/** What a store route answers: bytes or a directory listing, 400 for an unsafe path, 404, 416. */
+/** What a store route answers: bytes or a directory listing, 404, 416, 422 for a key that could leave the store. */
 export const storeResponses = {
   200: z.union([storeListingSchema, z.any()]),
-  400: errorDetailSchema,
   404: errorDetailSchema,
   416: errorDetailSchema,
   ...commonErrorResponses,

@@ -1,17 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { isSafeKey, resolveKey } from '../../../core/stores/layout.ts';
+import { resolveKey } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { datasetRefSchema } from '../../schemas.ts';
 import { listDirectory } from '../../services/files/directory.ts';
 import { sendEntity } from '../../services/files/file-response.ts';
+import { checkedStoreKey } from '../../services/files/store-key.ts';
 import { datasetRef } from '../../services/resources/served-version.ts';
 import { ZARR_ROUTE } from '../../services/zarr/zarr-fast-path.ts';
 import { storeResponses } from './schemas.ts';
 
 /**
  * `GET`/`HEAD /zarr/{dataset_id}/{key}`: the current version of a dataset's Zarr store (`{dataset_id}@{version}`
- * a retained one), as plain files or through an Icechunk snapshot (`ZarrKeys`). A key is resolved inside that version only (400 for any key that could
+ * a retained one), as plain files or through an Icechunk snapshot (`ZarrKeys`). A key is resolved inside that version only (422 for any key that could
  * escape it); a directory is listed as JSON. Existing keys are mostly answered before this route, by the fast path.
  */
 export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -34,6 +35,7 @@ export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request, reply) => {
       const { dataset_id: ref, '*': key } = request.params;
+      const prefix = checkedStoreKey(key);
       const { id } = datasetRef(ref);
       const version = await keys.version(datasetRef(ref));
       const listing = key === '' || key.endsWith('/');
@@ -45,9 +47,6 @@ export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
         }
       }
       // A key that names no file may name a directory, with or without the trailing slash.
-      const prefix = key.replace(/\/$/, '');
-      if (prefix !== '' && !isSafeKey(prefix))
-        throw new HttpError('BadRequest', `invalid store key: ${JSON.stringify(key)}`);
       const entries = version.snapshot
         ? await app.icechunkSnapshots.list(version.base, version.snapshot, prefix)
         : await listDirectory(resolveKey(version.base, prefix)!);

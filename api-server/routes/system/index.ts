@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { negotiate, sendPage } from '../../negotiation.ts';
 import { requireReader } from '../../plugins/app/authentication/access.ts';
-import { errorDetailSchema, formatQuerySchema } from '../../schemas.ts';
+import { commonErrorResponses, errorDetailSchema, formatQuerySchema } from '../../schemas.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { CONFORMS_TO, OPENEO_API_VERSION } from '../../services/catalogue/conformance.ts';
 import { STAC_VERSION } from '../../services/catalogue/stac.ts';
@@ -56,7 +56,11 @@ export const systemRoutes: FastifyPluginAsyncZod = async (app) => {
           'the Icechunk repositories served at `/icechunk/` (XML), which is how Icechunk clients list objects.',
         querystring: formatQuerySchema.extend(listObjectsQuerySchema.shape),
         produces: ['application/json', 'text/html', 'application/xml'],
-        response: { 200: z.union([rootResponseSchema, z.string()]), 400: errorDetailSchema, 404: errorDetailSchema },
+        response: {
+          200: z.union([rootResponseSchema, z.string()]),
+          404: errorDetailSchema,
+          ...commonErrorResponses,
+        },
       },
     },
     async (request, reply) => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { isTransientName } from '../../../core/stores/icechunk/file-storage.ts';
 import { icechunkDir, isSafeKey, isSafeName, resolveKey } from '../../../core/stores/layout.ts';
-import { HttpError } from '../../errors.ts';
+import { validationFailed } from '../../errors.ts';
 import { readVersion, type DatasetRef } from '../resources/served-version.ts';
 
 /**
@@ -81,10 +81,11 @@ export async function listIcechunkObjects(
   const prefix = query.prefix ?? '';
   const [root, id, ...rest] = prefix.split('/');
   if (root !== 'icechunk' || id === undefined || !isSafeName(id))
-    throw new HttpError('BadRequest', 'an S3 listing here needs a prefix of the form icechunk/<dataset_id>/');
+    throw validationFailed(['query', 'prefix'], 'an S3 listing here needs a prefix of the form icechunk/<dataset_id>/');
   const inner = rest.join('/');
   const folder = inner.includes('/') ? inner.slice(0, inner.lastIndexOf('/')) : '';
-  if (folder !== '' && !isSafeKey(folder)) throw new HttpError('BadRequest', `invalid prefix: ${prefix}`);
+  if (folder !== '' && !isSafeKey(folder))
+    throw validationFailed(['query', 'prefix'], `${prefix} is no object path prefix inside a repository`);
   const { dir } = await repositoryDir(context, { id });
   const after =
     query['continuation-token'] !== undefined

@@ -5,6 +5,7 @@ import { isSafeKey, resolveKey, storeFile } from '../../../core/stores/layout.ts
 import { HttpError } from '../../errors.ts';
 import type { Entity } from '../files/entity.ts';
 import type { ImmutableFileCache } from '../files/file-cache.ts';
+import { keyOutsideStore } from '../files/store-key.ts';
 import type { IcechunkSnapshots } from '../icechunk/icechunk-snapshots.ts';
 import { versionNotFound, type ApiVersionRequest, type DatasetRef } from '../resources/served-version.ts';
 
@@ -83,13 +84,13 @@ export class ZarrKeys {
   }
 
   /**
-   * The entity of one key (not a directory), or undefined when the version holds no such key. Throws 400 for a key
+   * The entity of one key (not a directory), or undefined when the version holds no such key. Throws 422 for a key
    * that could escape the version.
    */
   async entity(version: ZarrVersion, key: string): Promise<Entity | undefined> {
     const cached = this.cachedEntity(version, key);
     if (cached) return cached;
-    if (!isSafeKey(key)) throw new HttpError('BadRequest', `invalid store key: ${JSON.stringify(key)}`);
+    if (!isSafeKey(key)) throw keyOutsideStore(key);
     const contentType = contentTypeOf(key);
     if (version.snapshot) {
       const found = await this.#options.icechunk.get(version.base, version.snapshot, key);
