@@ -16,6 +16,7 @@ import { writeHeadlineTable, type MeasuredHeadline } from './headline-table.ts';
 import { benchRasters, rastersHeadlines, rastersReport } from './rasters.ts';
 import { benchSplitIngestion, splitIngestionHeadlines, splitIngestionReport } from './split-ingestion.ts';
 import { benchStore, storeHeadlines, storeReport } from './store.ts';
+import { benchPyramids, pyramidOptions, pyramidsHeadlines, pyramidsReport } from './pyramids.ts';
 import { benchRuns, repeat } from './summary.ts';
 import { benchTiles, tilesHeadlines, tilesOptions, tilesReport } from './tiles.ts';
 import { benchZarrServing, zarrServingHeadlines, zarrServingOptions, zarrServingReport } from './zarr-serving.ts';
@@ -96,6 +97,13 @@ const sections: { name: string; run: () => Promise<Headline[]> }[] = [
     run: async () => {
       const figures = await benchTiles(...tilesOptions(env));
       return printed(tilesReport(figures), tilesHeadlines(figures));
+    },
+  },
+  {
+    name: 'tiles over multiscale levels',
+    run: async () => {
+      const figures = await benchPyramids(pyramidOptions(env));
+      return printed(pyramidsReport(figures), pyramidsHeadlines(figures));
     },
   },
   {

@@ -1,5 +1,6 @@
-# The peer of bench/tiles.ts, in Debian's Python with GDAL: each tile of the list warped from the same Zarr store
-# (GDAL's Zarr driver, `ZARR:"store":/variable:period`) to its Web Mercator bounds, 256 x 256, nearest neighbour,
+# The peer of bench/tiles.ts and bench/pyramids.ts, in Debian's Python with GDAL: each tile of the list warped from
+# the same data (GDAL's Zarr driver, `ZARR:"store":/variable:period`, or a GeoTIFF per period with its overviews,
+# which gdalwarp picks by the output resolution) to its Web Mercator bounds, 256 x 256, nearest neighbour,
 # then coloured by `gdaldem color-relief` with the colour file Stratus's colour map gives, nodata transparent.
 # Three ways, each tile timed on its own after a pass over every tile that warms the page cache:
 # - cli: the command-line tools per tile (gdalwarp to a VRT, gdaldem to a PNG), as a script or a cron job would;
@@ -10,18 +11,19 @@
 #   from the warm-up pass (the peer of Stratus warm, a server that served every tile once).
 # GDAL 3.6 maps the axes of a slice of a 3-D Zarr array wrongly ([2, 0] for the store's EPSG:4326, so every
 # warped pixel comes out nodata); the source CRS is therefore given explicitly.
-# argv: store, variable, colour file, tiles JSON ([{z, x, y, period, bounds: [w, s, e, n]}]), work directory
+# argv: source (a GDAL dataset name, `{period}` standing for the period's index), colour file, tiles JSON
+# ([{z, x, y, period, bounds: [w, s, e, n]}]), work directory
 import json, os, subprocess, sys, time
 
 from osgeo import gdal
 
 gdal.UseExceptions()
-store, variable, colours, tiles_path, work = sys.argv[1:6]
+template, colours, tiles_path, work = sys.argv[1:5]
 tiles = json.load(open(tiles_path))
 
 
 def source(tile):
-    return f'ZARR:"{store}":/{variable}:{tile["period"]}'
+    return template.replace('{period}', str(tile['period']))
 
 
 opened = {}

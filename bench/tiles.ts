@@ -20,7 +20,8 @@ import { Registry } from 'prom-client';
 import { buildApp } from '../api-server/app.ts';
 import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import { parseInstanceConfig } from '../core/config/index.ts';
-import { formatPeriod, periodRange } from '../core/periods/index.ts';
+import type { Cluster } from '../core/cluster/port.ts';
+import { formatPeriod, periodRange, type Period } from '../core/periods/index.ts';
 import { colorAt } from '../core/render/colormap.ts';
 import { tileMercatorBounds } from '../core/render/tiles.ts';
 import { datasetKind } from '../core/resources/dataset/schema.ts';
@@ -32,9 +33,19 @@ import { python } from '../test/support/python.ts';
 import type { Headline } from './headline.ts';
 import { benchRuns, medianRange, repeat, times } from './summary.ts';
 
-const PEER = join(import.meta.dirname, 'tile-peer.py');
+export const TILE_PEER = join(import.meta.dirname, 'tile-peer.py');
+
+/** A north-up grid of the benches: its north-west corner, cell size in degrees and size in cells. */
+export interface BenchGrid {
+  west: number;
+  north: number;
+  size: number;
+  width: number;
+  height: number;
+}
+
 /** A CHIRPS-like daily grid at 0.01° over 20° × 15° of West Africa. */
-const GRID = { west: -20, north: 15, size: 0.01, width: 2000, height: 1500 };
+const GRID: BenchGrid = { west: -20, north: 15, size: 0.01, width: 2000, height: 1500 };
 const COLORMAP = 'viridis';
 const RANGE: [number, number] = [0, 100];
 /** Colour stops written for gdaldem: its linear interpolation between them is the colour map's own. */
@@ -67,7 +78,7 @@ export interface TileFigures {
   runs: TileRun[];
 }
 
-interface Tile {
+export interface Tile {
   z: number;
   x: number;
   y: number;
@@ -76,15 +87,15 @@ interface Tile {
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const summary = (seconds: number[]): Latency => {
+export const summary = (seconds: number[]): Latency => {
   const ms = seconds.map((s) => s * 1000).sort((a, b) => a - b);
   return { p50: quantile(ms, 0.5), p95: quantile(ms, 0.95) };
 };
 
 /** Up to `perZoom` tiles of each zoom over the grid, spread evenly, each on one of the periods in turn. */
-function tileList(zooms: [number, number], perZoom: number, periods: number): Tile[] {
-  const east = GRID.west + GRID.width * GRID.size;
-  const south = GRID.north - GRID.height * GRID.size;
+export function tileList(grid: BenchGrid, zooms: [number, number], perZoom: number, periods: number): Tile[] {
+  const east = grid.west + grid.width * grid.size;
+  const south = grid.north - grid.height * grid.size;
   const column = (lon: number, n: number) => Math.floor(((lon + 180) / 360) * n);
   const row = (lat: number, n: number) => {
     const phi = (lat * Math.PI) / 180;
@@ -93,7 +104,7 @@ function tileList(zooms: [number, number], perZoom: number, periods: number): Ti
   const tiles: Tile[] = [];
   for (let z = zooms[0]; z <= zooms[1]; z++) {
     const n = 2 ** z;
-    const [x0, x1, y0, y1] = [column(GRID.west, n), column(east - 1e-9, n), row(GRID.north, n), row(south + 1e-9, n)];
+    const [x0, x1, y0, y1] = [column(grid.west, n), column(east - 1e-9, n), row(grid.north, n), row(south + 1e-9, n)];
     const all: [number, number][] = [];
     for (let x = x0; x <= x1; x++) for (let y = y0; y <= y1; y++) all.push([x, y]);
     const step = Math.max(1, all.length / perZoom);
@@ -104,6 +115,120 @@ function tileList(zooms: [number, number], perZoom: number, periods: number): Ti
     }
   }
   return tiles;
+}
+
+/**
+ * Writes a daily Zarr store of `steps` periods on `grid` at `store`: smooth fields with some nodata, so tiles are
+ * neither flat nor noise. `multiscales: false` leaves out the levels a grid over 1024 cells a side gets.
+ */
+export async function writeBenchStore(store: string, grid: BenchGrid, steps: number, multiscales = true) {
+  const { west, north, size, width, height } = grid;
+  const periods = periodRange('daily', '2024-01-01', new Date(Date.UTC(2024, 0, steps)).toISOString().slice(0, 10));
+  await mkdir(store, { recursive: true });
+  const writer = await RasterCubeWriter.create(store, {
+    variable: 'precip',
+    periodType: 'daily',
+    periods,
+    grid: {
+      lon: Float64Array.from({ length: width }, (_, i) => west + (i + 0.5) * size),
+      lat: Float64Array.from({ length: height }, (_, j) => north - (j + 0.5) * size),
+      resolution: size,
+    },
+    attributes: {},
+    multiscales,
+  });
+  for (let t = 0; t < steps; t++) {
+    const plane = new Float32Array(width * height);
+    for (let j = 0; j < height; j++)
+      for (let i = 0; i < width; i++)
+        plane[j * width + i] =
+          (i * 31 + j * 17) % 211 === 0 ? NaN : 50 + 45 * Math.sin((i + 40 * t) / 90) * Math.cos(j / 70);
+    await writer.append(plane);
+  }
+  await writer.finish();
+  return periods;
+}
+
+/** The colour file of gdaldem that draws Stratus's colour map over the benches' range. */
+export async function writeColours(path: string) {
+  const stops = Array.from({ length: STOPS }, (_, k) => {
+    const f = k / (STOPS - 1);
+    return `${RANGE[0] + f * (RANGE[1] - RANGE[0])} ${colorAt(COLORMAP, f).join(' ')} 255`;
+  });
+  await writeFile(path, [...stops, 'nv 0 0 0 0', ''].join('\n'));
+}
+
+/**
+ * Timed tile requests of dataset `id` (a Dataset pointing at version `v1` of its store under `storageRoot`):
+ * `cold` serves each tile from a server of its own (a fresh store opening, no decoded chunk; the server's first
+ * request, which reads no store, is not timed), `warm` serves every tile again from a server that served them once.
+ * Stratus is timed through HTTP by a client in this process, one request at a time.
+ */
+export async function tileTimer(cluster: Cluster, storageRoot: string, id: string, periods: Period[]) {
+  await cluster.create(datasetKind, {
+    apiVersion: API_VERSION,
+    kind: 'Dataset',
+    metadata: { name: id, namespace: 'default' },
+    spec: { source: 'bench', datasetName: id, periodType: 'daily', format: 'zarr' },
+  });
+  await setCurrentVersion(cluster, id, 'v1');
+  const query = (t: Tile) => `time=${formatPeriod(periods[t.period]!)}&colormap=${COLORMAP}&range=${RANGE.join(',')}`;
+  /** One request per tile in turn, each timed from request to last byte. */
+  const pass = async (url: string, list: Tile[]) => {
+    const seconds: number[] = [];
+    for (const t of list) {
+      const start = performance.now();
+      const response = await fetch(`${url}/datasets/${id}/tiles/${t.z}/${t.x}/${t.y}.png?${query(t)}`);
+      const body = await response.arrayBuffer();
+      if (response.status !== 200 || body.byteLength === 0)
+        throw new Error(`tile ${t.z}/${t.x}/${t.y}: ${response.status} ${Buffer.from(body).toString()}`);
+      seconds.push((performance.now() - start) / 1000);
+    }
+    return seconds;
+  };
+  const serve = async <T>(use: (url: string) => Promise<T>): Promise<T> => {
+    const app = await buildApp({
+      cluster,
+      config: parseInstanceConfig('instance.name = Bench', 'bench'),
+      registry: new Registry(),
+      logger: false,
+      storageRoot,
+    });
+    try {
+      return await use(await app.listen({ port: 0, host: '127.0.0.1' }));
+    } finally {
+      await app.close();
+    }
+  };
+  return {
+    /** A first server's pass, which warms the page cache and the code. */
+    warmUp: (tiles: Tile[]) => serve((url) => pass(url, tiles)),
+    cold: async (tiles: Tile[]) => {
+      const seconds: number[] = [];
+      for (const tile of tiles)
+        seconds.push(
+          ...(await serve(async (url) => {
+            await (await fetch(`${url}/datasets/${id}`)).arrayBuffer();
+            return pass(url, [tile]);
+          })),
+        );
+      return seconds;
+    },
+    warm: (tiles: Tile[]) =>
+      serve(async (url) => {
+        await pass(url, tiles);
+        return pass(url, tiles);
+      }),
+  };
+}
+
+/** GDAL's times of the tiles from `source` (`{period}` standing for the period's index), as `tile-peer.py` says. */
+export async function peerTimes(source: string, colours: string, tiles: string, work: string) {
+  return python<{ cli: number[]; library: number[]; kept_open: number[] }>(
+    await readFile(TILE_PEER, 'utf8'),
+    [source, colours, tiles, work],
+    3_600_000,
+  );
 }
 
 export async function benchTiles(
@@ -117,97 +242,19 @@ export async function benchTiles(
   const store = join(storageRoot, versionPath('tiles', 'v1'));
   const cluster = await openEmbeddedCluster({ dataDir: join(root, 'cluster') });
   try {
-    await mkdir(store, { recursive: true });
-    const { west, north, size, width, height } = GRID;
-    const periods = periodRange('daily', '2024-01-01', new Date(Date.UTC(2024, 0, steps)).toISOString().slice(0, 10));
-    const writer = await RasterCubeWriter.create(store, {
-      variable: 'precip',
-      periodType: 'daily',
-      periods,
-      grid: {
-        lon: Float64Array.from({ length: width }, (_, i) => west + (i + 0.5) * size),
-        lat: Float64Array.from({ length: height }, (_, j) => north - (j + 0.5) * size),
-        resolution: size,
-      },
-      attributes: {},
-    });
-    for (let t = 0; t < steps; t++) {
-      const plane = new Float32Array(width * height);
-      // Smooth fields with some nodata, so tiles are neither flat nor noise.
-      for (let j = 0; j < height; j++)
-        for (let i = 0; i < width; i++)
-          plane[j * width + i] =
-            (i * 31 + j * 17) % 211 === 0 ? NaN : 50 + 45 * Math.sin((i + 40 * t) / 90) * Math.cos(j / 70);
-      await writer.append(plane);
-    }
-    await writer.finish();
-
-    await cluster.create(datasetKind, {
-      apiVersion: API_VERSION,
-      kind: 'Dataset',
-      metadata: { name: 'tiles', namespace: 'default' },
-      spec: { source: 'bench', datasetName: 'Tiles', periodType: 'daily', format: 'zarr' },
-    });
-    await setCurrentVersion(cluster, 'tiles', 'v1');
-    const tiles = tileList(zooms, perZoom, steps);
-    const query = (t: Tile) => `time=${formatPeriod(periods[t.period]!)}&colormap=${COLORMAP}&range=${RANGE.join(',')}`;
-    /** One request per tile in turn, each timed from request to last byte. */
-    const pass = async (url: string, list = tiles) => {
-      const seconds: number[] = [];
-      for (const t of list) {
-        const start = performance.now();
-        const response = await fetch(`${url}/datasets/tiles/tiles/${t.z}/${t.x}/${t.y}.png?${query(t)}`);
-        const body = await response.arrayBuffer();
-        if (response.status !== 200 || body.byteLength === 0)
-          throw new Error(`tile ${t.z}/${t.x}/${t.y}: ${response.status} ${Buffer.from(body).toString()}`);
-        seconds.push((performance.now() - start) / 1000);
-      }
-      return seconds;
-    };
-    const serve = async <T>(use: (url: string) => Promise<T>): Promise<T> => {
-      const app = await buildApp({
-        cluster,
-        config: parseInstanceConfig('instance.name = Bench', 'bench'),
-        registry: new Registry(),
-        logger: false,
-        storageRoot,
-      });
-      try {
-        return await use(await app.listen({ port: 0, host: '127.0.0.1' }));
-      } finally {
-        await app.close();
-      }
-    };
-    // A first server warms the page cache and the code.
-    await serve(pass);
+    const periods = await writeBenchStore(store, GRID, steps);
+    const timer = await tileTimer(cluster, storageRoot, 'tiles', periods);
+    const tiles = tileList(GRID, zooms, perZoom, steps);
+    await timer.warmUp(tiles);
 
     const colours = join(root, 'colours.txt');
-    const stops = Array.from({ length: STOPS }, (_, k) => {
-      const f = k / (STOPS - 1);
-      return `${RANGE[0] + f * (RANGE[1] - RANGE[0])} ${colorAt(COLORMAP, f).join(' ')} 255`;
-    });
-    await writeFile(colours, [...stops, 'nv 0 0 0 0', ''].join('\n'));
+    await writeColours(colours);
     const tilesPath = join(root, 'tiles.json');
     await writeFile(tilesPath, JSON.stringify(tiles));
     const measured = await repeat(runs, async (): Promise<TileRun> => {
-      const cold: number[] = [];
-      // A fresh server per tile; its first request, the dataset's description, reads no store and is not timed.
-      for (const tile of tiles)
-        cold.push(
-          ...(await serve(async (url) => {
-            await (await fetch(`${url}/datasets/tiles`)).arrayBuffer();
-            return pass(url, [tile]);
-          })),
-        );
-      const warm = await serve(async (url) => {
-        await pass(url);
-        return pass(url);
-      });
-      const peer = await python<{ cli: number[]; library: number[]; kept_open: number[] }>(
-        await readFile(PEER, 'utf8'),
-        [store, 'precip', colours, tilesPath, root],
-        3_600_000,
-      );
+      const cold = await timer.cold(tiles);
+      const warm = await timer.warm(tiles);
+      const peer = await peerTimes(`ZARR:"${store}":/precip:{period}`, colours, tilesPath, root);
       return {
         cold: { stratus: summary(cold), peer: summary(peer.library) },
         warm: { stratus: summary(warm), peer: summary(peer.kept_open) },
@@ -221,7 +268,7 @@ export async function benchTiles(
   }
 }
 
-const PEER_CONFIGURATION = 'GDAL 3.6 library in one process (Warp + DEMProcessing color-relief), 1 thread';
+export const PEER_CONFIGURATION = 'GDAL 3.6 library in one process (Warp + DEMProcessing color-relief), 1 thread';
 
 const states = [
   { state: 'cold', peer: 'store opened per tile', pick: (r: TileRun) => r.cold },
