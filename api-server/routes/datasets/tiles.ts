@@ -48,6 +48,8 @@ export const tileRoutes: FastifyPluginAsyncZod = async (app) => {
       description:
         'A 256 × 256 PNG in Web Mercator (EPSG:3857) of one period of the served version, nodata transparent. ' +
         '404 for a tile wholly outside the extent or an unknown period; 422 for a bad z/x/y, colour map or range. ' +
+        'A store with multiscale levels is drawn from the coarsest level whose cells are no larger than the ' +
+        "tile's pixels. " +
         '`/datasets/{dataset_id}@{version}/tiles/...` draws a retained version instead.',
       tags,
       params: z.object({ dataset_id: datasetRefSchema, z: z.string(), x: z.string(), y: z.string() }),

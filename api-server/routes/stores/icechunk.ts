@@ -31,7 +31,8 @@ export const icechunkRoutes: FastifyPluginAsyncZod = async (app) => {
         'in `/` lists the directory as JSON; the S3 listing Icechunk clients use is answered at `/?list-type=2`. ' +
         '`/icechunk/{dataset_id}@{version}/` (a version id or snapshot id) serves the same repository once the ' +
         'version is known to be retained (404 naming it otherwise), and its listings name that snapshot: a client ' +
-        'opens a read-only session at it.',
+        'opens a read-only session at it. A path that could leave the repository (an empty, `.` or `..` segment, ' +
+        'or a backslash) is 422.',
       tags: ['Datasets'],
       params: z.object({ dataset_id: datasetRefSchema, '*': z.string().describe('Object path in the repository.') }),
       produces: ['application/octet-stream', 'application/json'],

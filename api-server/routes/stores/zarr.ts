@@ -27,7 +27,8 @@ export const zarrRoutes: FastifyPluginAsyncZod = async (app) => {
         'ETag, Last-Modified and single byte ranges. A path ending in `/` lists the directory as JSON. For an ' +
         "Icechunk dataset the keys are the Zarr v3 keys of the current version's snapshot. `/zarr/{dataset_id}@{version}/` " +
         'serves a retained version instead (its id, or for an Icechunk dataset its snapshot id, as ' +
-        '`/datasets/{dataset_id}` lists them), with the bytes it was served with; 404 names a version not retained.',
+        '`/datasets/{dataset_id}` lists them), with the bytes it was served with; 404 names a version not retained. ' +
+        'A key that could leave the store (an empty, `.` or `..` segment, or a backslash) is 422.',
       tags: ['Datasets'],
       params: z.object({ dataset_id: datasetRefSchema, '*': z.string().describe('Key inside the store.') }),
       produces: ['application/octet-stream', 'application/json'],
