@@ -10,11 +10,23 @@ export const MAP_ASSETS: PageAssets = {
   styles: ['leaflet/leaflet.css'],
 };
 
+/** An AnalyticsTable that serves a version: the org units of `collection` coloured by a period's value of `dataset`. */
+export interface MapTable {
+  id: string;
+  dataset: string;
+  collection: string;
+  statistics: string[];
+  /** Per period type of the table, its periods (DHIS2 id and readable name), oldest first. */
+  periods: Record<string, { id: string; name: string }[]>;
+}
+
 export interface MapChoices {
   /** Datasets with tiles: a served Zarr or Icechunk version. */
   datasets: { id: string; name: string; units: string | null }[];
   /** Published feature collections. */
   collections: { id: string; name: string }[];
+  /** Analytics tables with a served version. */
+  tables: MapTable[];
   selectedDataset?: string;
   selectedCollection?: string;
   /** Where the map opens: the instance's extent. */
@@ -36,10 +48,11 @@ const option = (value: string, label: string, selected: string | undefined) =>
 
 /**
  * The map viewer, which `map.js` brings to life from the data attributes: a dataset's tiles with a period slider
- * and a legend, a feature collection's boundaries, and the series of the boundary clicked, plotted below.
+ * and a legend, a feature collection's boundaries, coloured by an analytics table's values when one exists for the
+ * two, and the series of the boundary clicked, plotted below.
  */
 export function mapViewer(choices: MapChoices): SafeHtml {
-  const { datasets, collections, selectedDataset, selectedCollection, bbox, basemap, series } = choices;
+  const { datasets, collections, tables, selectedDataset, selectedCollection, bbox, basemap, series } = choices;
   return html`<section
     id="map-viewer"
     data-colormaps="${COLORMAP_STOPS}"
@@ -48,6 +61,7 @@ export function mapViewer(choices: MapChoices): SafeHtml {
     data-basemap-attribution="${basemap?.attribution ?? ''}"
     data-outlines-url="${assetUrl(OUTLINES_ASSET)}"
     data-series-allowed="${series}"
+    data-tables="${JSON.stringify(tables)}"
   >
     <div class="map-controls">
       <label
@@ -73,11 +87,33 @@ export function mapViewer(choices: MapChoices): SafeHtml {
         </select></label
       >
     </div>
+    <div id="map-table-controls" class="map-controls" hidden>
+      <label
+        >Analytics table
+        <select id="map-table"></select
+      ></label>
+      <label
+        >Period type
+        <select id="map-period-type"></select
+      ></label>
+      <label
+        >Period
+        <select id="map-table-period"></select
+      ></label>
+      <label
+        >Statistic
+        <select id="map-stat"></select
+      ></label>
+    </div>
     <div id="map-legend" class="legend" hidden>
       <span id="map-legend-min"></span>
       <div class="ramp" id="map-legend-ramp"></div>
       <span id="map-legend-max"></span>
       <span id="map-legend-units"></span>
+    </div>
+    <div id="map-classes" class="legend classes-legend" hidden>
+      <ul id="map-classes-list" class="classes"></ul>
+      <span id="map-classes-units"></span>
     </div>
     <div id="map" class="map"></div>
     <div id="map-series" class="series" aria-live="polite">

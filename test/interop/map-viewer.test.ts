@@ -9,11 +9,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { describe, expect, it } from 'vitest';
 import { readGeoParquetDocument } from '../../core/features/geoparquet-read.ts';
 import { colorAt } from '../../core/render/colormap.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
+import { analyticsTableKind, type AnalyticsTable } from '../../core/resources/analytics-table/schema.ts';
+import { eventually } from '../support/eventually.ts';
 import { examplesInBrowser } from '../support/examples-in-browser.ts';
 import { python } from '../support/python.ts';
 
@@ -21,6 +24,17 @@ const examples = examplesInBrowser('stratus-map-');
 
 /** How long the page may take to settle after a change: tiles and GeoJSON on a shared, busy machine. */
 const settled = { timeout: 15_000, interval: 100 };
+
+/** The example analytics table over the sample and its districts (`manifests/examples/`). */
+const TABLE = 'sample-districts-monthly';
+
+/** The example table's first build: the page offers a table once it serves a version. */
+function tableServed(running: RunningEmbedded): Promise<unknown> {
+  return eventually(
+    async () => (await running.cluster.get<AnalyticsTable>(analyticsTableKind, TABLE, 'default'))?.status?.table,
+    { timeoutMs: 120_000, intervalMs: 250 },
+  );
+}
 
 /** An RGBA screenshot: pixels by position. */
 interface Pixels {
@@ -77,6 +91,8 @@ function countNear(image: Pixels, rgb: number[], tolerance: number): number {
 describe('the map viewer in headless Chromium', () => {
   it('shows the sample dataset by period with its legend, the districts, and a clicked district’s series equal to the store’s', async () => {
     const { dataDir, running, browser } = examples();
+    // Served before the page opens, so that the page offers it and the district's series can leave it aside.
+    await tableServed(running);
     const context = await browser.newContext({ viewport: { width: 1100, height: 1300 } });
     const page = await context.newPage();
     const decoder = await (await browser.newContext()).newPage();
@@ -137,7 +153,8 @@ describe('the map viewer in headless Chromium', () => {
     expect(changedShare(first, bounded)).toBeGreaterThan(0.005);
     expect(countNear(bounded, [217, 72, 15], 40)).toBeGreaterThan(500);
 
-    // A click on one district plots its series.
+    // Without an analytics table chosen, a click on one district computes its series.
+    await page.selectOption('#map-table', '');
     const district = page.locator('path[data-feature-id]').nth(4);
     const code = (await district.getAttribute('data-feature-id'))!;
     await district.click();
@@ -220,7 +237,111 @@ describe('the map viewer in headless Chromium', () => {
     const hosts = new Set(requests.map((url) => new URL(url).host));
     expect([...hosts]).toEqual([new URL(running.url).host]);
     await context.close();
-  }, 90_000);
+  }, 150_000);
+
+  it('colours the districts by the analytics table’s values with a legend, and plots a clicked one’s series from the table', async () => {
+    const { running, browser } = examples();
+    const table = TABLE;
+    await tableServed(running);
+    const context = await browser.newContext({ viewport: { width: 1100, height: 1300 } });
+    const page = await context.newPage();
+    const requests: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    const viewer = page.locator('#map-viewer');
+    const analytics = async (query: string) => {
+      const answer = (await (await fetch(`${running.url}/analytics/${table}?${query}`)).json()) as {
+        rows: string[][];
+      };
+      // Rows are [dx, ou, pe, value].
+      return answer.rows;
+    };
+
+    // It opens on the sample and the districts, coloured by the table's newest month's mean.
+    await page.goto(`${running.url}/map`);
+    await expect.poll(() => viewer.getAttribute('data-choropleth'), settled).toBe('ready');
+    expect(await page.locator('#map-table').inputValue()).toBe(table);
+    expect(await page.locator('#map-period-type').inputValue()).toBe('monthly');
+    expect(await page.locator('#map-table-period').inputValue()).toBe('202412');
+    expect(await page.locator('#map-stat').inputValue()).toBe('mean');
+
+    /** Each district's fill equals the colour of the legend class holding its value in the table. */
+    const expectColoured = async (pe: string, stat: string) => {
+      const values = new Map((await analytics(`pe=${pe}&stat=${stat}`)).map((row) => [row[1]!, Number(row[3])]));
+      expect(values.size).toBeGreaterThan(1);
+      const classes = await page.locator('#map-classes-list li[data-lower]').evaluateAll((items) =>
+        items.map((li) => ({
+          lower: Number(li.getAttribute('data-lower')),
+          upper: Number(li.getAttribute('data-upper')),
+          color: li.getAttribute('data-color')!,
+        })),
+      );
+      expect(classes.length).toBeGreaterThan(1);
+      expect(new Set(classes.map((c) => c.color)).size).toBe(classes.length);
+      expect(classes[0]!.lower).toBeCloseTo(Math.min(...values.values()), 6);
+      expect(classes.at(-1)!.upper).toBeCloseTo(Math.max(...values.values()), 6);
+      const fills = await page
+        .locator('path[data-feature-id]')
+        .evaluateAll((paths) => paths.map((p) => [p.getAttribute('data-feature-id')!, p.getAttribute('fill')!]));
+      expect(fills).toHaveLength(values.size);
+      for (const [ou, fill] of fills) {
+        const value = values.get(ou!)!;
+        expect(value, ou).toBeDefined();
+        expect(fill, `${ou} ${value}`).toBe(classes.find((c) => value <= c.upper)!.color);
+      }
+      // Units of the dataset (the legend's text) beside each class.
+      expect(await page.locator('#map-classes-list li').first().textContent()).toMatch(/ – /);
+      expect(await page.locator('#map-classes-list li').last().textContent()).toBe('No data');
+    };
+    await expectColoured('202412', 'mean');
+
+    // Another month and statistic: another request, other colours.
+    await page.selectOption('#map-stat', 'sum');
+    await page.selectOption('#map-table-period', '202401');
+    await expect.poll(() => viewer.getAttribute('data-choropleth'), settled).toBe('ready');
+    await expect
+      .poll(() => requests.some((r) => r.endsWith(`/analytics/${table}?pe=202401&stat=sum`)), settled)
+      .toBe(true);
+    await expect.poll(() => viewer.getAttribute('data-choropleth'), settled).toBe('ready');
+    await expectColoured('202401', 'sum');
+
+    // A click plots the district's monthly sums from the table: one request with its ou, nothing computed.
+    const before = requests.length;
+    const district = page.locator('path[data-feature-id]').nth(4);
+    const code = (await district.getAttribute('data-feature-id'))!;
+    await district.click();
+    await expect.poll(() => viewer.getAttribute('data-series'), settled).toBe('ready');
+    const plot = page.locator('#map-series svg');
+    expect(await plot.getAttribute('data-feature')).toBe(code);
+    expect(await plot.getAttribute('data-table')).toBe(table);
+    const series = (await analytics(`ou=${code}&stat=sum`)).filter((row) => row[2]!.length === 6);
+    expect(series).toHaveLength(12);
+    expect(JSON.parse((await plot.getAttribute('data-labels'))!)).toEqual(
+      series.map((row) => `${row[2]!.slice(0, 4)}-${row[2]!.slice(4)}`),
+    );
+    expect(JSON.parse((await plot.getAttribute('data-values'))!)).toEqual(series.map((row) => Number(row[3])));
+    const asked = requests.slice(before);
+    expect(asked.filter((r) => r.includes('/analytics/'))).toEqual([
+      `GET ${running.url}/analytics/${table}?ou=${code}&stat=sum`,
+    ]);
+    expect(asked.some((r) => r.startsWith('POST'))).toBe(false);
+
+    // The yearly period type: the year's value.
+    await page.selectOption('#map-period-type', 'yearly');
+    await expect.poll(() => plot.getAttribute('data-labels'), settled).toBe('["2024"]');
+    const [year] = await analytics(`ou=${code}&pe=2024&stat=sum`);
+    expect(JSON.parse((await page.locator('#map-series svg').getAttribute('data-values'))!)).toEqual([
+      Number(year![3]),
+    ]);
+
+    expect(problems).toEqual([]);
+    expect(new Set(requests.map((r) => new URL(r.split(' ')[1]!).host))).toEqual(new Set([new URL(running.url).host]));
+    await context.close();
+  }, 150_000);
 
   it('shows thumbnails inline at 256 pixels and an ingestion’s progress live, without a reload', async () => {
     const { running, browser } = examples();

@@ -16,7 +16,10 @@ export const mapRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The map viewer (HTML)',
         description:
           "A page with a dataset's tiles, a period slider and a legend, a feature collection's boundaries, and the " +
-          'series of a clicked boundary computed by `POST /result`. `dataset` and `collection` choose what it opens ' +
+          'series of a clicked boundary computed by `POST /result`; when an AnalyticsTable exists for the dataset and ' +
+          "the collection, the boundaries are coloured by one period's value of it (`GET /analytics/{table}`, " +
+          'quantile classes with a legend) and a clicked one plots its series from the table. `dataset` and ' +
+          '`collection` choose what it opens ' +
           'with; without them it opens on the first dataset with tiles and the first published feature collection ' +
           '(by name), at the newest period.',
         tags: ['Pages'],

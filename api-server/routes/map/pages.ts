@@ -9,7 +9,8 @@ export function mapPage(instanceName: string, choices: MapChoices): string {
       ${mapViewer(choices)}
       <p class="muted">
         Tiles from <code>/datasets/{id}/tiles/{z}/{x}/{y}.png</code>, boundaries from
-        <code>/features/{id}/data.geojson</code>, series from <code>POST /result</code>.
+        <code>/features/{id}/data.geojson</code>, series from <code>POST /result</code> or, with an analytics table,
+        <code>/analytics/{table}</code>.
       </p>`,
     MAP_ASSETS,
   );

@@ -2,10 +2,14 @@
  * The map viewer (views/map.ts; docs/map.md): Leaflet (from npm, served by this server) shows a dataset's tiles
  * with a period slider and a legend, a feature collection's boundaries from its GeoJSON, and, for the boundary
  * clicked (or the place, off the boundaries), the dataset's mean over it for every period, computed by `POST /result` and drawn as an SVG plot.
+ * When an analytics table exists for the dataset and the boundaries shown, the boundaries are coloured by one of its
+ * periods' values (`GET /analytics/{table}`) in quantile classes with a legend, and a clicked boundary's plot is the
+ * table's series of it instead of a computation.
  * Below a boundary's plot, a button downloads the dataset's monthly means over every boundary of the collection as
  * CHAP CSV (the predefined process `aggregate_to_chap_csv`).
  * State for tests and assistive tools is in data attributes of #map-viewer: `data-tiles` (loading, ready),
- * `data-period`, `data-outlines` (the country count, once drawn), `data-boundaries` (the feature count), `data-series` (loading, ready, refused, failed); the plot's
+ * `data-period`, `data-outlines` (the country count, once drawn), `data-boundaries` (the feature count), `data-series` (loading, ready, refused, failed),
+ * `data-choropleth` (loading, ready, failed; absent when no table colours the boundaries); the plot's
  * `<svg>` carries its `data-labels` and `data-values` (JSON); the download button its `data-download` (loading,
  * ready, failed).
  */
@@ -15,6 +19,10 @@ const SVG = 'http://www.w3.org/2000/svg';
 const BOUNDARY = { color: '#d9480f', weight: 1.5, fillOpacity: 0.05 };
 const SELECTED = { color: '#d9480f', weight: 3, fillOpacity: 0.2 };
 const OUTLINE = { color: '#868e96', weight: 0.8, fill: false, interactive: false };
+/** The fill of an org unit the table has no value of, for the period and statistic shown. */
+const NO_DATA = '#adb5bd';
+/** The most classes of a coloured map: few enough to tell apart, enough to show a gradient. */
+const CLASSES = 5;
 
 const root = document.getElementById('map-viewer');
 if (root) start(root);
@@ -28,6 +36,13 @@ function start(root) {
   const periodOut = document.getElementById('map-period');
   const legend = document.getElementById('map-legend');
   const series = document.getElementById('map-series');
+  const tables = JSON.parse(root.dataset.tables);
+  const tableControls = document.getElementById('map-table-controls');
+  const tableSelect = document.getElementById('map-table');
+  const periodTypeSelect = document.getElementById('map-period-type');
+  const tablePeriodSelect = document.getElementById('map-table-period');
+  const statSelect = document.getElementById('map-stat');
+  const classesLegend = document.getElementById('map-classes');
 
   // No fade: a period's tiles replace the previous ones at once while the slider moves. Quarter zoom steps, so
   // that the instance's extent fills the map.
@@ -40,17 +55,33 @@ function start(root) {
   drawOutlines(map, root);
 
   /**
-   * What is shown: the dataset (id, TileJSON, layer), the boundaries layer, the feature plotted and the feature
-   * collection it is a boundary of (none for a place).
+   * What is shown: the dataset (id, TileJSON, layer), the boundaries layer and its collection, the analytics table
+   * chosen and the colour of each org unit it fills, the feature plotted and the feature collection it is a boundary
+   * of (none for a place).
    */
   const state = {
     dataset: undefined,
     tilejson: undefined,
     layer: undefined,
     boundaries: undefined,
+    boundariesOf: undefined,
+    table: undefined,
+    fills: undefined,
     feature: undefined,
     collection: undefined,
   };
+
+  /** A boundary's style: filled with its class colour while a table colours the map. */
+  const styleOf = (feature) =>
+    state.fills
+      ? { ...BOUNDARY, fillColor: state.fills.get(String(feature.id)) ?? NO_DATA, fillOpacity: 0.75 }
+      : BOUNDARY;
+  const selectedStyleOf = (feature) => ({
+    ...styleOf(feature),
+    weight: SELECTED.weight,
+    ...(!state.fills && SELECTED),
+  });
+  const restyle = () => state.boundaries?.setStyle(styleOf);
 
   const periodOf = () => state.tilejson.periods[Number(slider.value)];
   const tileUrl = () =>
@@ -116,27 +147,146 @@ function start(root) {
 
   async function showBoundaries(id) {
     state.boundaries?.remove();
-    state.boundaries = undefined;
+    Object.assign(state, { boundaries: undefined, boundariesOf: undefined });
     delete root.dataset.boundaries;
     if (!id) return;
     const collection = await getJson(`/features/${encodeURIComponent(id)}/data.geojson`);
     if (collectionSelect.value !== id) return;
+    state.boundariesOf = id;
     state.boundaries = L.geoJSON(collection, {
-      style: () => BOUNDARY,
+      style: styleOf,
       onEachFeature: (feature, layer) => {
         layer.bindTooltip(String(feature.properties.name ?? feature.id ?? ''));
         layer.on('click', (event) => {
           // The boundary's series, not the place's under it.
           L.DomEvent.stop(event);
           state.place?.remove();
-          state.boundaries.setStyle(BOUNDARY);
-          layer.setStyle(SELECTED).bringToFront();
+          restyle();
+          layer.setStyle(selectedStyleOf(feature)).bringToFront();
           plot(feature, id);
         });
       },
     }).addTo(map);
     state.boundaries.eachLayer((layer) => layer.getElement()?.setAttribute('data-feature-id', layer.feature.id));
     root.dataset.boundaries = String(collection.features.length);
+    await colourBoundaries();
+  }
+
+  /** Replaces a select's options; `selected`: the value chosen. */
+  function offer(select, options, selected) {
+    select.replaceChildren(
+      ...options.map(({ value, label }) => {
+        const option = document.createElement('option');
+        option.value = value;
+        option.textContent = label;
+        option.selected = value === selected;
+        return option;
+      }),
+    );
+  }
+
+  /** The tables of the dataset and collection chosen; the one chosen before stays, else the first. */
+  function offerTables() {
+    const offered = tables.filter((t) => t.dataset === datasetSelect.value && t.collection === collectionSelect.value);
+    const kept = offered.some((t) => t.id === tableSelect.value) ? tableSelect.value : (offered[0]?.id ?? '');
+    offer(tableSelect, [{ value: '', label: 'None' }, ...offered.map((t) => ({ value: t.id, label: t.id }))], kept);
+    tableControls.hidden = offered.length === 0;
+    return chooseTable();
+  }
+
+  /** The chosen table's period types and statistics, by default its first period type and `mean`. */
+  function chooseTable() {
+    state.table = tables.find((t) => t.id === tableSelect.value);
+    const types = state.table ? Object.keys(state.table.periods) : [];
+    const statistics = state.table?.statistics ?? [];
+    offer(
+      periodTypeSelect,
+      types.map((type) => ({ value: type, label: type })),
+      types[0],
+    );
+    offer(
+      statSelect,
+      statistics.map((stat) => ({ value: stat, label: stat })),
+      statistics.includes('mean') ? 'mean' : statistics[0],
+    );
+    return choosePeriodType();
+  }
+
+  /** The periods of the chosen type, the newest chosen. */
+  function choosePeriodType() {
+    const periods = state.table?.periods[periodTypeSelect.value] ?? [];
+    offer(
+      tablePeriodSelect,
+      periods.map((p) => ({ value: p.id, label: p.name })),
+      periods.at(-1)?.id,
+    );
+    return showTableChoice();
+  }
+
+  function showTableChoice() {
+    if (state.feature && state.collection) plot(state.feature, state.collection).catch(report);
+    return colourBoundaries();
+  }
+
+  /**
+   * Fills each boundary with the class of its value in the chosen period and statistic of the table (one request,
+   * every org unit), and shows the classes in the legend; without a table, the boundaries are outlines again.
+   */
+  async function colourBoundaries() {
+    const table = state.table;
+    const [pe, stat] = [tablePeriodSelect.value, statSelect.value];
+    if (!table || !pe || state.boundariesOf !== table.collection) {
+      state.fills = undefined;
+      classesLegend.hidden = true;
+      delete root.dataset.choropleth;
+      restyle();
+      return;
+    }
+    root.dataset.choropleth = 'loading';
+    const answer = await getJson(
+      `/analytics/${encodeURIComponent(table.id)}?pe=${encodeURIComponent(pe)}&stat=${encodeURIComponent(stat)}`,
+    );
+    // Another choice came while this answer was on its way: that one is shown.
+    if (state.table !== table || tablePeriodSelect.value !== pe || statSelect.value !== stat) return;
+    const values = valuesBy(answer, 'ou');
+    const classes = quantileClasses([...values.values()]);
+    const stops = colormaps.viridis;
+    classes.forEach((c, i) => {
+      const [r, g, b] = stops[classes.length === 1 ? 4 : Math.round((i * (stops.length - 1)) / (classes.length - 1))];
+      c.color = `#${[r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+    });
+    state.fills = new Map(
+      [...values].map(([ou, value]) => [ou, classes.find((c) => value <= c.upper)?.color ?? classes.at(-1).color]),
+    );
+    restyle();
+    showClasses(classes, stat);
+    root.dataset.choropleth = 'ready';
+  }
+
+  function showClasses(classes, stat) {
+    const units = stat === 'count' ? 'days' : (datasetSelect.selectedOptions[0]?.dataset.units ?? '');
+    const suffix = units && units !== '1' ? ` ${units}` : '';
+    const item = (color, text, data) => {
+      const li = document.createElement('li');
+      const swatch = document.createElement('span');
+      swatch.className = 'swatch';
+      // CSSOM, not a style attribute: the page's policy allows no inline style.
+      swatch.style.background = color;
+      li.append(swatch, text);
+      Object.assign(li.dataset, { color, ...data });
+      return li;
+    };
+    document
+      .getElementById('map-classes-list')
+      .replaceChildren(
+        ...classes.map((c) =>
+          item(c.color, `${round(c.lower)} – ${round(c.upper)}${suffix}`, { lower: c.lower, upper: c.upper }),
+        ),
+        item(NO_DATA, 'No data', { noData: '' }),
+      );
+    document.getElementById('map-classes-units').textContent =
+      `${stat} of ${periodTypeSelect.value} period ${tablePeriodSelect.selectedOptions[0]?.textContent ?? ''}, quantile classes`;
+    classesLegend.hidden = false;
   }
 
   /**
@@ -146,6 +296,7 @@ function start(root) {
   async function plot(feature, collection) {
     Object.assign(state, { feature, collection });
     const name = String(feature.properties.name ?? feature.id ?? 'the boundary');
+    if (collection && state.table?.collection === collection) return plotTable(feature, state.table, name);
     if (!state.dataset) {
       series.replaceChildren(paragraph(`Choose a dataset to plot its series over ${name}.`));
       return;
@@ -175,9 +326,37 @@ function start(root) {
     root.dataset.series = 'ready';
   }
 
+  /** The table's series of the org unit for the chosen period type and statistic: one request, nothing computed. */
+  async function plotTable(feature, table, name) {
+    const [type, stat] = [periodTypeSelect.value, statSelect.value];
+    root.dataset.series = 'loading';
+    // Every period of the org unit, not `pe` with the type's periods: a long daily series would not fit in a URL.
+    const answer = await getJson(
+      `/analytics/${encodeURIComponent(table.id)}?ou=${encodeURIComponent(String(feature.id))}&stat=${encodeURIComponent(stat)}`,
+    );
+    if (
+      state.feature !== feature ||
+      state.table !== table ||
+      periodTypeSelect.value !== type ||
+      statSelect.value !== stat
+    )
+      return;
+    const values = valuesBy(answer, 'pe');
+    const periods = table.periods[type];
+    const title = paragraph(`${stat} of ${table.id} (${type}) over ${name}`);
+    const drawn = drawSeries(
+      periods.map((p) => p.name),
+      periods.map((p) => values.get(p.id) ?? null),
+      { dataset: table.dataset, feature: String(feature.id ?? '') },
+    );
+    drawn.dataset.table = table.id;
+    series.replaceChildren(title, drawn, chapDownload(table.dataset, table.collection));
+    root.dataset.series = 'ready';
+  }
+
   // A click off the boundaries plots the place: the grid cell that holds the point (aggregate_spatial of a Point).
   map.on('click', ({ latlng }) => {
-    state.boundaries?.setStyle(BOUNDARY);
+    restyle();
     state.place?.remove();
     state.place = L.circleMarker(latlng, { ...SELECTED, radius: 6 }).addTo(map);
     const [lat, lon] = [latlng.lat.toFixed(5), latlng.lng.toFixed(5)];
@@ -201,11 +380,55 @@ function start(root) {
     series.replaceChildren(paragraph(`Failed: ${error.message}`));
     root.dataset.series = 'failed';
   };
-  datasetSelect.addEventListener('change', () => showDataset(datasetSelect.value).catch(report));
-  collectionSelect.addEventListener('change', () => showBoundaries(collectionSelect.value).catch(report));
+  const reportColouring = (error) => {
+    root.dataset.choropleth = 'failed';
+    report(error);
+  };
+  datasetSelect.addEventListener('change', () => {
+    offerTables().catch(reportColouring);
+    showDataset(datasetSelect.value).catch(report);
+  });
+  collectionSelect.addEventListener('change', () => {
+    offerTables().catch(reportColouring);
+    showBoundaries(collectionSelect.value).catch(report);
+  });
+  tableSelect.addEventListener('change', () => chooseTable().catch(reportColouring));
+  periodTypeSelect.addEventListener('change', () => choosePeriodType().catch(reportColouring));
+  tablePeriodSelect.addEventListener('change', () => colourBoundaries().catch(reportColouring));
+  statSelect.addEventListener('change', () => showTableChoice().catch(reportColouring));
   slider.addEventListener('input', () => state.layer && showPeriod());
+  offerTables().catch(reportColouring);
   showDataset(datasetSelect.value).catch(report);
   showBoundaries(collectionSelect.value).catch(report);
+}
+
+/** A DHIS2 analytics answer's values by the item of dimension `by`. */
+function valuesBy(answer, by) {
+  const column = (name) => answer.headers.findIndex((h) => h.name === name);
+  const [key, value] = [column(by), column('value')];
+  return new Map(answer.rows.map((row) => [row[key], Number(row[value])]));
+}
+
+/**
+ * Up to CLASSES classes holding about as many values each (quantiles, linearly interpolated), as `{lower, upper}`
+ * from the lowest value to the highest; equal breaks merge, so few distinct values give fewer classes.
+ */
+function quantileClasses(values) {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (!sorted.length) return [];
+  const at = (q) => {
+    const i = q * (sorted.length - 1);
+    const lo = Math.floor(i);
+    return sorted[lo] + (sorted[Math.min(lo + 1, sorted.length - 1)] - sorted[lo]) * (i - lo);
+  };
+  const breaks = [...new Set([...Array(CLASSES + 1).keys()].map((k) => at(k / CLASSES)))];
+  if (breaks.length === 1) return [{ lower: breaks[0], upper: breaks[0] }];
+  return breaks.slice(1).map((upper, i) => ({ lower: breaks[i], upper }));
+}
+
+/** Four significant digits, without trailing zeros. */
+function round(value) {
+  return String(Number(value.toPrecision(4)));
 }
 
 async function getJson(url) {
