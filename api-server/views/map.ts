@@ -1,3 +1,4 @@
+import type { ServedPeriod } from '../services/analytics/served-periods.ts';
 import { colorAt, colormapNames } from '../../core/render/colormap.ts';
 import type { InstanceConfig } from '../../core/config/index.ts';
 import { assetUrl, OUTLINES_ASSET } from './assets.ts';
@@ -17,7 +18,7 @@ export interface MapTable {
   collection: string;
   statistics: string[];
   /** Per period type of the table, its periods (DHIS2 id and readable name), oldest first. */
-  periods: Record<string, { id: string; name: string }[]>;
+  periods: Record<string, ServedPeriod[]>;
 }
 
 export interface MapChoices {

@@ -1,8 +1,10 @@
 /**
- * A delivery's chunks, fixed by its first attempt: the payload's values mapped through the export
- * (`prepare.ts`), then, when the export deletes missing values, the target's values the payload no longer holds.
+ * A delivery's chunks, fixed by its first attempt: the payload's values (a job's dhis2-json result, or an
+ * analytics table's values, `table-payload.ts`) mapped through the export (`prepare.ts`), then, when the export
+ * deletes missing values, the target's values the payload no longer holds.
  */
 import { readFile } from 'node:fs/promises';
+import type { DeliveryTableSource } from '../resources/delivery/schema.ts';
 import type { ExportSpec } from '../resources/export/schema.ts';
 import { sha256Hex } from '../provenance/digest.ts';
 import { RunError } from '../runs/errors.ts';
@@ -12,13 +14,42 @@ import { readValues, type Dhis2Target } from './dhis2-client.ts';
 import { scopeOf } from './dhis2-protocols.ts';
 import { DEFAULT_COMBO, payloadSchema, valueKey, type DataValue } from './payload.ts';
 import { prepareValues } from './prepare.ts';
+import { readTablePayload } from './table-payload.ts';
 
-/** What a delivery's chunks come from: its payload file (relative to the storage root) and its export. */
+/**
+ * What a delivery's chunks come from: its payload file (relative to the storage root; the table version's file
+ * for a table source) and its export.
+ */
 export interface DeliverySource {
   delivery: string;
   storageRoot: string;
   payload: string;
+  table?: DeliveryTableSource | undefined;
   export: ExportSpec;
+}
+
+/** A job's saved dhis2-json payload: its data values and the digest of the file read. */
+async function readJobPayload(
+  input: DeliverySource,
+): Promise<{ dataValues: DataValue[]; sha256: string; size: number }> {
+  let text: string;
+  try {
+    text = await readFile(storeFile(input.storageRoot, input.payload), 'utf8');
+  } catch (err) {
+    throw new RunError('InvalidPayload', `The payload ${input.payload} cannot be read: ${(err as Error).message}.`);
+  }
+  let parsed;
+  try {
+    parsed = payloadSchema.safeParse(JSON.parse(text));
+  } catch {
+    throw new RunError('InvalidPayload', `The payload ${input.payload} is not JSON.`);
+  }
+  if (!parsed.success)
+    throw new RunError(
+      'InvalidPayload',
+      `The payload ${input.payload} is not a data value set: ${parsed.error.message}`,
+    );
+  return { dataValues: parsed.data.dataValues, sha256: sha256Hex(text), size: Buffer.byteLength(text) };
 }
 
 /**
@@ -51,24 +82,10 @@ function chunked(values: DataValue[], size: number, strategy: CheckpointChunk['s
 /** The delivery's chunks, from the payload: upserts, then (rules.missingValues: delete) the target's extra values. */
 export async function prepareCheckpoint(input: DeliverySource, target: Dhis2Target): Promise<Checkpoint> {
   const startedAt = new Date().toISOString();
-  let text: string;
-  try {
-    text = await readFile(storeFile(input.storageRoot, input.payload), 'utf8');
-  } catch (err) {
-    throw new RunError('InvalidPayload', `The payload ${input.payload} cannot be read: ${(err as Error).message}.`);
-  }
-  let parsed;
-  try {
-    parsed = payloadSchema.safeParse(JSON.parse(text));
-  } catch {
-    throw new RunError('InvalidPayload', `The payload ${input.payload} is not JSON.`);
-  }
-  if (!parsed.success)
-    throw new RunError(
-      'InvalidPayload',
-      `The payload ${input.payload} is not a data value set: ${parsed.error.message}`,
-    );
-  const { values, droppedPeriods } = prepareValues(parsed.data.dataValues, input.export);
+  const payload = input.table
+    ? await readTablePayload(storeFile(input.storageRoot, input.payload), input.table)
+    : await readJobPayload(input);
+  const { values, droppedPeriods } = prepareValues(payload.dataValues, input.export);
   let deletes: DataValue[] = [];
   if (input.export.rules.missingValues === 'delete' && values.length > 0) {
     const keys = new Set(values.map(valueKey));
@@ -86,7 +103,7 @@ export async function prepareCheckpoint(input: DeliverySource, target: Dhis2Targ
   return {
     delivery: input.delivery,
     startedAt,
-    payload: { sha256: sha256Hex(text), size: Buffer.byteLength(text) },
+    payload: { sha256: payload.sha256, size: payload.size },
     values: values.length + deletes.length,
     droppedPeriods,
     chunks: [...upserts, ...chunked(deletes, size, 'DELETE', upserts.length)],

@@ -77,7 +77,18 @@ export const deliveryManifestSchema = z.object({
   type: z.literal('delivery'),
   delivery: z.string(),
   export: z.string(),
-  job: z.string().describe('The batch job whose payload was delivered.'),
+  job: z.string().optional().describe('The batch job whose payload was delivered; absent for a table source.'),
+  table: z
+    .object({
+      name: z.string(),
+      version: z.string().describe('The version of the table whose values were delivered.'),
+      statistic: z.string(),
+      periodType: z.string(),
+      periods: z.array(z.string()),
+      orgUnits: z.array(z.string()).optional(),
+    })
+    .optional()
+    .describe('The analytics table whose values were delivered; absent for a job source.'),
   dryRun: z.boolean(),
   engine: engineSchema,
   payload: z.object({

@@ -103,13 +103,17 @@ export function deliveryItem(manifest: DeliveryManifest, payloadHref: string, li
       'processing:software': { stratus: manifest.engine.version },
       'processing:version': manifest.engine.version,
       'processing:lineage':
-        `${manifest.dryRun ? 'Dry run of the delivery' : 'Delivery'} of the payload of batch job ${manifest.job} ` +
+        `${manifest.dryRun ? 'Dry run of the delivery' : 'Delivery'} of ` +
+        (manifest.table
+          ? `the ${manifest.table.statistic} values of analytics table ${manifest.table.name} (version ${manifest.table.version}) `
+          : `the payload of batch job ${manifest.job} `) +
         `(${sent} values in ${manifest.chunks.length} chunks) to the ${manifest.target.type} target ` +
         `${manifest.target.url} by export ${manifest.export}.`,
       'processing:datetime': manifest.finishedAt,
       'stratus:delivery': {
         export: manifest.export,
-        job: manifest.job,
+        ...(manifest.job !== undefined && { job: manifest.job }),
+        ...(manifest.table && { table: manifest.table }),
         dry_run: manifest.dryRun,
         target: manifest.target,
         chunks: manifest.chunks,
@@ -119,8 +123,8 @@ export function deliveryItem(manifest: DeliveryManifest, payloadHref: string, li
     assets: {
       payload: {
         href: payloadHref,
-        type: 'application/json',
-        title: 'The payload delivered',
+        type: manifest.table ? 'application/vnd.apache.parquet' : 'application/json',
+        title: manifest.table ? 'The table version whose values were delivered' : 'The payload delivered',
         roles: ['data'],
         'file:size': manifest.payload.size,
         'file:checksum': manifest.payload.checksum,

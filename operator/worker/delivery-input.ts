@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deliveryTableSourceSchema } from '../../core/resources/delivery/schema.ts';
 import { exportSpecSchema } from '../../core/resources/export/schema.ts';
 
 /**
@@ -10,10 +11,12 @@ export const deliveryInputSchema = z.object({
   delivery: z.string().min(1),
   namespace: z.string().min(1),
   exportId: z.string().min(1),
-  /** The batch job whose payload it delivers. */
-  job: z.string().min(1),
+  /** The batch job whose payload it delivers; or `table`. */
+  job: z.string().min(1).optional(),
+  /** The analytics table whose values it delivers (`core/exports/table-payload.ts`); or `job`. */
+  table: deliveryTableSourceSchema.optional(),
   storageRoot: z.string().min(1),
-  /** The payload file, relative to the storage root. */
+  /** The payload file, relative to the storage root: the job's dhis2-json result or the table version's Parquet. */
   payload: z.string().min(1),
   dryRun: z.boolean(),
   user: z.string(),

@@ -193,6 +193,7 @@ async function writeManifest(input: DeliveryInput, checkpoint: Checkpoint): Prom
     delivery: input.delivery,
     exportId: input.exportId,
     job: input.job,
+    table: input.table,
     dryRun: input.dryRun,
     payload: { path: input.payload, ...payload },
     target: { type: input.export.target.type, url: input.export.target.url },

@@ -30,6 +30,7 @@ import {
   idempotencyHeaders,
 } from './schemas.ts';
 import { markNativeApiRoutes } from '../../plugins/app/errors.ts';
+import { resolveTableSource } from '../../services/exports/table-source.ts';
 
 const tags = ['Exports'];
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -61,14 +62,30 @@ function deliveryRecord(delivery: Delivery) {
       ...(ended ? [{ href: `${url}/provenance`, rel: PROVENANCE_REL, title: 'Provenance of the delivery' }] : []),
     ],
     export_id: spec.exportId,
-    job_id: spec.jobId,
+    job_id: spec.jobId ?? null,
+    table: spec.table
+      ? {
+          name: spec.table.name,
+          version: spec.table.version.id,
+          statistic: spec.table.statistic,
+          period_type: spec.table.periodType,
+          periods: spec.table.periods,
+          org_units: spec.table.orgUnits ?? null,
+        }
+      : null,
     dry_run: spec.dryRun,
     chunks: status.chunks ?? [],
     report: ended ? (status.report ?? null) : null,
   };
 }
 
-/** Exports (spec 1): deliveries of a finished job's saved payload, idempotent by key, and the changelog. */
+/** What a delivery delivers, for messages: its job or its table. */
+const sourceOf = (spec: Delivery['spec']) => (spec.table ? `table ${spec.table.name}` : `job ${spec.jobId}`);
+
+/**
+ * Exports (spec 1): deliveries of a finished job's saved payload or of an analytics table's values, idempotent by
+ * key, and the changelog.
+ */
 export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
   markNativeApiRoutes(app);
   const { cluster, namespace, storageRoot, config } = app.stratus;
@@ -79,23 +96,41 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
     return found;
   };
 
+  /** A job source: it finished and saved the payload. */
+  const checkJobSource = async (jobId: string) => {
+    const source = await cluster.get<ProcessingJob>(processingJobKind, jobId, namespace);
+    if (!source) throw new HttpError('NotFound', `Job ${jobId} not found`);
+    if (source.status?.phase !== 'finished')
+      throw new HttpError('Conflict', `Job ${jobId} has not finished (status ${source.status?.phase ?? 'created'}).`);
+    if (!source.status.results?.files.some((f) => f.name === PAYLOAD_FILE))
+      throw new HttpError(
+        'Conflict',
+        `Job ${jobId} saved no dhis2-json result (${PAYLOAD_FILE}): save_result with format dhis2-json makes the payload exports deliver.`,
+      );
+  };
+
   app.post(
     '/exports/:export_id',
     {
       config: { access: 'F_EXPORT_DELIVER' },
       schema: {
-        summary: 'Deliver the saved payload of a finished job',
+        summary: "Deliver the saved payload of a finished job, or an analytics table's values",
         description:
-          "Queues a delivery of the source job's dhis2-json result to the export's target and answers 202 " +
-          'DeliveryAccepted. With `Idempotency-Key`, a repeat with the same content answers the same delivery ' +
-          '(`reused: true`) and one with other content 409; without, each request is a new delivery. 404 for an ' +
-          'unknown export or job, 409 when the job has not finished or saved no dhis2-json result.',
+          "Queues a delivery of the source job's dhis2-json result (`job_id`), or of an AnalyticsTable's values " +
+          '(`table`: one statistic of one period type, over periods and relative periods resolved now, every org ' +
+          "unit or those named, from the table's version served now), to the export's target and answers 202 " +
+          'DeliveryAccepted. Exactly one of `job_id` and `table` (422 otherwise). With `Idempotency-Key`, a repeat ' +
+          'with the same content answers the same delivery (`reused: true`) and one with other content 409; ' +
+          'without, each request is a new delivery. 404 for an unknown export, job or table, 409 when the job has ' +
+          'not finished or saved no dhis2-json result or the table is not built yet, 400 for a statistic, period ' +
+          'type or period the table does not have.',
         tags,
         params: z.object({ export_id: resourceIdSchema }),
         headers: idempotencyHeaders,
         body: deliveryRequestSchema,
         response: {
           202: deliveryAcceptedSchema,
+          400: errorDetailSchema,
           404: errorDetailSchema,
           409: errorDetailSchema,
           ...commonErrorResponses,
@@ -105,9 +140,10 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const exportId = request.params.export_id;
       const key = request.headers['idempotency-key'];
-      const { job_id: jobId, dry_run: dryRun } = request.body;
+      const { job_id: jobId, table, dry_run: dryRun } = request.body;
       await getExport(exportId);
-      const contentHash = sha256(JSON.stringify({ export_id: exportId, job_id: jobId, dry_run: dryRun }));
+      // A job source hashes as before the table source existed: JSON leaves the absent table out.
+      const contentHash = sha256(JSON.stringify({ export_id: exportId, job_id: jobId, table, dry_run: dryRun }));
       const name = deliveryName(exportId, key);
       const answer = (delivery: Delivery, reused: boolean) => {
         const url = `/exports/${exportId}/jobs/${delivery.metadata.name}`;
@@ -127,7 +163,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
         if (found.spec.contentHash !== contentHash)
           throw new HttpError(
             'Conflict',
-            `Idempotency-Key ${key} was used for another request to export ${exportId} (job ${found.spec.jobId}, dry_run ${found.spec.dryRun}).`,
+            `Idempotency-Key ${key} was used for another request to export ${exportId} (${sourceOf(found.spec)}, dry_run ${found.spec.dryRun}).`,
           );
         return found;
       };
@@ -135,15 +171,8 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
         const repeat = await existing();
         if (repeat) return answer(repeat, true);
       }
-      const source = await cluster.get<ProcessingJob>(processingJobKind, jobId, namespace);
-      if (!source) throw new HttpError('NotFound', `Job ${jobId} not found`);
-      if (source.status?.phase !== 'finished')
-        throw new HttpError('Conflict', `Job ${jobId} has not finished (status ${source.status?.phase ?? 'created'}).`);
-      if (!source.status.results?.files.some((f) => f.name === PAYLOAD_FILE))
-        throw new HttpError(
-          'Conflict',
-          `Job ${jobId} saved no dhis2-json result (${PAYLOAD_FILE}): save_result with format dhis2-json makes the payload exports deliver.`,
-        );
+      const tableSource = table && (await resolveTableSource(cluster, namespace, table, new Date()));
+      if (jobId !== undefined) await checkJobSource(jobId);
       const caller = request.caller;
       try {
         const created = await cluster.create<Delivery>(deliveryKind, {
@@ -152,7 +181,8 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
           metadata: { name, namespace, labels: exportLabels(exportId) },
           spec: deliverySpecSchema.parse({
             exportId,
-            jobId,
+            ...(jobId !== undefined && { jobId }),
+            ...(tableSource && { table: tableSource }),
             dryRun,
             contentHash,
             ...(key !== undefined && { idempotencyKey: key }),
@@ -202,7 +232,9 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
           'A STAC Item (Processing and File extensions) of the ended delivery: its asset is the payload it read, ' +
           'with `file:checksum` (sha2-256 multihash) and `file:size`; `stratus:delivery` lists every chunk (its ' +
           'SHA-256 over the canonical JSON of the data values it sends, its outcome and import count) and the ' +
-          "target's import summary. Linked from the delivery record with `rel: provenance`; 404 until it ended.",
+          "target's import summary. For a table source, `stratus:delivery.table` names the table, the version " +
+          'delivered, the statistic, period type, periods and org units, and the asset is the table Parquet. ' +
+          'Linked from the delivery record with `rel: provenance`; 404 until it ended.',
         tags,
         params: z.object({ export_id: resourceIdSchema, delivery_job_id: resourceIdSchema }),
         response: { 200: deliveryProvenanceSchema, 404: errorDetailSchema, ...commonErrorResponses },
@@ -217,11 +249,21 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!manifest) throw new HttpError('NotFound', `Delivery ${id} of export ${exportId} has not ended`);
       const url = publicBaseUrl(request, config.server.baseUrl);
       const record = `${url}/exports/${exportId}/jobs/${id}`;
-      const item = deliveryItem(manifest, `${url}/jobs/${manifest.job}/results/${PAYLOAD_FILE}`, [
+      const links = [
         { rel: 'self', href: `${record}/provenance`, type: 'application/geo+json' },
         { rel: 'via', href: record, type: 'application/json', title: 'The delivery record' },
-        { rel: 'derived_from', href: `${url}/jobs/${manifest.job}/results/provenance`, type: 'application/geo+json' },
-      ]);
+      ];
+      // A table version has no provenance document of its own; the table's file is served while it is its version.
+      const item = manifest.table
+        ? deliveryItem(manifest, `${url}/analytics/${manifest.table.name}.parquet`, links)
+        : deliveryItem(manifest, `${url}/jobs/${manifest.job}/results/${PAYLOAD_FILE}`, [
+            ...links,
+            {
+              rel: 'derived_from',
+              href: `${url}/jobs/${manifest.job}/results/provenance`,
+              type: 'application/geo+json',
+            },
+          ]);
       return reply.type('application/geo+json').send(item);
     },
   );

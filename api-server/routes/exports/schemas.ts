@@ -1,14 +1,44 @@
 import { z } from 'zod';
 import { changelogEntrySchema } from '../../../core/exports/changelog.ts';
 import { deliveryChunkSchema, deliveryReportSchema } from '../../../core/resources/delivery/schema.ts';
+import { analyticsStatistics } from '../../../core/resources/analytics-table/schema.ts';
+import { exportPeriodType } from '../../../core/resources/export/schema.ts';
 import { ingestionJobSchema } from '../../records/ingestion-job.ts';
+
+export const deliveryTableRequestSchema = z
+  .strictObject({
+    name: z.string().min(1).describe('The AnalyticsTable; its served version is delivered.'),
+    statistic: z.enum(analyticsStatistics).describe('One of the statistics of the table.'),
+    period_type: exportPeriodType.describe('One of the period types of the table.'),
+    periods: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe(
+        'DHIS2 period ids of the table (`202401`) and DHIS2 relative periods (`LAST_12_MONTHS`), resolved when the delivery is asked for.',
+      ),
+    org_units: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('Org unit ids of the table (feature ids); absent: every org unit.'),
+  })
+  .meta({
+    id: 'DeliveryTableSource',
+    description:
+      "An analytics table's values as the payload: each org unit's value of the statistic in each period, as the data element `<table>.<statistic>` (which the export's mapping may map).",
+  });
 
 export const deliveryRequestSchema = z
   .strictObject({
-    job_id: z.string().min(1).describe('The finished batch job whose dhis2-json result is delivered.'),
+    job_id: z.string().min(1).optional().describe('The finished batch job whose dhis2-json result is delivered.'),
+    table: deliveryTableRequestSchema.optional(),
     dry_run: z.boolean().default(false).describe('Validate at the target without importing.'),
   })
-  .meta({ id: 'DeliveryRequest' });
+  .refine((body) => (body.job_id === undefined) !== (body.table === undefined), {
+    message: 'give exactly one of job_id and table',
+    path: ['job_id'],
+  })
+  .meta({ id: 'DeliveryRequest', description: 'What to deliver: exactly one of `job_id` and `table`.' });
 
 export const deliveryAcceptedSchema = z
   .object({
@@ -35,7 +65,18 @@ export const deliveryJobSchema = ingestionJobSchema
   .extend({
     processID: z.string().describe('`export:<export_id>`.'),
     export_id: z.string(),
-    job_id: z.string().describe('The source batch job.'),
+    job_id: z.string().nullable().describe('The source batch job; null for a table source.'),
+    table: z
+      .object({
+        name: z.string(),
+        version: z.string().describe('The version of the table delivered.'),
+        statistic: z.string(),
+        period_type: z.string(),
+        periods: z.array(z.string()).describe('Period ids, relative periods resolved.'),
+        org_units: z.array(z.string()).nullable(),
+      })
+      .nullable()
+      .describe('The analytics table source; null for a job source.'),
     dry_run: z.boolean(),
     reused: z.boolean().optional(),
     chunks: z.array(deliveryChunkSchema),

@@ -1,5 +1,3 @@
-import { dhis2Id } from '../../../core/exports/periods.ts';
-import { formatPeriod, periodRange } from '../../../core/periods/index.ts';
 import { analyticsTableKind, type AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
 import { authenticationConfigured, type InstanceConfig } from '../../../core/config/index.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
@@ -9,20 +7,8 @@ import { featureCollectionKind, type FeatureCollection } from '../../../core/res
 import { holds } from '../../plugins/app/authentication/authority.ts';
 import type { Caller } from '../../plugins/app/authentication/caller.ts';
 import { isPublished, isStored } from '../../records/feature-collection.ts';
-import type { MapChoices, MapTable } from '../../views/map.ts';
-
-/** A served table's periods of each of its types, from the first to the last day its version covers. */
-function tablePeriods(table: AnalyticsTable): MapTable['periods'] {
-  const covered = table.status?.table?.periods;
-  return Object.fromEntries(
-    table.spec.periodTypes.map((type) => {
-      if (!covered) return [type, []];
-      const bound = (day: string) => formatPeriod({ type, start: new Date(`${day}T00:00:00Z`) });
-      const periods = periodRange(type, bound(covered.start), bound(covered.end));
-      return [type, periods.map((period) => ({ id: dhis2Id(period), name: formatPeriod(period) }))];
-    }),
-  );
-}
+import type { MapChoices } from '../../views/map.ts';
+import { servedPeriods } from '../analytics/served-periods.ts';
 
 /**
  * What the map viewer offers, on the map page, a dataset's page and a feature collection's page: the datasets
@@ -59,7 +45,7 @@ export async function mapChoices(
         dataset: t.spec.source.dataset,
         collection: t.spec.featureCollection,
         statistics: t.spec.statistics,
-        periods: tablePeriods(t),
+        periods: servedPeriods(t),
       }))
       .sort((a, b) => a.id.localeCompare(b.id)),
     bbox: config.instance.bbox,

@@ -51,7 +51,8 @@ export function versionPins(
     .flatMap((job) => inputsOf(job).map((i) => ({ version: i.version, holder: holderOf(job) })));
   const byName = new Map(jobs.map((job) => [job.metadata.name, job]));
   for (const delivery of deliveries.filter(unfinishedDelivery)) {
-    const source = byName.get(delivery.spec.jobId);
+    // A table source reads a table version, not a dataset version.
+    const source = delivery.spec.jobId === undefined ? undefined : byName.get(delivery.spec.jobId);
     if (source) pins.push(...inputsOf(source).map((i) => ({ version: i.version, holder: holderOf(delivery) })));
   }
   return pins;

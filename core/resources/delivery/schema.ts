@@ -1,7 +1,25 @@
 import { z } from 'zod';
 import { dateTime, jobEventSchema, runStatusFields, statusBase } from '../common.ts';
+import { exportPeriodType } from '../export/schema.ts';
+import { analyticsStatistics } from '../analytics-table/schema.ts';
 import { defineKind } from '../kind.ts';
 import { deliveryConditions } from './conditions.ts';
+
+export const deliveryTableSourceSchema = z
+  .object({
+    name: z.string().min(1).describe('The AnalyticsTable whose values are delivered.'),
+    version: z
+      .object({ id: z.string().min(1), path: z.string().min(1) })
+      .describe('The version of the table served when the delivery was asked for: its id and Parquet file.'),
+    statistic: z.enum(analyticsStatistics).describe('The statistic delivered.'),
+    periodType: exportPeriodType.describe('The period type of the periods delivered.'),
+    periods: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe('DHIS2 period ids delivered, relative periods resolved when the delivery was asked for.'),
+    orgUnits: z.array(z.string().min(1)).min(1).optional().describe('Org units delivered; absent: every one.'),
+  })
+  .describe("An analytics table's values as the payload, instead of a job's.");
 
 export const deliverySpecSchema = z
   .object({
@@ -9,7 +27,9 @@ export const deliverySpecSchema = z
     jobId: z
       .string()
       .min(1)
-      .describe('Finished ProcessingJob whose saved payload (its dhis2-json result) is delivered.'),
+      .optional()
+      .describe('Finished ProcessingJob whose saved payload (its dhis2-json result) is delivered; or `table`.'),
+    table: deliveryTableSourceSchema.optional(),
     dryRun: z.boolean().default(false).describe('Validate at the target (DHIS2 `dryRun=true`) without importing.'),
     idempotencyKey: z.string().max(255).optional().describe('Idempotency-Key of the request that created it.'),
     contentHash: z.string().describe('SHA-256 of the request content, to tell a reuse from a conflict.'),
@@ -112,11 +132,13 @@ export const { kind: deliveryKind, schema: deliverySchema } = defineKind({
   columns: [
     { name: 'Export', type: 'string', jsonPath: '.spec.exportId' },
     { name: 'Job', type: 'string', jsonPath: '.spec.jobId' },
+    { name: 'Table', type: 'string', jsonPath: '.spec.table.name' },
     { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
   ],
 });
 
 export type Delivery = z.infer<typeof deliverySchema>;
+export type DeliveryTableSource = z.infer<typeof deliveryTableSourceSchema>;
 export type DeliveryStatus = z.infer<typeof deliveryStatusSchema>;
 export type DeliveryChunk = z.infer<typeof deliveryChunkSchema>;
 export type DeliveryReport = z.infer<typeof deliveryReportSchema>;

@@ -32,9 +32,10 @@ export function startAttempt(delivery: Delivery, name: string, observed: Deliver
     delivery: delivery.metadata.name,
     namespace: delivery.metadata.namespace ?? 'default',
     exportId: delivery.spec.exportId,
-    job: delivery.spec.jobId,
     storageRoot: observed.storageRoot,
-    payload: `${observed.source!.status!.results!.path}/${PAYLOAD_FILE}`,
+    ...(delivery.spec.table
+      ? { table: delivery.spec.table, payload: delivery.spec.table.version.path }
+      : { job: delivery.spec.jobId!, payload: `${observed.source!.status!.results!.path}/${PAYLOAD_FILE}` }),
     dryRun: delivery.spec.dryRun,
     user: delivery.spec.requestedBy ?? 'anonymous',
     changelog: observed.program ? changeLogEnabled(observed.program) : observed.changelog,
@@ -47,7 +48,10 @@ export function startAttempt(delivery: Delivery, name: string, observed: Deliver
   return { kind: 'startJob', job: { name, task: 'delivery', input, ...(env && { env }) } };
 }
 
-/** Why the delivery cannot start, if it cannot: its export or its payload is gone. */
+/**
+ * Why the delivery cannot start, if it cannot: its export or its job's payload is gone. A table's version is
+ * read by the worker, which fails the delivery when it is gone.
+ */
 export function unstartable(delivery: Delivery, observed: DeliveryObserved): [string, string] | undefined {
   if (!observed.export) return ['InvalidRequest', `The export ${delivery.spec.exportId} does not exist.`];
   const programName = observed.export.spec.target.program;
@@ -63,6 +67,7 @@ export function unstartable(delivery: Delivery, observed: DeliveryObserved): [st
     if (!program.spec.programStage)
       return ['InvalidRequest', `The program ${programName} names no programStage for the events.`];
   }
+  if (delivery.spec.table) return undefined;
   const source = observed.source;
   if (!source) return ['InvalidPayload', `The job ${delivery.spec.jobId} does not exist.`];
   if (source.status?.phase !== 'finished' || !source.status.results)

@@ -101,7 +101,9 @@ export function deliveryController(instance: {
       const name = delivery.status?.jobName;
       const [exported, source] = await Promise.all([
         cluster.get<Export>(exportKind, delivery.spec.exportId, namespace),
-        cluster.get<ProcessingJob>(processingJobKind, delivery.spec.jobId, namespace),
+        delivery.spec.jobId === undefined
+          ? undefined
+          : cluster.get<ProcessingJob>(processingJobKind, delivery.spec.jobId, namespace),
       ]);
       const waiting = !finished(delivery) && (delivery.status?.attempt ?? 0) === 0 && exported !== undefined;
       const programName = exported?.spec.target.program;

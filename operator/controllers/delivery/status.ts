@@ -34,7 +34,8 @@ function deliveredEvent(delivery: Delivery, status: DeliveryStatus, at: string):
       data: {
         export_id: delivery.spec.exportId,
         delivery_job_id: delivery.metadata.name,
-        job_id: delivery.spec.jobId,
+        ...(delivery.spec.jobId !== undefined && { job_id: delivery.spec.jobId }),
+        ...(delivery.spec.table && { table: delivery.spec.table.name, table_version: delivery.spec.table.version.id }),
         imported,
         updated,
         deleted,
