@@ -338,6 +338,15 @@ describe('the map viewer in headless Chromium', () => {
       Number(year![3]),
     ]);
 
+    // None: the boundaries are outlines again, and the classes go.
+    await page.selectOption('#map-table', '');
+    await expect.poll(() => viewer.getAttribute('data-choropleth'), settled).toBeNull();
+    expect(await page.locator('#map-classes').isVisible()).toBe(false);
+    const fills = await page
+      .locator('path[data-feature-id]')
+      .evaluateAll((paths) => paths.map((p) => p.getAttribute('fill')));
+    expect(new Set(fills)).toEqual(new Set(['#d9480f']));
+
     expect(problems).toEqual([]);
     expect(new Set(requests.map((r) => new URL(r.split(' ')[1]!).host))).toEqual(new Set([new URL(running.url).host]));
     await context.close();

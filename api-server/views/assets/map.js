@@ -16,8 +16,9 @@
 /* global document, fetch, location, setTimeout, URL, L, topojson */
 
 const SVG = 'http://www.w3.org/2000/svg';
-const BOUNDARY = { color: '#d9480f', weight: 1.5, fillOpacity: 0.05 };
-const SELECTED = { color: '#d9480f', weight: 3, fillOpacity: 0.2 };
+// The fill colour is explicit: Leaflet keeps a class colour set before otherwise.
+const BOUNDARY = { color: '#d9480f', fillColor: '#d9480f', weight: 1.5, fillOpacity: 0.05 };
+const SELECTED = { color: '#d9480f', fillColor: '#d9480f', weight: 3, fillOpacity: 0.2 };
 const OUTLINE = { color: '#868e96', weight: 0.8, fill: false, interactive: false };
 /** The fill of an org unit the table has no value of, for the period and statistic shown. */
 const NO_DATA = '#adb5bd';
@@ -37,12 +38,15 @@ function start(root) {
   const legend = document.getElementById('map-legend');
   const series = document.getElementById('map-series');
   const tables = JSON.parse(root.dataset.tables);
-  const tableControls = document.getElementById('map-table-controls');
-  const tableSelect = document.getElementById('map-table');
-  const periodTypeSelect = document.getElementById('map-period-type');
-  const tablePeriodSelect = document.getElementById('map-table-period');
-  const statSelect = document.getElementById('map-stat');
-  const classesLegend = document.getElementById('map-classes');
+  // The analytics table's controls and its legend of classes.
+  const [tableControls, tableSelect, periodTypeSelect, tablePeriodSelect, statSelect, classesLegend] = [
+    'map-table-controls',
+    'map-table',
+    'map-period-type',
+    'map-table-period',
+    'map-stat',
+    'map-classes',
+  ].map((id) => document.getElementById(id));
 
   // No fade: a period's tiles replace the previous ones at once while the slider moves. Quarter zoom steps, so
   // that the instance's extent fills the map.
