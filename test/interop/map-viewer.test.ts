@@ -36,6 +36,18 @@ function tableServed(running: RunningEmbedded): Promise<unknown> {
   );
 }
 
+/** The requests a page makes (`METHOD url`) and the errors and warnings it logs. */
+function watch(page: Page): { requests: string[]; problems: string[] } {
+  const requests: string[] = [];
+  const problems: string[] = [];
+  page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { requests, problems };
+}
+
 /** An RGBA screenshot: pixels by position. */
 interface Pixels {
   width: number;
@@ -245,13 +257,7 @@ describe('the map viewer in headless Chromium', () => {
     await tableServed(running);
     const context = await browser.newContext({ viewport: { width: 1100, height: 1300 } });
     const page = await context.newPage();
-    const requests: string[] = [];
-    const problems: string[] = [];
-    page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    const { requests, problems } = watch(page);
     const viewer = page.locator('#map-viewer');
     const analytics = async (query: string) => {
       const answer = (await (await fetch(`${running.url}/analytics/${table}?${query}`)).json()) as {
@@ -356,13 +362,7 @@ describe('the map viewer in headless Chromium', () => {
     const { running, browser } = examples();
     const context = await browser.newContext();
     const page = await context.newPage();
-    const requests: string[] = [];
-    const problems: string[] = [];
-    page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    const { requests, problems } = watch(page);
 
     // The sample grid is 66 × 62 cells: its thumbnail is scaled up to 256 pixels on the longer side.
     for (const path of ['/datasets/sample', '/data-sources/sample']) {
