@@ -42,6 +42,7 @@ import { storeRoutes } from './routes/stores/index.ts';
 import { syncRoutes } from './routes/sync/index.ts';
 import { systemRoutes } from './routes/system/index.ts';
 import { trackerRoutes } from './routes/tracker/index.ts';
+import { metadataRoutes } from './routes/metadata/index.ts';
 import { cataloguePlugin } from './services/catalogue/plugin.ts';
 import { filesPlugin } from './services/files/plugin.ts';
 import { icechunkSnapshotsPlugin } from './services/icechunk/plugin.ts';
@@ -159,6 +160,7 @@ export async function buildApp(options: BuildAppOptions) {
   });
   await app.register(processingRoutes);
   await app.register(trackerRoutes);
+  await app.register(metadataRoutes);
   await app.register(mapRoutes);
   await app.register(assetRoutes);
   return app;

@@ -14,7 +14,14 @@ import {
   objectReportMessageSchema,
   webMessageErrorSchema,
 } from '../../schemas.ts';
-import { clientRecord, DEFAULT_LIST_FIELDS, parseClientBody, RECORD_FIELDS } from './representation.ts';
+import {
+  clientRecord,
+  DEFAULT_LIST_FIELDS,
+  KLASS,
+  parseClientBody,
+  RECORD_FIELDS,
+  RESERVED_REPORT,
+} from './representation.ts';
 import { dhis2Page, pick, selectedMembers } from '../../dhis2-pager.ts';
 import {
   clientBodySchema,
@@ -27,8 +34,6 @@ import {
 
 const tags = ['OAuth2 clients'];
 const AUTHORITY: Authority = 'F_OAUTH2_CLIENT_MANAGE';
-/** DHIS2's class of a client, which its ObjectReport names. */
-const KLASS = 'org.hisp.dhis.security.oauth2.client.Dhis2OAuth2Client';
 const PATH = '/api/oAuth2Clients';
 
 const refused = (message: string, reports: ErrorReport[]) =>
@@ -36,7 +41,7 @@ const refused = (message: string, reports: ErrorReport[]) =>
 
 const reservedError = () =>
   refused(`The internal registrar client ${REGISTRAR_CLIENT_ID} cannot be created, changed or deleted.`, [
-    { message: `${REGISTRAR_CLIENT_ID} is reserved.`, errorCode: 'E4000', errorProperty: 'clientId' },
+    RESERVED_REPORT,
   ]);
 
 /** The result of a write, or the catalogue's refusal of it. */
@@ -47,6 +52,9 @@ function written(result: WriteResult, uid?: string) {
       throw new HttpError('NotFound', `No OAuth2 client has the uid '${uid?.slice(0, 100)}'.`);
     case 'reserved':
       throw reservedError();
+    case 'uid-taken':
+      // The API makes the uids of the clients it creates; only an import names one.
+      throw new HttpError('Conflict', 'Another OAuth2 client has this uid.');
     case 'invalid':
       throw refused('The OAuth2 client breaks the client rules.', result.failures);
     case 'contended':

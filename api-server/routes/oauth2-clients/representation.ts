@@ -4,6 +4,7 @@ import {
   type ClientInput,
   type StoredClient,
 } from '../../../core/auth/clients/administration.ts';
+import { REGISTRAR_CLIENT_ID } from '../../../core/auth/clients/registrar.ts';
 import { creationTimestamp } from '../../../core/cluster/objects.ts';
 import type { ErrorReport } from '../../errors.ts';
 import { clientBodySchema, clientRecordSchema } from './schemas.ts';
@@ -17,12 +18,18 @@ import type { z } from 'zod';
 export const REQUIRE_PROOF_KEY = 'settings.client.require-proof-key';
 export const REQUIRE_CONSENT = 'settings.client.require-authorization-consent';
 
+/** DHIS2's class of a client, which its ObjectReports name. */
+export const KLASS = 'org.hisp.dhis.security.oauth2.client.Dhis2OAuth2Client';
+
 type ClientRecord = z.infer<typeof clientRecordSchema>;
 export const RECORD_FIELDS = Object.keys(clientRecordSchema.shape) as (keyof ClientRecord)[];
 /** DHIS2's members of a list entry when `fields` is absent. */
 export const DEFAULT_LIST_FIELDS = 'id,displayName';
 
 const e4000 = (errorProperty: string, message: string): ErrorReport => ({ message, errorCode: 'E4000', errorProperty });
+
+/** Why a write of the internal registrar client is refused. */
+export const RESERVED_REPORT: ErrorReport = e4000('clientId', `${REGISTRAR_CLIENT_ID} is reserved.`);
 
 const listOf = (text: string | undefined) =>
   (text ?? '')

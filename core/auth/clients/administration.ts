@@ -38,9 +38,27 @@ export interface ClientInput {
   secret?: string;
 }
 
+/** How a write judges and stores its client; the admin API uses none of these. */
+export interface WriteOptions {
+  /**
+   * Judge the client as a stored one (spec 2: persisted clients keep their stored settings): the metadata import
+   * brings clients as they were stored, so the PKCE rule of writes does not bind it (`RuleContext.stored`).
+   */
+  asStored?: boolean;
+  /** Others that claim the same client id outside the store (the other objects of one import). */
+  alsoClaimedBy?: readonly string[];
+  /** The uid of a new client (an imported one keeps its uid); a new one otherwise. */
+  uid?: string;
+}
+
+export type Judgement =
+  { ok: true } | { ok: false; why: 'reserved' } | { ok: false; why: 'invalid'; failures: ClientRuleFailure[] };
+
 export type WriteResult =
   | { ok: true; client: StoredClient }
   | { ok: false; why: 'not-found' }
+  /** A creation with a uid that another client has. */
+  | { ok: false; why: 'uid-taken' }
   | { ok: false; why: 'reserved' }
   | { ok: false; why: 'invalid'; failures: ClientRuleFailure[] }
   | { ok: false; why: 'contended' };
@@ -84,10 +102,17 @@ export class ClientAdministration {
     return (await this.all()).find((c) => uidOf(c) === uid);
   }
 
-  async #judge(input: ClientInput, hasSecret: boolean, all: StoredClient[], self?: StoredClient) {
+  async #judge(
+    input: ClientInput,
+    hasSecret: boolean,
+    all: StoredClient[],
+    self: StoredClient | undefined,
+    options: WriteOptions,
+  ) {
     const rivals = all
       .filter((c) => c !== self && c.spec.clientId === input.draft.clientId)
-      .map((c) => (isReserved(c) ? REGISTRAR_CLIENT_ID : uidOf(c)));
+      .map((c) => (isReserved(c) ? REGISTRAR_CLIENT_ID : uidOf(c)))
+      .concat(options.alsoClaimedBy ?? []);
     const { deviceEnrollmentRedirectAllowlist: allowlist } = await readSystemSettings(this.#cluster, this.#namespace);
     // Claiming the registrar's id is reported once, as the reserved id, not also as a duplicate.
     const reserved = input.draft.clientId === REGISTRAR_CLIENT_ID;
@@ -99,15 +124,30 @@ export class ClientAdministration {
         registrar: false,
         // A device's client stays held to the allow-list's globs when an administrator replaces it.
         registration: self ? registrationOf(self) : 'managed',
+        ...(options.asStored && { stored: true }),
       },
     );
   }
 
-  async create(input: ClientInput): Promise<WriteResult> {
+  /**
+   * What a write of the input would meet, without writing: the replacement of the client `uid` when it exists, else
+   * a creation. Judged against the store as it is now; the write judges again.
+   */
+  async check(input: ClientInput, options: WriteOptions = {}): Promise<Judgement> {
     const all = await this.all();
-    const failures = await this.#judge(input, input.secret !== undefined, all);
+    const current = options.uid === undefined ? undefined : all.find((c) => uidOf(c) === options.uid);
+    if (current && isReserved(current)) return { ok: false, why: 'reserved' };
+    const hasSecret = input.secret !== undefined || current?.spec.clientSecretRef !== undefined;
+    const failures = await this.#judge(input, hasSecret, all, current, options);
+    return failures.length > 0 ? { ok: false, why: 'invalid', failures } : { ok: true };
+  }
+
+  async create(input: ClientInput, options: WriteOptions = {}): Promise<WriteResult> {
+    const all = await this.all();
+    const failures = await this.#judge(input, input.secret !== undefined, all, undefined, options);
     if (failures.length > 0) return { ok: false, why: 'invalid', failures };
-    const uid = newUid();
+    if (options.uid !== undefined && all.some((c) => uidOf(c) === options.uid)) return { ok: false, why: 'uid-taken' };
+    const uid = options.uid ?? newUid();
     const id = input.draft.clientId;
     // Named after the id when it can be, else after its hash: two creates of one id collide on the name either way.
     let name = NAME_LIKE_ID.test(id) ? id : `client-${createHash('sha256').update(id).digest('hex').slice(0, 16)}`;
@@ -145,7 +185,7 @@ export class ClientAdministration {
   }
 
   /** Replaces the client `uid` with the input, keeping its name when the input has none and its secret unless given. */
-  async replace(uid: string, input: ClientInput): Promise<WriteResult> {
+  async replace(uid: string, input: ClientInput, options: WriteOptions = {}): Promise<WriteResult> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const all = await this.all();
       const current = all.find((c) => uidOf(c) === uid);
@@ -153,7 +193,7 @@ export class ClientAdministration {
       if (isReserved(current)) return { ok: false, why: 'reserved' };
       const secretRef =
         current.spec.clientSecretRef ?? (input.secret !== undefined ? secretRefOf(current.metadata.name) : undefined);
-      const failures = await this.#judge(input, secretRef !== undefined, all, current);
+      const failures = await this.#judge(input, secretRef !== undefined, all, current, options);
       if (failures.length > 0) return { ok: false, why: 'invalid', failures };
       const spec = specOf(input, input.name ?? current.spec.name ?? current.spec.clientId, secretRef);
       try {
