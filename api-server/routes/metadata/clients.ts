@@ -1,4 +1,5 @@
 import {
+  clientUid,
   isReserved,
   uidOf,
   type ClientAdministration,
@@ -47,7 +48,7 @@ export function clientImporter(clients: ClientAdministration): Importer {
       const stored = await clients.all();
       const judged: JudgedClient[] = [];
       for (const [index, object] of objects.entries()) {
-        const { uid, error } = uidOfObject(object, KLASS);
+        const { uid, error } = uidOfObject(object, KLASS, clientUid);
         const current = uid === undefined ? undefined : stored.find((c) => uidOf(c) === uid);
         const outcome = error ?? outcomeOf(strategy, current !== undefined, uid, KLASS);
         if (typeof outcome !== 'string') {

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { dhis2Uid } from '../../../core/resources/common.ts';
 import type { ErrorReport } from '../../errors.ts';
 import type { ImportErrorReport, ImportStrategy, Judged } from './report.ts';
@@ -57,16 +58,21 @@ export function outcomeOf(
 }
 
 /**
- * The uid of an object of the body (its `id`), or the E4014 report of an id that is no DHIS2 uid; undefined for an
- * object without one.
+ * The uid of an object of the body (its `id`), or the E4014 report of an id that `uidSchema` refuses; undefined for
+ * an object without one.
  */
-export function uidOfObject(object: unknown, klass: string): { uid?: string; error?: ImportErrorReport } {
+export function uidOfObject(
+  object: unknown,
+  klass: string,
+  uidSchema: z.ZodType<string> = dhis2Uid,
+): { uid?: string; error?: ImportErrorReport } {
   const id = typeof object === 'object' && object !== null ? (object as { id?: unknown }).id : undefined;
   if (id === undefined) return {};
-  if (typeof id === 'string' && dhis2Uid.safeParse(id).success) return { uid: id };
+  const parsed = uidSchema.safeParse(id);
+  if (parsed.success) return { uid: parsed.data };
   return {
     error: importErrorReport(klass, {
-      message: `The id ${JSON.stringify(id)?.slice(0, 100)} is no uid: a letter, then ten letters or digits.`,
+      message: `The id ${JSON.stringify(id)?.slice(0, 100)} is no uid: it ${parsed.error.issues[0]?.message ?? 'is malformed'}.`,
       errorCode: 'E4014',
       errorProperty: 'id',
     }),

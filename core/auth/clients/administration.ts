@@ -1,4 +1,5 @@
 import { createHash, randomInt } from 'node:crypto';
+import { z } from 'zod';
 import { isApiError } from '../../cluster/errors.ts';
 import type { KubeObject } from '../../cluster/objects.ts';
 import type { Cluster } from '../../cluster/port.ts';
@@ -71,6 +72,14 @@ export function newUid(): string {
   for (let i = 0; i < 10; i++) uid += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)]!;
   return uid;
 }
+
+/**
+ * What may be a client's uid: a DHIS2 uid, or the resource name that a client applied by hand without the label
+ * has as uid; either fits the label. An import keeps the uid of the client it brings back.
+ */
+export const clientUid = z.string().regex(/^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/, {
+  message: 'must be a DHIS2 uid or the resource name of a client: at most 63 letters, digits, "-", "_" and "."',
+});
 
 export function uidOf(client: StoredClient): string {
   return client.metadata.labels?.[UID_LABEL] ?? client.metadata.name;
