@@ -5,7 +5,7 @@ import { authenticationConfigured } from '../../../core/config/index.ts';
 import { programKind } from '../../../core/resources/program/schema.ts';
 import { trackedEntityTypeKind } from '../../../core/resources/tracked-entity-type/schema.ts';
 import { HttpError } from '../../errors.ts';
-import { requireAuthority, type Authority } from '../../plugins/app/authentication/authority.ts';
+import { requireAuthority, SUPERUSER } from '../../plugins/app/authentication/authority.ts';
 import { commonErrorResponses, errorDetailSchema, webMessageErrorSchema } from '../../schemas.ts';
 import { clientImporter } from './clients.ts';
 import { importErrorReport, type Importer } from './importer.ts';
@@ -81,15 +81,16 @@ const querySchema = z.object({
 export const metadataRoutes: FastifyPluginAsyncZod = async (app) => {
   const { cluster, namespace, config } = app.stratus;
   const clients = new ClientAdministration(cluster, namespace);
-  const importers: { importer: Importer; authority: Authority; authorizationServer: boolean }[] = [
-    { importer: clientImporter(clients), authority: 'F_OAUTH2_CLIENT_MANAGE', authorizationServer: true },
+  // The route needs F_OAUTH2_CLIENT_MANAGE; the changelog switches need a superuser, as their PATCH does.
+  const importers: { importer: Importer; superuser: boolean; authorizationServer: boolean }[] = [
+    { importer: clientImporter(clients), superuser: false, authorizationServer: true },
     {
       importer: refusedRecords(
         'oAuth2Authorizations',
         'org.hisp.dhis.security.oauth2.authorization.Dhis2OAuth2Authorization',
         'Authorizations',
       ),
-      authority: 'F_OAUTH2_CLIENT_MANAGE',
+      superuser: false,
       authorizationServer: true,
     },
     {
@@ -98,7 +99,7 @@ export const metadataRoutes: FastifyPluginAsyncZod = async (app) => {
         'org.hisp.dhis.security.oauth2.consent.Dhis2OAuth2AuthorizationConsent',
         'Consents',
       ),
-      authority: 'F_OAUTH2_CLIENT_MANAGE',
+      superuser: false,
       authorizationServer: true,
     },
     ...[
@@ -110,7 +111,7 @@ export const metadataRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     ].map((area) => ({
       importer: changeLogSwitchImporter(cluster, namespace, area),
-      authority: 'ALL' as const,
+      superuser: true,
       authorizationServer: false,
     })),
   ];
@@ -119,12 +120,12 @@ export const metadataRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     PATH,
     {
-      config: { access: 'signed-in' },
+      config: { access: 'F_OAUTH2_CLIENT_MANAGE' },
       schema: {
         summary: 'Import metadata (DHIS2)',
         description:
-          'Imports OAuth2 clients (authority F_OAUTH2_CLIENT_MANAGE; 404 when the authorization server is off) and ' +
-          'the changelog switches of programs and tracked entity types (superuser), judged by the rules of their ' +
+          'Imports OAuth2 clients (404 when the authorization server is off) and the changelog switches of ' +
+          'programs and tracked entity types (these need a superuser), judged by the rules of their ' +
           "APIs. Answers DHIS2's ImportReport: 200 with status OK (WARNING: atomicMode NONE and some objects " +
           'failed), 409 with status ERROR; each failing object is reported with its index and the rules it broke. ' +
           'A list of another type is 409 E4000. See docs/authorization.md#metadata-import.',
@@ -155,7 +156,7 @@ export const metadataRoutes: FastifyPluginAsyncZod = async (app) => {
       const present = importers.filter(({ importer }) => Array.isArray(body[importer.collection]));
       if (present.some((p) => p.authorizationServer) && !app.authorizationServer)
         throw new HttpError('NotFound', 'The authorization server is off: there are no OAuth2 clients to import.');
-      if (authenticationConfigured(config)) for (const { authority } of present) requireAuthority(request, authority);
+      if (authenticationConfigured(config) && present.some((p) => p.superuser)) requireAuthority(request, SUPERUSER);
 
       const { importStrategy, atomicMode } = request.query;
       const dryRun = request.query.dryRun === 'true';

@@ -216,7 +216,8 @@ describe('what the import refuses', () => {
       oAuth2AuthorizationConsents: [{ principalName: 'ada' }],
     });
     expect(answer.status).toBe(409);
-    const byKlass = Object.fromEntries(
+    type Reports = NonNullable<ImportAnswer['body']['response']>['typeReports'][number]['objectReports'];
+    const byKlass: Record<string, Reports> = Object.fromEntries(
       answer.body.response!.typeReports.map((t) => [t.klass.split('.').pop(), t.objectReports]),
     );
     expect(byKlass.Dhis2OAuth2Authorization!.map((r) => [r.index, r.errorReports[0]!.errorCode])).toEqual([
