@@ -6,10 +6,9 @@
  */
 import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
-import { authorize, Browser, startAuthApp, type AuthApp } from '../../../test/support/auth-app.ts';
+import { startAuthApp, type AuthApp } from '../../../test/support/auth-app.ts';
+import { authorizeWithOauth4webapi, insecure, REDIRECT_URI } from '../../../test/support/oauth4webapi-flow.ts';
 
-const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
-const insecure = { [oauth.allowInsecureRequests]: true };
 const ADMIN = `Basic ${Buffer.from('admin:admin pw').toString('base64')}`;
 const JWT_SECRET = 'a shared secret of at least thirty-two bytes';
 
@@ -29,7 +28,7 @@ const clientOf = (clientId: string, methods: string, extra: Record<string, unkno
   clientAuthenticationMethods: methods,
   authorizationGrantTypes: 'authorization_code,refresh_token',
   redirectUris: REDIRECT_URI,
-  scopes: 'openid',
+  scopes: 'openid,username',
   clientSettings: JSON.stringify({
     'settings.client.require-proof-key': true,
     'settings.client.require-authorization-consent': false,
@@ -39,20 +38,9 @@ const clientOf = (clientId: string, methods: string, extra: Record<string, unkno
 
 /** A code flow of the client with oauth4webapi, with S256 PKCE unless `pkce` is false; its ID token's audience. */
 async function signsIn(app: AuthApp, clientId: string, auth: oauth.ClientAuth, pkce = true): Promise<unknown> {
-  const issuer = new URL(app.url);
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
   const verifier = oauth.generateRandomCodeVerifier();
-  const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    response_type: 'code',
-    scope: 'openid',
-    ...(pkce && { code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }),
-  }).toString();
-  const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
+  const { as, params } = await authorizeWithOauth4webapi(app, clientId, pkce ? verifier : undefined);
   const registered: oauth.Client = { client_id: clientId };
-  const params = oauth.validateAuthResponse(as, registered, new URL(callback.location!), oauth.expectNoState);
   const tokens = await oauth.processAuthorizationCodeResponse(
     as,
     registered,
@@ -92,7 +80,7 @@ describe('exporting, deleting and importing the clients', () => {
         clientId: 'legacy',
         clientAuthenticationMethods: ['client_secret_basic'],
         redirectUris: [REDIRECT_URI],
-        scopes: ['openid'],
+        scopes: ['openid', 'username'],
         clientSettings: { requireProofKey: false, requireAuthorizationConsent: false },
       },
       secrets.legacy,

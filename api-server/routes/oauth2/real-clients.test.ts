@@ -9,42 +9,12 @@ import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { authorize, Browser, startAuthApp, type AuthApp } from '../../../test/support/auth-app.ts';
-
-const REDIRECT_URI = 'http://127.0.0.1:8765/callback';
-const insecure = { [oauth.allowInsecureRequests]: true };
+import { authorizeWithOauth4webapi, insecure, REDIRECT_URI } from '../../../test/support/oauth4webapi-flow.ts';
 
 async function users() {
   const app = await startAuthApp();
   await app.addUser('ada', 'correct horse', { email: 'ada@example.org' });
   return app;
-}
-
-/**
- * oauth4webapi's discovery and authorization request of a client, without state; with an S256 challenge of the
- * verifier when there is one. The callback's parameters are validated for the token request.
- */
-async function authorizeWithOauth4webapi(app: AuthApp, clientId: string, verifier?: string) {
-  const issuer = new URL(app.url);
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
-  const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: REDIRECT_URI,
-    response_type: 'code',
-    scope: 'openid username',
-    ...(verifier && {
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    }),
-  }).toString();
-  const callback = await authorize(new Browser(app.url), url.href, { username: 'ada', password: 'correct horse' });
-  const params = oauth.validateAuthResponse(
-    as,
-    { client_id: clientId },
-    new URL(callback.location!),
-    oauth.expectNoState,
-  );
-  return { as, params };
 }
 
 /** The code flow with S256 PKCE in openid-client, authenticating as the client does; then introspection. */
