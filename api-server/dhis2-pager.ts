@@ -15,7 +15,9 @@ export const dhis2FieldsQuery = z
   .string()
   .max(2000)
   .optional()
-  .describe('Comma-separated members to return; `*` or `:all` for all. Unknown members are ignored, as DHIS2 does.');
+  .describe(
+    'Comma-separated members to return; `*` or `:all` for all; `!member` leaves one out. Unknown members are ignored, as DHIS2 does.',
+  );
 
 export const pagerSchema = z
   .object({
@@ -28,7 +30,8 @@ export const pagerSchema = z
 
 /**
  * The members `fields` selects from `members`, in the order of `members`: every member for `*` or `:all`, or
- * when `fields` is absent and there is no `absent` default. Names no member has are ignored, as DHIS2 does.
+ * when `fields` is absent and there is no `absent` default; but those named with DHIS2's `!` (`*,!created`).
+ * Names no member has are ignored, as DHIS2 does.
  */
 export function selectedMembers(
   fields: string | undefined,
@@ -43,8 +46,8 @@ export function selectedMembers(
       .map((f) => f.trim())
       .filter(Boolean),
   );
-  if (names.has('*') || names.has(':all')) return members;
-  return members.filter((m) => names.has(m));
+  const all = names.has('*') || names.has(':all');
+  return members.filter((m) => (all || names.has(m)) && !names.has(`!${m}`));
 }
 
 /** The `members` of `object` that it has. */

@@ -98,7 +98,7 @@ function storedKindArea<R extends KubeObject & { spec: { clientId: string; princ
   const { cluster, namespace } = app.stratus;
   const fieldsQuery = {
     fields: dhis2FieldsQuery.describe(
-      `Members to show, comma-separated (\`*\`: all, the default; unknown names are ignored): ${area.members.join(', ')}.`,
+      `Members to show, comma-separated (\`*\`: all, the default; \`!member\` leaves one out; unknown names are ignored): ${area.members.join(', ')}.`,
     ),
   };
 

@@ -87,13 +87,15 @@ export const clientListSchema = z
 
 export const listQuerySchema = z.object({
   fields: dhis2FieldsQuery.describe(
-    'Comma-separated members to return; `*` or `:all` for all; `id,displayName` when absent. Unknown members are ignored.',
+    'Comma-separated members to return; `*` or `:all` for all, `!member` leaves one out; `id,displayName` when absent. Unknown members are ignored. `fields=*&paging=false` is the export that `POST /api/metadata` takes back.',
   ),
   ...dhis2PagingQuery,
 });
 
 export const singleQuerySchema = z.object({
-  fields: dhis2FieldsQuery.describe('Comma-separated members to return; all when absent. Unknown members are ignored.'),
+  fields: dhis2FieldsQuery.describe(
+    'Comma-separated members to return; all when absent; `!member` leaves one out. Unknown members are ignored.',
+  ),
 });
 
 export const uidParamsSchema = z.object({
