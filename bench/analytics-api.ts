@@ -13,14 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { buildApp } from '../api-server/app.ts';
-import { writeAnalyticsTable, type AnalyticsRow } from '../core/analytics/table-file.ts';
+import { writeAnalyticsTableVersion, type AnalyticsRow } from '../core/analytics/table-file.ts';
 import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import { parseInstanceConfig } from '../core/config/index.ts';
 import { writeGeoParquet } from '../core/features/geoparquet.ts';
 import { analyticsTableKind } from '../core/resources/analytics-table/schema.ts';
 import { featureCollectionKind } from '../core/resources/feature-collection/schema.ts';
 import { API_VERSION } from '../core/resources/registry.ts';
-import { analyticsTablePath } from '../core/stores/layout.ts';
+import { analyticsTablePath, analyticsTableStaging } from '../core/stores/layout.ts';
 import { load } from './api.ts';
 import { median } from './summary.ts';
 
@@ -93,7 +93,7 @@ export async function benchAnalyticsApi(options: { seconds: number; runs: number
     await writeOrgUnits(storageRoot);
     const rows = tableRows();
     const path = analyticsTablePath('bench', 'v1');
-    await writeAnalyticsTable(join(storageRoot, path), rows);
+    await writeAnalyticsTableVersion(analyticsTableStaging(storageRoot, 'bench', 'v1'), join(storageRoot, path), rows);
     await cluster.create(featureCollectionKind, {
       apiVersion: API_VERSION,
       kind: 'FeatureCollection',

@@ -13,8 +13,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildAnalytics, periodKey } from '../core/analytics/build.ts';
-import { readAnalyticsTable, writeAnalyticsTable } from '../core/analytics/table-file.ts';
+import { buildAnalytics } from '../core/analytics/build.ts';
+import { publishAnalyticsBuild } from '../core/analytics/publish.ts';
 import { openStoredCube } from '../core/processing/collections/stored-cube.ts';
 import { gridOf } from '../core/processing/zonal/grid.ts';
 import { zonalTable } from '../core/processing/zonal/table.ts';
@@ -81,7 +81,10 @@ async function peakRssMegabytes(): Promise<number> {
   return Number(/^VmHWM:\s+(\d+)/m.exec(await readFile('/proc/self/status', 'utf8'))![1]) / 1024;
 }
 
-/** The Stratus side in this process: coverage, full build and table write, then a one-day update of that table. */
+/**
+ * The Stratus side in this process: coverage, full build and table write, then a one-day update of that table,
+ * each published as the worker publishes a version (in `out`).
+ */
 async function measure(store: string, polygonsPath: string, out: string) {
   await configureProcessPool(1).warm();
   const features = JSON.parse(await readFile(polygonsPath, 'utf8')).features;
@@ -99,13 +102,17 @@ async function measure(store: string, polygonsPath: string, out: string) {
   } as const;
   const fullStart = performance.now();
   const full = await buildAnalytics(options);
-  await writeAnalyticsTable(out, full.rows);
+  const v1 = join(out, 'v1');
+  const first = await publishAnalyticsBuild(full, { staging: join(out, 'staging'), target: v1 });
   const fullSeconds = (performance.now() - fullStart) / 1000;
   const lastDay = full.days!.end;
   const updateStart = performance.now();
   const update = await buildAnalytics({ ...options, sourceVersion: 'v2', changed: (day) => day === lastDay });
-  const kept = (await readAnalyticsTable(out)).filter((r) => !update.periods.has(periodKey(r.periodType, r.pe)));
-  await writeAnalyticsTable(`${out}.next`, [...kept, ...update.rows]);
+  const next = await publishAnalyticsBuild(
+    update,
+    { staging: join(out, 'staging'), target: join(out, 'v2') },
+    { dir: v1, rows: first.rows },
+  );
   const updateSeconds = (performance.now() - updateStart) / 1000;
   const means = full.rows.filter((r) => r.stat === 'mean');
   return {
@@ -113,6 +120,8 @@ async function measure(store: string, polygonsPath: string, out: string) {
     fullSeconds,
     updateSeconds,
     updateCellsRead: update.cellsRead,
+    updateYearsWritten: next.written.length,
+    updateYearsLinked: next.linked.length,
     fullCellsRead: full.cellsRead,
     peakRssMegabytes: await peakRssMegabytes(),
     means: Object.fromEntries(means.map((r) => [`${r.ou}/${r.pe}`, r.value])),
@@ -124,6 +133,8 @@ export interface AnalyticsBuildFigures {
   size: number;
   units: number;
   runs: { coverage: number; full: number; update: number; peerMasks: number; peerAggregate: number }[];
+  /** What the update read and wrote: cells read from the source, year files written anew and linked. */
+  update: { cellsRead: number; yearsWritten: number; yearsLinked: number } | undefined;
   peakRssMegabytes: number;
   peerPeakRssMegabytes: number;
   maxDifference: number;
@@ -147,17 +158,16 @@ export async function benchAnalyticsBuild(
       size,
       units: count,
       runs: [],
+      update: undefined,
       peakRssMegabytes: 0,
       peerPeakRssMegabytes: 0,
       maxDifference: 0,
     };
     const env = { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', PYTHONWARNINGS: 'ignore' };
     for (let i = 0; i < runs; i++) {
-      const { stdout } = await run(
-        process.execPath,
-        [import.meta.filename, store, polygonsPath, join(root, 'table.parquet')],
-        { maxBuffer: 512 * 1024 * 1024 },
-      );
+      const { stdout } = await run(process.execPath, [import.meta.filename, store, polygonsPath, join(root, 'table')], {
+        maxBuffer: 512 * 1024 * 1024,
+      });
       const ours = JSON.parse(stdout) as Awaited<ReturnType<typeof measure>>;
       const peer = JSON.parse(
         (await run(DEBIAN_PYTHON, [PEER, store, polygonsPath], { env, maxBuffer: 512 * 1024 * 1024 })).stdout,
@@ -181,6 +191,11 @@ export async function benchAnalyticsBuild(
         peerMasks: peer.mask_seconds,
         peerAggregate: peer.aggregate_seconds,
       });
+      figures.update = {
+        cellsRead: ours.updateCellsRead,
+        yearsWritten: ours.updateYearsWritten,
+        yearsLinked: ours.updateYearsLinked,
+      };
       figures.peakRssMegabytes = Math.max(figures.peakRssMegabytes, ours.peakRssMegabytes);
       figures.peerPeakRssMegabytes = Math.max(figures.peerPeakRssMegabytes, peer.peak_rss_megabytes);
     }

@@ -1,12 +1,16 @@
 /**
- * An AnalyticsTable's Parquet file (`table-columns.ts`): rows encoded in the contract's column order and sort
- * order, written atomically, and read back whole (the worker's incremental build and the API server's index).
+ * The one module that knows an AnalyticsTable version's files (`table-columns.ts` gives their columns): a version is
+ * a directory of one Parquet file per year of its period ids, hive style (`year=2024.parquet`), so DuckDB reads the
+ * directory as one table. A build writes the years whose rows changed and hard-links the others from the previous
+ * version, in a staging directory that one rename publishes; readers read it back in the contract's row order.
  */
-import { readFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { writeFileAtomic } from '../files/durable.ts';
+import { publishDirectory, removeTree, syncTree, writeDurable } from '../files/durable.ts';
 import type { ExportPeriodType } from '../exports/periods.ts';
+import { analyticsTableDir } from '../stores/layout.ts';
 import type { AnalyticsStatistic } from '../resources/analytics-table/schema.ts';
 import { analyticsTableColumns } from './table-columns.ts';
 
@@ -57,12 +61,105 @@ export function encodeAnalyticsTable(rows: readonly AnalyticsRow[]): Uint8Array 
   return new Uint8Array(buffer);
 }
 
-export async function writeAnalyticsTable(path: string, rows: readonly AnalyticsRow[]): Promise<void> {
-  await writeFileAtomic(path, encodeAnalyticsTable(rows));
+/** The partition a period id falls in: its year (every DHIS2 period id starts with it: 20240105, 2024W5, 202401). */
+export const yearOfPeriod = (pe: string) => pe.slice(0, 4);
+
+const YEAR_FILE = /^year=(\d{4})\.parquet$/;
+const yearFile = (year: string) => `year=${year}.parquet`;
+
+/**
+ * Whether a version's path is a directory of year files; a version published before tables were partitioned is
+ * one Parquet file, which is read whole and never extended.
+ */
+export const isPartitioned = (path: string) => !path.endsWith('.parquet');
+
+/** The years a version holds, ascending. */
+export async function analyticsTableYears(dir: string): Promise<string[]> {
+  return (await readdir(dir)).flatMap((name) => YEAR_FILE.exec(name)?.[1] ?? []).sort();
 }
 
-export async function readAnalyticsTable(path: string): Promise<AnalyticsRow[]> {
+async function readParquetRows(path: string): Promise<AnalyticsRow[]> {
   const bytes = await readFile(path);
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   return (await parquetReadObjects({ file })) as unknown as AnalyticsRow[];
+}
+
+/**
+ * Merges year files (each in the contract's order) into the contract's order: within an org unit and period type,
+ * the years follow one another, so each file's run of that pair is appended in year order.
+ */
+function mergeYears(years: readonly AnalyticsRow[][]): AnalyticsRow[] {
+  if (years.length === 1) return years[0]!;
+  const runs = new Map<string, { ou: string; periodType: string; slices: AnalyticsRow[][] }>();
+  for (const rows of years)
+    for (let start = 0; start < rows.length;) {
+      const { ou, periodType } = rows[start]!;
+      let end = start + 1;
+      while (end < rows.length && rows[end]!.ou === ou && rows[end]!.periodType === periodType) end++;
+      const key = `${ou}\0${periodType}`;
+      let run = runs.get(key);
+      if (!run) runs.set(key, (run = { ou, periodType, slices: [] }));
+      run.slices.push(rows.slice(start, end));
+      start = end;
+    }
+  const ordered = [...runs.values()].sort((a, b) => compareText(a.ou, b.ou) || compareText(a.periodType, b.periodType));
+  return ordered.flatMap((run) => run.slices.flat());
+}
+
+/**
+ * The rows of a version (of its `years` only, when given), in the contract's order: the API server's index and the
+ * incremental build read it.
+ */
+export async function readAnalyticsTable(path: string, years?: ReadonlySet<string>): Promise<AnalyticsRow[]> {
+  if (!isPartitioned(path)) return readParquetRows(path);
+  const wanted = (await analyticsTableYears(path)).filter((year) => !years || years.has(year));
+  return mergeYears(await Promise.all(wanted.map((year) => readParquetRows(join(path, yearFile(year))))));
+}
+
+/** What a new version takes from the previous one: hard links to its year files but those of `except`. */
+export interface LinkedYears {
+  from: string;
+  except: ReadonlySet<string>;
+}
+
+/**
+ * Publishes a version at `target`: one file per year of `rows`, plus `linked` years of the previous version (a
+ * link, never a copy: the file stays shared, and removing either version leaves the other's whole), written into
+ * `staging` and published by one rename, so a reader finds every year of the version or no version.
+ */
+export async function writeAnalyticsTableVersion(
+  staging: string,
+  target: string,
+  rows: readonly AnalyticsRow[],
+  linked?: LinkedYears,
+): Promise<{ written: string[]; linked: string[] }> {
+  await removeTree(staging);
+  await mkdir(staging, { recursive: true });
+  const byYear = new Map<string, AnalyticsRow[]>();
+  for (const row of rows) {
+    const year = yearOfPeriod(row.pe);
+    let list = byYear.get(year);
+    if (!list) byYear.set(year, (list = []));
+    list.push(row);
+  }
+  for (const [year, yearRows] of byYear)
+    await writeDurable(join(staging, yearFile(year)), encodeAnalyticsTable(yearRows));
+  const links = linked
+    ? (await analyticsTableYears(linked.from)).filter((year) => !linked.except.has(year) && !byYear.has(year))
+    : [];
+  for (const year of links) await link(join(linked!.from, yearFile(year)), join(staging, yearFile(year)));
+  await syncTree(staging);
+  await publishDirectory(staging, target);
+  return { written: [...byYear.keys()].sort(), linked: links };
+}
+
+/**
+ * Removes the versions of a table not in `keep` (directories, or the single file of a version from before
+ * partitioning) and whatever a failed attempt left in staging. A year file linked into a kept version lives on there.
+ */
+export async function removeUnkeptVersions(root: string, table: string, keep: ReadonlySet<string>): Promise<void> {
+  const dir = analyticsTableDir(root, table);
+  for (const name of await readdir(join(dir, 'versions')))
+    if (!keep.has(name.replace(/\.parquet$/, ''))) await removeTree(join(dir, 'versions', name));
+  await removeTree(join(dir, 'staging'));
 }

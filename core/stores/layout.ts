@@ -34,9 +34,12 @@ export const icechunkDir = (root: string, id: string) => join(datasetDir(root, i
 export const icechunkPath = (id: string) => ['datasets', checked(id), 'icechunk'].join('/');
 
 export const analyticsTableDir = (root: string, name: string) => join(root, 'analytics', checked(name));
-/** Store path (relative to the root) of a published AnalyticsTable version, as its status records it. */
+/** Store path (relative to the root) of a published AnalyticsTable version's directory, as its status records it. */
 export const analyticsTablePath = (name: string, version: string) =>
-  ['analytics', checked(name), 'versions', `${checked(version)}.parquet`].join('/');
+  ['analytics', checked(name), 'versions', checked(version)].join('/');
+/** Where a build writes an AnalyticsTable version before one rename publishes it under `versions/`. */
+export const analyticsTableStaging = (root: string, name: string, version: string) =>
+  join(analyticsTableDir(root, name), 'staging', checked(version));
 
 /** The file of a NetCDF-4 version inside its version directory. */
 export const NETCDF_FILE = 'data.nc';

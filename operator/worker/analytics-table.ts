@@ -1,17 +1,17 @@
 /**
  * The `analytics-table` task: one build of an AnalyticsTable (core/analytics). It extends the previous version
  * when it was computed from an earlier version of the same dataset with the same collection file (only the
- * periods holding a changed day are computed; the others are copied), else computes the whole table; writes the
- * new version's Parquet file atomically beside the others, and removes the versions retention no longer keeps.
+ * periods holding a changed day are computed; the other rows of their years are copied, and the years without a
+ * changed period are hard-linked), else computes the whole table; publishes the new version's directory atomically
+ * beside the others, and removes the versions retention no longer keeps.
  */
-import { mkdir, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
-import { buildAnalytics, periodKey } from '../../core/analytics/build.ts';
+import { buildAnalytics } from '../../core/analytics/build.ts';
 import { changedDays } from '../../core/analytics/changes.ts';
 import { orgUnitCoverage } from '../../core/analytics/coverage-cache.ts';
-import { readAnalyticsTable, writeAnalyticsTable } from '../../core/analytics/table-file.ts';
-import { removeFileDurably, removeTree } from '../../core/files/durable.ts';
+import { publishAnalyticsBuild } from '../../core/analytics/publish.ts';
+import { isPartitioned, removeUnkeptVersions } from '../../core/analytics/table-file.ts';
+import { removeTree } from '../../core/files/durable.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { datasetCollections } from '../../core/processing/collections/datasets.ts';
 import { storedFeatureCollections } from '../../core/processing/collections/feature-collections.ts';
@@ -22,7 +22,13 @@ import type { AnalyticsTableVersion } from '../../core/resources/analytics-table
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../core/resources/feature-collection/schema.ts';
 import { RunError } from '../../core/runs/errors.ts';
-import { analyticsTableDir, analyticsTablePath, newVersionId, storeFile } from '../../core/stores/layout.ts';
+import {
+  analyticsTableDir,
+  analyticsTablePath,
+  analyticsTableStaging,
+  newVersionId,
+  storeFile,
+} from '../../core/stores/layout.ts';
 import { analyticsTableInputSchema, type AnalyticsTableInput } from './analytics-table-input.ts';
 import type { Task, TaskContext } from './protocol.ts';
 
@@ -86,8 +92,10 @@ async function build(input: AnalyticsTableInput, context: TaskContext): Promise<
   if (!stored) throw new RunError('SourceNotFound', `Feature collection ${spec.featureCollection} has no stored file.`);
   const grid = gridOf(cube);
   const { orgUnits } = await orgUnitCoverage(root, featureCollectionPath, stored.features, stored.crs, grid);
-  // The controller hands over the previous version only when it was computed with the same spec.
-  const extends_ = previous?.featureCollectionPath === featureCollectionPath ? previous : undefined;
+  // The controller hands over the previous version only when it was computed with the same spec; a version from
+  // before tables were partitioned by year is not extended.
+  const extends_ =
+    previous?.featureCollectionPath === featureCollectionPath && isPartitioned(previous.path) ? previous : undefined;
   const changed =
     extends_ && changedDays(dataset, { sourceVersion: extends_.sourceVersion, end: extends_.periods?.end });
   const result = await buildAnalytics({
@@ -101,38 +109,26 @@ async function build(input: AnalyticsTableInput, context: TaskContext): Promise<
     signal: context.signal,
     progress: (done, total) => context.progress(done, total, 'aggregating time chunks'),
   });
-  const kept =
-    changed && extends_
-      ? (await readAnalyticsTable(storeFile(root, extends_.path))).filter(
-          (row) => !result.periods.has(periodKey(row.periodType, row.pe)),
-        )
-      : [];
-  const rows = [...kept, ...result.rows];
   const id = newVersionId(new Date(), input.attempt);
   const path = analyticsTablePath(input.table, id);
-  await mkdir(join(analyticsTableDir(root, input.table), 'versions'), { recursive: true });
-  await writeAnalyticsTable(storeFile(root, path), rows);
-  await removeUnkept(input, id);
+  const published = await publishAnalyticsBuild(
+    result,
+    { staging: analyticsTableStaging(root, input.table, id), target: storeFile(root, path) },
+    changed && extends_ ? { dir: storeFile(root, extends_.path), rows: extends_.rows } : undefined,
+  );
+  await removeUnkeptVersions(root, input.table, new Set([...input.keep, id]));
   return {
     id,
     path,
     sourceVersion,
     featureCollectionPath,
     generation: input.generation,
-    rows: rows.length,
+    rows: published.rows,
     ...(result.days && { periods: result.days }),
     computedPeriods: result.periods.size,
     cellsRead: result.cellsRead,
     publishedAt: new Date().toISOString(),
   };
-}
-
-/** Versions retention no longer keeps (the controller says which it keeps) lose their files. */
-async function removeUnkept(input: AnalyticsTableInput, id: string): Promise<void> {
-  const dir = join(analyticsTableDir(input.storageRoot, input.table), 'versions');
-  const keep = new Set([...input.keep, id].map((v) => `${v}.parquet`));
-  for (const name of await readdir(dir))
-    if (name.endsWith('.parquet') && !keep.has(name)) await removeFileDurably(join(dir, name));
 }
 
 export const analyticsTable: Task = async (raw, context) => {

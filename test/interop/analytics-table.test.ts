@@ -82,7 +82,7 @@ async function parquetRows(version: AnalyticsTableVersion) {
   const db = await (await DuckDBInstance.create(':memory:')).connect();
   const file = join(dataDir, 'store', version.path);
   const reader = await db.runAndReadAll(
-    `SELECT ou, periodType, pe, stat, value, sourceVersion FROM read_parquet('${file}')`,
+    `SELECT ou, periodType, pe, stat, value, sourceVersion FROM read_parquet('${file}/*.parquet', hive_partitioning = true)`,
   );
   return reader.getRowObjectsJson() as {
     ou: string;

@@ -1,13 +1,14 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
-import { writeAnalyticsTable, type AnalyticsRow } from '../../../core/analytics/table-file.ts';
+import { compareRows, writeAnalyticsTableVersion, type AnalyticsRow } from '../../../core/analytics/table-file.ts';
 import { writeGeoParquet } from '../../../core/features/geoparquet.ts';
 import { analyticsTableKind } from '../../../core/resources/analytics-table/schema.ts';
 import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
-import { analyticsTablePath } from '../../../core/stores/layout.ts';
+import { analyticsTablePath, analyticsTableStaging } from '../../../core/stores/layout.ts';
 import { build, type Built } from '../../test/build.ts';
 import { ANALYTICS_ROW_LIMIT } from './index.ts';
 import { analyticsAnswerSchema } from './schemas.ts';
@@ -96,10 +97,14 @@ async function createTable({ cluster }: Built, name = 'rain') {
   });
 }
 
-/** Writes a table version's file and serves it, as a finished build does. */
+/** Writes a table version's files and serves it, as a finished build does. */
 async function publish(built: Built, id: string, rows: AnalyticsRow[], name = 'rain') {
   const path = analyticsTablePath(name, id);
-  await writeAnalyticsTable(join(built.storageRoot, path), rows);
+  await writeAnalyticsTableVersion(
+    analyticsTableStaging(built.storageRoot, name, id),
+    join(built.storageRoot, path),
+    rows,
+  );
   const version = {
     id,
     path,
@@ -250,12 +255,19 @@ describe('GET /analytics/{table}', () => {
     ]);
   });
 
-  it('serves the table file itself as Parquet when nothing is filtered, and a filtered table DuckDB reads', async () => {
+  it('serves the whole table as one Parquet file when nothing is filtered, and a filtered table DuckDB reads', async () => {
     const built = await served();
     const whole = await get(built, '/analytics/rain', { accept: 'application/vnd.apache.parquet' });
     expect(whole.statusCode).toBe(200);
     expect(whole.headers['content-type']).toBe('application/vnd.apache.parquet');
     expect(await readWithDuckDb(whole.rawPayload, built.storageRoot)).toHaveLength(tableRows('dv1').length);
+    // One file of every year's rows in the table's order, though the version is stored as a file per year.
+    const file = new Uint8Array(whole.rawPayload).buffer;
+    expect(await parquetReadObjects({ file })).toEqual([...tableRows('dv1')].sort(compareRows));
+    const etag = String(whole.headers.etag);
+    expect((await get(built, '/analytics/rain.parquet', { 'if-none-match': etag })).statusCode).toBe(304);
+    const head = await get(built, '/analytics/rain.parquet', { range: 'bytes=0-3' });
+    expect([head.statusCode, head.body]).toEqual([206, 'PAR1']);
     const filtered = await get(built, '/analytics/rain?ou=R1&pe=2023&format=parquet');
     expect(await readWithDuckDb(filtered.rawPayload, built.storageRoot)).toEqual([
       {

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { encodeAnalyticsTable } from '../../../core/analytics/table-file.ts';
 import { analyticsTableKind, type AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
 import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
-import { storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
 import { preferredMediaType } from '../../negotiation.ts';
 import { markNativeApiRoutes } from '../../plugins/app/errors.ts';
@@ -11,7 +10,8 @@ import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import { planQuery } from '../../services/analytics/query.ts';
 import { LoadedTables } from '../../services/analytics/tables.ts';
-import { sendFileOr404 } from '../../services/files/file-response.ts';
+import { tableDownload } from '../../services/analytics/table-download.ts';
+import { sendEntity } from '../../services/files/file-response.ts';
 import { analyticsAnswerSchema, analyticsQuerySchema } from './schemas.ts';
 
 /** The most rows a JSON or CSV answer holds; a larger query is refused with the Parquet download's URL. */
@@ -79,22 +79,18 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
         loaded.forget(name);
         throw new HttpError('Conflict', `Analytics table ${name} is not built yet; its first build publishes it`);
       }
-      const { ou, pe, stat } = request.query;
-      if (format === 'parquet' && ou === undefined && pe === undefined && stat === undefined) {
-        reply.header('content-disposition', `attachment; filename="${name}.parquet"`);
-        return sendFileOr404(request, reply, storeFile(storageRoot, version.path), {
-          contentType: MEDIA_TYPES.parquet,
-          etagPrefix: version.id,
-          cache: app.files,
-          missing: `Analytics table ${name} has no stored file for version ${version.id}`,
-        });
-      }
-
       // The collection's id property says which feature property the table's org unit ids are.
       const idProperty = async () =>
         (await cluster.get<FeatureCollection>(featureCollectionKind, table.spec.featureCollection, namespace))?.spec
           .idProperty ?? '';
       const current = await loaded.of(name, version, idProperty);
+      const { ou, pe, stat } = request.query;
+      if (format === 'parquet' && ou === undefined && pe === undefined && stat === undefined) {
+        reply.header('content-disposition', `attachment; filename="${name}.parquet"`);
+        await sendEntity(request, reply, tableDownload(current, version, MEDIA_TYPES.parquet));
+        return reply;
+      }
+
       const { query, dimensions } = planQuery(
         current,
         table.spec.statistics,

@@ -55,7 +55,11 @@ export const analyticsTableSpecSchema = z
 export const analyticsTableVersionSchema = z
   .object({
     id: z.string().describe('Version id of the table (sorts by creation time).'),
-    path: z.string().describe('Store path of its Parquet file.'),
+    path: z
+      .string()
+      .describe(
+        'Store path of its directory: one Parquet file per year of its period ids (`year=2024.parquet`), hive style.',
+      ),
     sourceVersion: z.string().describe('The dataset version it was computed from.'),
     featureCollectionPath: z.string().describe('The stored feature collection file it was computed with.'),
     generation: z.number().int().min(0).describe('The `metadata.generation` of the spec it was computed with.'),

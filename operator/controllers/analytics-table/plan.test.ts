@@ -46,7 +46,7 @@ const sources = (version = 'v2', path = 'features/districts/a.parquet') => ({
 
 const versionOf = (id: string, sourceVersion: string): AnalyticsTableVersion => ({
   id,
-  path: `analytics/t/versions/${id}.parquet`,
+  path: `analytics/t/versions/${id}`,
   sourceVersion,
   featureCollectionPath: 'features/districts/a.parquet',
   generation: 1,

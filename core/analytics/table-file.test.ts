@@ -1,0 +1,100 @@
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { analyticsTableDir, analyticsTablePath, analyticsTableStaging } from '../stores/layout.ts';
+import {
+  compareRows,
+  readAnalyticsTable,
+  removeUnkeptVersions,
+  writeAnalyticsTableVersion,
+  type AnalyticsRow,
+} from './table-file.ts';
+
+const YEARS = ['2022', '2023', '2024'];
+
+/** Two org units × the months and years of YEARS × two statistics, the value telling the version apart. */
+function rows(sourceVersion: string, years = YEARS): AnalyticsRow[] {
+  return ['B', 'A'].flatMap((ou) =>
+    years.flatMap((year) => [
+      ...['01', '02'].flatMap((month) =>
+        (['sum', 'mean'] as const).map((stat) => ({
+          ou,
+          periodType: 'monthly' as const,
+          pe: `${year}${month}`,
+          stat,
+          value: Number(year) + Number(month) / 100,
+          sourceVersion,
+        })),
+      ),
+      { ou, periodType: 'yearly' as const, pe: year, stat: 'sum' as const, value: null, sourceVersion },
+    ]),
+  );
+}
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'analytics-table-file-'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const publish = (id: string, table: AnalyticsRow[], linked?: { from: string; except: Set<string> }) =>
+  writeAnalyticsTableVersion(
+    analyticsTableStaging(root, 't', id),
+    join(root, analyticsTablePath('t', id)),
+    table,
+    linked,
+  );
+const inode = async (id: string, year: string) =>
+  (await stat(join(root, analyticsTablePath('t', id), `year=${year}.parquet`))).ino;
+
+describe('analytics table files', () => {
+  it('writes a file per year and reads the version back in the contract order', async () => {
+    await publish('v1', rows('d1'));
+    expect((await readdir(join(root, analyticsTablePath('t', 'v1')))).sort()).toEqual(
+      YEARS.map((year) => `year=${year}.parquet`),
+    );
+    expect(await readAnalyticsTable(join(root, analyticsTablePath('t', 'v1')))).toEqual(
+      [...rows('d1')].sort(compareRows),
+    );
+  });
+
+  it('writes only the changed year and hard-links the others from the previous version', async () => {
+    await publish('v1', rows('d1'));
+    const from = join(root, analyticsTablePath('t', 'v1'));
+    const written = await publish('v2', rows('d2', ['2024']), { from, except: new Set(['2024']) });
+    expect(written).toEqual({ written: ['2024'], linked: ['2022', '2023'] });
+    for (const year of ['2022', '2023']) expect(await inode('v2', year)).toBe(await inode('v1', year));
+    expect(await inode('v2', '2024')).not.toBe(await inode('v1', '2024'));
+    const table = await readAnalyticsTable(join(root, analyticsTablePath('t', 'v2')));
+    expect(table).toEqual([...rows('d1', ['2022', '2023']), ...rows('d2', ['2024'])].sort(compareRows));
+  });
+
+  it('publishes a version whole: a reader during the write finds no version or every year of it', async () => {
+    const target = join(root, analyticsTablePath('t', 'v1'));
+    const seen = new Set<number>();
+    let writing = true;
+    const written = publish('v1', rows('d1')).finally(() => (writing = false));
+    while (writing) {
+      const names = await readdir(target).catch(() => []);
+      seen.add(names.filter((name) => name.endsWith('.parquet')).length);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await written;
+    seen.add((await readdir(target)).length);
+    expect([...seen].filter((count) => count !== 0)).toEqual([YEARS.length]);
+  });
+
+  it('removes the versions retention does not keep, and the files linked into a kept one stay whole', async () => {
+    await publish('v1', rows('d1'));
+    const from = join(root, analyticsTablePath('t', 'v1'));
+    await publish('v2', rows('d2', ['2024']), { from, except: new Set(['2024']) });
+    await removeUnkeptVersions(root, 't', new Set(['v2']));
+    expect(await readdir(join(analyticsTableDir(root, 't'), 'versions'))).toEqual(['v2']);
+    expect(await readAnalyticsTable(join(root, analyticsTablePath('t', 'v2')))).toEqual(
+      [...rows('d1', ['2022', '2023']), ...rows('d2', ['2024'])].sort(compareRows),
+    );
+  });
+});
