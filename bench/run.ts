@@ -5,6 +5,7 @@
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { analyticsApiHeadlines, analyticsApiOptions, analyticsApiReport, benchAnalyticsApi } from './analytics-api.ts';
 import { analyticsBuildHeadlines, benchAnalyticsBuild } from './analytics-table.ts';
 import { apiBenchOptions, apiHeadlines, apiReport, benchApi } from './api.ts';
 import { authTokenHeadlines, authTokenOptions, authTokenReport, benchAuthToken } from './auth-token.ts';
@@ -126,6 +127,17 @@ const sections: { name: string; run: () => Promise<Headline[]> }[] = [
       const figures = await benchAnalyticsBuild();
       const rows = analyticsBuildHeadlines(figures);
       return printed([JSON.stringify(figures, null, 1)], rows);
+    },
+  },
+  {
+    name: 'analytics API',
+    run: async () => {
+      const options = analyticsApiOptions();
+      const figures = await benchAnalyticsApi(options);
+      return printed(
+        analyticsApiReport(figures, options.connections),
+        analyticsApiHeadlines(figures, options.connections),
+      );
     },
   },
   {
