@@ -192,7 +192,7 @@ export function analyticsApiReport(figures: AnalyticsApiFigure[], connections: n
   return figures.map(
     (f) =>
       `${f.label}, ${connections} connections: p50 ${median(f.p50Ms).toFixed(1)} ms, p95 ${median(f.p95Ms).toFixed(1)} ms ` +
-      `(runs: ${f.p95Ms.join(', ')}; goal p95 < ${f.goalP95Ms} ms); server CPU ${median(f.cpuPerRequestMs).toFixed(2)} ms a request`,
+      `(runs: ${f.p95Ms.map((p) => p.toFixed(1)).join(', ')}; goal p95 < ${f.goalP95Ms} ms); server CPU ${median(f.cpuPerRequestMs).toFixed(2)} ms a request`,
   );
 }
 

@@ -89,29 +89,48 @@ function cellsByChunk(
   grid: { nx: number; cy: number; cx: number },
 ): Map<string, ChunkCells> {
   const { nx, cy, cx } = grid;
-  const lists = new Map<string, { unit: number[]; offset: number[]; weight: number[] }>();
+  const across = Math.ceil(nx / cx);
+  const chunkOf = (cell: number) => Math.floor(Math.floor(cell / nx) / cy) * across + Math.floor((cell % nx) / cx);
+  const weightOf = (cells: CellWeights, i: number) => {
+    const extra = cellWeights ? cellWeights[cells.cells[i]!]! : 1;
+    return cells.weights[i]! * (Number.isFinite(extra) ? extra : 0);
+  };
+  // Typed arrays sized by a first count, then filled: an incremental build pays this on every run.
+  const sizes = new Map<number, number>();
+  for (const { cells } of orgUnits)
+    if (cells)
+      for (let i = 0; i < cells.cells.length; i++)
+        if (weightOf(cells, i) !== 0) {
+          const chunk = chunkOf(cells.cells[i]!);
+          sizes.set(chunk, (sizes.get(chunk) ?? 0) + 1);
+        }
+  const lists = new Map<number, ChunkCells & { length: number }>();
+  for (const [chunk, size] of sizes)
+    lists.set(chunk, {
+      unit: new Int32Array(size),
+      offset: new Int32Array(size),
+      weight: new Float64Array(size),
+      length: 0,
+    });
   orgUnits.forEach(({ cells }, o) => {
     if (!cells) return;
-    cells.cells.forEach((cell, i) => {
-      const extra = cellWeights ? cellWeights[cell]! : 1;
-      const weight = cells.weights[i]! * (Number.isFinite(extra) ? extra : 0);
-      if (weight === 0) return;
-      const r = Math.floor(cell / nx);
-      const c = cell % nx;
+    for (let i = 0; i < cells.cells.length; i++) {
+      const weight = weightOf(cells, i);
+      if (weight === 0) continue;
+      const cell = cells.cells[i]!;
+      const [r, c] = [Math.floor(cell / nx), cell % nx];
       const [iy, ix] = [Math.floor(r / cy), Math.floor(c / cx)];
+      const list = lists.get(iy * across + ix)!;
       const width = Math.min(cx, nx - ix * cx);
-      const key = `${iy},${ix}`;
-      let list = lists.get(key);
-      if (!list) lists.set(key, (list = { unit: [], offset: [], weight: [] }));
-      list.unit.push(o);
-      list.offset.push((r - iy * cy) * width + (c - ix * cx));
-      list.weight.push(weight);
-    });
+      list.unit[list.length] = o;
+      list.offset[list.length] = (r - iy * cy) * width + (c - ix * cx);
+      list.weight[list.length++] = weight;
+    }
   });
   return new Map(
-    [...lists].map(([key, l]) => [
-      key,
-      { unit: Int32Array.from(l.unit), offset: Int32Array.from(l.offset), weight: Float64Array.from(l.weight) },
+    [...lists].map(([chunk, { unit, offset, weight }]) => [
+      `${Math.floor(chunk / across)},${chunk % across}`,
+      { unit, offset, weight },
     ]),
   );
 }

@@ -26,6 +26,12 @@ export interface AnalyticsRow {
 /** Rows per row group: a reader filtering by org unit skips most groups of a large table. */
 const ROW_GROUP_SIZE = 50_000;
 
+/**
+ * The columns whose min and max a reader skips row groups by (each group holds a few org units and their periods);
+ * every group holds every statistic, so statistics of the other columns would cost a write and skip nothing.
+ */
+const FILTERED = new Set<string>(['ou', 'pe']);
+
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Period ids of one type in time order: ISO weeks by number (`2024W9` before `2024W10`), the others as text. */
@@ -53,6 +59,7 @@ export function encodeAnalyticsTable(rows: readonly AnalyticsRow[]): Uint8Array 
       name,
       type,
       nullable: name === 'value',
+      statistics: FILTERED.has(name),
       data: sorted.map((row) => row[name]),
     })),
     rowGroupSize: ROW_GROUP_SIZE,
