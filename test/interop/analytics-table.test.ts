@@ -5,7 +5,7 @@
  * the dataset updates the table by computing only the periods that hold it.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -210,5 +210,12 @@ describe('the example analytics table over the sample dataset (embedded)', () =>
     expect(new Set(added.map((r) => r.pe))).toEqual(new Set(['202501', '2025']));
     expect(added.filter((r) => r.stat === 'count').every((r) => r.value === 1)).toBe(true);
     for (const row of after.filter((r) => old.has(key(r)))) expect(row.value).toBe(old.get(key(row)));
+    expect(next.rows).toBe(after.length);
+    // Only the new day's year is written; the year without a computed period is the previous version's file.
+    const yearFile = async (version: AnalyticsTableVersion, year: string) =>
+      stat(join(dataDir, 'store', version.path, `year=${year}.parquet`));
+    expect((await yearFile(next, '2024')).ino).toBe((await yearFile(first, '2024')).ino);
+    await expect(yearFile(first, '2025')).rejects.toThrow(/ENOENT/);
+    expect((await yearFile(next, '2025')).nlink).toBe(1);
   });
 });
