@@ -44,7 +44,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
       description:
         "Rows of an AnalyticsTable's served version in DHIS2 analytics' shape (`headers`, `metaData`, `rows`, " +
         '`width`, `height`; the statistic is the data dimension `dx`, rows without a value are left out), as CSV, ' +
-        'or as Parquet in the columns of the table file (the file itself when nothing is filtered). The format ' +
+        'or as Parquet in the columns of the table files (the whole table as one file when nothing is filtered). The format ' +
         'comes from a `.json`, `.csv` or `.parquet` suffix of the name, else `format`, else Accept. `ou`, `pe` ' +
         `and \`stat\` take DHIS2's \`;\`-separated items. A JSON or CSV answer of more than ${ANALYTICS_ROW_LIMIT} ` +
         'rows is refused (400) with the Parquet URL of the same query. 404: no such table; 409: not built yet.',
