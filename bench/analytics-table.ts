@@ -86,6 +86,7 @@ async function peakRssMegabytes(): Promise<number> {
  * each published as the worker publishes a version (in `out`).
  */
 async function measure(store: string, polygonsPath: string, out: string) {
+  await rm(out, { recursive: true, force: true });
   await configureProcessPool(1).warm();
   const features = JSON.parse(await readFile(polygonsPath, 'utf8')).features;
   const cube = await openStoredCube(directoryStore(store));
