@@ -82,6 +82,27 @@ async function peakRssMegabytes(): Promise<number> {
 }
 
 /**
+ * The full build, published in `out/v1`. Only its figures outlive it: the update then runs without the full table's
+ * rows in memory, as it does in a build process of its own.
+ */
+async function fullBuild(options: Parameters<typeof buildAnalytics>[0], out: string) {
+  const start = performance.now();
+  const full = await buildAnalytics(options);
+  const dir = join(out, 'v1');
+  const { rows } = await publishAnalyticsBuild(full, { staging: join(out, 'staging'), target: dir });
+  const seconds = (performance.now() - start) / 1000;
+  const means = full.rows.filter((r) => r.stat === 'mean');
+  return {
+    seconds,
+    dir,
+    rows,
+    cellsRead: full.cellsRead,
+    lastDay: full.days!.end,
+    means: Object.fromEntries(means.map((r) => [`${r.ou}/${r.pe}`, r.value])),
+  };
+}
+
+/**
  * The Stratus side in this process: coverage, full build and table write, then a one-day update of that table,
  * each published as the worker publishes a version (in `out`).
  */
@@ -101,31 +122,25 @@ async function measure(store: string, polygonsPath: string, out: string) {
     periodTypes: ['monthly'],
     statistics: ['mean', 'sum', 'min', 'max', 'count'],
   } as const;
-  const fullStart = performance.now();
-  const full = await buildAnalytics(options);
-  const v1 = join(out, 'v1');
-  const first = await publishAnalyticsBuild(full, { staging: join(out, 'staging'), target: v1 });
-  const fullSeconds = (performance.now() - fullStart) / 1000;
-  const lastDay = full.days!.end;
+  const full = await fullBuild(options, out);
   const updateStart = performance.now();
-  const update = await buildAnalytics({ ...options, sourceVersion: 'v2', changed: (day) => day === lastDay });
+  const update = await buildAnalytics({ ...options, sourceVersion: 'v2', changed: (day) => day === full.lastDay });
   const next = await publishAnalyticsBuild(
     update,
     { staging: join(out, 'staging'), target: join(out, 'v2') },
-    { dir: v1, rows: first.rows },
+    { dir: full.dir, rows: full.rows },
   );
   const updateSeconds = (performance.now() - updateStart) / 1000;
-  const means = full.rows.filter((r) => r.stat === 'mean');
   return {
     coverageSeconds,
-    fullSeconds,
+    fullSeconds: full.seconds,
     updateSeconds,
     updateCellsRead: update.cellsRead,
     updateYearsWritten: next.written.length,
     updateYearsLinked: next.linked.length,
     fullCellsRead: full.cellsRead,
     peakRssMegabytes: await peakRssMegabytes(),
-    means: Object.fromEntries(means.map((r) => [`${r.ou}/${r.pe}`, r.value])),
+    means: full.means,
   };
 }
 
