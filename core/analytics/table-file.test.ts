@@ -1,10 +1,12 @@
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyticsTableDir, analyticsTablePath, analyticsTableStaging } from '../stores/layout.ts';
 import {
   compareRows,
+  encodeAnalyticsTable,
+  isPartitioned,
   readAnalyticsTable,
   removeUnkeptVersions,
   writeAnalyticsTableVersion,
@@ -48,13 +50,13 @@ const publish = (id: string, table: AnalyticsRow[], linked?: { from: string; exc
     linked,
   );
 const inode = async (id: string, year: string) =>
-  (await stat(join(root, analyticsTablePath('t', id), `year=${year}.parquet`))).ino;
+  (await stat(join(root, analyticsTablePath('t', id), `year=${year}`, 'data.parquet'))).ino;
 
 describe('analytics table files', () => {
   it('writes a file per year and reads the version back in the contract order', async () => {
     await publish('v1', rows('d1'));
     expect((await readdir(join(root, analyticsTablePath('t', 'v1')))).sort()).toEqual(
-      YEARS.map((year) => `year=${year}.parquet`),
+      YEARS.map((year) => `year=${year}`),
     );
     expect(await readAnalyticsTable(join(root, analyticsTablePath('t', 'v1')))).toEqual(
       [...rows('d1')].sort(compareRows),
@@ -79,12 +81,25 @@ describe('analytics table files', () => {
     const written = publish('v1', rows('d1')).finally(() => (writing = false));
     while (writing) {
       const names = await readdir(target).catch(() => []);
-      seen.add(names.filter((name) => name.endsWith('.parquet')).length);
+      seen.add(names.filter((name) => name.startsWith('year=')).length);
       await new Promise((resolve) => setImmediate(resolve));
     }
     await written;
     seen.add((await readdir(target)).length);
     expect([...seen].filter((count) => count !== 0)).toEqual([YEARS.length]);
+  });
+
+  it('reads a version published before partitioning, one file, and removes it once retention drops it', async () => {
+    const legacy = join(analyticsTableDir(root, 't'), 'versions', 'v0.parquet');
+    await mkdir(dirname(legacy), { recursive: true });
+    await writeFile(legacy, encodeAnalyticsTable(rows('d0')));
+    expect(isPartitioned(legacy)).toBe(false);
+    expect(await readAnalyticsTable(legacy)).toEqual([...rows('d0')].sort(compareRows));
+    await publish('v1', rows('d1'));
+    await removeUnkeptVersions(root, 't', new Set(['v0', 'v1']));
+    expect((await readdir(dirname(legacy))).sort()).toEqual(['v0.parquet', 'v1']);
+    await removeUnkeptVersions(root, 't', new Set(['v1']));
+    expect(await readdir(dirname(legacy))).toEqual(['v1']);
   });
 
   it('removes the versions retention does not keep, and the files linked into a kept one stay whole', async () => {

@@ -1,8 +1,9 @@
 /**
  * The one module that knows an AnalyticsTable version's files (`table-columns.ts` gives their columns): a version is
- * a directory of one Parquet file per year of its period ids, hive style (`year=2024.parquet`), so DuckDB reads the
- * directory as one table. A build writes the years whose rows changed and hard-links the others from the previous
- * version, in a staging directory that one rename publishes; readers read it back in the contract's row order.
+ * a directory of one Parquet file per year of its period ids, in hive partitions (`year=2024/data.parquet`), so
+ * DuckDB reads the directory as one table with a `year` column. A build writes the years whose rows changed and
+ * hard-links the others from the previous version, in a staging directory that one rename publishes; readers read it
+ * back in the contract's row order.
  */
 import { link, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -71,8 +72,9 @@ export function encodeAnalyticsTable(rows: readonly AnalyticsRow[]): Uint8Array 
 /** The partition a period id falls in: its year (every DHIS2 period id starts with it: 20240105, 2024W5, 202401). */
 export const yearOfPeriod = (pe: string) => pe.slice(0, 4);
 
-const YEAR_FILE = /^year=(\d{4})\.parquet$/;
-const yearFile = (year: string) => `year=${year}.parquet`;
+const YEAR_PARTITION = /^year=(\d{4})$/;
+const yearPartition = (year: string) => `year=${year}`;
+const yearFile = (year: string) => join(yearPartition(year), 'data.parquet');
 
 /**
  * Whether a version's path is a directory of year files; a version published before tables were partitioned is
@@ -82,7 +84,7 @@ export const isPartitioned = (path: string) => !path.endsWith('.parquet');
 
 /** The years a version holds, ascending. */
 export async function analyticsTableYears(dir: string): Promise<string[]> {
-  return (await readdir(dir)).flatMap((name) => YEAR_FILE.exec(name)?.[1] ?? []).sort();
+  return (await readdir(dir)).flatMap((name) => YEAR_PARTITION.exec(name)?.[1] ?? []).sort();
 }
 
 async function readParquetRows(path: string): Promise<AnalyticsRow[]> {
@@ -154,7 +156,10 @@ export async function writeAnalyticsTableVersion(
   const links = linked
     ? (await analyticsTableYears(linked.from)).filter((year) => !linked.except.has(year) && !byYear.has(year))
     : [];
-  for (const year of links) await link(join(linked!.from, yearFile(year)), join(staging, yearFile(year)));
+  for (const year of links) {
+    await mkdir(join(staging, yearPartition(year)));
+    await link(join(linked!.from, yearFile(year)), join(staging, yearFile(year)));
+  }
   await syncTree(staging);
   await publishDirectory(staging, target);
   return { written: [...byYear.keys()].sort(), linked: links };

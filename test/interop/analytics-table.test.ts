@@ -82,7 +82,7 @@ async function parquetRows(version: AnalyticsTableVersion) {
   const db = await (await DuckDBInstance.create(':memory:')).connect();
   const file = join(dataDir, 'store', version.path);
   const reader = await db.runAndReadAll(
-    `SELECT ou, periodType, pe, stat, value, sourceVersion FROM read_parquet('${file}/*.parquet', hive_partitioning = true)`,
+    `SELECT ou, periodType, pe, stat, value, sourceVersion, year FROM read_parquet('${file}/*/*.parquet', hive_partitioning = true)`,
   );
   return reader.getRowObjectsJson() as {
     ou: string;
@@ -91,6 +91,7 @@ async function parquetRows(version: AnalyticsTableVersion) {
     stat: string;
     value: number | null;
     sourceVersion: string;
+    year: number;
   }[];
 }
 
@@ -127,6 +128,8 @@ describe('the example analytics table over the sample dataset (embedded)', () =>
       expect(want, `${row.ou} ${row.pe} ${row.stat}`).toBeDefined();
       expect(row.value).toBeCloseTo(want!, 4);
       expect(row.sourceVersion).toBe(first.sourceVersion);
+      // The hive partition of the row's file is the year of its period.
+      expect(String(row.year)).toBe(row.pe.slice(0, 4));
     }
     expect(new Set(rows.map((r) => r.pe))).toEqual(
       new Set([...Array(12).keys()].map((m) => `2024${String(m + 1).padStart(2, '0')}`).concat('2024')),
@@ -213,7 +216,7 @@ describe('the example analytics table over the sample dataset (embedded)', () =>
     expect(next.rows).toBe(after.length);
     // Only the new day's year is written; the year without a computed period is the previous version's file.
     const yearFile = async (version: AnalyticsTableVersion, year: string) =>
-      stat(join(dataDir, 'store', version.path, `year=${year}.parquet`));
+      stat(join(dataDir, 'store', version.path, `year=${year}`, 'data.parquet'));
     expect((await yearFile(next, '2024')).ino).toBe((await yearFile(first, '2024')).ino);
     await expect(yearFile(first, '2025')).rejects.toThrow(/ENOENT/);
     expect((await yearFile(next, '2025')).nlink).toBe(1);

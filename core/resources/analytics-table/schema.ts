@@ -58,7 +58,7 @@ export const analyticsTableVersionSchema = z
     path: z
       .string()
       .describe(
-        'Store path of its directory: one Parquet file per year of its period ids (`year=2024.parquet`), hive style.',
+        'Store path of its directory: one Parquet file per year of its period ids, hive style (`year=2024/data.parquet`).',
       ),
     sourceVersion: z.string().describe('The dataset version it was computed from.'),
     featureCollectionPath: z.string().describe('The stored feature collection file it was computed with.'),
