@@ -3,8 +3,7 @@
  * units) the delivery names, from the table version it names, read as the API server reads a table
  * (`core/analytics/table-file.ts`).
  */
-import { readFile } from 'node:fs/promises';
-import { readAnalyticsTable } from '../analytics/table-file.ts';
+import { encodeAnalyticsTable, readAnalyticsTable, type AnalyticsRow } from '../analytics/table-file.ts';
 import { formatValue } from '../processing/results/dhis2-json.ts';
 import { sha256Hex } from '../provenance/digest.ts';
 import type { DeliveryTableSource } from '../resources/delivery/schema.ts';
@@ -15,21 +14,23 @@ import type { DataValue } from './payload.ts';
 export const tableDataElement = (source: Pick<DeliveryTableSource, 'name' | 'statistic'>) =>
   `${source.name}.${source.statistic}`;
 
-/** The version's values the source selects, rows without a value left out; `file`: the version's Parquet file. */
+/** The version's values the source selects, rows without a value left out; `file`: the version's path. */
 export async function readTablePayload(
   file: string,
   source: DeliveryTableSource,
 ): Promise<{ dataValues: DataValue[]; sha256: string; size: number }> {
-  let bytes: Buffer;
+  let rows: AnalyticsRow[];
   try {
-    bytes = await readFile(file);
+    rows = await readAnalyticsTable(file);
   } catch (err) {
     throw new RunError(
       'InvalidPayload',
       `Version ${source.version.id} of analytics table ${source.name} cannot be read: ${(err as Error).message}.`,
     );
   }
-  const rows = await readAnalyticsTable(file);
+  // The checksum is of the version as one Parquet file, the bytes `GET /analytics/{table}.parquet` answers while
+  // the version is served: a version is stored as a file per year.
+  const bytes = encodeAnalyticsTable(rows);
   const periods = new Set(source.periods);
   const orgUnits = source.orgUnits && new Set(source.orgUnits);
   if (orgUnits) {
