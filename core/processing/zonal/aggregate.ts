@@ -86,7 +86,9 @@ function bySpatialChunk(table: ZonalTable, rowsPerChunk: number, colsPerChunk: n
  * Runs of a chunk's pixels: consecutive pixels of one geometry on one row with one weight (all interior pixels
  * of a polygon; a boundary pixel with a fraction is a run of its own), so that a plane is summed over
  * contiguous memory without an index per pixel. With `contiguous` false (x is not the chunk's innermost
- * dimension) every pixel is a run. The runs are in shared memory: worker threads read them without a copy.
+ * dimension) every pixel is a run. The runs are in the order of their offsets, whatever their geometry, so
+ * that a plane is read forwards as memory prefetches it; each geometry's runs keep their order, and so the order
+ * their partials are added in. The runs are in shared memory: worker threads read them without a copy.
  */
 export function pixelRuns(entries: ChunkEntries, bases: Int32Array, others: number, contiguous: boolean): PixelRuns {
   const n = bases.length;
@@ -94,13 +96,15 @@ export function pixelRuns(entries: ChunkEntries, bases: Int32Array, others: numb
   const length = new Int32Array(n);
   const weight = new Float64Array(n);
   const cell = new Int32Array(n);
+  const order = new Int32Array(n).map((_, e) => e).sort((a, b) => bases[a]! - bases[b]! || a - b);
   let count = 0;
-  for (let e = 0; e < n; e++) {
+  for (let i = 0; i < n; i++) {
+    const e = order[i]!;
     const last = count - 1;
     if (
       contiguous &&
       count > 0 &&
-      entries.geometry[e] === entries.geometry[e - 1] &&
+      entries.geometry[e] === entries.geometry[order[i - 1]!] &&
       entries.weight[e] === weight[last] &&
       bases[e] === base[last]! + length[last]!
     ) {

@@ -57,6 +57,10 @@ export function runPartials(
   const value = new Float64Array(R * planes);
   const count = new Float64Array(R * planes);
   const missing = new Uint8Array(R * planes);
+  if ((kind === 'mean' || kind === 'sum') && !finite) {
+    sumsByFourPlanes(chunk, runs, offsets, value, count, missing);
+    return { value, count, missing, finite: undefined };
+  }
   const valid = finite ? new Float64Array(R * planes) : undefined;
   for (let r0 = 0; r0 < R; r0 += BLOCK) {
     const r1 = Math.min(R, r0 + BLOCK);
@@ -110,6 +114,89 @@ export function runPartials(
     }
   }
   return { value, count, missing, finite: valid };
+}
+
+/**
+ * The sums and counts of `runPartials` for mean and sum, each run read in four planes at once: a run is a few
+ * cache lines of each plane, and a plane's run waits on memory unless several are fetched together. Each plane's
+ * values are still added in pixel order, so the sums are the same bits as one plane at a time.
+ */
+function sumsByFourPlanes(
+  chunk: ArrayLike<number>,
+  runs: PixelRuns,
+  offsets: Int32Array,
+  value: Float64Array,
+  count: Float64Array,
+  missing: Uint8Array,
+): void {
+  const R = runs.base.length;
+  const planes = offsets.length;
+  const { base, length } = runs;
+  let b = 0;
+  for (; b + 4 <= planes; b += 4) {
+    const [o0, o1, o2, o3] = [offsets[b]!, offsets[b + 1]!, offsets[b + 2]!, offsets[b + 3]!];
+    for (let r = 0; r < R; r++) {
+      const start = base[r]!;
+      const end = start + length[r]!;
+      let [s0, s1, s2, s3, n0, n1, n2, n3] = [0, 0, 0, 0, 0, 0, 0, 0];
+      for (let k = start; k < end; k++) {
+        const v0 = chunk[o0 + k]!;
+        const v1 = chunk[o1 + k]!;
+        const v2 = chunk[o2 + k]!;
+        const v3 = chunk[o3 + k]!;
+        if (v0 === v0) {
+          s0 += v0;
+          n0++;
+        }
+        if (v1 === v1) {
+          s1 += v1;
+          n1++;
+        }
+        if (v2 === v2) {
+          s2 += v2;
+          n2++;
+        }
+        if (v3 === v3) {
+          s3 += v3;
+          n3++;
+        }
+      }
+      const pixels = end - start;
+      const at = b * R + r;
+      value[at] = s0;
+      value[at + R] = s1;
+      value[at + 2 * R] = s2;
+      value[at + 3 * R] = s3;
+      count[at] = n0;
+      count[at + R] = n1;
+      count[at + 2 * R] = n2;
+      count[at + 3 * R] = n3;
+      if (n0 < pixels) missing[at] = 1;
+      if (n1 < pixels) missing[at + R] = 1;
+      if (n2 < pixels) missing[at + 2 * R] = 1;
+      if (n3 < pixels) missing[at + 3 * R] = 1;
+    }
+  }
+  for (; b < planes; b++) {
+    const offset = offsets[b]!;
+    for (let r = 0; r < R; r++) {
+      const start = base[r]! + offset;
+      const end = start + length[r]!;
+      let sum = 0;
+      let n = 0;
+      for (let k = start; k < end; k++) {
+        const v = chunk[k]!;
+        if (v === v) {
+          sum += v;
+          n++;
+        }
+      }
+      const at = b * R + r;
+      value[at] = sum;
+      count[at] = n;
+      if (n < end - start) missing[at] = 1;
+    }
+  }
 }
 
 /**
