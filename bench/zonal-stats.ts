@@ -1,13 +1,15 @@
 /**
- * Zonal means of an in-memory float32 cube (T time steps of H × W pixels) over polygons, against a numpy peer
- * that masks per polygon and time step (`zonal-peer.py`, Debian's numpy), on the same data in one run:
- * - Stratus by pixel centre (`aggregate_spatial` with `mean`), the figure the issue compares at ≥ 3× the peer;
- * - Stratus with `weighting: "coverage"` (exact cell fractions), compared with the peer's pixel-centre figure
- *   (goal ≥ 1×).
- * Both sides include turning the polygons into pixels. The cube is written to a raw file for the peer once.
- * Stratus runs with a worker thread per core (`threads`, the default of `processing.worker_threads`), and its
- * pixel-centre figure with one worker thread too (first), like for like with the single-threaded peer.
- * Reports seconds, the ratios, the largest difference of the centre means from the peer's, and the peak RSS.
+ * Zonal means of an in-memory float32 cube (T time steps of H × W pixels) over polygons that do not overlap,
+ * against the numpy peers of `zonal-peer.py` (Debian's numpy, one thread), on the same data in one run:
+ * - Stratus by pixel centre (`aggregate_spatial` with `mean`) against the faster of the peer's `window` (each
+ *   polygon's mask over its window, one reduction over all time steps) and `labels` (a label grid and
+ *   `np.bincount` per step);
+ * - Stratus with `weighting: "coverage"` (exact cell fractions, computed once per call), against the same
+ *   pixel-centre peer (the goal) and against the peer's `coverage` (shapely's fractions over each window).
+ * Both sides include turning the polygons into pixels. The cube is written to a raw file for the peers once.
+ * Stratus runs with one worker thread (first, like for like with the peers), then with `threads`.
+ * Each peer's means are checked against Stratus's (`PEER_TOLERANCE`); reports seconds, CPU seconds, the largest
+ * differences and the peak RSS.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -21,6 +23,55 @@ import { configureProcessPool } from '../core/workers/pool.ts';
 import { python } from '../test/support/python.ts';
 
 const PEER = join(import.meta.dirname, 'zonal-peer.py');
+/**
+ * The largest difference allowed between a peer's mean and Stratus's: numpy's `nanmean` adds float32 values in
+ * float32 (pairwise), Stratus in float64; the values are 0 to 100.
+ */
+export const PEER_TOLERANCE = 1e-3;
+
+/** What `zonal-peer.py` prints: seconds of each part, CPU seconds, peak memory, means polygon-major (null: NaN). */
+export interface PeerRun {
+  read_seconds: number;
+  mask_seconds: number;
+  reduce_seconds: number;
+  cpu_seconds: number;
+  peak_rss_megabytes: number;
+  means: (number | null)[][];
+}
+
+export type PeerMethod = 'window' | 'labels' | 'coverage';
+
+/** Runs the peer's `method` over `cube` (a raw float32 file or a `*.zarr` store) and the polygons. */
+export function runPeer(method: PeerMethod, cube: string, size: readonly number[], polygonsPath: string) {
+  return readFile(PEER, 'utf8').then((script) =>
+    python<PeerRun>(
+      script,
+      [method, cube, ...size.map(String), polygonsPath, String(WEST), String(NORTH), String(SIZE)],
+      3_600_000,
+    ),
+  );
+}
+
+/** The peer's wall seconds from its data in memory: the masks (or weights) and the reduction, and the read. */
+export const peerSeconds = (peer: PeerRun) => peer.read_seconds + peer.mask_seconds + peer.reduce_seconds;
+
+/**
+ * The largest difference between the peer's means and Stratus's (geometry-major, `steps` per geometry); throws
+ * when it is above `PEER_TOLERANCE` or when one side has a mean where the other has none.
+ */
+export function peerDifference(method: PeerMethod, peer: PeerRun, values: ArrayLike<number>, steps: number): number {
+  let largest = 0;
+  peer.means.forEach((series, g) =>
+    series.forEach((m, t) => {
+      const mine = values[g * steps + t]!;
+      const difference = m === null ? (Number.isNaN(mine) ? 0 : Infinity) : Math.abs(m - mine);
+      largest = Math.max(largest, Number.isNaN(difference) ? Infinity : difference);
+    }),
+  );
+  if (!(largest <= PEER_TOLERANCE))
+    throw new Error(`the ${method} peer's means differ from Stratus's by ${largest} (tolerance ${PEER_TOLERANCE})`);
+  return largest;
+}
 /** Grid: 0.001° pixels from 7°E, 52°N. */
 export const GRID = { west: 7, north: 52, size: 0.001 };
 const { west: WEST, north: NORTH, size: SIZE } = GRID;
@@ -32,25 +83,37 @@ export interface ZonalFigures {
   polygons: number;
   /** Worker threads of the best-effort runs. */
   threads: number;
-  centreSeconds: number;
-  coverageSeconds: number;
-  /** Pixel centre with one worker thread. */
-  singleCentreSeconds: number;
-  singleCentreCpuSeconds: number;
-  peerSeconds: number;
-  /** CPU seconds (user + system) of the same three runs: steadier than wall clock on a shared machine. */
-  centreCpuSeconds: number;
-  coverageCpuSeconds: number;
-  peerCpuSeconds: number;
-  peerMaskSeconds: number;
+  /** Wall and CPU seconds (user + system, all threads) of each run; `single`: one worker thread. */
+  centre: Timing;
+  coverage: Timing;
+  singleCentre: Timing;
+  singleCoverage: Timing;
+  /** The peers: pixel centre by windows and by a label grid, and coverage fractions by windows. */
+  window: Timing;
+  labels: Timing;
+  peerCoverage: Timing;
+  /** The faster pixel-centre peer. */
+  fasterPeer: 'window' | 'labels';
+  /** Largest differences of the centre means from the pixel-centre peers', and of the coverage means. */
   maxDifference: number;
+  coverageDifference: number;
   peakRssMegabytes: number;
 }
 
-/** Star-shaped polygons of 24 vertices on a grid over the raster, about 40 to 90 pixels across. */
+export interface Timing {
+  seconds: number;
+  cpuSeconds: number;
+}
+
+/**
+ * Star-shaped polygons of 24 vertices, one in each cell of a grid over the raster and inside it (90 % of the
+ * cell's half-width at most), so that no two overlap, as the label-grid peer needs; 150 polygons over 1000 × 1000
+ * pixels are about 55 to 70 pixels across.
+ */
 export function polygons(count: number, height: number, width: number) {
   const columns = Math.ceil(Math.sqrt((count * width) / height));
   const rows = Math.ceil(count / columns);
+  const reach = Math.min(width / columns, height / rows) / 2;
   return {
     type: 'FeatureCollection',
     features: Array.from({ length: count }, (_, k) => {
@@ -58,7 +121,7 @@ export function polygons(count: number, height: number, width: number) {
       const cy = NORTH - (Math.floor(k / columns) + 0.5) * (height / rows) * SIZE;
       const ring = Array.from({ length: 24 }, (_, v) => {
         const angle = (2 * Math.PI * v) / 24;
-        const radius = SIZE * (v % 2 === 0 ? 45 : 25) * (0.8 + (0.4 * ((k * 7919) % 13)) / 13);
+        const radius = SIZE * reach * (v % 2 === 0 ? 0.9 : 0.5) * (0.8 + (0.2 * ((k * 7919) % 13)) / 13);
         return [cx + radius * Math.cos(angle), cy + radius * Math.sin(angle)];
       });
       return {
@@ -141,51 +204,47 @@ export async function benchZonalStats(
     const { cube: data, data: values } = cube(steps, height, width);
     const geometries = polygons(count, height, width);
     const raw = join(root, 'cube.f32');
+    const polygonsPath = join(root, 'polygons.geojson');
     await writeFile(raw, values);
-    await writeFile(join(root, 'polygons.geojson'), JSON.stringify(geometries));
+    await writeFile(polygonsPath, JSON.stringify(geometries));
     // Workers started before the clock, as a server's are, like the peer's imports. One worker first: the first
     // run of the process also compiles the engine's code, which counts against the like-for-like row.
     await configureProcessPool(1).warm(ZONAL_CHUNK);
-    const single = await zonalMeans(data, geometries, 'centre');
+    const singleCentre = await zonalMeans(data, geometries, 'centre');
+    const singleCoverage = await zonalMeans(data, geometries, 'coverage');
     await configureProcessPool(threads).warm(ZONAL_CHUNK);
     const centre = await zonalMeans(data, geometries, 'centre');
     const coverage = await zonalMeans(data, geometries, 'coverage');
-    if (single.values.some((m, i) => !Object.is(m, centre.values[i])))
-      throw new Error('one worker thread and many gave different means');
-    const peer = await python<{ mask_seconds: number; reduce_seconds: number; cpu_seconds: number; means: number[][] }>(
-      await readFile(PEER, 'utf8'),
-      [
-        raw,
-        String(steps),
-        String(height),
-        String(width),
-        join(root, 'polygons.geojson'),
-        String(WEST),
-        String(NORTH),
-        String(SIZE),
-      ],
-      3_600_000,
-    );
-    let maxDifference = 0;
-    peer.means.forEach((series, g) =>
-      series.forEach((m, t) => (maxDifference = Math.max(maxDifference, Math.abs(m - centre.values[g * steps + t]!)))),
-    );
+    for (const [one, many] of [
+      [singleCentre, centre],
+      [singleCoverage, coverage],
+    ])
+      if (one.values.some((m, i) => !Object.is(m, many.values[i])))
+        throw new Error('one worker thread and many gave different means');
+    const size = [steps, height, width];
+    const window = await runPeer('window', raw, size, polygonsPath);
+    const labels = await runPeer('labels', raw, size, polygonsPath);
+    const peerCoverage = await runPeer('coverage', raw, size, polygonsPath);
+    const timing = (peer: PeerRun): Timing => ({ seconds: peerSeconds(peer), cpuSeconds: peer.cpu_seconds });
     return {
       steps,
       height,
       width,
       polygons: count,
       threads,
-      centreSeconds: centre.seconds,
-      coverageSeconds: coverage.seconds,
-      singleCentreSeconds: single.seconds,
-      singleCentreCpuSeconds: single.cpuSeconds,
-      peerSeconds: peer.mask_seconds + peer.reduce_seconds,
-      centreCpuSeconds: centre.cpuSeconds,
-      coverageCpuSeconds: coverage.cpuSeconds,
-      peerCpuSeconds: peer.cpu_seconds,
-      peerMaskSeconds: peer.mask_seconds,
-      maxDifference,
+      centre,
+      coverage,
+      singleCentre,
+      singleCoverage,
+      window: timing(window),
+      labels: timing(labels),
+      peerCoverage: timing(peerCoverage),
+      fasterPeer: peerSeconds(window) <= peerSeconds(labels) ? 'window' : 'labels',
+      maxDifference: Math.max(
+        peerDifference('window', window, centre.values, steps),
+        peerDifference('labels', labels, centre.values, steps),
+      ),
+      coverageDifference: peerDifference('coverage', peerCoverage, coverage.values, steps),
       peakRssMegabytes: process.resourceUsage().maxRSS / 1024,
     };
   } finally {

@@ -1,6 +1,7 @@
 /**
  * Zonal means read from a compressed Zarr store on disk, against xarray + zarr-python + numpy reading the same
- * store (`zonal-peer.py` given a `*.zarr` path): the store variant of `zonal-stats.ts`. Stratus runs in a child
+ * store (`zonal-peer.py` given a `*.zarr` path, both pixel-centre methods, the faster kept; the peer's means are
+ * checked against Stratus's): the store variant of `zonal-stats.ts`. Stratus runs in a child
  * process of its own (`node bench/zonal-store.ts <store> <polygons> <worker threads>`), so that its peak RSS is
  * the run's alone: once with a worker thread per core (`threads`, the default of `processing.worker_threads`),
  * and once with one worker thread, like for like with the single-threaded peer.
@@ -16,11 +17,9 @@ import { directoryStore } from '../core/stores/directory-store.ts';
 import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
 import { ZONAL_CHUNK } from '../core/processing/zonal/chunk-task.ts';
 import { configureProcessPool } from '../core/workers/pool.ts';
-import { python } from '../test/support/python.ts';
-import { GRID, polygons, syntheticValues, zonalMeans } from './zonal-stats.ts';
+import { GRID, peerDifference, peerSeconds, polygons, runPeer, syntheticValues, zonalMeans } from './zonal-stats.ts';
 
 const run = promisify(execFile);
-const PEER = join(import.meta.dirname, 'zonal-peer.py');
 
 export interface ZonalStoreFigures {
   steps: number;
@@ -37,6 +36,8 @@ export interface ZonalStoreFigures {
   singleSeconds: number;
   singleCpuSeconds: number;
   singlePeakRssMegabytes: number;
+  /** The faster of the peer's pixel-centre methods, and its figures. */
+  peer: 'window' | 'labels';
   peerSeconds: number;
   peerCpuSeconds: number;
   peerPeakRssMegabytes: number;
@@ -105,30 +106,13 @@ export async function benchZonalFromStore(
     };
     const stratus = await stratusWith(threads);
     const single = await stratusWith(1);
-    const peer = await python<{
-      read_seconds: number;
-      mask_seconds: number;
-      reduce_seconds: number;
-      cpu_seconds: number;
-      peak_rss_megabytes: number;
-      means: number[][];
-    }>(
-      await readFile(PEER, 'utf8'),
-      [
-        store,
-        String(steps),
-        String(height),
-        String(width),
-        polygonsPath,
-        String(GRID.west),
-        String(GRID.north),
-        String(GRID.size),
-      ],
-      3_600_000,
-    );
-    let maxDifference = 0;
-    peer.means.forEach((series, g) =>
-      series.forEach((m, t) => (maxDifference = Math.max(maxDifference, Math.abs(m - stratus.means[g * steps + t]!)))),
+    const size = [steps, height, width];
+    const window = await runPeer('window', store, size, polygonsPath);
+    const labels = await runPeer('labels', store, size, polygonsPath);
+    const peer = peerSeconds(window) <= peerSeconds(labels) ? window : labels;
+    const maxDifference = Math.max(
+      peerDifference('window', window, stratus.means, steps),
+      peerDifference('labels', labels, stratus.means, steps),
     );
     if (single.means.some((m, i) => !Object.is(m, stratus.means[i])))
       throw new Error('one worker thread and many gave different means');
@@ -145,7 +129,8 @@ export async function benchZonalFromStore(
       singleSeconds: single.seconds,
       singleCpuSeconds: single.cpuSeconds,
       singlePeakRssMegabytes: single.peakRssMegabytes,
-      peerSeconds: peer.read_seconds + peer.mask_seconds + peer.reduce_seconds,
+      peer: peer === window ? 'window' : 'labels',
+      peerSeconds: peerSeconds(peer),
       peerCpuSeconds: peer.cpu_seconds,
       peerPeakRssMegabytes: peer.peak_rss_megabytes,
       maxDifference,
