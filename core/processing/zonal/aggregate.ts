@@ -88,24 +88,36 @@ function bySpatialChunk(table: ZonalTable, rowsPerChunk: number, colsPerChunk: n
  * contiguous memory without an index per pixel. With `contiguous` false (x is not the chunk's innermost
  * dimension) every pixel is a run. The runs are in the order of their offsets, whatever their geometry, so
  * that a plane is read forwards as memory prefetches it; each geometry's runs keep their order, and so the order
- * their partials are added in. The runs are in shared memory: worker threads read them without a copy.
+ * their partials are added in. With `pixelWeights` (a mean or a sum) and cells of fractional weight (coverage),
+ * a run is every consecutive pixel of one geometry on one row whatever its weight, of weight 1, with each pixel's
+ * weight in `pixelWeight`: a polygon's row is one run, not one per boundary cell. The runs are in shared memory:
+ * worker threads read them without a copy.
  */
-export function pixelRuns(entries: ChunkEntries, bases: Int32Array, others: number, contiguous: boolean): PixelRuns {
+export function pixelRuns(
+  entries: ChunkEntries,
+  bases: Int32Array,
+  others: number,
+  contiguous: boolean,
+  pixelWeights = false,
+): PixelRuns {
   const n = bases.length;
   const base = new Int32Array(n);
   const length = new Int32Array(n);
   const weight = new Float64Array(n);
   const cell = new Int32Array(n);
+  const perPixel = pixelWeights && contiguous && entries.weight.some((w) => w !== 1);
+  const pixelWeight = perPixel ? new Float64Array(new SharedArrayBuffer(n * 8)) : undefined;
   const order = new Int32Array(n).map((_, e) => e).sort((a, b) => bases[a]! - bases[b]! || a - b);
   let count = 0;
   for (let i = 0; i < n; i++) {
     const e = order[i]!;
     const last = count - 1;
+    if (pixelWeight) pixelWeight[i] = entries.weight[e]!;
     if (
       contiguous &&
       count > 0 &&
       entries.geometry[e] === entries.geometry[order[i - 1]!] &&
-      entries.weight[e] === weight[last] &&
+      (pixelWeight || entries.weight[e] === weight[last]) &&
       bases[e] === base[last]! + length[last]!
     ) {
       length[last]!++;
@@ -113,7 +125,7 @@ export function pixelRuns(entries: ChunkEntries, bases: Int32Array, others: numb
     }
     base[count] = bases[e]!;
     length[count] = 1;
-    weight[count] = entries.weight[e]!;
+    weight[count] = pixelWeight ? 1 : entries.weight[e]!;
     cell[count] = entries.geometry[e]! * others;
     count++;
   }
@@ -128,7 +140,8 @@ export function pixelRuns(entries: ChunkEntries, bases: Int32Array, others: numb
   runs.base.set(base.subarray(0, count));
   runs.length.set(length.subarray(0, count));
   runs.cell.set(cell.subarray(0, count));
-  return runs;
+  // Runs cover their pixels in order, so run r's first pixel weight is at the sum of the lengths before it.
+  return pixelWeight ? { ...runs, pixelWeight } : runs;
 }
 
 /** What a spatial chunk's table entries are in a chunk of a given layout: each entry's offset, and the runs. */
@@ -144,12 +157,13 @@ function chunkLayout(
   x: number,
   y: number,
   others: number,
+  pixelWeights: boolean,
 ): ChunkLayout {
   const { row, col } = entries;
   const bases = new Int32Array(row.length);
   const [y0, x0, sy, sx] = [start[y]!, start[x]!, strides[y]!, strides[x]!];
   for (let e = 0; e < bases.length; e++) bases[e] = (row[e]! - y0) * sy + (col[e]! - x0) * sx;
-  return { bases, runs: pixelRuns(entries, bases, others, sx === 1) };
+  return { bases, runs: pixelRuns(entries, bases, others, sx === 1, pixelWeights) };
 }
 
 /**
@@ -204,6 +218,8 @@ export async function zonalAggregate(
       : [];
   const weighted = reducer.kind === 'weighted' ? reducer.reducer : undefined;
   const weightedState = weighted?.init(G * others);
+  // Runs with a weight per pixel: only the sums of a mean or a sum read them (`runPartials`).
+  const pixelWeights = (weighted?.kind === 'mean' || weighted?.kind === 'sum') && !counts;
   const totals = new Float64Array(G * others);
   const valid = new Float64Array(G * others);
   // Layouts by spatial chunk and strides: every chunk along the other dimensions reuses its spatial chunk's.
@@ -246,7 +262,7 @@ export async function zonalAggregate(
     const layoutKey = `${spatial}:${strides[y]}:${strides[x]}`;
     let layout = layouts.get(layoutKey);
     if (!layout) {
-      layout = chunkLayout(entries, region.start, strides, x, y, others);
+      layout = chunkLayout(entries, region.start, strides, x, y, others, pixelWeights);
       layouts.set(layoutKey, layout);
     }
     const { runs } = layout;

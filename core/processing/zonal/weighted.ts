@@ -21,6 +21,11 @@ export interface PixelRuns {
   length: Int32Array;
   weight: Float64Array;
   cell: Int32Array;
+  /**
+   * Each pixel's weight, the runs' pixels one after the other, when a run's pixels weigh differently (coverage
+   * fractions, for a mean or a sum only); the runs' own weights are then 1.
+   */
+  pixelWeight?: Float64Array;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface PixelRuns {
 export interface RunPartials {
   /** The sum of the run's values (mean, sum), or their extreme (min, max); 0 for count. */
   value: Float64Array;
-  /** Values counted: not NaN (mean, sum, min, max), or valid (count). */
+  /** Values counted: not NaN (mean, sum, min, max), or valid (count); their weight with `pixelWeight`. */
   count: Float64Array;
   /** 1 where the run holds a NaN. */
   missing: Uint8Array;
@@ -58,7 +63,8 @@ export function runPartials(
   const count = new Float64Array(R * planes);
   const missing = new Uint8Array(R * planes);
   if ((kind === 'mean' || kind === 'sum') && !finite) {
-    sumsByFourPlanes(chunk, runs, offsets, value, count, missing);
+    if (runs.pixelWeight) weightedSumsByFourPlanes(chunk, runs, runs.pixelWeight, offsets, value, count, missing);
+    else sumsByFourPlanes(chunk, runs, offsets, value, count, missing);
     return { value, count, missing, finite: undefined };
   }
   const valid = finite ? new Float64Array(R * planes) : undefined;
@@ -195,6 +201,88 @@ function sumsByFourPlanes(
       value[at] = sum;
       count[at] = n;
       if (n < end - start) missing[at] = 1;
+    }
+  }
+}
+
+/**
+ * `sumsByFourPlanes` for runs whose pixels weigh differently: the weighted sum of each run's values and the
+ * weight of its valid pixels.
+ */
+function weightedSumsByFourPlanes(
+  chunk: ArrayLike<number>,
+  runs: PixelRuns,
+  pixelWeight: Float64Array,
+  offsets: Int32Array,
+  value: Float64Array,
+  count: Float64Array,
+  missing: Uint8Array,
+): void {
+  const R = runs.base.length;
+  const planes = offsets.length;
+  const { base, length } = runs;
+  let b = 0;
+  for (; b + 4 <= planes; b += 4) {
+    const [o0, o1, o2, o3] = [offsets[b]!, offsets[b + 1]!, offsets[b + 2]!, offsets[b + 3]!];
+    for (let r = 0, p = 0; r < R; p += length[r]!, r++) {
+      const start = base[r]!;
+      const end = start + length[r]!;
+      let [s0, s1, s2, s3, w0, w1, w2, w3, m0, m1, m2, m3] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+      for (let k = start, q = p; k < end; k++, q++) {
+        const w = pixelWeight[q]!;
+        const v0 = chunk[o0 + k]!;
+        const v1 = chunk[o1 + k]!;
+        const v2 = chunk[o2 + k]!;
+        const v3 = chunk[o3 + k]!;
+        if (v0 === v0) {
+          s0 += w * v0;
+          w0 += w;
+        } else m0 = 1;
+        if (v1 === v1) {
+          s1 += w * v1;
+          w1 += w;
+        } else m1 = 1;
+        if (v2 === v2) {
+          s2 += w * v2;
+          w2 += w;
+        } else m2 = 1;
+        if (v3 === v3) {
+          s3 += w * v3;
+          w3 += w;
+        } else m3 = 1;
+      }
+      const at = b * R + r;
+      value[at] = s0;
+      value[at + R] = s1;
+      value[at + 2 * R] = s2;
+      value[at + 3 * R] = s3;
+      count[at] = w0;
+      count[at + R] = w1;
+      count[at + 2 * R] = w2;
+      count[at + 3 * R] = w3;
+      missing[at] = m0;
+      missing[at + R] = m1;
+      missing[at + 2 * R] = m2;
+      missing[at + 3 * R] = m3;
+    }
+  }
+  for (; b < planes; b++) {
+    const offset = offsets[b]!;
+    for (let r = 0, p = 0; r < R; p += length[r]!, r++) {
+      const start = base[r]! + offset;
+      const end = start + length[r]!;
+      let [sum, weight, nan] = [0, 0, 0];
+      for (let k = start, q = p; k < end; k++, q++) {
+        const v = chunk[k]!;
+        if (v === v) {
+          sum += pixelWeight[q]! * v;
+          weight += pixelWeight[q]!;
+        } else nan = 1;
+      }
+      const at = b * R + r;
+      value[at] = sum;
+      count[at] = weight;
+      missing[at] = nan;
     }
   }
 }
