@@ -114,6 +114,58 @@ describe('aggregate_spatial by pixel centre, on hand-computed grids and polygons
     ).rejects.toMatchObject({ code: 'TargetDimensionExists' });
   });
 
+  it('reads every time step of a chunk of several alike, by pixel centre and by coverage', async () => {
+    // Six steps in each chunk: a mean and a sum read four at once, then the rest one by one. The value of a cell
+    // is t·100 + row·10 + col; (t0, row 3, col 1) and (t5, row 1, col 2) are nodata.
+    const steps = 6;
+    const value = (t: number, row: number, col: number) =>
+      (t === 0 && row === 3 && col === 1) || (t === 5 && row === 1 && col === 2) ? NaN : t * 100 + row * 10 + col;
+    const cube = cubeOf(
+      [
+        temporal(Array.from({ length: steps }, (_, t) => `2024-01-0${t + 1}`)),
+        spatial('y', [4.5, 3.5, 2.5, 1.5, 0.5], 'EPSG:4326'),
+        spatial('x', [0.5, 1.5, 2.5, 3.5, 4.5, 5.5], 'EPSG:4326'),
+      ],
+      (i) => value(Math.floor(i / 30), Math.floor((i % 30) / 6), i % 6),
+      { chunkShape: [steps, 3, 4], float32: true },
+    );
+    const times = Array.from({ length: steps }, (_, t) => t);
+    const meanOf = (cells: [number, number, number][], t: number) => {
+      const valid = cells.filter(([row, col]) => !Number.isNaN(value(t, row, col)));
+      const weight = valid.reduce((sum, [, , w]) => sum + w, 0);
+      return valid.reduce((sum, [row, col, w]) => sum + w * value(t, row, col), 0) / weight;
+    };
+    const expectClose = (actual: number[], expected: number[]) => {
+      expect(actual).toHaveLength(expected.length);
+      actual.forEach((a, i) => expect(a).toBeCloseTo(expected[i]!, 9));
+    };
+    // Pixel centre: rows 1-3 × cols 1-2.
+    const rectangle = [1, 2, 3].flatMap((row) => [1, 2].map((col): [number, number, number] => [row, col, 1]));
+    const centre = (await run('aggregate_spatial', {
+      data: cube,
+      geometries: { type: 'Polygon', coordinates: [square(1, 1, 3, 4)] },
+      reducer: mean,
+    })) as DataCube;
+    expectClose(
+      Array.from(await valuesOf(centre)),
+      times.map((t) => meanOf(rectangle, t)),
+    );
+    // Coverage: x 0.5 to 2.5 over rows 3 and 2 (y 1 to 3): half of col 0 and col 2, all of col 1.
+    const band = [2, 3].flatMap((row) =>
+      [0, 1, 2].map((col): [number, number, number] => [row, col, col === 1 ? 1 : 0.5]),
+    );
+    const coverage = (await run('aggregate_spatial', {
+      data: cube,
+      geometries: { type: 'Polygon', coordinates: [square(0.5, 1, 2.5, 3)] },
+      reducer: mean,
+      weighting: 'coverage',
+    })) as DataCube;
+    expectClose(
+      Array.from(await valuesOf(coverage)),
+      times.map((t) => meanOf(band, t)),
+    );
+  });
+
   it("counts a centre on a polygon's top or left edge (in pixel space: north and west here), not on the others", async () => {
     // Edges through the centres x = 0.5 and 2.5, y = 0.5 and 2.5: columns 0-1 of rows 2 and 3 (y = 2.5, 1.5);
     // the second square, sharing the edge x = 2.5, takes columns 2-3: every centre belongs to one square.
