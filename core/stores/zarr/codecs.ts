@@ -1,5 +1,17 @@
 import { promisify } from 'node:util';
-import { constants, deflate, gunzip, gzip, inflate, zstdCompress, zstdDecompress } from 'node:zlib';
+import { isMainThread } from 'node:worker_threads';
+import {
+  constants,
+  deflate,
+  gunzip,
+  gunzipSync,
+  gzip,
+  inflate,
+  inflateSync,
+  zstdCompress,
+  zstdDecompress,
+  zstdDecompressSync,
+} from 'node:zlib';
 
 /**
  * Chunk compressors, by their numcodecs ids so that Python zarr, GDAL and JavaScript readers decode them.
@@ -29,7 +41,8 @@ export const DECODABLE = new Set(['zlib', 'gzip', 'zstd', 'blosc']);
 /**
  * The inverse of encodeChunk, for any compressor in `DECODABLE` named as a Zarr codec (`configuration` is the
  * codec's, as stored). Blosc has no native binding in Node: numcodecs.js carries it as WebAssembly, loaded on
- * first use.
+ * first use. The main thread decodes on libuv's thread pool; a worker thread decodes in itself, as it is there for
+ * such work: a hop to the pool and back costs it more CPU a chunk than it saves.
  */
 export async function decodeChunk(
   codec: { name: string; configuration: Record<string, unknown> } | undefined,
@@ -41,11 +54,11 @@ export async function decodeChunk(
   const options = decodedBytes ? { chunkSize: Math.max(64 * 1024, decodedBytes) } : {};
   switch (codec.name) {
     case 'zlib':
-      return inflateAsync(bytes, options);
+      return isMainThread ? inflateAsync(bytes, options) : inflateSync(bytes, options);
     case 'gzip':
-      return gunzipAsync(bytes, options);
+      return isMainThread ? gunzipAsync(bytes, options) : gunzipSync(bytes, options);
     case 'zstd':
-      return zstdDecompressAsync(bytes, options);
+      return isMainThread ? zstdDecompressAsync(bytes, options) : zstdDecompressSync(bytes, options);
     case 'blosc': {
       const { default: Blosc } = await import('numcodecs/blosc');
       return Blosc.fromConfig({ id: 'blosc', ...codec.configuration } as never).decode(bytes);
