@@ -144,28 +144,21 @@ function sumsByFourPlanes(
     for (let r = 0; r < R; r++) {
       const start = base[r]!;
       const end = start + length[r]!;
+      // n: the run's NaNs in each plane, fewer to count than the valid values.
       let [s0, s1, s2, s3, n0, n1, n2, n3] = [0, 0, 0, 0, 0, 0, 0, 0];
       for (let k = start; k < end; k++) {
         const v0 = chunk[o0 + k]!;
         const v1 = chunk[o1 + k]!;
         const v2 = chunk[o2 + k]!;
         const v3 = chunk[o3 + k]!;
-        if (v0 === v0) {
-          s0 += v0;
-          n0++;
-        }
-        if (v1 === v1) {
-          s1 += v1;
-          n1++;
-        }
-        if (v2 === v2) {
-          s2 += v2;
-          n2++;
-        }
-        if (v3 === v3) {
-          s3 += v3;
-          n3++;
-        }
+        if (v0 === v0) s0 += v0;
+        else n0++;
+        if (v1 === v1) s1 += v1;
+        else n1++;
+        if (v2 === v2) s2 += v2;
+        else n2++;
+        if (v3 === v3) s3 += v3;
+        else n3++;
       }
       const pixels = end - start;
       const at = b * R + r;
@@ -173,14 +166,14 @@ function sumsByFourPlanes(
       value[at + R] = s1;
       value[at + 2 * R] = s2;
       value[at + 3 * R] = s3;
-      count[at] = n0;
-      count[at + R] = n1;
-      count[at + 2 * R] = n2;
-      count[at + 3 * R] = n3;
-      if (n0 < pixels) missing[at] = 1;
-      if (n1 < pixels) missing[at + R] = 1;
-      if (n2 < pixels) missing[at + 2 * R] = 1;
-      if (n3 < pixels) missing[at + 3 * R] = 1;
+      count[at] = pixels - n0;
+      count[at + R] = pixels - n1;
+      count[at + 2 * R] = pixels - n2;
+      count[at + 3 * R] = pixels - n3;
+      if (n0 > 0) missing[at] = 1;
+      if (n1 > 0) missing[at + R] = 1;
+      if (n2 > 0) missing[at + 2 * R] = 1;
+      if (n3 > 0) missing[at + 3 * R] = 1;
     }
   }
   for (; b < planes; b++) {
@@ -221,49 +214,45 @@ function weightedSumsByFourPlanes(
   const R = runs.base.length;
   const planes = offsets.length;
   const { base, length } = runs;
+  const runWeight = new Float64Array(R);
+  for (let r = 0, q = 0; r < R; r++) for (let k = 0; k < length[r]!; k++, q++) runWeight[r]! += pixelWeight[q]!;
   let b = 0;
   for (; b + 4 <= planes; b += 4) {
     const [o0, o1, o2, o3] = [offsets[b]!, offsets[b + 1]!, offsets[b + 2]!, offsets[b + 3]!];
     for (let r = 0, p = 0; r < R; p += length[r]!, r++) {
       const start = base[r]!;
       const end = start + length[r]!;
-      let [s0, s1, s2, s3, w0, w1, w2, w3, m0, m1, m2, m3] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+      // m: the weight of the run's NaNs in each plane (weights are above 0), taken from the run's whole weight.
+      let [s0, s1, s2, s3, m0, m1, m2, m3] = [0, 0, 0, 0, 0, 0, 0, 0];
       for (let k = start, q = p; k < end; k++, q++) {
         const w = pixelWeight[q]!;
         const v0 = chunk[o0 + k]!;
         const v1 = chunk[o1 + k]!;
         const v2 = chunk[o2 + k]!;
         const v3 = chunk[o3 + k]!;
-        if (v0 === v0) {
-          s0 += w * v0;
-          w0 += w;
-        } else m0 = 1;
-        if (v1 === v1) {
-          s1 += w * v1;
-          w1 += w;
-        } else m1 = 1;
-        if (v2 === v2) {
-          s2 += w * v2;
-          w2 += w;
-        } else m2 = 1;
-        if (v3 === v3) {
-          s3 += w * v3;
-          w3 += w;
-        } else m3 = 1;
+        if (v0 === v0) s0 += w * v0;
+        else m0 += w;
+        if (v1 === v1) s1 += w * v1;
+        else m1 += w;
+        if (v2 === v2) s2 += w * v2;
+        else m2 += w;
+        if (v3 === v3) s3 += w * v3;
+        else m3 += w;
       }
       const at = b * R + r;
       value[at] = s0;
       value[at + R] = s1;
       value[at + 2 * R] = s2;
       value[at + 3 * R] = s3;
-      count[at] = w0;
-      count[at + R] = w1;
-      count[at + 2 * R] = w2;
-      count[at + 3 * R] = w3;
-      missing[at] = m0;
-      missing[at + R] = m1;
-      missing[at + 2 * R] = m2;
-      missing[at + 3 * R] = m3;
+      const whole = runWeight[r]!;
+      count[at] = m0 > 0 ? whole - m0 : whole;
+      count[at + R] = m1 > 0 ? whole - m1 : whole;
+      count[at + 2 * R] = m2 > 0 ? whole - m2 : whole;
+      count[at + 3 * R] = m3 > 0 ? whole - m3 : whole;
+      if (m0 > 0) missing[at] = 1;
+      if (m1 > 0) missing[at + R] = 1;
+      if (m2 > 0) missing[at + 2 * R] = 1;
+      if (m3 > 0) missing[at + 3 * R] = 1;
     }
   }
   for (; b < planes; b++) {
