@@ -72,6 +72,7 @@ export async function zonalSections(): Promise<Headline[]> {
     (r) => r.singleCentre,
     (r) => r.labels,
   );
+  against('pixel centre, 1 worker thread, against the faster (the headline)', (r) => r.singleCentre, faster);
   against(`pixel centre, ${z.threads} worker threads, against the faster`, (r) => r.centre, faster);
   against('coverage fractions, 1 worker thread, against the faster pixel-centre peer', (r) => r.singleCoverage, faster);
   against(

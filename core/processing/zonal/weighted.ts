@@ -63,8 +63,7 @@ export function runPartials(
   const count = new Float64Array(R * planes);
   const missing = new Uint8Array(R * planes);
   if ((kind === 'mean' || kind === 'sum') && !finite) {
-    if (runs.pixelWeight) weightedSumsByFourPlanes(chunk, runs, runs.pixelWeight, offsets, value, count, missing);
-    else sumsByFourPlanes(chunk, runs, offsets, value, count, missing);
+    sumsByFourPlanes(chunk, runs, offsets, value, count, missing);
     return { value, count, missing, finite: undefined };
   }
   const valid = finite ? new Float64Array(R * planes) : undefined;
@@ -125,7 +124,9 @@ export function runPartials(
 /**
  * The sums and counts of `runPartials` for mean and sum, each run read in four planes at once: a run is a few
  * cache lines of each plane, and a plane's run waits on memory unless several are fetched together. Each plane's
- * values are still added in pixel order, so the sums are the same bits as one plane at a time.
+ * values are still added in pixel order, so the sums are the same bits as one plane at a time. A run counts its
+ * NaNs (with `pixelWeight`, their weight), fewer than its valid values, and its count is its length (or whole
+ * weight) less those.
  */
 function sumsByFourPlanes(
   chunk: ArrayLike<number>,
@@ -137,122 +138,61 @@ function sumsByFourPlanes(
 ): void {
   const R = runs.base.length;
   const planes = offsets.length;
-  const { base, length } = runs;
+  const { base, length, pixelWeight } = runs;
+  const whole = Float64Array.from(length);
+  if (pixelWeight) {
+    whole.fill(0);
+    for (let r = 0, q = 0; r < R; r++) for (let k = 0; k < length[r]!; k++, q++) whole[r]! += pixelWeight[q]!;
+  }
+  const put = (at: number, r: number, sum: number, nan: number) => {
+    value[at] = sum;
+    count[at] = nan > 0 ? whole[r]! - nan : whole[r]!;
+    if (nan > 0) missing[at] = 1;
+  };
   let b = 0;
   for (; b + 4 <= planes; b += 4) {
     const [o0, o1, o2, o3] = [offsets[b]!, offsets[b + 1]!, offsets[b + 2]!, offsets[b + 3]!];
-    for (let r = 0; r < R; r++) {
+    for (let r = 0, p = 0; r < R; p += length[r]!, r++) {
       const start = base[r]!;
       const end = start + length[r]!;
-      // n: the run's NaNs in each plane, fewer to count than the valid values.
       let [s0, s1, s2, s3, n0, n1, n2, n3] = [0, 0, 0, 0, 0, 0, 0, 0];
-      for (let k = start; k < end; k++) {
-        const v0 = chunk[o0 + k]!;
-        const v1 = chunk[o1 + k]!;
-        const v2 = chunk[o2 + k]!;
-        const v3 = chunk[o3 + k]!;
-        if (v0 === v0) s0 += v0;
-        else n0++;
-        if (v1 === v1) s1 += v1;
-        else n1++;
-        if (v2 === v2) s2 += v2;
-        else n2++;
-        if (v3 === v3) s3 += v3;
-        else n3++;
-      }
-      const pixels = end - start;
-      const at = b * R + r;
-      value[at] = s0;
-      value[at + R] = s1;
-      value[at + 2 * R] = s2;
-      value[at + 3 * R] = s3;
-      count[at] = pixels - n0;
-      count[at + R] = pixels - n1;
-      count[at + 2 * R] = pixels - n2;
-      count[at + 3 * R] = pixels - n3;
-      if (n0 > 0) missing[at] = 1;
-      if (n1 > 0) missing[at + R] = 1;
-      if (n2 > 0) missing[at + 2 * R] = 1;
-      if (n3 > 0) missing[at + 3 * R] = 1;
-    }
-  }
-  for (; b < planes; b++) {
-    const offset = offsets[b]!;
-    for (let r = 0; r < R; r++) {
-      const start = base[r]! + offset;
-      const end = start + length[r]!;
-      let sum = 0;
-      let n = 0;
-      for (let k = start; k < end; k++) {
-        const v = chunk[k]!;
-        if (v === v) {
-          sum += v;
-          n++;
+      // Two loops, so that pixel centres (no weights) stay the tighter one.
+      if (pixelWeight)
+        for (let k = start, q = p; k < end; k++, q++) {
+          const w = pixelWeight[q]!;
+          const v0 = chunk[o0 + k]!;
+          const v1 = chunk[o1 + k]!;
+          const v2 = chunk[o2 + k]!;
+          const v3 = chunk[o3 + k]!;
+          if (v0 === v0) s0 += w * v0;
+          else n0 += w;
+          if (v1 === v1) s1 += w * v1;
+          else n1 += w;
+          if (v2 === v2) s2 += w * v2;
+          else n2 += w;
+          if (v3 === v3) s3 += w * v3;
+          else n3 += w;
         }
-      }
+      else
+        for (let k = start; k < end; k++) {
+          const v0 = chunk[o0 + k]!;
+          const v1 = chunk[o1 + k]!;
+          const v2 = chunk[o2 + k]!;
+          const v3 = chunk[o3 + k]!;
+          if (v0 === v0) s0 += v0;
+          else n0++;
+          if (v1 === v1) s1 += v1;
+          else n1++;
+          if (v2 === v2) s2 += v2;
+          else n2++;
+          if (v3 === v3) s3 += v3;
+          else n3++;
+        }
       const at = b * R + r;
-      value[at] = sum;
-      count[at] = n;
-      if (n < end - start) missing[at] = 1;
-    }
-  }
-}
-
-/**
- * `sumsByFourPlanes` for runs whose pixels weigh differently: the weighted sum of each run's values and the
- * weight of its valid pixels.
- */
-function weightedSumsByFourPlanes(
-  chunk: ArrayLike<number>,
-  runs: PixelRuns,
-  pixelWeight: Float64Array,
-  offsets: Int32Array,
-  value: Float64Array,
-  count: Float64Array,
-  missing: Uint8Array,
-): void {
-  const R = runs.base.length;
-  const planes = offsets.length;
-  const { base, length } = runs;
-  const runWeight = new Float64Array(R);
-  for (let r = 0, q = 0; r < R; r++) for (let k = 0; k < length[r]!; k++, q++) runWeight[r]! += pixelWeight[q]!;
-  let b = 0;
-  for (; b + 4 <= planes; b += 4) {
-    const [o0, o1, o2, o3] = [offsets[b]!, offsets[b + 1]!, offsets[b + 2]!, offsets[b + 3]!];
-    for (let r = 0, p = 0; r < R; p += length[r]!, r++) {
-      const start = base[r]!;
-      const end = start + length[r]!;
-      // m: the weight of the run's NaNs in each plane (weights are above 0), taken from the run's whole weight.
-      let [s0, s1, s2, s3, m0, m1, m2, m3] = [0, 0, 0, 0, 0, 0, 0, 0];
-      for (let k = start, q = p; k < end; k++, q++) {
-        const w = pixelWeight[q]!;
-        const v0 = chunk[o0 + k]!;
-        const v1 = chunk[o1 + k]!;
-        const v2 = chunk[o2 + k]!;
-        const v3 = chunk[o3 + k]!;
-        if (v0 === v0) s0 += w * v0;
-        else m0 += w;
-        if (v1 === v1) s1 += w * v1;
-        else m1 += w;
-        if (v2 === v2) s2 += w * v2;
-        else m2 += w;
-        if (v3 === v3) s3 += w * v3;
-        else m3 += w;
-      }
-      const at = b * R + r;
-      value[at] = s0;
-      value[at + R] = s1;
-      value[at + 2 * R] = s2;
-      value[at + 3 * R] = s3;
-      const whole = runWeight[r]!;
-      count[at] = m0 > 0 ? whole - m0 : whole;
-      count[at + R] = m1 > 0 ? whole - m1 : whole;
-      count[at + 2 * R] = m2 > 0 ? whole - m2 : whole;
-      count[at + 3 * R] = m3 > 0 ? whole - m3 : whole;
-      if (m0 > 0) missing[at] = 1;
-      if (m1 > 0) missing[at + R] = 1;
-      if (m2 > 0) missing[at + 2 * R] = 1;
-      if (m3 > 0) missing[at + 3 * R] = 1;
+      put(at, r, s0, n0);
+      put(at + R, r, s1, n1);
+      put(at + 2 * R, r, s2, n2);
+      put(at + 3 * R, r, s3, n3);
     }
   }
   for (; b < planes; b++) {
@@ -260,18 +200,14 @@ function weightedSumsByFourPlanes(
     for (let r = 0, p = 0; r < R; p += length[r]!, r++) {
       const start = base[r]! + offset;
       const end = start + length[r]!;
-      let [sum, weight, nan] = [0, 0, 0];
+      let [sum, nan] = [0, 0];
       for (let k = start, q = p; k < end; k++, q++) {
         const v = chunk[k]!;
-        if (v === v) {
-          sum += pixelWeight[q]! * v;
-          weight += pixelWeight[q]!;
-        } else nan = 1;
+        const w = pixelWeight ? pixelWeight[q]! : 1;
+        if (v === v) sum += w * v;
+        else nan += w;
       }
-      const at = b * R + r;
-      value[at] = sum;
-      count[at] = weight;
-      missing[at] = nan;
+      put(b * R + r, r, sum, nan);
     }
   }
 }
