@@ -228,6 +228,41 @@ describe('GET /analytics/{table}', () => {
     expect(await unitsOf('R2;LEVEL-3;R1')).toEqual(['D1', 'D2', 'D3']);
   });
 
+  it("answers DHIS2's dimension= form as the ou, pe and stat parameters, and 400 naming a dimension given twice", async () => {
+    const built = await served();
+    for (const [dimensions, named] of [
+      ['dimension=ou:D1;R2&dimension=pe:202401;2024&dimension=dx:sum', 'ou=D1;R2&pe=202401;2024&stat=sum'],
+      ['dimension=pe:LAST_12_MONTHS&dimension=ou:R1;LEVEL-3', 'pe=LAST_12_MONTHS&ou=R1;LEVEL-3'],
+      ['dimension=ou:D3&stat=mean', 'ou=D3&stat=mean'],
+    ] as const) {
+      const [byDimension, byName] = await Promise.all([
+        get(built, `/analytics/rain?${dimensions}`),
+        get(built, `/analytics/rain?${named}`),
+      ]);
+      expect(byDimension.statusCode, dimensions).toBe(200);
+      expect(parseAnswer(byDimension.body).rows.length, dimensions).toBeGreaterThan(0);
+      expect(byDimension.json(), dimensions).toEqual(byName.json());
+      const parquet = await get(built, `/analytics/rain.parquet?${dimensions}`);
+      const parquetByName = await get(built, `/analytics/rain.parquet?${named}`);
+      expect(parquet.rawPayload.equals(parquetByName.rawPayload), dimensions).toBe(true);
+    }
+    for (const [query, detail] of [
+      ['dimension=ou:D1&ou=D2', 'dimension ou is given twice, as ou= and as dimension=ou:; give its items once'],
+      ['dimension=dx:sum&stat=mean', 'dimension dx is given twice, as stat= and as dimension=dx:; give its items once'],
+      [
+        'dimension=pe:2024&dimension=pe:2023',
+        'dimension pe is given twice, as dimension=pe: and as dimension=pe:; give its items once',
+      ],
+      ['dimension=co:abc', 'dimension co is not a dimension of the table; expected dx, ou, pe (dimension=ou:ID1;ID2)'],
+      ['dimension=ou', 'dimension ou has no items; write dimension=ou:ITEM1;ITEM2'],
+      ['dimension=ou:D9', 'ou D9 is not an org unit of the table'],
+    ] as const) {
+      const res = await get(built, `/analytics/rain?${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().detail, query).toContain(detail);
+    }
+  });
+
   it('answers CSV by suffix, format and Accept', async () => {
     const built = await served();
     const expected = `Data,Organisation unit,Period,Value\r\nmean,D2,202402,${valueOf(3, 13, 'mean')}\r\n`;

@@ -8,7 +8,7 @@ import { preferredMediaType } from '../../negotiation.ts';
 import { markNativeApiRoutes } from '../../plugins/app/errors.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
-import { planQuery } from '../../services/analytics/query.ts';
+import { planQuery, withDimensions } from '../../services/analytics/query.ts';
 import { LoadedTables } from '../../services/analytics/tables.ts';
 import { tableDownload } from '../../services/analytics/table-download.ts';
 import { sendEntity } from '../../services/files/file-response.ts';
@@ -46,7 +46,8 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
         '`width`, `height`; the statistic is the data dimension `dx`, rows without a value are left out), as CSV, ' +
         'or as Parquet in the columns of the table files (the whole table as one file when nothing is filtered). The format ' +
         'comes from a `.json`, `.csv` or `.parquet` suffix of the name, else `format`, else Accept. `ou`, `pe` ' +
-        `and \`stat\` take DHIS2's \`;\`-separated items. A JSON or CSV answer of more than ${ANALYTICS_ROW_LIMIT} ` +
+        "and `stat` take DHIS2's `;`-separated items; DHIS2's `dimension=ou:ID1;ID2` (`dx`, `ou`, `pe`; `dx` is " +
+        `\`stat\`) says the same, and a dimension given twice is a 400 naming it. A JSON or CSV answer of more than ${ANALYTICS_ROW_LIMIT} ` +
         'rows is refused (400) with the Parquet URL of the same query. 404: no such table; 409: not built yet.',
       tags: ['Analytics'],
       params: z.object({ table: resourceIdSchema }),
@@ -84,7 +85,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
         (await cluster.get<FeatureCollection>(featureCollectionKind, table.spec.featureCollection, namespace))?.spec
           .idProperty ?? '';
       const current = await loaded.of(name, version, idProperty);
-      const { ou, pe, stat } = request.query;
+      const { ou, pe, stat } = withDimensions(request.query);
       if (format === 'parquet' && ou === undefined && pe === undefined && stat === undefined) {
         reply.header('content-disposition', `attachment; filename="${name}.parquet"`);
         await sendEntity(request, reply, tableDownload(current, version, MEDIA_TYPES.parquet));

@@ -17,6 +17,12 @@ export const analyticsQuerySchema = z.object({
     .string()
     .optional()
     .describe('Statistics, `;`-separated: mean, sum, min, max, count. Absent: all of the table.'),
+  dimension: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe(
+      "DHIS2's form of the dimensions, repeated, one per dimension: `dimension=ou:ID1;ID2&dimension=pe:LAST_12_MONTHS`; `dx` is the statistic (`stat`). The same items as `ou`, `pe` and `stat`; a dimension given twice, in either form, is a 400 naming it.",
+    ),
   format: z.enum(['json', 'csv', 'parquet']).optional().describe('Representation; overrides Accept.'),
 });
 

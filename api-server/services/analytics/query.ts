@@ -21,6 +21,47 @@ export interface PlannedQuery {
   dimensions: AnswerDimensions;
 }
 
+/** DHIS2's dimension ids and the parameters they stand for: `dx`, the data dimension, is the table's statistic. */
+const DIMENSION_PARAMETERS = { dx: 'stat', ou: 'ou', pe: 'pe' } as const;
+
+/**
+ * The parameters of a query that may also name its dimensions as DHIS2 does, `dimension=ou:ID1;ID2` (repeated, one
+ * per dimension): each becomes its parameter. A dimension given twice, or both ways, is a 400 naming it.
+ */
+export function withDimensions(
+  parameters: AnalyticsParameters & { dimension?: string | string[] | undefined },
+): AnalyticsParameters {
+  const { dimension, ...named } = parameters;
+  const resolved: AnalyticsParameters = { ...named };
+  // Where each parameter was given, for the message of a second time.
+  const givenAs = new Map(
+    Object.keys(named).flatMap((key) =>
+      resolved[key as keyof AnalyticsParameters] === undefined ? [] : [[key, `${key}=`]],
+    ),
+  );
+  for (const item of dimension === undefined ? [] : [dimension].flat()) {
+    const colon = item.indexOf(':');
+    const id = colon < 0 ? item : item.slice(0, colon);
+    if (!Object.hasOwn(DIMENSION_PARAMETERS, id))
+      throw new HttpError(
+        'BadRequest',
+        `dimension ${id} is not a dimension of the table; expected ${Object.keys(DIMENSION_PARAMETERS).join(', ')} (dimension=ou:ID1;ID2)`,
+      );
+    if (colon < 0 || colon === item.length - 1)
+      throw new HttpError('BadRequest', `dimension ${id} has no items; write dimension=${id}:ITEM1;ITEM2`);
+    const parameter = DIMENSION_PARAMETERS[id as keyof typeof DIMENSION_PARAMETERS];
+    const earlier = givenAs.get(parameter);
+    if (earlier !== undefined)
+      throw new HttpError(
+        'BadRequest',
+        `dimension ${id} is given twice, as ${earlier} and as dimension=${id}:; give its items once`,
+      );
+    givenAs.set(parameter, `dimension=${id}:`);
+    resolved[parameter] = item.slice(colon + 1);
+  }
+  return resolved;
+}
+
 const itemsOf = (name: string, value: string) => {
   const items = value.split(';').map((item) => item.trim());
   if (items.some((item) => item === ''))
