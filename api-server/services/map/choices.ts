@@ -39,10 +39,13 @@ export async function mapChoices(
       .map((c) => ({ id: c.metadata.name, name: c.spec.name }))
       .sort(byName),
     tables: tables.items
-      .filter((t) => t.status?.table !== undefined)
+      // The map colours a dataset's org units: a table whose source is a workflow belongs to no one dataset.
+      .flatMap((t) =>
+        t.status?.table !== undefined && t.spec.source.dataset ? [{ ...t, dataset: t.spec.source.dataset }] : [],
+      )
       .map((t) => ({
         id: t.metadata.name,
-        dataset: t.spec.source.dataset,
+        dataset: t.dataset,
         collection: t.spec.featureCollection,
         statistics: t.spec.statistics,
         periods: servedPeriods(t),

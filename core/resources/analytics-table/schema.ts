@@ -11,10 +11,31 @@ export const analyticsTableSpecSchema = z
   .object({
     source: z
       .object({
-        dataset: dnsLabel.describe('The Dataset whose served version is aggregated.'),
+        dataset: dnsLabel.optional().describe('The Dataset whose served version is aggregated.'),
         band: z.string().min(1).optional().describe('The variable of the dataset; absent: its only variable.'),
+        workflow: z
+          .object({
+            name: dnsLabel.describe('The Workflow (a stored openEO process) whose result is aggregated.'),
+            parameters: z
+              .record(z.string(), z.unknown())
+              .default({})
+              .describe("Arguments of the workflow's parameters, by name."),
+          })
+          .optional()
+          .describe(
+            "A workflow run with these arguments over the datasets it loads; its result, a raster cube of one band over time on a dataset's grid (such as a climate index), is aggregated. Rebuilt whole whenever a dataset it loads serves a new version or the Workflow changes.",
+          ),
       })
-      .describe('What is aggregated.'),
+      .refine((source) => (source.dataset === undefined) !== (source.workflow === undefined), {
+        message: 'set dataset or workflow, exactly one of them',
+        ...refinementReading(['dataset'], ['workflow']),
+      })
+      .refine((source) => source.band === undefined || source.dataset !== undefined, {
+        message: 'names a variable of the source dataset; a workflow source has none',
+        path: ['band'],
+        ...refinementReading(['dataset'], ['band']),
+      })
+      .describe('What is aggregated: a dataset, or a workflow with its parameters.'),
     featureCollection: dnsLabel.describe('The FeatureCollection whose features are the org units (rows of the table).'),
     periodTypes: z
       .array(exportPeriodType)
@@ -60,7 +81,11 @@ export const analyticsTableVersionSchema = z
       .describe(
         'Store path of its directory: one Parquet file per year of its period ids, hive style (`year=2024/data.parquet`).',
       ),
-    sourceVersion: z.string().describe('The dataset version it was computed from.'),
+    sourceVersion: z
+      .string()
+      .describe(
+        'The dataset version it was computed from; for a workflow source, the Workflow generation and the versions of the datasets it loads (`workflow@3,chirps@v12`).',
+      ),
     featureCollectionPath: z.string().describe('The stored feature collection file it was computed with.'),
     generation: z.number().int().min(0).describe('The `metadata.generation` of the spec it was computed with.'),
     rows: z.number().int().min(0).describe('Rows of the table.'),
@@ -109,6 +134,7 @@ export const { kind: analyticsTableKind, schema: analyticsTableSchema } = define
   conditions: analyticsTableConditions,
   columns: [
     { name: 'Dataset', type: 'string', jsonPath: '.spec.source.dataset' },
+    { name: 'Workflow', type: 'string', jsonPath: '.spec.source.workflow.name' },
     { name: 'Features', type: 'string', jsonPath: '.spec.featureCollection' },
     { name: 'Rows', type: 'integer', jsonPath: '.status.table.rows' },
   ],

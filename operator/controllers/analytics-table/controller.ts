@@ -1,26 +1,51 @@
-import { objectKey, type KubeObject } from '../../../core/cluster/objects.ts';
+import { loadedDatasets, workflowInputs } from '../../../core/analytics/workflow-source.ts';
+import { objectKey, type KubeObject, type ObjectMeta } from '../../../core/cluster/objects.ts';
+import type { Cluster } from '../../../core/cluster/port.ts';
 import { analyticsTableKind, type AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
 import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
+import { workflowKind, type Workflow } from '../../../core/resources/workflow/schema.ts';
 import type { RetryBackoff } from '../../../core/runs/backoff.ts';
 import type { ControllerDefinition } from '../../runtime/controller.ts';
 import { planAnalyticsTable } from './plan.ts';
 import { cleanupName, type AnalyticsTableObserved } from './steps.ts';
 
-/** The Datasets and FeatureCollection each table reads, by table key: what a change of one of them requeues. */
-type Sources = Map<string, { namespace: string | undefined; datasets: string[]; featureCollection: string }>;
+/**
+ * The Datasets, FeatureCollection and Workflow each table reads, by table key: what a change of one of them
+ * requeues. A workflow source's datasets are those its call loads, as last observed.
+ */
+type Sources = Map<
+  string,
+  { namespace: string | undefined; datasets: string[]; featureCollection: string; workflow: string | undefined }
+>;
 
-function requeued(sources: Sources, kind: 'datasets' | 'featureCollection') {
+function requeued(sources: Sources, kind: 'datasets' | 'featureCollection' | 'workflow') {
   return (object: KubeObject) =>
     [...sources]
       .filter(
         ([, s]) =>
           s.namespace === object.metadata.namespace &&
-          (kind === 'datasets'
-            ? s.datasets.includes(object.metadata.name)
-            : s.featureCollection === object.metadata.name),
+          (kind === 'datasets' ? s.datasets.includes(object.metadata.name) : s[kind] === object.metadata.name),
       )
       .map(([key]) => key);
+}
+
+/** A workflow source's Workflow and what its call reads, as the worker is handed them. */
+async function observeWorkflow(
+  source: { name: string; parameters: Record<string, unknown> },
+  cluster: Cluster,
+  namespace: string | undefined,
+): Promise<NonNullable<AnalyticsTableObserved['workflow']>> {
+  const found = await cluster.get<Workflow>(workflowKind, source.name, namespace);
+  if (!found) return { object: undefined, inputs: [] };
+  const { apiVersion, kind, metadata, spec } = found;
+  const object = {
+    apiVersion,
+    kind,
+    metadata: { name: metadata.name, namespace: metadata.namespace, generation: (metadata as ObjectMeta).generation },
+    spec,
+  } as Workflow;
+  return { object, inputs: await workflowInputs(found, source.parameters, cluster, namespace) };
 }
 
 export function analyticsTableController(
@@ -35,16 +60,23 @@ export function analyticsTableController(
     watches: [
       { kind: datasetKind, keysOf: requeued(sources, 'datasets') },
       { kind: featureCollectionKind, keysOf: requeued(sources, 'featureCollection') },
+      { kind: workflowKind, keysOf: requeued(sources, 'workflow') },
     ],
     observe: async (table, cluster, jobs) => {
       const { namespace } = table.metadata;
       const { source, featureCollection, populationDataset } = table.spec;
+      const workflow = source.workflow && (await observeWorkflow(source.workflow, cluster, namespace));
       if (table.metadata.deletionTimestamp) sources.delete(objectKey(table));
       else
         sources.set(objectKey(table), {
           namespace,
-          datasets: [source.dataset, ...(populationDataset ? [populationDataset] : [])],
+          datasets: [
+            ...(source.dataset ? [source.dataset] : []),
+            ...(workflow ? loadedDatasets(workflow.inputs).map((d) => d.metadata.name) : []),
+            ...(populationDataset ? [populationDataset] : []),
+          ],
           featureCollection,
+          workflow: source.workflow?.name,
         });
       const name = table.status?.jobName;
       const get = (kind: typeof datasetKind, id: string | undefined) =>
@@ -55,6 +87,7 @@ export function analyticsTableController(
         dataset: await get(datasetKind, source.dataset),
         featureCollection: await get(featureCollectionKind, featureCollection),
         population: await get(datasetKind, populationDataset),
+        ...(workflow && { workflow }),
         storageRoot: instance.storageRoot,
         ...(backoff && { backoff }),
       };

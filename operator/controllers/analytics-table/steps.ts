@@ -12,6 +12,8 @@ import {
   type AnalyticsTableStatus,
 } from '../../../core/resources/analytics-table/schema.ts';
 import type { KubeObject, ObjectMeta } from '../../../core/cluster/objects.ts';
+import { workflowSourceVersion } from '../../../core/analytics/workflow-source.ts';
+import type { Workflow } from '../../../core/resources/workflow/schema.ts';
 import { retryDelaySeconds, type RetryBackoff } from '../../../core/runs/backoff.ts';
 import { analyticsTableDir } from '../../../core/stores/layout.ts';
 import type { JobState } from '../../jobs/runner.ts';
@@ -28,6 +30,8 @@ export interface AnalyticsTableObserved {
   cleanup: JobState | undefined;
   /** The source Dataset, the FeatureCollection and the population Dataset, as far as they exist. */
   dataset: KubeObject | undefined;
+  /** A workflow source: the Workflow, and the resources its call reads (core/analytics/workflow-source.ts). */
+  workflow?: { object: Workflow | undefined; inputs: KubeObject[] };
   featureCollection: KubeObject | undefined;
   population: KubeObject | undefined;
   storageRoot: string;
@@ -54,9 +58,17 @@ const generationOf = (table: AnalyticsTable) => (table.metadata as ObjectMeta).g
 const served = (object: KubeObject | undefined, member: 'currentVersion' | 'path') =>
   (object?.status as Record<string, unknown> | undefined)?.[member] as string | undefined;
 
+/** The version of the source now: the dataset's served version, or the workflow's with its datasets'. */
+function sourceVersionOf({ run, observed }: TableContext): string | undefined {
+  if (!run.spec.source.workflow) return served(observed.dataset, 'currentVersion');
+  const workflow = observed.workflow?.object;
+  return workflow && workflowSourceVersion(workflow, observed.workflow!.inputs);
+}
+
 /** What the table must be computed from now; undefined while a source has nothing served. */
-export function desiredTarget({ run, observed }: TableContext): Target | undefined {
-  const sourceVersion = served(observed.dataset, 'currentVersion');
+export function desiredTarget(context: TableContext): Target | undefined {
+  const { run, observed } = context;
+  const sourceVersion = sourceVersionOf(context);
   const featureCollectionPath = served(observed.featureCollection, 'path');
   if (!sourceVersion || !featureCollectionPath) return undefined;
   if (run.spec.weighting === 'population' && !served(observed.population, 'currentVersion')) return undefined;
@@ -93,7 +105,7 @@ export const finished: TableStep = (context) => {
   if (observed.job?.phase === 'running') return undefined;
   const target = desiredTarget(context);
   if (!target) {
-    const message = `Waiting for dataset ${table.spec.source.dataset} and feature collection ${table.spec.featureCollection} to serve data.`;
+    const message = `Waiting for ${sourceName(table)} and feature collection ${table.spec.featureCollection} to serve data.`;
     return { status: { set: {}, reason: 'Waiting', message }, outcome: done('waiting for the sources') };
   }
   if (status.table && sameTarget(status.table, target)) return { outcome: done('table current') };
@@ -115,11 +127,14 @@ export const finished: TableStep = (context) => {
         error: undefined,
       },
       reason: 'Building',
-      message: `Building from version ${target.sourceVersion} of dataset ${table.spec.source.dataset}.`,
+      message: `Building from version ${target.sourceVersion} of ${sourceName(table)}.`,
     },
     outcome: done('build targeted'),
   };
 };
+
+const sourceName = ({ spec: { source } }: AnalyticsTable) =>
+  source.workflow ? `workflow ${source.workflow.name} (the datasets it loads)` : `dataset ${source.dataset}`;
 
 export const start: TableStep = ({ run: table, status, observed }) => {
   if (observed.job) return undefined;
@@ -132,9 +147,16 @@ export const start: TableStep = ({ run: table, status, observed }) => {
     generation,
     storageRoot: observed.storageRoot,
     spec: table.spec,
-    resources: [observed.dataset, observed.featureCollection, observed.population].filter(
-      (o): o is KubeObject => o !== undefined,
-    ) as AnalyticsTableInput['resources'],
+    // The Workflow whole (its generation is part of the source version), then what its call reads but it.
+    resources: [
+      observed.dataset,
+      observed.featureCollection,
+      observed.population,
+      observed.workflow?.object,
+      ...(observed.workflow?.inputs ?? []).filter(
+        (o) => o.metadata.name !== observed.workflow?.object?.metadata.name || o.kind !== 'Workflow',
+      ),
+    ].filter((o): o is KubeObject => o !== undefined) as AnalyticsTableInput['resources'],
     ...(previous && { previous }),
     keep: (status.versions ?? []).slice(0, table.spec.tableHistoryLimit - 1).map((v) => v.id),
   };
