@@ -71,7 +71,9 @@ export const analyticsTableSpecSchema = z
     path: ['populationDataset'],
     ...refinementReading(['weighting'], ['populationDataset']),
   })
-  .describe('A table of every org unit × period × statistic of a dataset, kept current as the dataset changes.');
+  .describe(
+    'A table of every org unit × period × statistic of a dataset or a workflow, kept current as its sources change.',
+  );
 
 export const analyticsTableVersionSchema = z
   .object({
@@ -128,7 +130,7 @@ export const { kind: analyticsTableKind, schema: analyticsTableSchema } = define
   kind: 'AnalyticsTable',
   plural: 'analyticstables',
   shortNames: ['sat'],
-  description: 'Precomputed org unit × period statistics of a dataset, served by GET /analytics/{name}.',
+  description: 'Precomputed org unit × period statistics of a dataset or a workflow, served by GET /analytics/{name}.',
   spec: analyticsTableSpecSchema,
   status: analyticsTableStatusSchema,
   conditions: analyticsTableConditions,
