@@ -16,7 +16,7 @@ import {
   type AnalyticsTableVersion,
 } from '../../core/resources/analytics-table/schema.ts';
 import { eventually } from '../support/eventually.ts';
-import { finishedIngestion, startEmbedded, untilExamplesServed } from '../support/embedded.ts';
+import { ingestSample, startEmbedded, untilExamplesServed } from '../support/embedded.ts';
 import { python } from '../support/python.ts';
 
 const TABLE = 'sample-districts-monthly';
@@ -187,13 +187,7 @@ describe('the example analytics table over the sample dataset (embedded)', () =>
   });
 
   it('computes only the periods of a day appended to the dataset, and keeps the others as they were', async () => {
-    const res = await fetch(`${running.url}/ingestions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', prefer: 'respond-async' },
-      body: JSON.stringify({ dataset_id: 'sample', start: '2025-01-01', end: '2025-01-01' }),
-    });
-    expect(res.status).toBeLessThan(300);
-    const run = await finishedIngestion(running, ((await res.json()) as { ingestion_id: string }).ingestion_id);
+    const run = await ingestSample(running, '2025-01-01', '2025-01-01');
     expect(run.status?.phase).toBe('successful');
     const next = await published(first.id);
     // January 2025 and the year 2025: two periods, read from the time chunk that holds the new day only.

@@ -19,7 +19,7 @@ import {
 import { datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
 import { workflowKind, type Workflow } from '../../core/resources/workflow/schema.ts';
 import { eventually } from '../support/eventually.ts';
-import { finishedIngestion, startEmbedded, untilExamplesServed } from '../support/embedded.ts';
+import { ingestSample, startEmbedded, untilExamplesServed } from '../support/embedded.ts';
 
 const DATASET_TABLE = 'sample-districts-monthly';
 const TABLE = 'sample-scaled';
@@ -151,13 +151,7 @@ describe('an analytics table over a workflow with its parameters (embedded)', ()
 
   it('is rebuilt whole when the dataset serves a new version', async () => {
     const before = (await tableOf(TABLE)).status!.table!;
-    const res = await fetch(`${running.url}/ingestions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', prefer: 'respond-async' },
-      body: JSON.stringify({ dataset_id: 'sample', start: '2025-01-01', end: '2025-01-01' }),
-    });
-    expect(res.status).toBeLessThan(300);
-    const run = await finishedIngestion(running, ((await res.json()) as { ingestion_id: string }).ingestion_id);
+    const run = await ingestSample(running, '2025-01-01', '2025-01-01');
     expect(run.status?.phase).toBe('successful');
     const version = await currentVersion();
     const scaled = await published(TABLE, (v) => v.sourceVersion === `sample-scaled@1,sample@${version}`);

@@ -143,6 +143,17 @@ export function finishedIngestion(running: RunningEmbedded, name: string, timeou
   );
 }
 
+/** Ingests `start`..`end` (native dates) into the `sample` dataset through `POST /ingestions`; the finished run. */
+export async function ingestSample(running: RunningEmbedded, start: string, end: string): Promise<Ingestion> {
+  const res = await fetch(`${running.url}/ingestions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', prefer: 'respond-async' },
+    body: JSON.stringify({ dataset_id: 'sample', start, end }),
+  });
+  if (res.status >= 300) throw new Error(`POST /ingestions answered ${res.status}: ${await res.text()}`);
+  return finishedIngestion(running, ((await res.json()) as { ingestion_id: string }).ingestion_id);
+}
+
 /**
  * The sample weather's example ingestion runs (`sample-<source>-2022-2024`) of `sources`, once each has finished,
  * successfully or not. Three years of one source take a minute or two on a busy machine.
