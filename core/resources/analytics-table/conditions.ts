@@ -6,7 +6,7 @@ export const analyticsTableConditions = {
     Waiting: {
       state: 'progressing',
       description:
-        'The source dataset or the feature collection has nothing served yet; the build starts when both do.',
+        'The source (the dataset, or every dataset the workflow loads) or the feature collection has nothing served yet; the build starts when they do.',
     },
     Building: {
       state: 'progressing',
@@ -23,7 +23,8 @@ export const analyticsTableConditions = {
     },
     Failed: {
       state: 'stalled',
-      description: 'The build failed; `status.error` says why. The previous table is served.',
+      description:
+        'The build failed; `status.error` says why. The previous table is served. Also a source that names both a dataset and a workflow, or neither (which a CRD cannot refuse).',
     },
   },
   events: {

@@ -5,11 +5,12 @@ import type {
   AnalyticsTableStatus,
   AnalyticsTableVersion,
 } from '../../../core/resources/analytics-table/schema.ts';
+import type { Workflow } from '../../../core/resources/workflow/schema.ts';
 import type { JobState } from '../../jobs/runner.ts';
 import type { Action } from '../../runtime/actions.ts';
 import type { AnalyticsTableInput } from '../../worker/analytics-table-input.ts';
 import { planAnalyticsTable } from './plan.ts';
-import { MAX_ATTEMPTS, TABLE_FINALIZER } from './steps.ts';
+import { MAX_ATTEMPTS, TABLE_FINALIZER, type AnalyticsTableObserved } from './steps.ts';
 
 const now = new Date('2026-11-28T10:00:00Z');
 
@@ -63,8 +64,11 @@ const attempt = (name: string, phase: JobState['phase'], more: Partial<JobState>
   ...more,
 });
 
-const plan = (table: AnalyticsTable, job?: JobState, more = sources()) =>
-  planAnalyticsTable(table, { job, cleanup: undefined, ...more }, now);
+const plan = (
+  table: AnalyticsTable,
+  job?: JobState,
+  more: Omit<AnalyticsTableObserved, 'job' | 'cleanup'> = sources(),
+) => planAnalyticsTable(table, { job, cleanup: undefined, ...more }, now);
 const statusOf = (actions: Action[]) =>
   (actions.find((a) => a.kind === 'patchStatus') as { status: AnalyticsTableStatus } | undefined)?.status;
 const reasonOf = (actions: Action[]) => statusOf(actions)?.conditions?.find((c) => c.type === 'Ready')?.reason;
@@ -82,6 +86,56 @@ describe('AnalyticsTable planner', () => {
     expect(reasonOf(actions)).toBe('Waiting');
     expect(started(actions)).toBeUndefined();
     expect(outcome.kind).toBe('done');
+  });
+
+  it('targets a workflow source at the Workflow generation and its datasets, and hands the worker the Workflow', () => {
+    const scaled = {
+      apiVersion: 'climate.stratus.dev/v1alpha1',
+      kind: 'Workflow',
+      metadata: { name: 'scaled', namespace: 'default', generation: 3 },
+      spec: { id: 'scaled', processGraph: {} },
+    } as unknown as Workflow;
+    const table = {
+      ...tableOf(),
+      spec: { ...tableOf().spec, source: { workflow: { name: 'scaled', parameters: { factor: 2 } } } },
+    } as AnalyticsTable;
+    const observed = { ...sources(), dataset: undefined };
+    const waiting = plan(table, undefined, {
+      ...observed,
+      workflow: { object: scaled, inputs: [object('Dataset', 'sample', {})] },
+    });
+    expect(reasonOf(waiting.actions)).toBe('Waiting');
+    const inputs = [
+      object('Dataset', 'sample', { currentVersion: 'v2' }),
+      object('Dataset', 'era5', { currentVersion: 'e7' }),
+    ];
+    const targeted = plan(table, undefined, { ...observed, workflow: { object: scaled, inputs } });
+    expect(statusOf(targeted.actions)?.target?.sourceVersion).toBe('scaled@3,era5@e7,sample@v2');
+    const building = { ...statusOf(targeted.actions), conditions: undefined } as AnalyticsTableStatus;
+    const job = started(
+      plan({ ...table, status: building }, undefined, {
+        ...observed,
+        workflow: { object: scaled, inputs },
+      }).actions,
+    );
+    expect(job?.input.resources.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'FeatureCollection/districts',
+      'Workflow/scaled',
+      'Dataset/sample',
+      'Dataset/era5',
+    ]);
+  });
+
+  it('stalls a source that names both a dataset and a workflow, or neither, as the schema refuses it', () => {
+    for (const source of [{ dataset: 'sample', workflow: { name: 'scaled', parameters: {} } }, {}]) {
+      const table = { ...tableOf(), spec: { ...tableOf().spec, source } } as AnalyticsTable;
+      const { actions } = plan(table);
+      expect(reasonOf(actions)).toBe('Failed');
+      expect(statusOf(actions)?.conditions?.find((c) => c.type === 'Ready')?.message).toBe(
+        'spec.source set dataset or workflow, exactly one of them.',
+      );
+      expect(started(actions)).toBeUndefined();
+    }
   });
 
   it('targets a build at a new served version of the dataset, then starts its attempt extending the served table', () => {

@@ -7,6 +7,7 @@
  */
 import type { analyticsTableConditions } from '../../../core/resources/analytics-table/conditions.ts';
 import {
+  analyticsTableSpecSchema,
   analyticsTableVersionSchema,
   type AnalyticsTable,
   type AnalyticsTableStatus,
@@ -103,6 +104,12 @@ export const deleted: TableStep = ({ run: table, observed, status }) => {
 export const finished: TableStep = (context) => {
   const { run: table, status, observed } = context;
   if (observed.job?.phase === 'running') return undefined;
+  // A CRD cannot say "exactly one of dataset and workflow", so Kubernetes stores such a source; it stalls here.
+  const source = analyticsTableSpecSchema.shape.source.safeParse(table.spec.source);
+  if (!source.success) {
+    const message = `spec.source ${source.error.issues.map((issue) => issue.message).join('; ')}.`;
+    return { status: { set: {}, reason: 'Failed', message }, outcome: done('invalid source') };
+  }
   const target = desiredTarget(context);
   if (!target) {
     const message = `Waiting for ${sourceName(table)} and feature collection ${table.spec.featureCollection} to serve data.`;
