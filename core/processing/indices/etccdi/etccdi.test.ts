@@ -60,6 +60,26 @@ describe('ETCCDI indices, by hand', () => {
     expect([month('2001-07'), month('2002-03'), month('2002-05'), month('2002-06')]).toEqual([31, NaN, 31, 30]);
   });
 
+  it('reads an input chunked in time, with the temporal dimension not first, day by day onto the calendar', async () => {
+    // Weeks of two latitudes (of three) each; the last three days of March absent. Each month's largest
+    // value is the last day present in it, plus 100 per latitude.
+    const labels = days('2001-01-01', '2001-12-31').filter((d) => !(d >= '2001-03-29' && d <= '2001-03-31'));
+    const data = cubeOf(
+      [
+        spatial('y', [45, 46, 47], 'EPSG:4326'),
+        temporal(labels),
+        spatial('x', [10], 'EPSG:4326'),
+        { name: 'bands', type: 'bands', labels: ['v'] },
+      ],
+      (i) => Number(labels[i % labels.length]!.slice(8)) + 100 * Math.floor(i / labels.length),
+      { chunkShape: [2, 7, 1, 1], units: { v: 'degC' } },
+    );
+    const { labels: months, values } = await index('etccdi_txx', { data, frequency: 'month' });
+    const lastDays = [31, 28, 28, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    expect(months).toHaveLength(12);
+    expect(values).toEqual([0, 100, 200].flatMap((c) => lastDays.map((d) => d + c)));
+  });
+
   it('measures the growing season from 1 July south of the equator and from 1 January north of it', async () => {
     // Warm (10 degC) from 1 September 2001 to 31 March 2002, cold (0 degC) otherwise.
     const labels = days('2001-01-01', '2002-12-31');

@@ -1,19 +1,27 @@
 /**
  * The cube of an ETCCDI index: each output chunk holds every period of a block of cells, computed from the whole
- * daily series of those cells (read from each input at once, laid out on the index's calendar, then reduced in
- * typed arrays, cell loops innermost). Blocks are sized so a series stays within `MAX_BLOCK_VALUES` values.
+ * daily series of those cells (read from each input a time chunk at a time, laid out on the index's calendar, then
+ * reduced in typed arrays, cell loops innermost). Blocks are sized so a series stays within `MAX_BLOCK_VALUES`.
  */
 import { newChunk, type ChunkArray, type CubeMetadata, type CubeSource, type DataCube } from '../../cube/cube.ts';
 import { chunkRegion, product } from '../../cube/grid.ts';
 import { readRegion } from '../../cube/read.ts';
+import { readAhead } from '../../../read-ahead.ts';
 import type { Calendar, Frequency, Periods } from './calendar.ts';
 import type { EtccdiIndex, Variable } from './catalogue.ts';
 import { seasonYears } from './gsl.ts';
 import { failedPeriods, maskFailed } from './missing.ts';
 import type { BaseYears } from './percentiles.ts';
 
-/** Values of one variable's series that one block may hold (8 bytes each). */
-export const MAX_BLOCK_VALUES = 1 << 22;
+/**
+ * Values of one variable's series that one block may hold (8 bytes each: 128 MiB). A block reads every stored
+ * chunk its cells touch over the whole series, so a stored chunk whose cells n blocks share is decoded n times,
+ * and decoding dominates an index's time: the larger the block, the fewer the decodings, within a run's memory.
+ */
+export const MAX_BLOCK_VALUES = 1 << 24;
+
+/** Time chunks of an input read ahead of the one copied: enough to keep the pool's decoding threads busy. */
+const SLABS_AHEAD = 4;
 
 export interface PlannedInput {
   readonly cube: DataCube;
@@ -60,22 +68,12 @@ export class EtccdiSource implements CubeSource {
     const cells = pre * post;
     const series: Partial<Record<Variable, Float64Array>> = {};
     const missing = new Uint8Array(calendar.days * cells);
-    for (const [variable, { cube, convert }] of Object.entries(plan.inputs) as [Variable, PlannedInput][]) {
-      const start = region.start.map((s, i) => (i === axis ? 0 : s));
-      const shape = region.shape.map((s, i) => (i === axis ? positions : s));
-      const read = await readRegion(cube, start, shape, signal);
-      const block = new Float64Array(calendar.days * cells).fill(NaN);
-      for (let p = 0; p < pre; p++)
-        for (let t = 0; t < positions; t++) {
-          const row = plan.dayOfPosition[t]! * cells + p * post;
-          const from = (p * positions + t) * post;
-          for (let q = 0; q < post; q++) block[row + q] = read[from + q]!;
-        }
-      convert(block);
+    for (const [variable, input] of Object.entries(plan.inputs) as [Variable, PlannedInput][]) {
+      const block = await this.readSeries(input, region, pre, post, signal);
+      input.convert(block);
+      for (let i = 0; i < block.length; i++) if (Number.isNaN(block[i]!)) missing[i] = 1;
       series[variable] = block;
     }
-    const blocks = Object.values(series);
-    for (let i = 0; i < missing.length; i++) missing[i] = blocks.some((b) => Number.isNaN(b[i]!)) ? 1 : 0;
     const south = this.southOf(region, cells, pre, post);
     const values = plan.index.compute({
       calendar,
@@ -96,6 +94,41 @@ export class EtccdiSource implements CubeSource {
         for (let q = 0; q < post; q++) out[to + q] = values[k * cells + p * post + q]!;
       }
     return out;
+  }
+
+  /**
+   * The daily block of one input over the cells of `region`: NaN on calendar days the series lacks. The input is
+   * read one time chunk at a time, a few ahead (their decoding overlaps with the copy), each copied row by row to
+   * its calendar day.
+   */
+  private async readSeries(
+    { cube }: PlannedInput,
+    region: { start: number[]; shape: number[] },
+    pre: number,
+    post: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Float64Array> {
+    const { axis, calendar, dayOfPosition } = this.plan;
+    const positions = dayOfPosition.length;
+    const cells = pre * post;
+    const step = cube.metadata.chunkShape[axis]!;
+    const block = new Float64Array(calendar.days * cells).fill(NaN);
+    const slab = (k: number) => {
+      const start = region.start.map((s, i) => (i === axis ? k * step : s));
+      const shape = region.shape.map((s, i) => (i === axis ? Math.min(step, positions - k * step) : s));
+      return readRegion(cube, start, shape, signal);
+    };
+    let k = 0;
+    for await (const read of readAhead(Math.ceil(positions / step), slab, SLABS_AHEAD)) {
+      const first = k++ * step;
+      const length = Math.min(step, positions - first);
+      for (let p = 0; p < pre; p++)
+        for (let t = 0; t < length; t++) {
+          const from = (p * length + t) * post;
+          block.set(read.subarray(from, from + post), dayOfPosition[first + t]! * cells + p * post);
+        }
+    }
+    return block;
   }
 
   /** Which (period, cell) fail the missing-day rule; for GSL, on each cell's hemisphere's year. */
