@@ -99,6 +99,8 @@ export function exceedances(
   };
   // Per base year and key, the sorted window values of that year alone, reused by every sample.
   const perYear: number[][][] = [];
+  // Per key, the base years' window values together, in order.
+  const pooled: Float64Array[] = [];
   const window: number[] = [];
   for (let c = 0; c < cells; c++) {
     perYear.length = 0;
@@ -112,7 +114,8 @@ export function exceedances(
       perYear.push(byKey);
     }
     for (let k = 0; k < KEYS; k++) {
-      const all = perYear.flatMap((byKey) => byKey[k]!).sort(ascending);
+      const all = Float64Array.from(perYear.flatMap((byKey) => byKey[k]!)).sort();
+      pooled[k] = all;
       thresholds[k] = quantileType8(all, all.length, p);
     }
     for (let d = 0; d < calendar.days; d++) {
@@ -123,50 +126,83 @@ export function exceedances(
       if (!Number.isNaN(t)) out[d * cells + c] = exceeds(v, t) ? 1 : 0;
     }
     if (!bootstrapped || baseYears < 2) continue;
-    bootstrap(values, cells, c, calendar, base, perYear, keys, p, exceeds, out);
+    bootstrap(values, cells, c, calendar, base, starts, { perYear, pooled }, keys, p, exceeds, out);
   }
   return out;
 }
 
-/** The in-base exceedances of cell `c`, averaged over the samples in which another year replaces the day's own. */
+/**
+ * The in-base exceedances of cell `c`, averaged over the samples in which another year replaces the day's own. A
+ * sample's threshold depends on the left-out year, the year that replaces it and the calendar day only, so each is
+ * computed once, from the other years' values in order and the replacing year's merged into them (no sort per day).
+ */
 function bootstrap(
   values: Float64Array,
   cells: number,
   c: number,
   calendar: Calendar,
   base: BaseYears,
-  perYear: number[][][],
+  starts: Int32Array,
+  { perYear, pooled }: { perYear: number[][][]; pooled: Float64Array[] },
   keys: Int32Array,
   p: number,
   exceeds: (v: number, t: number) => boolean,
   out: Float64Array,
 ): void {
   const baseYears = perYear.length;
-  const sample: number[] = [];
-  for (let d = 0; d < calendar.days; d++) {
-    const y = calendar.year[d]!;
-    const v = values[d * cells + c]!;
-    if (y < base.first || y > base.last || Number.isNaN(v)) continue;
-    const own = y - base.first;
-    const k = keys[d]!;
-    let hits = 0;
-    let samples = 0;
-    for (let other = 0; other < baseYears; other++) {
-      if (other === own) continue;
-      sample.length = 0;
-      for (let i = 0; i < baseYears; i++) {
-        if (i === own) continue;
-        for (const w of perYear[i]![k]!) sample.push(w);
+  // Per year that replaces the left-out one and per key, the sample's threshold.
+  const thresholds = new Float64Array(baseYears * KEYS);
+  let rest = new Float64Array(0);
+  let sample = new Float64Array(0);
+  for (let own = 0; own < baseYears; own++) {
+    for (let k = 0; k < KEYS; k++) {
+      const all = pooled[k]!;
+      if (rest.length < all.length) [rest, sample] = [new Float64Array(all.length), new Float64Array(all.length * 2)];
+      const kept = withoutValues(all, perYear[own]![k]!, rest);
+      for (let other = 0; other < baseYears; other++) {
+        if (other === own) continue;
+        const n = mergeSorted(rest, kept, perYear[other]![k]!, sample);
+        thresholds[other * KEYS + k] = quantileType8(sample, n, p);
       }
-      for (const w of perYear[other]![k]!) sample.push(w);
-      sample.sort(ascending);
-      const t = quantileType8(sample, sample.length, p);
-      if (Number.isNaN(t)) continue;
-      samples++;
-      if (exceeds(v, t)) hits++;
     }
-    if (samples > 0) out[d * cells + c] = hits / samples;
+    const first = starts[base.first + own - calendar.year[0]!]!;
+    for (let d = first; d < calendar.days && calendar.year[d] === base.first + own; d++) {
+      const v = values[d * cells + c]!;
+      if (Number.isNaN(v)) continue;
+      const k = keys[d]!;
+      let hits = 0;
+      let samples = 0;
+      for (let other = 0; other < baseYears; other++) {
+        const t = thresholds[other * KEYS + k]!;
+        if (other === own || Number.isNaN(t)) continue;
+        samples++;
+        if (exceeds(v, t)) hits++;
+      }
+      if (samples > 0) out[d * cells + c] = hits / samples;
+    }
   }
+}
+
+/** Ascending `all` without one occurrence of each of ascending `removed`, into `out`; returns how many are kept. */
+function withoutValues(all: Float64Array, removed: readonly number[], out: Float64Array): number {
+  let j = 0;
+  let n = 0;
+  for (const v of all) {
+    if (j < removed.length && v === removed[j]) j++;
+    else out[n++] = v;
+  }
+  return n;
+}
+
+/** Merges the first `length` values of ascending `a` and ascending `b` into `out`; returns how many. */
+function mergeSorted(a: Float64Array, length: number, b: readonly number[], out: Float64Array): number {
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < length && j < b.length) out[n++] = a[i]! <= b[j]! ? a[i++]! : b[j++]!;
+  while (i < length) out[n++] = a[i++]!;
+  while (j < b.length) out[n++] = b[j++]!;
+  return n;
 }
 
 /** Per cell, the `p` percentile of the wet days (`wet`) of the base period; NaN without any. */
