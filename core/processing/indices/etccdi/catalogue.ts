@@ -43,6 +43,8 @@ export interface EtccdiIndex {
   readonly percentile?: boolean;
   /** Takes a threshold (Rnnmm). */
   readonly threshold?: boolean;
+  /** Each period's value depends on the period's own days only: the series may be computed a few years at a time. */
+  readonly local?: boolean;
   /** The values per period and cell, before the missing-day rule. */
   compute(input: IndexInput): Float64Array;
 }
@@ -59,20 +61,30 @@ function ofData(
   variable: Variable,
   [frequencies, unit]: [readonly Frequency[], string],
   compute: (input: IndexInput) => Float64Array,
-  options: { percentile?: boolean; threshold?: boolean } = {},
+  options: { percentile?: boolean; threshold?: boolean; local?: boolean } = {},
 ): EtccdiIndex {
   return { id, name, inputs: { data: variable }, frequencies, unit, ...options, compute };
 }
 
 function count(id: string, name: string, variable: Variable, test: (v: number) => boolean): EtccdiIndex {
-  return ofData(id, name, variable, [ANNUAL, 'days'], (input) =>
-    countDays(series(input, variable), input.cells, input.periods, test),
+  return ofData(
+    id,
+    name,
+    variable,
+    [ANNUAL, 'days'],
+    (input) => countDays(series(input, variable), input.cells, input.periods, test),
+    { local: true },
   );
 }
 
 function extremeOf(id: string, name: string, variable: Variable, max: boolean, unit = 'degC'): EtccdiIndex {
-  return ofData(id, name, variable, [MONTHLY, unit], (input) =>
-    extreme(series(input, variable), input.cells, input.periods, max),
+  return ofData(
+    id,
+    name,
+    variable,
+    [MONTHLY, unit],
+    (input) => extreme(series(input, variable), input.cells, input.periods, max),
+    { local: true },
   );
 }
 
@@ -161,6 +173,7 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     inputs: { tmin: 'tmin', tmax: 'tmax' },
     frequencies: MONTHLY,
     unit: 'degC',
+    local: true,
     compute: ({ series: s, cells, periods }) => {
       const range = new Float64Array(s.tmax!.length);
       for (let i = 0; i < range.length; i++) range[i] = s.tmax![i]! - s.tmin![i]!;
@@ -171,11 +184,18 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
   ofData('etccdi_rx5day', 'Rx5day', 'precipitation', [MONTHLY, 'mm'], (input) =>
     largestRunningSum(series(input, 'precipitation'), input.cells, input.periods, 5),
   ),
-  ofData('etccdi_sdii', 'SDII', 'precipitation', [ANNUAL, 'mm day-1'], (input) => {
-    const { sum, count } = sumWhere(series(input, 'precipitation'), input.cells, input.periods, wet);
-    for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : 0;
-    return sum;
-  }),
+  ofData(
+    'etccdi_sdii',
+    'SDII',
+    'precipitation',
+    [ANNUAL, 'mm day-1'],
+    (input) => {
+      const { sum, count } = sumWhere(series(input, 'precipitation'), input.cells, input.periods, wet);
+      for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : 0;
+      return sum;
+    },
+    { local: true },
+  ),
   count('etccdi_r10mm', 'R10mm', 'precipitation', (v) => v >= 10),
   count('etccdi_r20mm', 'R20mm', 'precipitation', (v) => v >= 20),
   ofData(
@@ -184,7 +204,7 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     'precipitation',
     [ANNUAL, 'days'],
     (input) => countDays(series(input, 'precipitation'), input.cells, input.periods, (v) => v >= input.threshold!),
-    { threshold: true },
+    { threshold: true, local: true },
   ),
   longest('etccdi_cdd', 'CDD', false),
   longest('etccdi_cwd', 'CWD', true),
@@ -196,6 +216,7 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     'precipitation',
     [ANNUAL, 'mm'],
     (input) => sumWhere(series(input, 'precipitation'), input.cells, input.periods, wet).sum,
+    { local: true },
   ),
 ];
 

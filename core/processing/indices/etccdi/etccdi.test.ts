@@ -80,6 +80,49 @@ describe('ETCCDI indices, by hand', () => {
     expect(values).toEqual([0, 100, 200].flatMap((c) => lastDays.map((d) => d + c)));
   });
 
+  it('computes an index of each period own days a few years at a time over many cells, gaps included', async () => {
+    // 2,400 cells over 20 years are more values than one block holds, so the years are computed in runs; 2019 is
+    // absent and 2020 has half its March missing.
+    const labels = days('2001-01-01', '2020-12-31').filter(
+      (d) => !d.startsWith('2019') && !(d >= '2020-03-10' && d <= '2020-03-25'),
+    );
+    const [ny, nx] = [48, 50];
+    const cells = ny * nx;
+    const value = (day: number, cell: number) => ((day * 7 + cell * 13) % 101) / 4;
+    const data = cubeOf(
+      [
+        temporal(labels),
+        spatial(
+          'y',
+          Array.from({ length: ny }, (_, i) => i),
+          'EPSG:4326',
+        ),
+        spatial(
+          'x',
+          Array.from({ length: nx }, (_, i) => i),
+          'EPSG:4326',
+        ),
+        { name: 'bands', type: 'bands', labels: ['v'] },
+      ],
+      (i) => value(Math.floor(i / cells), i % cells),
+      { chunkShape: [400, ny, nx, 1], float32: true, units: { v: 'degC' } },
+    );
+    const { labels: months, values } = await index('etccdi_txx', { data, frequency: 'month' });
+    expect(months).toHaveLength(240);
+    const expected = new Array<number>(240 * cells).fill(-Infinity);
+    labels.forEach((label, day) => {
+      const month = (Number(label.slice(0, 4)) - 2001) * 12 + Number(label.slice(5, 7)) - 1;
+      for (let c = 0; c < cells; c++)
+        expected[month * cells + c] = Math.max(expected[month * cells + c]!, value(day, c));
+    });
+    const noValue = (month: number) => (month >= 216 && month < 228) || month === 230;
+    const mismatches = values.filter((v, i) => {
+      const e = noValue(Math.floor(i / cells)) ? NaN : expected[i]!;
+      return !Object.is(v, e);
+    });
+    expect(mismatches).toEqual([]);
+  });
+
   it('measures the growing season from 1 July south of the equator and from 1 January north of it', async () => {
     // Warm (10 degC) from 1 September 2001 to 31 March 2002, cold (0 degC) otherwise.
     const labels = days('2001-01-01', '2002-12-31');

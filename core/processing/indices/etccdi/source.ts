@@ -7,7 +7,7 @@ import { newChunk, type ChunkArray, type CubeMetadata, type CubeSource, type Dat
 import { chunkRegion, product } from '../../cube/grid.ts';
 import { readRegion } from '../../cube/read.ts';
 import { readAhead } from '../../../read-ahead.ts';
-import type { Calendar, Frequency, Periods } from './calendar.ts';
+import { calendarOf, periodsOf, type Calendar, type Frequency, type Periods } from './calendar.ts';
 import type { EtccdiIndex, Variable } from './catalogue.ts';
 import { seasonYears } from './gsl.ts';
 import { failedPeriods, maskFailed } from './missing.ts';
@@ -19,6 +19,9 @@ import type { BaseYears } from './percentiles.ts';
  * and decoding dominates an index's time: the larger the block, the fewer the decodings, within a run's memory.
  */
 export const MAX_BLOCK_VALUES = 1 << 24;
+
+/** Days of a leap year: a stretch of whole years holds at most this many a year. */
+export const LONGEST_YEAR = 366;
 
 /** Time chunks of an input read ahead of the one copied: enough to keep the pool's decoding threads busy. */
 const SLABS_AHEAD = 4;
@@ -45,6 +48,19 @@ export interface IndexPlan {
   readonly south?: (position: readonly number[]) => boolean;
 }
 
+/** A part of the series computed at once, on its own calendar of whole years. */
+interface Stretch {
+  readonly calendar: Calendar;
+  readonly periods: Periods;
+  /** The positions of the temporal dimension it holds, `from` to `to` (excluded). */
+  readonly from: number;
+  readonly to: number;
+  /** Days from the plan's calendar's first to its own. */
+  readonly shift: number;
+  /** The plan's period that is its first. */
+  readonly firstPeriod: number;
+}
+
 export class EtccdiSource implements CubeSource {
   readonly metadata: CubeMetadata;
   private readonly plan: IndexPlan;
@@ -55,37 +71,21 @@ export class EtccdiSource implements CubeSource {
   }
 
   async readChunk(index: readonly number[], signal?: AbortSignal): Promise<ChunkArray> {
-    const { plan } = this;
-    const { axis, calendar, periods } = plan;
+    const { periods } = this.plan;
     const region = chunkRegion(
       this.metadata.dimensions.map((d) => d.labels.length),
       this.metadata.chunkShape,
       index,
     );
-    const positions = plan.dayOfPosition.length;
-    const pre = product(region.shape.slice(0, axis));
-    const post = product(region.shape.slice(axis + 1));
+    const pre = product(region.shape.slice(0, this.plan.axis));
+    const post = product(region.shape.slice(this.plan.axis + 1));
     const cells = pre * post;
-    const series: Partial<Record<Variable, Float64Array>> = {};
-    const missing = new Uint8Array(calendar.days * cells);
-    for (const [variable, input] of Object.entries(plan.inputs) as [Variable, PlannedInput][]) {
-      const block = await this.readSeries(input, region, pre, post, signal);
-      input.convert(block);
-      for (let i = 0; i < block.length; i++) if (Number.isNaN(block[i]!)) missing[i] = 1;
-      series[variable] = block;
+    // Periods of years the series lacks entirely stay without a value, as the missing-day rule would leave them.
+    const values = new Float64Array(periods.count * cells).fill(NaN);
+    for (const stretch of this.stretches(cells)) {
+      const part = await this.computeStretch(stretch, region, pre, post, signal);
+      values.set(part, stretch.firstPeriod * cells);
     }
-    const south = this.southOf(region, cells, pre, post);
-    const values = plan.index.compute({
-      calendar,
-      periods,
-      span: { first: plan.dayOfPosition[0]!, last: plan.dayOfPosition[positions - 1]! },
-      cells,
-      series,
-      ...(plan.threshold !== undefined ? { threshold: plan.threshold } : {}),
-      ...(plan.base ? { base: plan.base } : {}),
-      ...(south ? { south } : {}),
-    });
-    maskFailed(values, this.failed(missing, cells, south));
     const out = newChunk(this.metadata.dtype, product(region.shape));
     const count = periods.count;
     for (let p = 0; p < pre; p++)
@@ -97,43 +97,120 @@ export class EtccdiSource implements CubeSource {
   }
 
   /**
-   * The daily block of one input over the cells of `region`: NaN on calendar days the series lacks. The input is
-   * read one time chunk at a time, a few ahead (their decoding overlaps with the copy), each copied row by row to
-   * its calendar day.
+   * The parts of the series computed at once: the whole series, or for an index whose periods depend on their own
+   * days only, runs of whole years of `cells` cells within `MAX_BLOCK_VALUES` (so blocks may span more cells).
    */
-  private async readSeries(
-    { cube }: PlannedInput,
+  private *stretches(cells: number): Generator<Stretch> {
+    const { calendar, dayOfPosition, periods, frequency, index } = this.plan;
+    const positions = dayOfPosition.length;
+    if (!index.local) {
+      yield { calendar, periods, from: 0, to: positions, shift: 0, firstPeriod: 0 };
+      return;
+    }
+    const years = Math.max(1, Math.floor(MAX_BLOCK_VALUES / (LONGEST_YEAR * cells)));
+    for (let from = 0; from < positions;) {
+      const lastYear = calendar.year[dayOfPosition[from]!]! + years - 1;
+      let to = from + 1;
+      while (to < positions && calendar.year[dayOfPosition[to]!]! <= lastYear) to++;
+      const [first, last] = [dayOfPosition[from]!, dayOfPosition[to - 1]!].map((d) => calendar.firstDay + d) as [
+        number,
+        number,
+      ];
+      const part = calendarOf(first, last);
+      yield {
+        calendar: part,
+        periods: periodsOf(part, frequency, first, last),
+        from,
+        to,
+        shift: part.firstDay - calendar.firstDay,
+        firstPeriod: periods.ofDay[dayOfPosition[from]!]!,
+      };
+      from = to;
+    }
+  }
+
+  /** The index's values over the periods of `stretch`, `cells` a period, the missing-day rule applied. */
+  private async computeStretch(
+    stretch: Stretch,
     region: { start: number[]; shape: number[] },
     pre: number,
     post: number,
     signal: AbortSignal | undefined,
   ): Promise<Float64Array> {
-    const { axis, calendar, dayOfPosition } = this.plan;
-    const positions = dayOfPosition.length;
+    const { plan } = this;
+    const { calendar, periods } = stretch;
+    const cells = pre * post;
+    const series: Partial<Record<Variable, Float64Array>> = {};
+    const missing = new Uint8Array(calendar.days * cells);
+    for (const [variable, input] of Object.entries(plan.inputs) as [Variable, PlannedInput][]) {
+      const block = await this.readSeries(input, stretch, region, pre, post, signal);
+      input.convert(block);
+      for (let i = 0; i < block.length; i++) if (Number.isNaN(block[i]!)) missing[i] = 1;
+      series[variable] = block;
+    }
+    const south = this.southOf(region, cells, pre, post);
+    const values = plan.index.compute({
+      calendar,
+      periods,
+      span: {
+        first: plan.dayOfPosition[stretch.from]! - stretch.shift,
+        last: plan.dayOfPosition[stretch.to - 1]! - stretch.shift,
+      },
+      cells,
+      series,
+      ...(plan.threshold !== undefined ? { threshold: plan.threshold } : {}),
+      ...(plan.base ? { base: plan.base } : {}),
+      ...(south ? { south } : {}),
+    });
+    return maskFailed(values, this.failed(stretch, missing, cells, south));
+  }
+
+  /**
+   * The daily block of one input over the cells of `region` and the days of `stretch`: NaN on calendar days the
+   * series lacks. The input is read one time chunk at a time, a few ahead (their decoding overlaps with the copy),
+   * each copied row by row to its calendar day.
+   */
+  private async readSeries(
+    { cube }: PlannedInput,
+    { calendar, from, to, shift }: Stretch,
+    region: { start: number[]; shape: number[] },
+    pre: number,
+    post: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Float64Array> {
+    const { axis, dayOfPosition } = this.plan;
     const cells = pre * post;
     const step = cube.metadata.chunkShape[axis]!;
     const block = new Float64Array(calendar.days * cells).fill(NaN);
+    const firstChunk = Math.floor(from / step);
+    const slabStart = (k: number) => Math.max(from, (firstChunk + k) * step);
+    const slabEnd = (k: number) => Math.min(to, (firstChunk + k + 1) * step);
     const slab = (k: number) => {
-      const start = region.start.map((s, i) => (i === axis ? k * step : s));
-      const shape = region.shape.map((s, i) => (i === axis ? Math.min(step, positions - k * step) : s));
+      const start = region.start.map((s, i) => (i === axis ? slabStart(k) : s));
+      const shape = region.shape.map((s, i) => (i === axis ? slabEnd(k) - slabStart(k) : s));
       return readRegion(cube, start, shape, signal);
     };
     let k = 0;
-    for await (const read of readAhead(Math.ceil(positions / step), slab, SLABS_AHEAD)) {
-      const first = k++ * step;
-      const length = Math.min(step, positions - first);
+    for await (const read of readAhead(Math.floor((to - 1) / step) - firstChunk + 1, slab, SLABS_AHEAD)) {
+      const first = slabStart(k);
+      const length = slabEnd(k++) - first;
       for (let p = 0; p < pre; p++)
         for (let t = 0; t < length; t++) {
-          const from = (p * length + t) * post;
-          block.set(read.subarray(from, from + post), dayOfPosition[first + t]! * cells + p * post);
+          const at = (p * length + t) * post;
+          block.set(read.subarray(at, at + post), (dayOfPosition[first + t]! - shift) * cells + p * post);
         }
     }
     return block;
   }
 
   /** Which (period, cell) fail the missing-day rule; for GSL, on each cell's hemisphere's year. */
-  private failed(missing: Uint8Array, cells: number, south: Uint8Array | undefined): Uint8Array {
-    const { calendar, periods, frequency } = this.plan;
+  private failed(
+    { calendar, periods }: Stretch,
+    missing: Uint8Array,
+    cells: number,
+    south: Uint8Array | undefined,
+  ): Uint8Array {
+    const { frequency } = this.plan;
     const annual = frequency === 'year';
     if (!south) return failedPeriods(calendar, missing, cells, periods.ofDay, periods.count, annual);
     const firstYear = Number(periods.labels[0]);
