@@ -1,15 +1,20 @@
 /**
- * The ETCCDI indices of `core/processing/indices/` over a daily cube read from a Stratus Zarr store, against
- * Debian's CDO (`etccdi_*` and `year*` operators, as test/interop/etccdi-cdo.test.ts drives them) over the same
- * values as netCDF; one thread each (CDO `-P 1`, the engine in this process). The data are generated: minimum and
- * maximum temperature with a seasonal cycle and noise, precipitation wet on 40% of days. Seconds are the median of
- * BENCH_RUNS runs of each side, the index's whole computation including reading its input; a Stratus run reads
- * the store, materializes the index. The cube is BENCH_YEARS years of BENCH_SIZE x BENCH_SIZE cells.
+ * The ETCCDI indices of `core/processing/indices/` over daily cubes read from Stratus Zarr stores, against Debian's
+ * CDO (`etccdi_*`, `eca_*` and statistics operators, as test/interop/etccdi-cdo.test.ts drives them) over the same
+ * values as netCDF. The data are generated: minimum and maximum temperature with a seasonal cycle and noise,
+ * precipitation wet on 40% of days, in quarters (exact in single precision), streamed day by day into the stores
+ * and into raw planes that bench/indices-netcdf.py writes as netCDF with the netCDF C library (temperatures in
+ * kelvin in double precision, as CDO's temperature indices take them). Each row is one index on one thread each
+ * (CDO `-P 1`; Stratus with its worker pool off, decoding on the thread that computes), and one all-cores row
+ * (CDO `-P <cores>`, Stratus decoding on its pool). Seconds are the median of BENCH_RUNS runs of each side, the
+ * index's whole computation: a Stratus run opens the stores and materializes the index; a CDO run is every command
+ * the index needs, percentile thresholds of the base period included. The cube is BENCH_YEARS years of
+ * BENCH_SIZE x BENCH_SIZE cells; BENCH_INDICES_ONLY (process ids, comma-separated) picks rows.
  * `node bench/climate-indices.ts` runs it alone; `climateIndicesHeadlines` gives its rows.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openStoredCube } from '../core/processing/collections/stored-cube.ts';
@@ -20,52 +25,148 @@ import { formatPeriod, periodRange } from '../core/periods/index.ts';
 import { gridCovering } from '../core/stores/raster-grid.ts';
 import { directoryStore } from '../core/stores/directory-store.ts';
 import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
-import { writeNetcdf } from '../test/support/cdo.ts';
+import { closeProcessPool, configureProcessPool } from '../core/workers/pool.ts';
+import { DEBIAN_PYTHON } from '../test/support/python.ts';
 import { seededRandom } from '../test/support/seeded-random.ts';
 import type { Headline } from './headline.ts';
 
 const run = promisify(execFile);
+const NETCDF_WRITER = join(import.meta.dirname, 'indices-netcdf.py');
 
 type Variable = 'tasmin' | 'tasmax' | 'pr';
-
-/** Each index: its Stratus process, the CDO operator chain over the variable's file, and the variable. */
-const INDICES: [process: string, operator: string[], variable: Variable, kelvin: boolean][] = [
-  ['etccdi_fd', ['etccdi_fd'], 'tasmin', true],
-  ['etccdi_su', ['etccdi_su'], 'tasmax', true],
-  ['etccdi_id', ['etccdi_id'], 'tasmax', true],
-  ['etccdi_tr', ['etccdi_tr'], 'tasmin', true],
-  ['etccdi_r10mm', ['etccdi_r10mm,freq=year'], 'pr', false],
-  ['etccdi_r20mm', ['etccdi_r20mm,freq=year'], 'pr', false],
-  ['etccdi_cdd', ['etccdi_cdd,1,5,freq=year'], 'pr', false],
-  ['etccdi_cwd', ['etccdi_cwd,1,5,freq=year'], 'pr', false],
-  ['etccdi_txx', ['yearmax'], 'tasmax', false],
-  ['etccdi_tnx', ['yearmax'], 'tasmin', false],
-  ['etccdi_txn', ['yearmin'], 'tasmax', false],
-  ['etccdi_tnn', ['yearmin'], 'tasmin', false],
-  ['etccdi_rx1day', ['yearmax'], 'pr', false],
-];
-
+const VARIABLES: readonly Variable[] = ['tasmin', 'tasmax', 'pr'];
 const UNITS: Record<Variable, string> = { tasmin: 'degC', tasmax: 'degC', pr: 'mm day-1' };
 
-/** The three variables' days, each in time, lat, lon order, in quarters (exact in single precision). */
-function generate(days: number, cells: number): Record<Variable, Float32Array> {
-  const random = seededRandom(7);
-  const out = {
-    tasmin: new Float32Array(days * cells),
-    tasmax: new Float32Array(days * cells),
-    pr: new Float32Array(days * cells),
+/** CDO's inputs: each variable as stored, temperatures in kelvin, the daily mean in kelvin (GSL), a land mask. */
+type NetcdfFile = Variable | 'tasminK' | 'tasmaxK' | 'tasK' | 'land';
+
+interface IndexRow {
+  process: string;
+  /** The process's cube parameters and the variable each takes. */
+  inputs: Record<string, Variable>;
+  /** Its other arguments. */
+  args?: (base: [number, number]) => Record<string, unknown>;
+  /**
+   * CDO's commands in order over the files; every one but the last ends with its output (`tmp(name)`), the last
+   * gets the index's. `base`: the base period as `-selyear`'s argument.
+   */
+  cdo: (f: Record<NetcdfFile, string>, tmp: (name: string) => string, base: string) => string[][];
+  env?: Record<string, string>;
+  /** Compares days with calendar-day percentile thresholds of a base period. */
+  calendarDay?: boolean;
+}
+
+const one = (operator: string[], file: NetcdfFile) => (f: Record<NetcdfFile, string>) => [[...operator, f[file]]];
+
+/** CDO's calendar-day percentile `p` thresholds of `file` over the base years (5-day windows), then `index`. */
+function percentileCommands(operator: string, p: number, file: NetcdfFile): IndexRow['cdo'] {
+  return (f, tmp, base) => {
+    const years = [`-selyear,${base}`, f[file]];
+    return [
+      ['ydrunmin,5', ...years, tmp('min')],
+      ['ydrunmax,5', ...years, tmp('max')],
+      [`ydrunpctl,${p},5`, ...years, tmp('min'), tmp('max'), tmp('thresholds')],
+      [operator, f[file], tmp('thresholds')],
+    ];
   };
+}
+
+/**
+ * CDO's wet-day totals above the base period's percentile `p` of wet days. Wet days are those of at least 1 mm:
+ * the values are quarters, so the dry ones are at most 0.75 and become missing below 0.999.
+ */
+function totalAboveCommands(p: number): IndexRow['cdo'] {
+  return (f, tmp, base) => {
+    const wet = ['-setrtomiss,-1e30,0.999', `-selyear,${base}`, f.pr];
+    return [
+      ['timmin', ...wet, tmp('min')],
+      ['timmax', ...wet, tmp('max')],
+      [`timpctl,${p}`, ...wet, tmp('min'), tmp('max'), tmp('thresholds')],
+      ['yearsum', '-mul', f.pr, '-gt', f.pr, tmp('thresholds')],
+    ];
+  };
+}
+
+const temperature = (variable: 'tasmin' | 'tasmax') => ({ data: variable });
+const precipitation = { data: 'pr' as const };
+const basePeriod = (base: [number, number]) => ({ base_period: base });
+
+const INDICES: readonly IndexRow[] = [
+  { process: 'etccdi_fd', inputs: temperature('tasmin'), cdo: one(['etccdi_fd'], 'tasminK') },
+  { process: 'etccdi_su', inputs: temperature('tasmax'), cdo: one(['etccdi_su'], 'tasmaxK') },
+  { process: 'etccdi_id', inputs: temperature('tasmax'), cdo: one(['etccdi_id'], 'tasmaxK') },
+  { process: 'etccdi_tr', inputs: temperature('tasmin'), cdo: one(['etccdi_tr'], 'tasminK') },
+  { process: 'etccdi_r10mm', inputs: precipitation, cdo: one(['etccdi_r10mm,freq=year'], 'pr') },
+  { process: 'etccdi_r20mm', inputs: precipitation, cdo: one(['etccdi_r20mm,freq=year'], 'pr') },
+  { process: 'etccdi_cdd', inputs: precipitation, cdo: one(['etccdi_cdd,1,5,freq=year'], 'pr') },
+  { process: 'etccdi_cwd', inputs: precipitation, cdo: one(['etccdi_cwd,1,5,freq=year'], 'pr') },
+  { process: 'etccdi_txx', inputs: temperature('tasmax'), cdo: one(['yearmax'], 'tasmax') },
+  { process: 'etccdi_tnx', inputs: temperature('tasmin'), cdo: one(['yearmax'], 'tasmin') },
+  { process: 'etccdi_txn', inputs: temperature('tasmax'), cdo: one(['yearmin'], 'tasmax') },
+  { process: 'etccdi_tnn', inputs: temperature('tasmin'), cdo: one(['yearmin'], 'tasmin') },
+  { process: 'etccdi_rx1day', inputs: precipitation, cdo: one(['yearmax'], 'pr') },
+  {
+    process: 'etccdi_rx5day',
+    inputs: precipitation,
+    cdo: one(['etccdi_rx5day,50,freq=year', '-runsum,5'], 'pr'),
+    env: { CDO_TIMESTAT_DATE: 'last' },
+  },
+  {
+    process: 'etccdi_dtr',
+    inputs: { tmin: 'tasmin', tmax: 'tasmax' },
+    cdo: (f) => [['yearmean', '-sub', f.tasmax, f.tasmin]],
+  },
+  // Wet days at least 1 mm: the values are quarters, so the dry ones are at most 0.75.
+  { process: 'etccdi_sdii', inputs: precipitation, cdo: one(['yearmean', '-setrtomiss,-1e30,0.999'], 'pr') },
+  { process: 'etccdi_prcptot', inputs: precipitation, cdo: one(['yearsum', '-setrtoc,-1e30,0.999,0'], 'pr') },
+  {
+    process: 'etccdi_gsl',
+    inputs: { tmin: 'tasmin', tmax: 'tasmax' },
+    cdo: (f) => [['eca_gsl', f.tasK, f.land]],
+  },
+  { process: 'etccdi_r95ptot', inputs: precipitation, args: basePeriod, cdo: totalAboveCommands(95) },
+  ...(
+    [
+      ['etccdi_tn10p', 'tasmin', 'eca_tn10p', 10],
+      ['etccdi_tx10p', 'tasmax', 'eca_tx10p', 10],
+      ['etccdi_tn90p', 'tasmin', 'eca_tn90p', 90],
+      ['etccdi_tx90p', 'tasmax', 'eca_tx90p', 90],
+      ['etccdi_wsdi', 'tasmax', 'etccdi_wsdi,6,freq=year', 90],
+      ['etccdi_csdi', 'tasmin', 'etccdi_csdi,6,freq=year', 10],
+    ] as const
+  ).map(([process, variable, operator, p]) => ({
+    process,
+    inputs: temperature(variable),
+    args: basePeriod,
+    cdo: percentileCommands(operator, p, variable),
+    calendarDay: true,
+  })),
+];
+
+/**
+ * The indices of calendar-day percentile thresholds: their bootstrap costs a few tens of milliseconds a cell, so
+ * `make bench` runs them over a smaller cube than the others.
+ */
+export const CALENDAR_DAY_PERCENTILE_INDICES = INDICES.filter((row) => row.calendarDay).map((row) => row.process);
+
+export const CLIMATE_INDEX_PROCESSES = INDICES.map((row) => row.process);
+
+const BASE_PERIOD_INDICES = INDICES.filter((row) => row.args).map((row) => row.process);
+
+/** The index of the all-cores row. */
+const ALL_CORES_INDEX = 'etccdi_fd';
+
+/** The three variables of day `d` over `cells` cells, drawing from `random` in a fixed order. */
+function day(d: number, cells: number, random: () => number): Record<Variable, Float32Array> {
+  const out = { tasmin: new Float32Array(cells), tasmax: new Float32Array(cells), pr: new Float32Array(cells) };
   const quarter = (v: number) => Math.round(v * 4) / 4;
-  for (let d = 0; d < days; d++) {
-    const season = 9 + 11 * Math.sin((2 * Math.PI * (d - 110)) / 365.25);
-    for (let c = 0; c < cells; c++) {
-      const i = d * cells + c;
-      const mean = season + 4 * (random() - 0.5);
-      const range = 6 + 6 * random();
-      out.tasmin[i] = quarter(mean - range / 2);
-      out.tasmax[i] = quarter(mean + range / 2);
-      out.pr[i] = random() < 0.4 ? quarter(-12 * Math.log(1 - random())) : 0;
-    }
+  const season = 9 + 11 * Math.sin((2 * Math.PI * (d - 110)) / 365.25);
+  for (let c = 0; c < cells; c++) {
+    const mean = season + 4 * (random() - 0.5);
+    const range = 6 + 6 * random();
+    out.tasmin[c] = quarter(mean - range / 2);
+    out.tasmax[c] = quarter(mean + range / 2);
+    out.pr[c] = random() < 0.4 ? quarter(-12 * Math.log(1 - random())) : 0;
   }
   return out;
 }
@@ -81,85 +182,141 @@ async function seconds(task: () => Promise<unknown>): Promise<number> {
 export interface ClimateIndexFigures {
   years: number;
   size: number;
-  rows: { process: string; stratus: number[]; cdo: number[] }[];
+  base: [number, number];
+  rows: { process: string; threads: number; stratus: number[]; cdo: number[] }[];
+}
+
+/** Writes the stores and CDO's netCDF files under `root`. */
+async function writeInputs(root: string, years: number, size: number) {
+  const periods = periodRange(
+    'daily',
+    '2001-01-01',
+    formatPeriod({ type: 'daily', start: new Date(Date.UTC(2001 + years, 0, 0)) }),
+  );
+  const grid = gridCovering([0, 0, size * 0.05, size * 0.05], 0.05);
+  const cells = grid.lat.length * grid.lon.length;
+  const stores = {} as Record<Variable, string>;
+  const writers = {} as Record<Variable, RasterCubeWriter>;
+  const raws = {} as Record<Variable, Awaited<ReturnType<typeof open>>>;
+  for (const variable of VARIABLES) {
+    stores[variable] = join(root, variable);
+    writers[variable] = await RasterCubeWriter.create(stores[variable], {
+      variable,
+      units: UNITS[variable],
+      periodType: 'daily',
+      periods,
+      grid,
+      attributes: {},
+    });
+    raws[variable] = await open(join(root, `${variable}.raw`), 'w');
+  }
+  const random = seededRandom(7);
+  for (let d = 0; d < periods.length; d++) {
+    const values = day(d, cells, random);
+    for (const variable of VARIABLES) {
+      await writers[variable].append(values[variable]);
+      await raws[variable].write(new Uint8Array(values[variable].buffer));
+    }
+  }
+  for (const variable of VARIABLES) {
+    await writers[variable].finish();
+    await raws[variable].close();
+  }
+  const netcdf = async (name: string, units: string, sources: Variable[], kelvin: boolean) => {
+    const out = join(root, `${name}.nc`);
+    const spec = {
+      out,
+      name,
+      units,
+      double: kelvin,
+      offset: kelvin ? 273.15 : 0,
+      start: '2001-01-01',
+      days: periods.length,
+      lat: [...grid.lat],
+      lon: [...grid.lon],
+      raws: sources.map((v) => join(root, `${v}.raw`)),
+    };
+    await run(DEBIAN_PYTHON, [NETCDF_WRITER, JSON.stringify(spec)]);
+    return out;
+  };
+  const files = {
+    tasmin: await netcdf('tasmin', 'degC', ['tasmin'], false),
+    tasmax: await netcdf('tasmax', 'degC', ['tasmax'], false),
+    pr: await netcdf('pr', 'mm', ['pr'], false),
+    tasminK: await netcdf('tasminK', 'K', ['tasmin'], true),
+    tasmaxK: await netcdf('tasmaxK', 'K', ['tasmax'], true),
+    tasK: await netcdf('tasK', 'K', ['tasmin', 'tasmax'], true),
+    land: join(root, 'land.nc'),
+  };
+  for (const variable of VARIABLES) await rm(join(root, `${variable}.raw`));
+  await run('cdo', ['-s', '-O', '-setrtoc,-1e30,1e30,1', '-seltimestep,1', files.pr, files.land]);
+  return { stores, files };
 }
 
 export async function benchClimateIndices(
   years = Number(process.env.BENCH_YEARS ?? 20),
-  size = Number(process.env.BENCH_SIZE ?? 500),
+  size = Number(process.env.BENCH_SIZE ?? 200),
   runs = Number(process.env.BENCH_RUNS ?? 3),
+  only = process.env.BENCH_INDICES_ONLY?.split(','),
 ): Promise<ClimateIndexFigures> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-indices-'));
+  const base: [number, number] = [2001, 2000 + Math.min(10, years)];
+  const selected = INDICES.filter((row) => !only || only.includes(row.process));
   try {
-    const periods = periodRange(
-      'daily',
-      '2001-01-01',
-      formatPeriod({ type: 'daily', start: new Date(Date.UTC(2001 + years, 0, 0)) }),
-    );
-    const grid = gridCovering([0, 0, size * 0.05, size * 0.05], 0.05);
-    const cells = grid.lat.length * grid.lon.length;
-    const values = generate(periods.length, cells);
-    const stores: Partial<Record<Variable, string>> = {};
-    const files: Record<string, string> = {};
-    for (const variable of ['tasmin', 'tasmax', 'pr'] as const) {
-      const dir = join(root, variable);
-      const writer = await RasterCubeWriter.create(dir, {
-        variable,
-        units: UNITS[variable],
-        periodType: 'daily',
-        periods,
-        grid,
-        attributes: {},
-      });
-      for (let d = 0; d < periods.length; d++)
-        await writer.append(values[variable].subarray(d * cells, (d + 1) * cells));
-      await writer.finish();
-      stores[variable] = dir;
-      const daily = { start: formatPeriod(periods[0]!), days: periods.length, lat: [...grid.lat], lon: [...grid.lon] };
-      const asDouble = Float64Array.from(values[variable]);
-      files[variable] = await writeNetcdf(root, variable, variable === 'pr' ? 'mm' : 'degC', {
-        ...daily,
-        values: asDouble,
-      });
-      if (variable !== 'pr')
-        files[`${variable}K`] = await writeNetcdf(root, `${variable}K`, 'K', {
-          ...daily,
-          values: asDouble.map((v) => v + 273.15),
-        });
-    }
+    const { stores, files } = await writeInputs(root, years, size);
+    const tmp = (name: string) => join(root, `${name}.tmp.nc`);
+    const cores = availableParallelism();
+    const runs_ = [
+      ...selected.map((row) => ({ row, threads: 1 })),
+      ...selected.filter((row) => row.process === ALL_CORES_INDEX).map((row) => ({ row, threads: cores })),
+    ];
     const rows: ClimateIndexFigures['rows'] = [];
-    for (const [processId, operator, variable, kelvin] of INDICES) {
-      const row = { process: processId, stratus: [] as number[], cdo: [] as number[] };
+    for (const { row, threads } of runs_) {
+      // One thread: no worker threads, chunks decoded on the thread that computes; all cores: the pool's.
+      configureProcessPool(threads === 1 ? 0 : cores);
+      const figures = { process: row.process, threads, stratus: [] as number[], cdo: [] as number[] };
       for (let r = 0; r < runs; r++) {
-        row.stratus.push(
+        figures.stratus.push(
           await seconds(async () => {
-            const cube = await openStoredCube(directoryStore(stores[variable]!));
+            const args: Record<string, unknown> = row.args?.(base) ?? {};
+            for (const [parameter, variable] of Object.entries(row.inputs))
+              args[parameter] = await openStoredCube(directoryStore(stores[variable]));
             const index = (await runProcessGraph({
-              i: { process_id: processId, arguments: { data: cube }, result: true },
+              i: { process_id: row.process, arguments: args, result: true },
             })) as DataCube;
             await materialize(index, Number.MAX_SAFE_INTEGER);
           }),
         );
-        const input = files[kelvin ? `${variable}K` : variable]!;
-        row.cdo.push(
-          await seconds(() => run('cdo', ['-P', '1', '-s', '-O', ...operator, input, join(root, 'out.nc')])),
+        const commands = row.cdo(files, tmp, `${base[0]}/${base[1]}`);
+        figures.cdo.push(
+          await seconds(async () => {
+            for (const [i, command] of commands.entries()) {
+              const output = i === commands.length - 1 ? [join(root, 'out.nc')] : [];
+              await run('cdo', ['-P', String(threads), '-s', '-O', ...command, ...output], {
+                env: { ...process.env, ...row.env },
+              });
+            }
+          }),
         );
       }
-      rows.push(row);
+      rows.push(figures);
     }
-    return { years, size, rows };
+    return { years, size, base, rows };
   } finally {
+    await closeProcessPool();
     await rm(root, { recursive: true, force: true });
   }
 }
 
 export function climateIndicesHeadlines(f: ClimateIndexFigures): Headline[] {
   return f.rows.map((row) => ({
-    figure: `${row.process}, ${f.years} years daily over ${f.size} x ${f.size} cells from a Zarr store`,
-    peer: 'CDO (Debian), netCDF, -P 1',
+    figure: `${row.process}, ${f.years} years daily over ${f.size} x ${f.size} cells from a Zarr store${
+      BASE_PERIOD_INDICES.includes(row.process) ? `, base period ${f.base[0]}-${f.base[1]}` : ''
+    }, ${row.threads === 1 ? 'one thread' : `${row.threads} threads (all cores)`}`,
+    peer: `CDO 2.1.1 (Debian), netCDF, -P ${row.threads}`,
     ratios: row.cdo.map((c, i) => c / row.stratus[i]!),
     goal: 1,
-    command: 'node bench/climate-indices.ts',
+    command: `BENCH_INDICES_ONLY=${row.process} node bench/climate-indices.ts`,
   }));
 }
 
@@ -167,7 +324,7 @@ if (import.meta.main) {
   const figures = await benchClimateIndices();
   for (const row of figures.rows)
     console.log(
-      `${row.process}\tstratus ${median(row.stratus).toFixed(3)} s\tcdo ${median(row.cdo).toFixed(3)} s\tratio ${(median(row.cdo) / median(row.stratus)).toFixed(2)}`,
+      `${row.process}\t${row.threads} thread(s)\tstratus ${median(row.stratus).toFixed(3)} s\tcdo ${median(row.cdo).toFixed(3)} s\tratio ${(median(row.cdo) / median(row.stratus)).toFixed(2)}`,
     );
   console.log(JSON.stringify(climateIndicesHeadlines(figures), null, 1));
   process.exit(0);
