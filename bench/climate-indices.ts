@@ -8,8 +8,9 @@
  * (CDO `-P 1`; Stratus with its worker pool off, decoding on the thread that computes), and one all-cores row
  * (CDO `-P <cores>`, Stratus decoding on its pool). Seconds are the median of BENCH_RUNS runs of each side, the
  * index's whole computation: a Stratus run opens the stores and materializes the index; a CDO run is every command
- * the index needs, percentile thresholds of the base period included. The cube is BENCH_YEARS years of
- * BENCH_SIZE x BENCH_SIZE cells; BENCH_INDICES_ONLY (process ids, comma-separated) picks rows.
+ * the index needs, percentile thresholds of the base period included. SPI-3 runs against the SciPy peer
+ * (bench/spi-peer.py) over the precipitation's netCDF file, one thread each. The cube is BENCH_YEARS years of
+ * BENCH_SIZE x BENCH_SIZE cells; BENCH_INDICES_ONLY (process ids and `spi`, comma-separated) picks rows.
  * `node bench/climate-indices.ts` runs it alone; `climateIndicesHeadlines` gives its rows.
  */
 import { execFile } from 'node:child_process';
@@ -32,6 +33,9 @@ import type { Headline } from './headline.ts';
 
 const run = promisify(execFile);
 const NETCDF_WRITER = join(import.meta.dirname, 'indices-netcdf.py');
+const SPI_PEER = join(import.meta.dirname, 'spi-peer.py');
+/** The SPI row's accumulation, in months. */
+const SPI_SCALE = 3;
 
 type Variable = 'tasmin' | 'tasmax' | 'pr';
 const VARIABLES: readonly Variable[] = ['tasmin', 'tasmax', 'pr'];
@@ -184,6 +188,8 @@ export interface ClimateIndexFigures {
   size: number;
   base: [number, number];
   rows: { process: string; threads: number; stratus: number[]; cdo: number[] }[];
+  /** SPI-3 against the SciPy peer, calibrated over `base`: seconds of each, and each side's count and sum. */
+  spi?: { stratus: number[]; scipy: number[]; check: { stratus: [number, number]; scipy: [number, number] } };
 }
 
 /** Writes the stores and CDO's netCDF files under `root`. */
@@ -301,23 +307,71 @@ export async function benchClimateIndices(
       }
       rows.push(figures);
     }
-    return { years, size, base, rows };
+    if (only && !only.includes('spi')) return { years, size, base, rows };
+    return { years, size, base, rows, spi: await benchSpi(stores.pr, files.pr, base, runs) };
   } finally {
     await closeProcessPool();
     await rm(root, { recursive: true, force: true });
   }
 }
 
+/** SPI-3 of the precipitation store against the SciPy peer over its netCDF twin, one thread each. */
+async function benchSpi(store: string, file: string, base: [number, number], runs: number) {
+  configureProcessPool(0);
+  const figures: NonNullable<ClimateIndexFigures['spi']> = {
+    stratus: [],
+    scipy: [],
+    check: { stratus: [0, 0], scipy: [0, 0] },
+  };
+  for (let r = 0; r < runs; r++) {
+    figures.stratus.push(
+      await seconds(async () => {
+        const data = await openStoredCube(directoryStore(store));
+        const index = (await runProcessGraph({
+          i: { process_id: 'spi', arguments: { data, scale: SPI_SCALE, calibration_period: base }, result: true },
+        })) as DataCube;
+        const values = (await materialize(index, Number.MAX_SAFE_INTEGER)).filter((v) => !Number.isNaN(v));
+        figures.check.stratus = [values.length, values.reduce((a, b) => a + b, 0)];
+      }),
+    );
+    figures.scipy.push(
+      await seconds(async () => {
+        const args = [SPI_PEER, file, 'pr', String(SPI_SCALE), ...base.map(String)];
+        const { stdout } = await run(DEBIAN_PYTHON, args, {
+          env: { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' },
+        });
+        const { values, sum } = JSON.parse(stdout) as { values: number; sum: number };
+        figures.check.scipy = [values, sum];
+      }),
+    );
+  }
+  return figures;
+}
+
 export function climateIndicesHeadlines(f: ClimateIndexFigures): Headline[] {
-  return f.rows.map((row) => ({
-    figure: `${row.process}, ${f.years} years daily over ${f.size} x ${f.size} cells from a Zarr store${
-      BASE_PERIOD_INDICES.includes(row.process) ? `, base period ${f.base[0]}-${f.base[1]}` : ''
-    }, ${row.threads === 1 ? 'one thread' : `${row.threads} threads (all cores)`}`,
-    peer: `CDO 2.1.1 (Debian), netCDF, -P ${row.threads}`,
-    ratios: row.cdo.map((c, i) => c / row.stratus[i]!),
-    goal: 1,
-    command: `BENCH_INDICES_ONLY=${row.process} node bench/climate-indices.ts`,
-  }));
+  const spi: Headline[] = f.spi
+    ? [
+        {
+          figure: `SPI-${SPI_SCALE}, ${f.years} years daily over ${f.size} x ${f.size} cells from a Zarr store, calibration ${f.base[0]}-${f.base[1]}, one thread`,
+          peer: 'SciPy 1.10 (Debian): numpy monthly sums, gamma.fit per calendar month and cell, netCDF',
+          ratios: f.spi.scipy.map((s, i) => s / f.spi!.stratus[i]!),
+          goal: 5,
+          command: 'BENCH_INDICES_ONLY=spi node bench/climate-indices.ts',
+        },
+      ]
+    : [];
+  return [
+    ...f.rows.map((row) => ({
+      figure: `${row.process}, ${f.years} years daily over ${f.size} x ${f.size} cells from a Zarr store${
+        BASE_PERIOD_INDICES.includes(row.process) ? `, base period ${f.base[0]}-${f.base[1]}` : ''
+      }, ${row.threads === 1 ? 'one thread' : `${row.threads} threads (all cores)`}`,
+      peer: `CDO 2.1.1 (Debian), netCDF, -P ${row.threads}`,
+      ratios: row.cdo.map((c, i) => c / row.stratus[i]!),
+      goal: 1,
+      command: `BENCH_INDICES_ONLY=${row.process} node bench/climate-indices.ts`,
+    })),
+    ...spi,
+  ];
 }
 
 if (import.meta.main) {
@@ -326,6 +380,12 @@ if (import.meta.main) {
     console.log(
       `${row.process}\t${row.threads} thread(s)\tstratus ${median(row.stratus).toFixed(3)} s\tcdo ${median(row.cdo).toFixed(3)} s\tratio ${(median(row.cdo) / median(row.stratus)).toFixed(2)}`,
     );
+  if (figures.spi) {
+    const { stratus, scipy, check } = figures.spi;
+    console.log(
+      `spi\tstratus ${median(stratus).toFixed(3)} s\tscipy ${median(scipy).toFixed(3)} s\tratio ${(median(scipy) / median(stratus)).toFixed(2)}\t(count, sum) ${JSON.stringify(check)}`,
+    );
+  }
   console.log(JSON.stringify(climateIndicesHeadlines(figures), null, 1));
   process.exit(0);
 }
