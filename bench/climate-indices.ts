@@ -261,7 +261,7 @@ async function writeInputs(root: string, years: number, size: number) {
 
 export async function benchClimateIndices(
   years = Number(process.env.BENCH_YEARS ?? 20),
-  size = Number(process.env.BENCH_SIZE ?? 200),
+  size = Number(process.env.BENCH_SIZE ?? 100),
   runs = Number(process.env.BENCH_RUNS ?? 3),
   only = process.env.BENCH_INDICES_ONLY?.split(','),
 ): Promise<ClimateIndexFigures> {

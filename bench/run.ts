@@ -146,8 +146,8 @@ const sections: { name: string; run: () => Promise<Headline[]> }[] = [
     },
   },
   {
-    // 100 x 100 cells a side unless BENCH_INDICES_SIZE; the calendar-day percentile indices, whose bootstrap is
-    // slow, 20 x 20 unless BENCH_INDICES_PERCENTILE_SIZE.
+    // 100 x 100 cells a side unless BENCH_INDICES_SIZE; the calendar-day percentile indices (their bootstrap) and
+    // SPI-3 (its SciPy peer fits each cell and month in turn) 20 x 20 unless BENCH_INDICES_PERCENTILE_SIZE.
     name: 'climate indices',
     run: async () => {
       const others = await benchClimateIndices(
@@ -160,7 +160,7 @@ const sections: { name: string; run: () => Promise<Headline[]> }[] = [
         20,
         Number(env.BENCH_INDICES_PERCENTILE_SIZE ?? 20),
         Number(env.BENCH_RUNS ?? 3),
-        CALENDAR_DAY_PERCENTILE_INDICES,
+        [...CALENDAR_DAY_PERCENTILE_INDICES, 'spi'],
       );
       return printed([], [...climateIndicesHeadlines(others), ...climateIndicesHeadlines(percentile)]);
     },
