@@ -330,7 +330,7 @@ async function benchSpi(store: string, file: string, base: [number, number], run
         const index = (await runProcessGraph({
           i: { process_id: 'spi', arguments: { data, scale: SPI_SCALE, calibration_period: base }, result: true },
         })) as DataCube;
-        const values = (await materialize(index, Number.MAX_SAFE_INTEGER)).filter((v) => !Number.isNaN(v));
+        const values = Array.from(await materialize(index, Number.MAX_SAFE_INTEGER)).filter((v) => !Number.isNaN(v));
         figures.check.stratus = [values.length, values.reduce((a, b) => a + b, 0)];
       }),
     );
