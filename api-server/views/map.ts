@@ -1,4 +1,3 @@
-import type { ServedPeriod } from '../services/analytics/served-periods.ts';
 import { colorAt, colormapNames } from '../../core/render/colormap.ts';
 import type { InstanceConfig } from '../../core/config/index.ts';
 import { assetUrl, OUTLINES_ASSET } from './assets.ts';
@@ -12,6 +11,14 @@ export const MAP_ASSETS: PageAssets = {
 };
 
 /** An AnalyticsTable that serves a version: the org units of `collection` coloured by a period's value of `dataset`. */
+/** A period a table's served version holds. */
+export interface ServedPeriod {
+  /** The DHIS2 period id (`202401`). */
+  id: string;
+  /** Its ISO form (`2024-01`). */
+  name: string;
+}
+
 export interface MapTable {
   id: string;
   dataset: string;

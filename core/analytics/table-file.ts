@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { publishDirectory, removeTree, syncTree, writeDurable } from '../files/durable.ts';
-import type { ExportPeriodType } from '../exports/periods.ts';
+import type { ExportPeriodType } from '../resources/export/schema.ts';
 import { analyticsTableDir } from '../stores/layout.ts';
 import type { AnalyticsStatistic } from '../resources/analytics-table/schema.ts';
 import { analyticsTableColumns } from './table-columns.ts';

@@ -4,9 +4,7 @@
  */
 import { formatPeriod, nextPeriod, parsePeriod, type Period } from '../periods/index.ts';
 import { dhis2Period } from '../processing/results/dhis2-json.ts';
-import type { ExportSpec } from '../resources/export/schema.ts';
-
-export type ExportPeriodType = NonNullable<ExportSpec['mapping']['periodType']>;
+import type { ExportPeriodType } from '../resources/export/schema.ts';
 
 const ORDER: ExportPeriodType[] = ['daily', 'weekly', 'monthly', 'yearly'];
 

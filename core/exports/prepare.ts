@@ -7,7 +7,8 @@ import type { ExportSpec } from '../resources/export/schema.ts';
 import { formatValue } from '../processing/results/dhis2-json.ts';
 import type { DataValue } from './payload.ts';
 import { valueKey } from './payload.ts';
-import { dhis2Id, enclosing, isFiner, parseDhis2Period, periodsIn, tiles, type ExportPeriodType } from './periods.ts';
+import type { ExportPeriodType } from '../resources/export/schema.ts';
+import { dhis2Id, enclosing, isFiner, parseDhis2Period, periodsIn, tiles } from './periods.ts';
 
 export interface Prepared {
   values: DataValue[];

@@ -6,7 +6,7 @@ import {
   type ClientInput,
   type WriteResult,
 } from '../../../core/auth/clients/administration.ts';
-import { KLASS, parseClientBody, RESERVED_REPORT } from '../oauth2-clients/representation.ts';
+import { KLASS, parseClientBody, RESERVED_REPORT } from '../../services/oauth2-clients/representation.ts';
 import { importErrorReport, outcomeOf, uidOfObject, type Importer } from './importer.ts';
 import type { ImportErrorReport, Judged } from './report.ts';
 

@@ -21,7 +21,7 @@ import {
   parseClientBody,
   RECORD_FIELDS,
   RESERVED_REPORT,
-} from './representation.ts';
+} from '../../services/oauth2-clients/representation.ts';
 import { dhis2Page, pick, selectedMembers } from '../../dhis2-pager.ts';
 import {
   clientBodySchema,
@@ -30,7 +30,7 @@ import {
   listQuerySchema,
   singleQuerySchema,
   uidParamsSchema,
-} from './schemas.ts';
+} from '../../services/oauth2-clients/schemas.ts';
 
 const tags = ['OAuth2 clients'];
 const AUTHORITY: Authority = 'F_OAUTH2_CLIENT_MANAGE';

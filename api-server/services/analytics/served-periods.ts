@@ -5,13 +5,7 @@
 import { dhis2Id } from '../../../core/exports/periods.ts';
 import { formatPeriod, periodRange } from '../../../core/periods/index.ts';
 import type { AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
-
-export interface ServedPeriod {
-  /** The DHIS2 period id (`202401`). */
-  id: string;
-  /** Its ISO form (`2024-01`). */
-  name: string;
-}
+import type { ServedPeriod } from '../../views/map.ts';
 
 /** Per period type of the table, its served periods oldest first; none before a version covering days is served. */
 export function servedPeriods(table: AnalyticsTable): Record<string, ServedPeriod[]> {

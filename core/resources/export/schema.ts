@@ -6,6 +6,7 @@ import { defineKind } from '../kind.ts';
 export const exportPeriodType = z
   .enum(['daily', 'weekly', 'monthly', 'yearly'], { message: 'must be one of daily, weekly, monthly, yearly' })
   .describe('A DHIS2 period type.');
+export type ExportPeriodType = z.infer<typeof exportPeriodType>;
 
 export const temporalAggregation = z
   .enum(['sum', 'mean', 'min', 'max'], { message: 'must be one of sum, mean, min, max' })
