@@ -36,19 +36,25 @@ async function ownBytes(dir: string): Promise<number> {
   return bytes;
 }
 
+/** The sample provider over Sierra Leone, and `years` years of days from 2015-01-01. */
+export async function sampleDays(years: number) {
+  const session = await sampleProvider.open({
+    parameters: {},
+    bbox: SIERRA_LEONE,
+    signal: new AbortController().signal,
+  });
+  const periods = periodRange(
+    'daily',
+    '2015-01-01',
+    formatPeriod({ type: 'daily', start: new Date(Date.UTC(2015 + years, 0, 0)) }),
+  );
+  return { session, periods };
+}
+
 export async function benchCoverageUnion(years: number): Promise<CoverageUnionFigures> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-union-'));
   try {
-    const session = await sampleProvider.open({
-      parameters: {},
-      bbox: SIERRA_LEONE,
-      signal: new AbortController().signal,
-    });
-    const stored = periodRange(
-      'daily',
-      '2015-01-01',
-      formatPeriod({ type: 'daily', start: new Date(Date.UTC(2015 + years, 0, 0)) }),
-    );
+    const { session, periods: stored } = await sampleDays(years);
     const write = async (name: string, periods: Period[], fetched: Period[], previous?: string, splice?: Splice) => {
       const dir = join(root, name);
       await mkdir(dir, { recursive: true });

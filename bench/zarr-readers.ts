@@ -8,23 +8,20 @@
  * (BENCH_RUNS, BENCH_ZARR_PROCESSES, BENCH_READER_YEARS, BENCH_READER_LOADS).
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { runEmbedded } from '../cmd/embedded.ts';
-import { formatPeriod, periodRange } from '../core/periods/index.ts';
-import { sampleProvider } from '../core/providers/sample.ts';
 import { datasetKind } from '../core/resources/dataset/schema.ts';
 import { API_VERSION } from '../core/resources/registry.ts';
 import { versionPath } from '../core/stores/layout.ts';
 import { openCubeSink } from '../core/stores/open.ts';
-import { freePort } from '../scripts/free-port.ts';
 import { setCurrentVersion } from '../test/support/current-version.ts';
+import { sampleDays } from './coverage-union.ts';
 import type { Headline } from './headline.ts';
 import { startNginx } from './peers.ts';
-import { SIERRA_LEONE } from './rasters.ts';
 import { benchRuns, median, medianRange, times } from './summary.ts';
+import { startEmbedded } from './zarr-serving.ts';
 
 const run = promisify(execFile);
 const READER = join(import.meta.dirname, 'zarr-reader.py');
@@ -75,16 +72,7 @@ async function readAll(url: string, loads: number): Promise<ReaderRun> {
 
 /** A daily store of `years` years from the sample provider, written as the ingestion writes a version. */
 async function writeStore(root: string, name: string, years: number): Promise<void> {
-  const session = await sampleProvider.open({
-    parameters: {},
-    bbox: SIERRA_LEONE,
-    signal: new AbortController().signal,
-  });
-  const periods = periodRange(
-    'daily',
-    '2015-01-01',
-    formatPeriod({ type: 'daily', start: new Date(Date.UTC(2015 + years, 0, 0)) }),
-  );
+  const { session, periods } = await sampleDays(years);
   const dir = join(root, 'store', versionPath(name, 'v1'));
   await mkdir(dir, { recursive: true });
   const sink = await openCubeSink(
@@ -99,8 +87,6 @@ async function writeStore(root: string, name: string, years: number): Promise<vo
 export async function benchZarrReaders(options: ZarrReadersOptions): Promise<ReaderFigures[]> {
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-readers-'));
   const stores = options.years.map((years) => ({ name: `daily-${years}y`, years }));
-  const config = join(root, 'stratus.properties');
-  await writeFile(config, 'instance.name = Bench\noauth2.server.enabled = off\nlogging.level.api-server = WARN\n');
   const figures: ReaderFigures[] = [];
   try {
     for (const store of stores) await writeStore(root, store.name, store.years);
@@ -113,14 +99,7 @@ export async function benchZarrReaders(options: ZarrReadersOptions): Promise<Rea
         warm: { stratus: [] as number[], nginx: [] as number[] },
       }));
       for (let r = 0; r < options.runs; r++) {
-        const stratus = await runEmbedded({
-          dataDir: root,
-          manifests: [],
-          config,
-          host: '127.0.0.1',
-          port: await freePort(),
-          apiProcesses: processes,
-        });
+        const stratus = await startEmbedded(root, processes);
         const nginxes = await Promise.all(
           stores.map((store) =>
             startNginx(

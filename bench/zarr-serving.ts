@@ -58,19 +58,10 @@ export async function benchZarrServing(options: ZarrServingOptions): Promise<Chu
     await mkdir(join(version, set.dir), { recursive: true });
     for (let i = 0; i < set.count; i++) await writeFile(join(version, set.dir, `${i}.0.0`), randomBytes(set.size));
   }
-  const config = join(root, 'stratus.properties');
-  await writeFile(config, 'instance.name = Bench\noauth2.server.enabled = off\nlogging.level.api-server = WARN\n');
   const figures: ChunkServingFigures[] = [];
   try {
     for (const processes of options.processes) {
-      const stratus = await runEmbedded({
-        dataDir: root,
-        manifests: [],
-        config,
-        host: '127.0.0.1',
-        port: await freePort(),
-        apiProcesses: processes,
-      });
+      const stratus = await startEmbedded(root, processes);
       const nginx = await startNginx(join(root, `nginx-${processes}`), '/zarr/bench/', version, processes);
       const floor = await startFloor(version, processes);
       try {
@@ -103,6 +94,23 @@ export async function benchZarrServing(options: ZarrServingOptions): Promise<Chu
     await rm(root, { recursive: true, force: true });
   }
   return figures;
+}
+
+/**
+ * Embedded mode over `root` as a production instance serves stores, with `processes` API processes: no
+ * authorization server, the API server's request lines off (WARN).
+ */
+export async function startEmbedded(root: string, processes: number) {
+  const config = join(root, 'stratus.properties');
+  await writeFile(config, 'instance.name = Bench\noauth2.server.enabled = off\nlogging.level.api-server = WARN\n');
+  return runEmbedded({
+    dataDir: root,
+    manifests: [],
+    config,
+    host: '127.0.0.1',
+    port: await freePort(),
+    apiProcesses: processes,
+  });
 }
 
 /** bench/chunk-floor.ts over `dir` with `processes` processes, once it has printed its URL. */
