@@ -172,6 +172,29 @@ describe('Helm chart charts/stratus', () => {
     });
   });
 
+  it('gives both components a startup probe and a liveness probe that a loaded node does not fail', async () => {
+    const objects = await renderChart();
+    type Probe = { httpGet: { path: string }; periodSeconds: number; timeoutSeconds: number; failureThreshold: number };
+    type Probes = { startupProbe?: Probe; livenessProbe?: Probe; readinessProbe?: Probe };
+    const deployments = named(objects, 'Deployment') as KubeObject<{ template: { spec: { containers: Probes[] } } }>[];
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['stratus-api-server', 'stratus-operator']);
+    const patience = (probe: Probe) => probe.periodSeconds * probe.failureThreshold;
+    for (const deployment of deployments) {
+      const { startupProbe, livenessProbe, readinessProbe } = deployment.spec!.template.spec.containers[0]!;
+      // Liveness only starts once the startup probe answered, so a slow start is never a restart.
+      expect(startupProbe?.httpGet.path).toBe('/healthz');
+      expect(patience(startupProbe!)).toBeGreaterThanOrEqual(300);
+      // A healthy process whose answer takes seconds on an oversubscribed CPU is not restarted.
+      expect(livenessProbe?.httpGet.path).toBe('/healthz');
+      expect(livenessProbe!.timeoutSeconds).toBeGreaterThanOrEqual(10);
+      expect(patience(livenessProbe!)).toBeGreaterThanOrEqual(120);
+      // Readiness takes a pod out of its Service sooner than liveness restarts it.
+      expect(readinessProbe?.httpGet.path).toBe('/readyz');
+      expect(patience(readinessProbe!)).toBeLessThan(patience(livenessProbe!));
+    }
+    await expect(renderChart({ set: ['probes.liveness.timeoutSeconds=0'] })).rejects.toThrow(/minimum/);
+  });
+
   it('lets the operator and the API server write the log files in the store’s logs/ directory, and only there', async () => {
     for (const name of ['stratus-operator', 'stratus-api-server']) {
       const deployment = named(await renderChart(), 'Deployment').find((d) => d.metadata.name === name) as Deployment;

@@ -151,3 +151,17 @@ capabilities:
   # through /api/systemSettings and then changed by compare-and-swap.
   verbs: ["get", "create", "update"]
 {{- end -}}
+
+{{/* The probes of a Stratus container on its named port: /healthz for startup and liveness, /readyz for readiness. */}}
+{{- define "stratus.probes" -}}
+{{- $probes := .root.Values.probes -}}
+startupProbe:
+  httpGet: { path: /healthz, port: {{ .port }} }
+  {{- toYaml $probes.startup | nindent 2 }}
+livenessProbe:
+  httpGet: { path: /healthz, port: {{ .port }} }
+  {{- toYaml $probes.liveness | nindent 2 }}
+readinessProbe:
+  httpGet: { path: /readyz, port: {{ .port }} }
+  {{- toYaml $probes.readiness | nindent 2 }}
+{{- end -}}
