@@ -9,6 +9,7 @@
 #   kube-node.sh network DIR       make the node's bridge and address (before the control plane starts)
 #   kube-node.sh start DIR         start the node beside the control plane running in DIR; waits until Ready
 #   kube-node.sh import DIR TAR    import an OCI image archive into the node's containerd
+#   kube-node.sh ctr DIR ARGS...   run ctr against the node's containerd, in Kubernetes' namespace k8s.io
 #   kube-node.sh stop DIR          stop the node; fails naming whatever it left behind
 #
 # kube-test-cluster.sh calls these for `build --node` and `start DIR --node`, and `stop DIR` stops a node first.
@@ -326,9 +327,10 @@ case "${1:-}" in
   network) network "${2:?state directory}" ;;
   start) start "${2:?state directory}" ;;
   import) import "${2:?state directory}" "${3:?OCI image archive}" ;;
+  ctr) ctr_ "${2:?state directory}" "${@:3}" ;;
   stop) stop "${2:?state directory}" ;;
   *)
-    echo "usage: $0 build | network DIR | start DIR | import DIR ARCHIVE | stop DIR" >&2
+    echo "usage: $0 build | network DIR | start DIR | import DIR ARCHIVE | ctr DIR ARGS... | stop DIR" >&2
     exit 2
     ;;
 esac

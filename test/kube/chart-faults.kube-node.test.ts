@@ -1,17 +1,19 @@
 /**
  * Faults of the installed chart on the test node, one release for the whole file (the image build and the install
- * take minutes): the leading operator Pod deleted (the other replica takes the Lease and runs new work), a
+ * take minutes): the leading operator Pod deleted (the other replica takes the Lease and runs new work), a worker
+ * container killed mid-run and an API server Pod deleted while /zarr is read in a loop (never a wrong byte), a
  * configuration change upgraded (the Pods roll onto a new ReplicaSet), a worker over its memory limit (its run
  * error names the OOM kill), and the release uninstalled (the store's
  * claim, its PersistentVolume and the CRDs stay, as charts/stratus/README.md documents).
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runTool } from '../../scripts/kube-cli.ts';
 import { eventually } from '../support/eventually.ts';
-import { importStratusImage, nodeClient, removeStratusImage, timed } from '../support/kube-node-client.ts';
+import { importStratusImage, nodeClient, nodeCtr, removeStratusImage, timed } from '../support/kube-node-client.ts';
 
 const repository = join(import.meta.dirname, '../..');
 const image = { repository: 'localhost/stratus', tag: 'kube-node-faults' };
@@ -62,6 +64,99 @@ const names = async (kind: string, component: string): Promise<string[]> =>
     .split('\n')
     .filter(Boolean)
     .sort();
+
+const currentVersion = async (): Promise<string> =>
+  (await inDefault.kubectl('get', 'dataset/sample', '-o', 'jsonpath={.status.currentVersion}')).trim();
+
+/** The API server Pods' addresses on the node's bridge: what the Service sends requests to. */
+const apiServerUrls = async (): Promise<string[]> =>
+  (
+    await kubectl(
+      'get',
+      'pods',
+      '-l',
+      'app.kubernetes.io/component=api-server',
+      '--field-selector=status.phase=Running',
+      '-o',
+      'jsonpath={range .items[*]}{.status.podIP}{"\\n"}{end}',
+    )
+  )
+    .split('\n')
+    .filter(Boolean)
+    .map((ip) => `http://${ip}:8000`);
+
+/** The keys read in a loop: the consolidated metadata and the first chunk of the sample's variable. */
+const zarrKeys = ['.zmetadata', 'value/0.0.0'];
+const digest = (body: Buffer) => createHash('sha256').update(body).digest('hex');
+
+async function get(url: string): Promise<{ status: number; body: Buffer } | undefined> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+  } catch {
+    return undefined; // refused, reset or timed out: a refusal
+  }
+}
+
+/** Each key's bytes as version VERSION holds them, read by name (docs/datasets.md, "Addressing a version"). */
+async function bytesOf(version: string): Promise<Map<string, string>> {
+  const [url] = await apiServerUrls();
+  const bytes = new Map<string, string>();
+  for (const key of zarrKeys) {
+    const answer = await get(`${url}/zarr/sample@${version}/${key}`);
+    expect(answer?.status, `${key} of version ${version}`).toBe(200);
+    bytes.set(key, digest(answer!.body));
+  }
+  return bytes;
+}
+
+interface Reading {
+  /** 200 answers, and those that came after `mark()` */
+  answered: number;
+  answeredAfterMark: number;
+  refused: number;
+  /** The distinct bodies of 200 answers, as digests, by key. */
+  bodies: Map<string, Set<string>>;
+}
+
+/** Reads `zarrKeys` of the served /zarr/sample from every running API server Pod, over and over, until stopped. */
+function readInLoop(): { mark(): void; stop(): Promise<Reading> } {
+  const reading: Reading = { answered: 0, answeredAfterMark: 0, refused: 0, bodies: new Map() };
+  let marked = false;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const urls = await apiServerUrls().catch(() => []);
+      for (const url of urls)
+        for (const key of zarrKeys) {
+          const answer = await get(`${url}/zarr/sample/${key}`);
+          if (answer?.status !== 200) {
+            reading.refused += 1;
+            continue;
+          }
+          reading.answered += 1;
+          if (marked) reading.answeredAfterMark += 1;
+          const seen = reading.bodies.get(key) ?? new Set<string>();
+          reading.bodies.set(key, seen.add(digest(answer.body)));
+        }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  return {
+    mark: () => (marked = true),
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return reading;
+    },
+  };
+}
+
+/** The bodies read that are none of the versions' bytes, as `key digest`. */
+const wrongBodies = (reading: Reading, versions: Map<string, string>[]): string[] =>
+  [...reading.bodies].flatMap(([key, digests]) =>
+    [...digests].filter((d) => !versions.some((v) => v.get(key) === d)).map((d) => `${key} ${d}`),
+  );
 
 let store: string;
 let installed = false;
@@ -132,6 +227,7 @@ async function removeAll(): Promise<void> {
     'default',
     'delete',
     'ingestion/sample-2024',
+    'ingestion/sample-2023',
     'ingestion/sample-oom',
     'dataset/sample',
     '--wait=false',
@@ -176,6 +272,84 @@ describe('the chart on the node, under faults', () => {
       inDefault.kubectl('wait', '--for=condition=Ready', '--timeout=10m', 'ingestion/sample-2024'),
     );
   }, 720_000);
+
+  it('retries an attempt whose worker container was killed with SIGKILL, the served version readable throughout', async () => {
+    const before = await currentVersion();
+    const beforeBytes = await bytesOf(before);
+    const reads = readInLoop();
+    await inDefault.apply({
+      apiVersion: 'climate.stratus.dev/v1alpha1',
+      kind: 'Ingestion',
+      metadata: { name: 'sample-2023', namespace: 'default' },
+      spec: { source: 'sample', datasetId: 'sample', start: '2023-01-01', end: '2023-12-31' },
+    });
+    const container = await timed('worker container running', () =>
+      eventually(
+        async () => {
+          const id = await kubectl(
+            'get',
+            'pods',
+            '-l',
+            'climate.stratus.dev/run=sample-2023',
+            '-o',
+            'jsonpath={.items[0].status.containerStatuses[0].state.running.startedAt} {.items[0].status.containerStatuses[0].containerID}',
+          ).catch(() => '');
+          const [startedAt, containerId] = id.trim().split(' ');
+          return startedAt && containerId ? containerId.replace(/^containerd:\/\//, '') : undefined;
+        },
+        { timeoutMs: 300_000, intervalMs: 250 },
+      ),
+    );
+    await nodeCtr(clusterDir, 'tasks', 'kill', '--signal', 'SIGKILL', container);
+    reads.mark();
+    await timed('Ingestion Ready after the killed attempt', () =>
+      inDefault.kubectl('wait', '--for=condition=Ready', '--timeout=10m', 'ingestion/sample-2023'),
+    );
+    const reading = await reads.stop();
+    const after = await currentVersion();
+    console.log(
+      `reads while the worker was killed and retried: ${reading.answered} answered, ${reading.refused} refused`,
+    );
+
+    // The kill landed in the first attempt, which failed; the run's next attempt wrote the version.
+    expect(
+      Number(await inDefault.kubectl('get', 'ingestion/sample-2023', '-o', 'jsonpath={.status.attempt}')),
+    ).toBeGreaterThan(1);
+    expect(after).not.toBe(before);
+    expect(reading.answeredAfterMark).toBeGreaterThan(0);
+    expect(wrongBodies(reading, [beforeBytes, await bytesOf(after)])).toEqual([]);
+  }, 900_000);
+
+  it('answers reads with the served bytes or refuses them while an API server Pod is deleted', async () => {
+    const served = await bytesOf(await currentVersion());
+    const pods = await names('pods', 'api-server');
+    const reads = readInLoop();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await kubectl('delete', 'pod', pods[0]!, '--wait=false');
+    reads.mark();
+    await timed('deleted API server Pod replaced and Ready', () =>
+      eventually(
+        async () => {
+          const now = await names('pods', 'api-server');
+          if (now.includes(pods[0]!) || now.length < pods.length) return undefined;
+          const ready = await kubectl(
+            'wait',
+            '--for=condition=Ready',
+            '--timeout=10s',
+            ...now.map((pod) => `pod/${pod}`),
+          )
+            .then(() => true)
+            .catch(() => false);
+          return ready ? now : undefined;
+        },
+        { timeoutMs: 600_000, intervalMs: 2000 },
+      ),
+    );
+    const reading = await reads.stop();
+    console.log(`reads while an API server Pod was deleted: ${reading.answered} answered, ${reading.refused} refused`);
+    expect(reading.answeredAfterMark).toBeGreaterThan(0);
+    expect(wrongBodies(reading, [served])).toEqual([]);
+  }, 900_000);
 
   it('an upgrade that changes the configuration rolls the Pods onto new ReplicaSets', async () => {
     const before = { pods: await names('pods', 'api-server'), sets: await names('replicasets', 'api-server') };

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { runTool } from '../../scripts/kube-cli.ts';
 
 const run = promisify(execFile);
+const kubeNodeScript = join(import.meta.dirname, '../../scripts/kube-node.sh');
 
 export interface NodeClient {
   /** Runs kubectl in the namespace; its stdout, or an error naming the command and its stderr. */
@@ -89,10 +90,15 @@ export async function importImage(clusterDir: string, write: (work: string) => P
   const work = await mkdtemp(join(tmpdir(), 'stratus-node-image-'));
   try {
     const archive = await write(work);
-    await run('bash', [join(import.meta.dirname, '../../scripts/kube-node.sh'), 'import', clusterDir, archive]);
+    await run('bash', [kubeNodeScript, 'import', clusterDir, archive]);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** Runs ctr against the containerd of the node in CLUSTER_DIR, in Kubernetes' namespace; its stdout. */
+export async function nodeCtr(clusterDir: string, ...args: string[]): Promise<string> {
+  return (await run('bash', [kubeNodeScript, 'ctr', clusterDir, ...args])).stdout;
 }
 
 /**
