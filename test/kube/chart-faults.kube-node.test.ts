@@ -227,7 +227,7 @@ async function removeAll(): Promise<void> {
     'default',
     'delete',
     'ingestion/sample-2024',
-    'ingestion/sample-2023',
+    'ingestion/sample-2021-2023',
     'ingestion/sample-oom',
     'dataset/sample',
     '--wait=false',
@@ -280,8 +280,9 @@ describe('the chart on the node, under faults', () => {
     await inDefault.apply({
       apiVersion: 'climate.stratus.dev/v1alpha1',
       kind: 'Ingestion',
-      metadata: { name: 'sample-2023', namespace: 'default' },
-      spec: { source: 'sample', datasetId: 'sample', start: '2023-01-01', end: '2023-12-31' },
+      metadata: { name: 'sample-2021-2023', namespace: 'default' },
+      // Three years, so that the worker still runs when the kill lands.
+      spec: { source: 'sample', datasetId: 'sample', start: '2021-01-01', end: '2023-12-31' },
     });
     const container = await timed('worker container running', () =>
       eventually(
@@ -290,7 +291,7 @@ describe('the chart on the node, under faults', () => {
             'get',
             'pods',
             '-l',
-            'climate.stratus.dev/run=sample-2023',
+            'climate.stratus.dev/run=sample-2021-2023',
             '-o',
             'jsonpath={.items[0].status.containerStatuses[0].state.running.startedAt} {.items[0].status.containerStatuses[0].containerID}',
           ).catch(() => '');
@@ -303,7 +304,7 @@ describe('the chart on the node, under faults', () => {
     await nodeCtr(clusterDir, 'tasks', 'kill', '--signal', 'SIGKILL', container);
     reads.mark();
     await timed('Ingestion Ready after the killed attempt', () =>
-      inDefault.kubectl('wait', '--for=condition=Ready', '--timeout=10m', 'ingestion/sample-2023'),
+      inDefault.kubectl('wait', '--for=condition=Ready', '--timeout=10m', 'ingestion/sample-2021-2023'),
     );
     const reading = await reads.stop();
     const after = await currentVersion();
@@ -313,7 +314,7 @@ describe('the chart on the node, under faults', () => {
 
     // The kill landed in the first attempt, which failed; the run's next attempt wrote the version.
     expect(
-      Number(await inDefault.kubectl('get', 'ingestion/sample-2023', '-o', 'jsonpath={.status.attempt}')),
+      Number(await inDefault.kubectl('get', 'ingestion/sample-2021-2023', '-o', 'jsonpath={.status.attempt}')),
     ).toBeGreaterThan(1);
     expect(after).not.toBe(before);
     expect(reading.answeredAfterMark).toBeGreaterThan(0);
