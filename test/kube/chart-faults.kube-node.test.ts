@@ -65,6 +65,14 @@ const names = async (kind: string, component: string): Promise<string[]> =>
     .filter(Boolean)
     .sort();
 
+const applySampleIngestion = (name: string, start: string, end: string): Promise<void> =>
+  inDefault.apply({
+    apiVersion: 'climate.stratus.dev/v1alpha1',
+    kind: 'Ingestion',
+    metadata: { name, namespace: 'default' },
+    spec: { source: 'sample', datasetId: 'sample', start, end },
+  });
+
 const currentVersion = async (): Promise<string> =>
   (await inDefault.kubectl('get', 'dataset/sample', '-o', 'jsonpath={.status.currentVersion}')).trim();
 
@@ -277,13 +285,8 @@ describe('the chart on the node, under faults', () => {
     const before = await currentVersion();
     const beforeBytes = await bytesOf(before);
     const reads = readInLoop();
-    await inDefault.apply({
-      apiVersion: 'climate.stratus.dev/v1alpha1',
-      kind: 'Ingestion',
-      metadata: { name: 'sample-2021-2023', namespace: 'default' },
-      // Three years, so that the worker still runs when the kill lands.
-      spec: { source: 'sample', datasetId: 'sample', start: '2021-01-01', end: '2023-12-31' },
-    });
+    // Three years, so that the worker still runs when the kill lands.
+    await applySampleIngestion('sample-2021-2023', '2021-01-01', '2023-12-31');
     const container = await timed('worker container running', () =>
       eventually(
         async () => {
@@ -371,12 +374,7 @@ describe('the chart on the node, under faults', () => {
     await timed('upgraded to 32Mi workers', () =>
       upgrade('worker.resources.requests.memory=32Mi,worker.resources.limits.memory=32Mi'),
     );
-    await inDefault.apply({
-      apiVersion: 'climate.stratus.dev/v1alpha1',
-      kind: 'Ingestion',
-      metadata: { name: 'sample-oom', namespace: 'default' },
-      spec: { source: 'sample', datasetId: 'sample', start: '2023-01-01', end: '2023-12-31' },
-    });
+    await applySampleIngestion('sample-oom', '2023-01-01', '2023-12-31');
     const message = await timed('OOM kill reported', () =>
       eventually(
         async () =>
