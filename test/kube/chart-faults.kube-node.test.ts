@@ -235,7 +235,7 @@ async function removeAll(): Promise<void> {
     'default',
     'delete',
     'ingestion/sample-2024',
-    'ingestion/sample-2021-2023',
+    'ingestion/sample-2020-2022',
     'ingestion/sample-oom',
     'dataset/sample',
     '--wait=false',
@@ -285,8 +285,9 @@ describe('the chart on the node, under faults', () => {
     const before = await currentVersion();
     const beforeBytes = await bytesOf(before);
     const reads = readInLoop();
-    // Three years, so that the worker still runs when the kill lands.
-    await applySampleIngestion('sample-2021-2023', '2021-01-01', '2023-12-31');
+    // Three years, so that the worker still runs when the kill lands; none of them the other cases' years, which
+    // would otherwise reuse this version instead of running a worker.
+    await applySampleIngestion('sample-2020-2022', '2020-01-01', '2022-12-31');
     const container = await timed('worker container running', () =>
       eventually(
         async () => {
@@ -294,7 +295,7 @@ describe('the chart on the node, under faults', () => {
             'get',
             'pods',
             '-l',
-            'climate.stratus.dev/run=sample-2021-2023',
+            'climate.stratus.dev/run=sample-2020-2022',
             '-o',
             'jsonpath={.items[0].status.containerStatuses[0].state.running.startedAt} {.items[0].status.containerStatuses[0].containerID}',
           ).catch(() => '');
@@ -307,7 +308,7 @@ describe('the chart on the node, under faults', () => {
     await nodeCtr(clusterDir, 'tasks', 'kill', '--signal', 'SIGKILL', container);
     reads.mark();
     await timed('Ingestion Ready after the killed attempt', () =>
-      inDefault.kubectl('wait', '--for=condition=Ready', '--timeout=10m', 'ingestion/sample-2021-2023'),
+      inDefault.kubectl('wait', '--for=condition=Ready', '--timeout=10m', 'ingestion/sample-2020-2022'),
     );
     const reading = await reads.stop();
     const after = await currentVersion();
@@ -317,7 +318,7 @@ describe('the chart on the node, under faults', () => {
 
     // The kill landed in the first attempt, which failed; the run's next attempt wrote the version.
     expect(
-      Number(await inDefault.kubectl('get', 'ingestion/sample-2021-2023', '-o', 'jsonpath={.status.attempt}')),
+      Number(await inDefault.kubectl('get', 'ingestion/sample-2020-2022', '-o', 'jsonpath={.status.attempt}')),
     ).toBeGreaterThan(1);
     expect(after).not.toBe(before);
     expect(reading.answeredAfterMark).toBeGreaterThan(0);
