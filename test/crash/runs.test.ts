@@ -7,10 +7,9 @@
  * the moment again when the worker finished first. `STRATUS_CRASH_SEED` replays a run's kill moments (what they hit
  * still depends on timing), `STRATUS_CRASH_ROUNDS` sets how many; the seed and the counts are printed.
  */
-import { RUN_CONTEXT_ENV, type RunContext } from '../../core/logging/settings.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,14 +19,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.ts';
 import { python } from '../support/python.ts';
 import { seededRandom } from '../support/seeded-random.ts';
-import { isAlive } from '../support/processes.ts';
+import { isAlive, workerPids } from '../support/processes.ts';
 
 const SEED = Number(process.env.STRATUS_CRASH_SEED ?? Date.now() % 2 ** 31);
 /** Each round kills once per run kind and target; two rounds take about a minute here. */
 const ROUNDS = Number(process.env.STRATUS_CRASH_ROUNDS ?? 2);
 const next = seededRandom(SEED);
 const root = resolve(import.meta.dirname, '../..');
-const WORKER = 'operator/worker/main.ts';
 
 interface Server {
   url: string;
@@ -57,30 +55,6 @@ async function startServer(dataDir: string): Promise<Server> {
   const password = /first admin +admin \/ (\S+)/.exec(out)?.[1];
   if (password) adminAuthorization = `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`;
   return { url, child, exited };
-}
-
-/**
- * The worker processes `parent` runs for the run `id`: its children that run the worker entry point with that run
- * in their run context (other runs' workers, such as an analytics table's build after a publish, are left alone).
- */
-async function workerPids(parent: number, id: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== parent || !(await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(WORKER)) continue;
-      const context = (await readFile(`/proc/${entry}/environ`, 'utf8'))
-        .split('\0')
-        .find((line) => line.startsWith(`${RUN_CONTEXT_ENV}=`));
-      if (context && (JSON.parse(context.slice(RUN_CONTEXT_ENV.length + 1)) as RunContext).run.endsWith(`/${id}`))
-        pids.push(Number(entry));
-    } catch {
-      // The process ended while it was being read.
-    }
-  }
-  return pids;
 }
 
 const digest = (bytes: ArrayBuffer) => createHash('sha256').update(new Uint8Array(bytes)).digest('hex');

@@ -5,12 +5,10 @@
  * The source jobs are ProcessingJobs in status `finished` with their dhis2-json payload in place, as the worker
  * leaves them (test/interop/jobs.test.ts makes such payloads from real graphs; the last test here delivers one).
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { PAYLOAD_FILE, type DataValue } from '../../core/exports/payload.ts';
@@ -22,6 +20,7 @@ import { defaultRunOptions } from '../../core/runs/options.ts';
 import { startDhis2Server, valueKey, type Dhis2Server } from '../support/dhis2-server.ts';
 import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
+import { workerPids } from '../support/processes.ts';
 import { provenanceExtensionsValidator } from '../support/stac-extensions.ts';
 
 const ORG_UNITS = Array.from({ length: 25 }, (_, i) => `OU${String(i).padStart(9, '0')}`);
@@ -418,11 +417,10 @@ describe('exports (embedded, DHIS2-compatible test server)', () => {
       },
       { timeoutMs: 30_000, intervalMs: 50 },
     );
-    // The delivery's worker: once a previous delivery's worker has exited, the only one.
+    // The delivery's worker (its run context names the delivery: other runs' workers may run beside it).
     const worker = await eventually(async () => {
-      const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]);
-      const workers = stdout.split('\n').filter((line) => line.includes('operator/worker/main.ts'));
-      return workers.length === 1 ? Number(workers[0]!.trim().split(/\s+/)[0]) : undefined;
+      const workers = await workerPids(process.pid, id);
+      return workers.length === 1 ? workers[0] : undefined;
     });
     process.kill(worker, 'SIGKILL');
     const record = await ended('slow', id, 60_000);

@@ -4,11 +4,9 @@
  * xarray reads it equal to the netCDF that `POST /result` computes from the same graph in one process. A part
  * killed mid-run fails the attempt and leaves nothing published; the next run finishes.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmbedded } from '../../cmd/embedded.ts';
 import { currentVersionOf, datasetKind, type Dataset } from '../../core/resources/dataset/schema.ts';
@@ -16,6 +14,7 @@ import { processingJobKind, type ProcessingJob } from '../../core/resources/proc
 import { defaultRunOptions } from '../../core/runs/options.ts';
 import { startEmbedded } from '../support/embedded.ts';
 import { eventually } from '../support/eventually.ts';
+import { workerPids } from '../support/processes.ts';
 import { python } from '../support/python.ts';
 
 let dataDir: string;
@@ -81,11 +80,11 @@ describe('a batch job split into parts (embedded)', () => {
 
     // Run 1: its three parts are held in their workers; one is killed.
     expect(await start()).toBe(202);
+    // The job's own workers: an analytics table's build after a publish may run beside them.
     const workers = await eventually(
       async () => {
-        const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]);
-        const pids = stdout.split('\n').filter((l) => l.includes('operator/worker/main.ts'));
-        return pids.length === 3 ? pids.map((l) => Number(l.trim().split(/\s+/)[0])) : undefined;
+        const pids = await workerPids(process.pid, id);
+        return pids.length === 3 ? pids : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 100 },
     );
