@@ -4,7 +4,7 @@ import { ApiError } from './errors.ts';
 import type { KubeObject } from './objects.ts';
 import type { Cluster, WatchEvent, WatchOptions } from './port.ts';
 import { ingestionKind } from '../resources/ingestion/schema.ts';
-import { inform } from './informer.ts';
+import { inform, type InformerOptions } from './informer.ts';
 
 const object = (name: string, resourceVersion: string): KubeObject => ({
   apiVersion: 'v1',
@@ -36,6 +36,19 @@ function scriptedCluster(lists: KubeObject[][], watches: (WatchEvent[] | Error)[
   return { cluster, watchedFrom };
 }
 
+/** An informer of Ingestions over `cluster` that logs nothing, with `options` for its receivers and delay. */
+function quietInformer(cluster: Cluster, abort: AbortController, options: Partial<InformerOptions<KubeObject>> = {}) {
+  return inform({
+    cluster,
+    kind: ingestionKind,
+    logger: pino({ level: 'silent' }),
+    signal: abort.signal,
+    onList: () => {},
+    onEvent: () => {},
+    ...options,
+  });
+}
+
 describe('the informer', () => {
   it('lists, watches from the list, resumes from the last event and relists when its version is gone', async () => {
     const { cluster, watchedFrom } = scriptedCluster(
@@ -49,11 +62,7 @@ describe('the informer', () => {
     const lists: string[][] = [];
     const events: string[] = [];
     const abort = new AbortController();
-    const informer = inform({
-      cluster,
-      kind: ingestionKind,
-      logger: pino({ level: 'silent' }),
-      signal: abort.signal,
+    const informer = quietInformer(cluster, abort, {
       onList: (items) => lists.push(items.map((item) => item.metadata.name)),
       onEvent: (event) => events.push(`${event.type} ${event.object.metadata.name}`),
     });
@@ -68,15 +77,7 @@ describe('the informer', () => {
   it('re-establishes a watch that failed otherwise, from where it was', async () => {
     const { cluster, watchedFrom } = scriptedCluster([[]], [new Error('connection reset')]);
     const abort = new AbortController();
-    const informer = inform({
-      cluster,
-      kind: ingestionKind,
-      logger: pino({ level: 'silent' }),
-      signal: abort.signal,
-      rewatchMs: 1,
-      onList: () => {},
-      onEvent: () => {},
-    });
+    const informer = quietInformer(cluster, abort, { rewatchMs: 1 });
     await expect.poll(() => watchedFrom.length).toBe(2);
     abort.abort();
     await informer.done;
@@ -94,15 +95,7 @@ describe('the informer', () => {
       },
     } as unknown as Cluster;
     const abort = new AbortController();
-    const informer = inform({
-      cluster,
-      kind: ingestionKind,
-      logger: pino({ level: 'silent' }),
-      signal: abort.signal,
-      rewatchMs: 50,
-      onList: () => {},
-      onEvent: () => {},
-    });
+    const informer = quietInformer(cluster, abort, { rewatchMs: 50 });
     await informer.synced;
     // A timer of its own runs only if the informer's loop yields to the event loop.
     await new Promise((resolve) => setTimeout(resolve, 300));
