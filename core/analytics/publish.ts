@@ -19,13 +19,18 @@ export async function publishAnalyticsBuild(
   at: { staging: string; target: string },
   /** The version an incremental build extends: its directory and its row count. */
   previous?: { dir: string; rows: number },
+  signal?: AbortSignal,
 ): Promise<PublishedTable> {
   if (!previous)
-    return { rows: build.rows.length, ...(await writeAnalyticsTableVersion(at.staging, at.target, build.rows)) };
+    return {
+      rows: build.rows.length,
+      ...(await writeAnalyticsTableVersion(at.staging, at.target, build.rows, undefined, signal)),
+    };
   const years = new Set([...build.periods].map((key) => yearOfPeriod(key.slice(key.indexOf('/') + 1))));
   const replaced = await readAnalyticsTable(previous.dir, years);
   const kept = replaced.filter((row) => !build.periods.has(periodKey(row.periodType, row.pe)));
   const rows = [...kept, ...build.rows];
-  const files = await writeAnalyticsTableVersion(at.staging, at.target, rows, { from: previous.dir, except: years });
+  const linked = { from: previous.dir, except: years };
+  const files = await writeAnalyticsTableVersion(at.staging, at.target, rows, linked, signal);
   return { rows: previous.rows - replaced.length + rows.length, ...files };
 }

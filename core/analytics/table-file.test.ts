@@ -53,6 +53,23 @@ const inode = async (id: string, year: string) =>
   (await stat(join(root, analyticsTablePath('t', id), `year=${year}`, 'data.parquet'))).ino;
 
 describe('analytics table files', () => {
+  it('leaves no staging directory and publishes nothing when its write is aborted', async () => {
+    const abort = new AbortController();
+    const staging = analyticsTableStaging(root, 't', 'v1');
+    const written = writeAnalyticsTableVersion(
+      staging,
+      join(root, analyticsTablePath('t', 'v1')),
+      rows('d1'),
+      undefined,
+      abort.signal,
+    );
+    // The worker's runner dies while the staging directory is being made: the abort lands before the first year.
+    abort.abort();
+    await expect(written).rejects.toThrow();
+    await expect(stat(staging)).rejects.toThrow(/ENOENT/);
+    await expect(stat(join(root, analyticsTablePath('t', 'v1')))).rejects.toThrow(/ENOENT/);
+  });
+
   it('writes a file per year and reads the version back in the contract order', async () => {
     await publish('v1', rows('d1'));
     expect((await readdir(join(root, analyticsTablePath('t', 'v1')))).sort()).toEqual(

@@ -134,35 +134,45 @@ export interface LinkedYears {
 /**
  * Publishes a version at `target`: one file per year of `rows`, plus `linked` years of the previous version (a
  * link, never a copy: the file stays shared, and removing either version leaves the other's whole), written into
- * `staging` and published by one rename, so a reader finds every year of the version or no version.
+ * `staging` and published by one rename, so a reader finds every year of the version or no version. A write that
+ * fails or is aborted (`signal`: the worker's runner is gone) removes its staging directory before it ends.
  */
 export async function writeAnalyticsTableVersion(
   staging: string,
   target: string,
   rows: readonly AnalyticsRow[],
   linked?: LinkedYears,
+  signal?: AbortSignal,
 ): Promise<{ written: string[]; linked: string[] }> {
   await removeTree(staging);
   await mkdir(staging, { recursive: true });
-  const byYear = new Map<string, AnalyticsRow[]>();
-  for (const row of rows) {
-    const year = yearOfPeriod(row.pe);
-    let list = byYear.get(year);
-    if (!list) byYear.set(year, (list = []));
-    list.push(row);
+  try {
+    const byYear = new Map<string, AnalyticsRow[]>();
+    for (const row of rows) {
+      const year = yearOfPeriod(row.pe);
+      let list = byYear.get(year);
+      if (!list) byYear.set(year, (list = []));
+      list.push(row);
+    }
+    for (const [year, yearRows] of byYear) {
+      signal?.throwIfAborted();
+      await writeDurable(join(staging, yearFile(year)), encodeAnalyticsTable(yearRows));
+    }
+    const links = linked
+      ? (await analyticsTableYears(linked.from)).filter((year) => !linked.except.has(year) && !byYear.has(year))
+      : [];
+    for (const year of links) {
+      await mkdir(join(staging, yearPartition(year)));
+      await link(join(linked!.from, yearFile(year)), join(staging, yearFile(year)));
+    }
+    signal?.throwIfAborted();
+    await syncTree(staging);
+    await publishDirectory(staging, target);
+    return { written: [...byYear.keys()].sort(), linked: links };
+  } catch (err) {
+    await removeTree(staging).catch(() => undefined);
+    throw err;
   }
-  for (const [year, yearRows] of byYear)
-    await writeDurable(join(staging, yearFile(year)), encodeAnalyticsTable(yearRows));
-  const links = linked
-    ? (await analyticsTableYears(linked.from)).filter((year) => !linked.except.has(year) && !byYear.has(year))
-    : [];
-  for (const year of links) {
-    await mkdir(join(staging, yearPartition(year)));
-    await link(join(linked!.from, yearFile(year)), join(staging, yearFile(year)));
-  }
-  await syncTree(staging);
-  await publishDirectory(staging, target);
-  return { written: [...byYear.keys()].sort(), linked: links };
 }
 
 /**

@@ -194,6 +194,7 @@ async function build(input: AnalyticsTableInput, context: TaskContext): Promise<
     result,
     { staging: analyticsTableStaging(root, input.table, id), target: storeFile(root, path) },
     changed && extends_ ? { dir: storeFile(root, extends_.path), rows: extends_.rows } : undefined,
+    context.signal,
   );
   await removeUnkeptVersions(root, input.table, new Set([...input.keep, id]));
   return {
