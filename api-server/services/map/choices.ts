@@ -10,6 +10,12 @@ import { isPublished, isStored } from '../../records/feature-collection.ts';
 import type { MapChoices } from '../../views/map.ts';
 import { servedPeriods } from '../analytics/served-periods.ts';
 
+type DatasetTable = AnalyticsTable & { spec: { source: { dataset: string } } };
+
+/** A table the map can colour: it serves a version and its source is one dataset. */
+const servesDatasetTable = (table: AnalyticsTable): table is DatasetTable =>
+  table.status?.table !== undefined && table.spec.source.dataset !== undefined;
+
 /**
  * What the map viewer offers, on the map page, a dataset's page and a feature collection's page: the datasets
  * with a served tiled version, the published feature collections (their GeoJSON is served), by name, the analytics tables that serve a
@@ -40,12 +46,10 @@ export async function mapChoices(
       .sort(byName),
     tables: tables.items
       // The map colours a dataset's org units: a table whose source is a workflow belongs to no one dataset.
-      .flatMap((t) =>
-        t.status?.table !== undefined && t.spec.source.dataset ? [{ ...t, dataset: t.spec.source.dataset }] : [],
-      )
+      .filter(servesDatasetTable)
       .map((t) => ({
         id: t.metadata.name,
-        dataset: t.dataset,
+        dataset: t.spec.source.dataset,
         collection: t.spec.featureCollection,
         statistics: t.spec.statistics,
         periods: servedPeriods(t),
