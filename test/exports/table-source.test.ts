@@ -2,8 +2,8 @@
  * Exports from an analytics table (embedded, with the example table over the sample districts, and the
  * DHIS2-compatible test server): `POST /exports/{id}` with `table` delivers exactly the values `GET /analytics/{table}`
  * answers for the statistic, period type, periods (relative ones resolved) and org units asked for, records the
- * table version in the delivery's provenance, and refuses a bad table, statistic, period type or period before any
- * delivery exists.
+ * table version in the delivery's provenance, and refuses a bad table, statistic, period type, period or org unit
+ * before any delivery exists.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -174,7 +174,7 @@ describe('exports from an analytics table (embedded, DHIS2-compatible test serve
     expectSameValues(atTarget(MEANS), await answered(`ou=${chosen.join(';')}&pe=2024&stat=mean`, MEANS));
   });
 
-  it('refuses a bad table, statistic, period type or period, and a request with both or neither source, before any delivery', async () => {
+  it('refuses a bad table, statistic, period type, period or org unit, and a request with both or neither source, before any delivery', async () => {
     const before = (await running.cluster.list(deliveryKind, { namespace: 'default' })).items.length;
     const imports = server.imports.length;
     const table = { name: TABLE, statistic: 'sum', period_type: 'monthly', periods: ['202401'] };
@@ -185,6 +185,11 @@ describe('exports from an analytics table (embedded, DHIS2-compatible test serve
       [{ table: { ...table, periods: ['2024'] } }, 400, /periods 2024 is not a monthly period of table/],
       [{ table: { ...table, periods: ['LAST_12_WEEKS'] } }, 400, /LAST_12_WEEKS .* holds no monthly period/],
       [{ table: { ...table, periods: ['SOMETIME'] } }, 400, /SOMETIME is neither a DHIS2 period id/],
+      [
+        { table: { ...table, org_units: ['no-such-district', 'nor-this-one'] } },
+        400,
+        /org_units no-such-district, nor-this-one are not org units of table sample-districts-monthly/,
+      ],
       [{ table: { ...table, statistic: 'median' } }, 422, /statistic/],
       [{ table, job_id: 'some-job' }, 422, /exactly one of job_id and table/],
       [{ dry_run: true }, 422, /exactly one of job_id and table/],

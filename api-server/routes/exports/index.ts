@@ -123,7 +123,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
           'with the same content answers the same delivery (`reused: true`) and one with other content 409; ' +
           'without, each request is a new delivery. 404 for an unknown export, job or table, 409 when the job has ' +
           'not finished or saved no dhis2-json result or the table is not built yet, 400 for a statistic, period ' +
-          'type or period the table does not have.',
+          'type, period or org unit the table does not have.',
         tags,
         params: z.object({ export_id: resourceIdSchema }),
         headers: idempotencyHeaders,
@@ -171,7 +171,7 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
         const repeat = await existing();
         if (repeat) return answer(repeat, true);
       }
-      const tableSource = table && (await resolveTableSource(cluster, namespace, table, new Date()));
+      const tableSource = table && (await resolveTableSource(cluster, { namespace, storageRoot }, table, new Date()));
       if (jobId !== undefined) await checkJobSource(jobId);
       const caller = request.caller;
       try {

@@ -1,12 +1,15 @@
 /**
  * A delivery's analytics table source as asked for (`POST /exports/{id}` with `table`), checked against the table's
- * served version before any delivery exists: the table, its statistic, period type and periods (relative periods
- * resolved now), so that a bad one is a 4xx naming it, never a failed delivery.
+ * served version before any delivery exists: the table, its statistic, period type, periods (relative periods
+ * resolved now) and org units, so that a bad one is a 4xx naming it, never a failed delivery.
  */
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { analyticsTableKind, type AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
 import type { DeliveryTableSource } from '../../../core/resources/delivery/schema.ts';
+import { featureCollectionKind, type FeatureCollection } from '../../../core/resources/feature-collection/schema.ts';
+import { storeFile } from '../../../core/stores/layout.ts';
 import { HttpError } from '../../errors.ts';
+import { readOrgUnits } from '../analytics/org-units.ts';
 import { relativePeriods, resolvePeriods, UnknownPeriodError } from '../analytics/periods.ts';
 import { servedPeriods } from '../analytics/served-periods.ts';
 
@@ -18,12 +21,36 @@ export interface TableSourceRequest {
   org_units?: string[] | undefined;
 }
 
+/**
+ * The org units named that the version has not: the features of the collection file it was computed with, by the
+ * collection's id property, as `GET /analytics/{table}` knows them.
+ */
+async function unknownOrgUnits(
+  cluster: Cluster,
+  stores: { namespace: string; storageRoot: string },
+  table: AnalyticsTable,
+  featureCollectionPath: string,
+  named: readonly string[],
+): Promise<string[]> {
+  const collection = await cluster.get<FeatureCollection>(
+    featureCollectionKind,
+    table.spec.featureCollection,
+    stores.namespace,
+  );
+  const { byId } = await readOrgUnits(
+    storeFile(stores.storageRoot, featureCollectionPath),
+    collection?.spec.idProperty ?? '',
+  );
+  return named.filter((id) => !byId.has(id));
+}
+
 export async function resolveTableSource(
   cluster: Cluster,
-  namespace: string,
+  stores: { namespace: string; storageRoot: string },
   asked: TableSourceRequest,
   now: Date,
 ): Promise<DeliveryTableSource> {
+  const { namespace } = stores;
   const table = await cluster.get<AnalyticsTable>(analyticsTableKind, asked.name, namespace);
   if (!table) throw new HttpError('NotFound', `Analytics table ${asked.name} not found`);
   const version = table.status?.table;
@@ -59,12 +86,21 @@ export async function resolveTableSource(
           : `table.periods ${item} is not a ${asked.period_type} period of table ${asked.name}`,
       );
   }
+  const orgUnits = asked.org_units && [...new Set(asked.org_units)];
+  const unknown = orgUnits
+    ? await unknownOrgUnits(cluster, stores, table, version.featureCollectionPath, orgUnits)
+    : [];
+  if (unknown.length > 0)
+    throw new HttpError(
+      'BadRequest',
+      `table.org_units ${unknown.join(', ')} ${unknown.length === 1 ? 'is not an org unit' : 'are not org units'} of table ${asked.name}`,
+    );
   return {
     name: asked.name,
     version: { id: version.id, path: version.path },
     statistic: asked.statistic,
     periodType: asked.period_type,
     periods: ids.filter((id) => served.has(id)),
-    ...(asked.org_units && { orgUnits: [...new Set(asked.org_units)] }),
+    ...(orgUnits && { orgUnits }),
   };
 }
