@@ -2,8 +2,8 @@
  * Exports from an analytics table (embedded, with the example table over the sample districts, and the
  * DHIS2-compatible test server): `POST /exports/{id}` with `table` delivers exactly the values `GET /analytics/{table}`
  * answers for the statistic, period type, periods (relative ones resolved) and org units asked for, records the
- * table version in the delivery's provenance, and refuses a bad table, statistic, period type, period or org unit
- * before any delivery exists.
+ * table version in the delivery's provenance, sends that version though newer ones were published while it waited,
+ * and refuses a bad table, statistic, period type, period or org unit before any delivery exists.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -202,6 +202,57 @@ describe('exports from an analytics table (embedded, DHIS2-compatible test serve
     expect((await running.cluster.list(deliveryKind, { namespace: 'default' })).items).toHaveLength(before);
     expect(server.imports).toHaveLength(imports);
   });
+
+  it('delivers the version it was asked for, the same bytes, though two newer versions were published while it waited', async () => {
+    const download = async () =>
+      new Uint8Array(await (await fetch(`${running.url}/analytics/${TABLE}.parquet`)).arrayBuffer());
+    const asked = (await running.cluster.get<AnalyticsTable>(analyticsTableKind, TABLE, 'default'))!.status!.table!;
+    const checksum = sha256Multihash(sha256Hex(await download()));
+    // The target refuses every import until the table was rebuilt twice: the first delivery retries, and the
+    // second waits behind it without having read its version.
+    server.failEvery(() => 'status-503');
+    const table = { name: TABLE, statistic: 'sum', period_type: 'monthly', periods: ['202401'] };
+    const ahead = await deliver({ table });
+    const waiting = await deliver({ table: { ...table, statistic: 'mean' } });
+    expect([ahead.status, waiting.status]).toEqual([202, 202]);
+    let newest = asked.id;
+    try {
+      // A new spec generation rebuilds the table; the second build removes what the history limit no longer keeps.
+      for (const tableHistoryLimit of [3, 2]) {
+        await running.cluster.patch(
+          analyticsTableKind,
+          TABLE,
+          { type: 'merge', body: { spec: { tableHistoryLimit } } },
+          'default',
+        );
+        const previous = newest;
+        newest = await eventually(
+          async () => {
+            const id = (await running.cluster.get<AnalyticsTable>(analyticsTableKind, TABLE, 'default'))?.status?.table
+              ?.id;
+            return id !== previous ? id : undefined;
+          },
+          { timeoutMs: 60_000, intervalMs: 100 },
+        );
+      }
+    } finally {
+      server.failEvery(undefined);
+    }
+    const id = waiting.body.delivery_job_id as string;
+    const record = await eventually(
+      async () => {
+        const found = (await (await fetch(`${running.url}/exports/districts/jobs/${id}`)).json()) as DeliveryRecord;
+        return found.status === 'successful' || found.status === 'failed' ? found : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 100 },
+    );
+    expect(record.status, JSON.stringify(record.error)).toBe('successful');
+    expect(record.table).toMatchObject({ version: asked.id });
+    const provenance = (await (await fetch(`${running.url}/exports/districts/jobs/${id}/provenance`)).json()) as {
+      assets: { payload: { 'file:checksum': string } };
+    };
+    expect(provenance.assets.payload['file:checksum']).toBe(checksum);
+  }, 240_000);
 
   it('keeps the idempotency rules: the same table request is the same delivery, other periods a conflict', async () => {
     const table = { name: TABLE, statistic: 'sum', period_type: 'yearly', periods: ['2024'] };

@@ -6,6 +6,7 @@
  */
 import type { KubeObject } from '../../cluster/objects.ts';
 import type { Delivery } from '../delivery/schema.ts';
+import { isUnfinishedDelivery } from '../delivery/unfinished.ts';
 import type { ProcessingJob } from '../processing-job/schema.ts';
 import { DEFAULT_VERSION_HISTORY_LIMIT, type Dataset, type DatasetVersion } from './schema.ts';
 
@@ -33,9 +34,6 @@ const holderOf = (object: KubeObject) => `${object.kind} ${object.metadata.name}
 /** A ProcessingJob holds its input versions until it ends: queued or running (a retry is queued again). */
 const unfinishedJob = (job: ProcessingJob) => job.status?.phase === 'queued' || job.status?.phase === 'running';
 
-const unfinishedDelivery = (delivery: Delivery) =>
-  delivery.status?.phase !== 'successful' && delivery.status?.phase !== 'failed';
-
 /**
  * The versions of dataset `datasetId` that runs hold: the inputs of unfinished batch jobs (a job a workflow trigger
  * started included), and the inputs of the job whose results an unfinished delivery sends.
@@ -50,7 +48,7 @@ export function versionPins(
     .filter(unfinishedJob)
     .flatMap((job) => inputsOf(job).map((i) => ({ version: i.version, holder: holderOf(job) })));
   const byName = new Map(jobs.map((job) => [job.metadata.name, job]));
-  for (const delivery of deliveries.filter(unfinishedDelivery)) {
+  for (const delivery of deliveries.filter(isUnfinishedDelivery)) {
     // A table source reads a table version, not a dataset version.
     const source = delivery.spec.jobId === undefined ? undefined : byName.get(delivery.spec.jobId);
     if (source) pins.push(...inputsOf(source).map((i) => ({ version: i.version, holder: holderOf(delivery) })));

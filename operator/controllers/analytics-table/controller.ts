@@ -2,7 +2,9 @@ import { loadedDatasets, workflowInputs } from '../../../core/analytics/workflow
 import { objectKey, type KubeObject, type ObjectMeta } from '../../../core/cluster/objects.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { analyticsTableKind, type AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
+import { deliveredTableVersions } from '../../../core/resources/analytics-table/retention.ts';
 import { datasetKind } from '../../../core/resources/dataset/schema.ts';
+import { deliveryKind, type Delivery } from '../../../core/resources/delivery/schema.ts';
 import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
 import { workflowKind, type Workflow } from '../../../core/resources/workflow/schema.ts';
 import type { RetryBackoff } from '../../../core/runs/backoff.ts';
@@ -79,16 +81,20 @@ export function analyticsTableController(
           workflow: source.workflow?.name,
         });
       const name = table.status?.jobName;
+      const job = name ? jobs?.get(name, namespace) : undefined;
       const get = (kind: typeof datasetKind, id: string | undefined) =>
         id === undefined ? Promise.resolve(undefined) : cluster.get(kind, id, namespace);
+      // Only an attempt about to start removes versions (`keep`): only then do the deliveries matter.
+      const deliveries = name && !job ? (await cluster.list<Delivery>(deliveryKind, { namespace })).items : [];
       return {
-        job: name ? jobs?.get(name, namespace) : undefined,
+        job,
         cleanup: table.metadata.deletionTimestamp ? jobs?.get(cleanupName(table), namespace) : undefined,
         dataset: await get(datasetKind, source.dataset),
         featureCollection: await get(featureCollectionKind, featureCollection),
         population: await get(datasetKind, populationDataset),
         ...(workflow && { workflow }),
         storageRoot: instance.storageRoot,
+        deliveredVersions: deliveredTableVersions(table.metadata.name, deliveries),
         ...(backoff && { backoff }),
       };
     },

@@ -43,6 +43,7 @@ const sources = (version = 'v2', path = 'features/districts/a.parquet') => ({
   featureCollection: object('FeatureCollection', 'districts', { path }),
   population: undefined,
   storageRoot: '/store',
+  deliveredVersions: [] as string[],
 });
 
 const versionOf = (id: string, sourceVersion: string): AnalyticsTableVersion => ({
@@ -145,6 +146,14 @@ describe('AnalyticsTable planner', () => {
     const job = started(plan(tableOf(building)).actions);
     expect(job?.name).toBe('t-a2');
     expect(job?.input).toMatchObject({ previous: served, keep: ['t1'], generation: 1, attempt: 2 });
+  });
+
+  it('keeps, besides the history limit, the versions unfinished deliveries read, however old', () => {
+    const older = versionOf('t0', 'v0');
+    const table = tableOf({ ...building, versions: [served, older] });
+    expect(started(plan(table).actions)?.input.keep).toEqual(['t1']);
+    const delivering = { ...sources(), deliveredVersions: ['t0', 't1'] };
+    expect(started(plan(table, undefined, delivering).actions)?.input.keep).toEqual(['t1', 't0']);
   });
 
   it('builds the whole table again when the spec changed (the served table is of another generation)', () => {

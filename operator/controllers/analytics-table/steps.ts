@@ -36,6 +36,8 @@ export interface AnalyticsTableObserved {
   featureCollection: KubeObject | undefined;
   population: KubeObject | undefined;
   storageRoot: string;
+  /** The versions of the table that unfinished deliveries read (read only when an attempt is about to start). */
+  deliveredVersions: readonly string[];
   /** The retry backoff of a failed worker; the default when absent. */
   backoff?: RetryBackoff;
 }
@@ -165,7 +167,13 @@ export const start: TableStep = ({ run: table, status, observed }) => {
       ),
     ].filter((o): o is KubeObject => o !== undefined) as AnalyticsTableInput['resources'],
     ...(previous && { previous }),
-    keep: (status.versions ?? []).slice(0, table.spec.tableHistoryLimit - 1).map((v) => v.id),
+    // The new version and the newest before it make the history limit; a version a delivery reads stays too.
+    keep: [
+      ...new Set([
+        ...(status.versions ?? []).slice(0, table.spec.tableHistoryLimit - 1).map((v) => v.id),
+        ...observed.deliveredVersions,
+      ]),
+    ],
   };
   return {
     after: [{ kind: 'startJob', job: { name: status.jobName!, task: 'analytics-table', input } }],
