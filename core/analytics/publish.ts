@@ -1,9 +1,11 @@
 /**
  * Publishing a build (`build.ts`) as a table version: a full build writes every year; an incremental one reads the
  * previous version's years of the computed periods only, keeps their other rows, rewrites those years, and
- * hard-links every other year (`table-file.ts`).
+ * hard-links every other year (`table-file.ts`). Either writes the digest of the version's download
+ * (`download-digest.ts`), for which an incremental one reads the linked years too.
  */
 import { periodKey, type AnalyticsBuild } from './build.ts';
+import { writeDownloadDigest } from './download-digest.ts';
 import { readAnalyticsTable, writeAnalyticsTableVersion, yearOfPeriod } from './table-file.ts';
 
 export interface PublishedTable {
@@ -21,16 +23,18 @@ export async function publishAnalyticsBuild(
   previous?: { dir: string; rows: number },
   signal?: AbortSignal,
 ): Promise<PublishedTable> {
-  if (!previous)
-    return {
-      rows: build.rows.length,
-      ...(await writeAnalyticsTableVersion(at.staging, at.target, build.rows, undefined, signal)),
-    };
+  if (!previous) {
+    const files = await writeAnalyticsTableVersion(at.staging, at.target, build.rows, undefined, signal);
+    await writeDownloadDigest(at.target, build.rows);
+    return { rows: build.rows.length, ...files };
+  }
   const years = new Set([...build.periods].map((key) => yearOfPeriod(key.slice(key.indexOf('/') + 1))));
   const replaced = await readAnalyticsTable(previous.dir, years);
   const kept = replaced.filter((row) => !build.periods.has(periodKey(row.periodType, row.pe)));
   const rows = [...kept, ...build.rows];
   const linked = { from: previous.dir, except: years };
   const files = await writeAnalyticsTableVersion(at.staging, at.target, rows, linked, signal);
+  const linkedRows = files.linked.length > 0 ? await readAnalyticsTable(at.target, new Set(files.linked)) : [];
+  await writeDownloadDigest(at.target, [...linkedRows, ...rows]);
   return { rows: previous.rows - replaced.length + rows.length, ...files };
 }

@@ -3,9 +3,9 @@
  * units) the delivery names, from the table version it names, read as the API server reads a table
  * (`core/analytics/table-file.ts`).
  */
+import { digestOfDownload, readDownloadDigest, type DownloadDigest } from '../analytics/download-digest.ts';
 import { encodeAnalyticsTable, readAnalyticsTable, type AnalyticsRow } from '../analytics/table-file.ts';
 import { formatValue } from '../processing/results/dhis2-json.ts';
-import { sha256Hex } from '../provenance/digest.ts';
 import type { DeliveryTableSource } from '../resources/delivery/schema.ts';
 import { RunError } from '../runs/errors.ts';
 import type { DataValue } from './payload.ts';
@@ -20,17 +20,15 @@ export async function readTablePayload(
   source: DeliveryTableSource,
 ): Promise<{ dataValues: DataValue[]; sha256: string; size: number }> {
   let rows: AnalyticsRow[];
+  let digest: DownloadDigest | undefined;
   try {
-    rows = await readAnalyticsTable(file);
+    [rows, digest] = await Promise.all([readAnalyticsTable(file), readDownloadDigest(file)]);
   } catch (err) {
     throw new RunError(
       'InvalidPayload',
       `Version ${source.version.id} of analytics table ${source.name} cannot be read: ${(err as Error).message}.`,
     );
   }
-  // The checksum is of the version as one Parquet file, the bytes `GET /analytics/{table}.parquet` answers while
-  // the version is served: a version is stored as a file per year.
-  const bytes = encodeAnalyticsTable(rows);
   const periods = new Set(source.periods);
   const orgUnits = source.orgUnits && new Set(source.orgUnits);
   if (orgUnits) {
@@ -52,5 +50,7 @@ export async function readTablePayload(
       ? [{ dataElement, period: row.pe, orgUnit: row.ou, value: formatValue(row.value) }]
       : [],
   );
-  return { dataValues, sha256: sha256Hex(bytes), size: bytes.byteLength };
+  // The checksum is of the version as one Parquet file, the bytes `GET /analytics/{table}.parquet` answers while
+  // the version is served: a version is stored as a file per year.
+  return { dataValues, ...(digest ?? digestOfDownload(encodeAnalyticsTable(rows))) };
 }

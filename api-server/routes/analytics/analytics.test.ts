@@ -1,12 +1,14 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
+import { writeDownloadDigest, type DownloadDigest } from '../../../core/analytics/download-digest.ts';
 import { compareRows, writeAnalyticsTableVersion, type AnalyticsRow } from '../../../core/analytics/table-file.ts';
 import { writeGeoParquet } from '../../../core/features/geoparquet.ts';
 import { analyticsTableKind } from '../../../core/resources/analytics-table/schema.ts';
 import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
+import { sha256Hex } from '../../../core/provenance/digest.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
 import { analyticsTablePath, analyticsTableStaging } from '../../../core/stores/layout.ts';
 import { build, type Built } from '../../test/build.ts';
@@ -97,14 +99,22 @@ async function createTable({ cluster }: Built, name = 'rain') {
   });
 }
 
-/** Writes a table version's files and serves it, as a finished build does. */
-async function publish(built: Built, id: string, rows: AnalyticsRow[], name = 'rain') {
+/**
+ * Writes a table version's files and serves it, as a finished build does; with its download's digest as a build
+ * computes it, or with a given one.
+ */
+async function publish(
+  built: Built,
+  id: string,
+  rows: AnalyticsRow[],
+  name = 'rain',
+  digest?: 'computed' | DownloadDigest,
+) {
   const path = analyticsTablePath(name, id);
-  await writeAnalyticsTableVersion(
-    analyticsTableStaging(built.storageRoot, name, id),
-    join(built.storageRoot, path),
-    rows,
-  );
+  const dir = join(built.storageRoot, path);
+  await writeAnalyticsTableVersion(analyticsTableStaging(built.storageRoot, name, id), dir, rows);
+  if (digest === 'computed') await writeDownloadDigest(dir, rows);
+  else if (digest) await writeFile(join(dir, 'download.json'), JSON.stringify(digest));
   const version = {
     id,
     path,
@@ -288,6 +298,28 @@ describe('GET /analytics/{table}', () => {
     expect(read).toEqual([
       { ou: 'D1', periodType: 'monthly', pe: '202403', stat: 'mean', value: null, sourceVersion: 'dv2' },
     ]);
+  });
+
+  it('answers the download of a version published with its digest from it: size, ETag, ranges, and the bytes hashed', async () => {
+    const built = await served();
+    const rows = tableRows('dv2');
+    // A digest file that says otherwise: the size answered is the one the build wrote, not one of encoded bytes.
+    await publish(built, 'v2', rows, 'rain', { sha256: 'ab'.repeat(32), size: 5 });
+    const head = await built.app.inject({ method: 'HEAD', url: '/analytics/rain.parquet' });
+    expect(head.headers['content-length']).toBe('5');
+    const range = await get(built, '/analytics/rain.parquet', { range: 'bytes=0-3' });
+    expect([range.statusCode, range.body]).toEqual([206, 'PAR1']);
+
+    await publish(built, 'v3', rows, 'rain', 'computed');
+    const whole = await get(built, '/analytics/rain.parquet');
+    const written = JSON.parse(
+      await readFile(join(built.storageRoot, analyticsTablePath('rain', 'v3'), 'download.json'), 'utf8'),
+    ) as { sha256: string; size: number };
+    expect(whole.headers['content-length']).toBe(String(written.size));
+    expect(sha256Hex(whole.rawPayload)).toBe(written.sha256);
+    expect(await parquetReadObjects({ file: new Uint8Array(whole.rawPayload).buffer })).toEqual(
+      [...rows].sort(compareRows),
+    );
   });
 
   it('serves the whole table as one Parquet file when nothing is filtered, and a filtered table DuckDB reads', async () => {

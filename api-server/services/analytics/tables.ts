@@ -2,6 +2,7 @@
  * The served version of each AnalyticsTable, read once into memory (`table-index.ts`) with its org units, keyed by
  * `status.table.id`: a request never reads a file, and a newer served version replaces the older one in memory.
  */
+import { readDownloadDigest, type DownloadDigest } from '../../../core/analytics/download-digest.ts';
 import { readAnalyticsTable } from '../../../core/analytics/table-file.ts';
 import type { AnalyticsTableVersion } from '../../../core/resources/analytics-table/schema.ts';
 import { storeFile } from '../../../core/stores/layout.ts';
@@ -14,6 +15,8 @@ export interface LoadedTable {
   orgUnits: OrgUnits;
   /** Its answers, from bytes made once. */
   answers: AnalyticsJson;
+  /** The digest of its download as the build wrote it; absent for a version published without one. */
+  download?: DownloadDigest;
 }
 
 export class LoadedTables {
@@ -43,13 +46,15 @@ export class LoadedTables {
   }
 
   async #load(version: AnalyticsTableVersion, idProperty: () => Promise<string>): Promise<LoadedTable> {
-    const [rows, orgUnits] = await Promise.all([
-      readAnalyticsTable(storeFile(this.#storageRoot, version.path)),
+    const path = storeFile(this.#storageRoot, version.path);
+    const [rows, orgUnits, download] = await Promise.all([
+      readAnalyticsTable(path),
       idProperty().then((property) =>
         readOrgUnits(storeFile(this.#storageRoot, version.featureCollectionPath), property),
       ),
+      readDownloadDigest(path),
     ]);
     const index = new AnalyticsTableIndex(rows);
-    return { index, orgUnits, answers: new AnalyticsJson(index, orgUnits) };
+    return { index, orgUnits, answers: new AnalyticsJson(index, orgUnits), ...(download && { download }) };
   }
 }
