@@ -336,6 +336,34 @@ describe('the map viewer in headless Chromium', () => {
     ]);
     expect(asked.some((r) => r.startsWith('POST'))).toBe(false);
 
+    // The clicked district stays drawn as selected (its stroke the wider) while the map redraws: another period,
+    // another statistic, a zoom.
+    const selected = async () =>
+      (
+        await page
+          .locator('path[data-feature-id]')
+          .evaluateAll((paths) => paths.map((p) => [p.getAttribute('data-feature-id'), p.getAttribute('stroke-width')]))
+      ).flatMap(([id, width]) => (width === '3' ? [id] : []));
+    expect(await selected()).toEqual([code]);
+    for (const [select, value, query] of [
+      ['#map-table-period', '202406', 'pe=202406&stat=sum'],
+      ['#map-stat', 'mean', 'pe=202406&stat=mean'],
+      ['#map-stat', 'sum', 'pe=202406&stat=sum'],
+    ] as const) {
+      const asked = requests.length;
+      await page.selectOption(select, value);
+      await expect
+        .poll(() => requests.slice(asked).some((r) => r.endsWith(`/analytics/${table}?${query}`)), settled)
+        .toBe(true);
+      await expect.poll(() => viewer.getAttribute('data-choropleth'), settled).toBe('ready');
+      await expect.poll(() => viewer.getAttribute('data-series'), settled).toBe('ready');
+      expect(await selected(), `${select} ${value}`).toEqual([code]);
+    }
+    const outline = await district.getAttribute('d');
+    await page.click('.leaflet-control-zoom-in');
+    await expect.poll(() => district.getAttribute('d'), settled).not.toBe(outline);
+    expect(await selected()).toEqual([code]);
+
     // The yearly period type: the year's value.
     await page.selectOption('#map-period-type', 'yearly');
     await expect.poll(() => plot.getAttribute('data-labels'), settled).toBe('["2024"]');

@@ -85,7 +85,14 @@ function start(root) {
     weight: SELECTED.weight,
     ...(!state.fills && SELECTED),
   });
-  const restyle = () => state.boundaries?.setStyle(styleOf);
+  /** Whether `feature` is the boundary plotted: it stays drawn as selected whatever colours the map. */
+  const isPlotted = (feature) =>
+    state.collection !== undefined && state.collection === state.boundariesOf && state.feature?.id === feature.id;
+  const boundaryStyleOf = (feature) => (isPlotted(feature) ? selectedStyleOf(feature) : styleOf(feature));
+  const restyle = () => {
+    state.boundaries?.setStyle(boundaryStyleOf);
+    state.boundaries?.eachLayer((layer) => isPlotted(layer.feature) && layer.bringToFront());
+  };
 
   const periodOf = () => state.tilejson.periods[Number(slider.value)];
   const tileUrl = () =>
@@ -158,16 +165,15 @@ function start(root) {
     if (collectionSelect.value !== id) return;
     state.boundariesOf = id;
     state.boundaries = L.geoJSON(collection, {
-      style: styleOf,
+      style: boundaryStyleOf,
       onEachFeature: (feature, layer) => {
         layer.bindTooltip(String(feature.properties.name ?? feature.id ?? ''));
         layer.on('click', (event) => {
           // The boundary's series, not the place's under it.
           L.DomEvent.stop(event);
           state.place?.remove();
-          restyle();
-          layer.setStyle(selectedStyleOf(feature)).bringToFront();
           plot(feature, id);
+          restyle();
         });
       },
     }).addTo(map);
@@ -360,7 +366,6 @@ function start(root) {
 
   // A click off the boundaries plots the place: the grid cell that holds the point (aggregate_spatial of a Point).
   map.on('click', ({ latlng }) => {
-    restyle();
     state.place?.remove();
     state.place = L.circleMarker(latlng, { ...SELECTED, radius: 6 }).addTo(map);
     const [lat, lon] = [latlng.lat.toFixed(5), latlng.lng.toFixed(5)];
@@ -370,6 +375,7 @@ function start(root) {
       geometry: { type: 'Point', coordinates: [Number(lon), Number(lat)] },
       properties: { name: `${lat}, ${lon}` },
     });
+    restyle();
   });
 
   function offerSignIn() {
