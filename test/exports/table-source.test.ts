@@ -50,18 +50,21 @@ async function deliver(body: unknown, key?: string) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-async function delivered(table: Record<string, unknown>) {
-  const accepted = await deliver({ table });
-  expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
-  const id = accepted.body.delivery_job_id as string;
-  const record = await eventually(
+/** The record of delivery `id` once it ended. */
+const ended = (id: string, timeoutMs = 60_000) =>
+  eventually(
     async () => {
       const found = (await (await fetch(`${running.url}/exports/districts/jobs/${id}`)).json()) as DeliveryRecord;
       return found.status === 'successful' || found.status === 'failed' ? found : undefined;
     },
-    { timeoutMs: 60_000, intervalMs: 100 },
+    { timeoutMs, intervalMs: 100 },
   );
-  return { id, record };
+
+async function delivered(table: Record<string, unknown>) {
+  const accepted = await deliver({ table });
+  expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
+  const id = accepted.body.delivery_job_id as string;
+  return { id, record: await ended(id) };
 }
 
 /** The table's values as `GET /analytics/{table}` answers them, keyed as the target stores them under `dataElement`. */
@@ -239,13 +242,7 @@ describe('exports from an analytics table (embedded, DHIS2-compatible test serve
       server.failEvery(undefined);
     }
     const id = waiting.body.delivery_job_id as string;
-    const record = await eventually(
-      async () => {
-        const found = (await (await fetch(`${running.url}/exports/districts/jobs/${id}`)).json()) as DeliveryRecord;
-        return found.status === 'successful' || found.status === 'failed' ? found : undefined;
-      },
-      { timeoutMs: 120_000, intervalMs: 100 },
-    );
+    const record = await ended(id, 120_000);
     expect(record.status, JSON.stringify(record.error)).toBe('successful');
     expect(record.table).toMatchObject({ version: asked.id });
     const provenance = (await (await fetch(`${running.url}/exports/districts/jobs/${id}/provenance`)).json()) as {
