@@ -1,9 +1,10 @@
 /**
  * The digest of a table version's download: the SHA-256 and size of the version as one Parquet file
  * (`encodeAnalyticsTable` of all its rows), the bytes `GET /analytics/{table}.parquet` answers and a delivery's
- * provenance names. The build computes it once, when it publishes the version, and writes it beside the version's
- * year partitions (`download.json`, outside the glob of the year files DuckDB reads); a version without it (published
- * before, or a single-file version) is encoded by whoever needs its digest.
+ * provenance names. It is kept beside the version's year partitions (`download.json`, outside the glob of the year
+ * files DuckDB reads). A full build writes it as it publishes, having every row in memory; an incremental build does
+ * not, as it would have to read back every year it links, many times the cost of the update itself: the first
+ * delivery that needs the digest computes it and keeps it for the next.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ export async function writeDownloadDigest(version: string, rows: readonly Analyt
   return digest;
 }
 
-/** The digest the build wrote for the version at `path`; undefined when it has none. */
+/** The digest kept for the version at `path`; undefined when it has none. */
 export async function readDownloadDigest(path: string): Promise<DownloadDigest | undefined> {
   if (!isPartitioned(path)) return undefined;
   let text: string;
@@ -41,4 +42,16 @@ export async function readDownloadDigest(path: string): Promise<DownloadDigest |
     throw err;
   }
   return downloadDigestSchema.parse(JSON.parse(text));
+}
+
+/**
+ * The digest of the version at `path` whose rows are `rows`: the kept one, or computed and kept when the version
+ * is partitioned. Keeping it is a cache: a reader that may not write there (a read-only mount) still has its answer.
+ */
+export async function downloadDigestOf(path: string, rows: readonly AnalyticsRow[]): Promise<DownloadDigest> {
+  const kept = await readDownloadDigest(path);
+  if (kept) return kept;
+  const digest = digestOfDownload(encodeAnalyticsTable(rows));
+  if (isPartitioned(path)) await writeFileAtomic(digestFile(path), JSON.stringify(digest)).catch(() => undefined);
+  return digest;
 }

@@ -1,8 +1,8 @@
 /**
  * Publishing a build (`build.ts`) as a table version: a full build writes every year; an incremental one reads the
  * previous version's years of the computed periods only, keeps their other rows, rewrites those years, and
- * hard-links every other year (`table-file.ts`). Either writes the digest of the version's download
- * (`download-digest.ts`), for which an incremental one reads the linked years too.
+ * hard-links every other year (`table-file.ts`). A full build also writes the digest of the version's download
+ * (`download-digest.ts`); an incremental one leaves it to the first delivery that needs it.
  */
 import { periodKey, type AnalyticsBuild } from './build.ts';
 import { writeDownloadDigest } from './download-digest.ts';
@@ -34,7 +34,5 @@ export async function publishAnalyticsBuild(
   const rows = [...kept, ...build.rows];
   const linked = { from: previous.dir, except: years };
   const files = await writeAnalyticsTableVersion(at.staging, at.target, rows, linked, signal);
-  const linkedRows = files.linked.length > 0 ? await readAnalyticsTable(at.target, new Set(files.linked)) : [];
-  await writeDownloadDigest(at.target, [...linkedRows, ...rows]);
   return { rows: previous.rows - replaced.length + rows.length, ...files };
 }

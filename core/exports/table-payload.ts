@@ -3,8 +3,8 @@
  * units) the delivery names, from the table version it names, read as the API server reads a table
  * (`core/analytics/table-file.ts`).
  */
-import { digestOfDownload, readDownloadDigest, type DownloadDigest } from '../analytics/download-digest.ts';
-import { encodeAnalyticsTable, readAnalyticsTable, type AnalyticsRow } from '../analytics/table-file.ts';
+import { downloadDigestOf } from '../analytics/download-digest.ts';
+import { readAnalyticsTable, type AnalyticsRow } from '../analytics/table-file.ts';
 import { formatValue } from '../processing/results/dhis2-json.ts';
 import type { DeliveryTableSource } from '../resources/delivery/schema.ts';
 import { RunError } from '../runs/errors.ts';
@@ -20,9 +20,8 @@ export async function readTablePayload(
   source: DeliveryTableSource,
 ): Promise<{ dataValues: DataValue[]; sha256: string; size: number }> {
   let rows: AnalyticsRow[];
-  let digest: DownloadDigest | undefined;
   try {
-    [rows, digest] = await Promise.all([readAnalyticsTable(file), readDownloadDigest(file)]);
+    rows = await readAnalyticsTable(file);
   } catch (err) {
     throw new RunError(
       'InvalidPayload',
@@ -52,5 +51,5 @@ export async function readTablePayload(
   );
   // The checksum is of the version as one Parquet file, the bytes `GET /analytics/{table}.parquet` answers while
   // the version is served: a version is stored as a file per year.
-  return { dataValues, ...(digest ?? digestOfDownload(encodeAnalyticsTable(rows))) };
+  return { dataValues, ...(await downloadDigestOf(file, rows)) };
 }
