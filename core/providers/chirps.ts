@@ -1,7 +1,8 @@
 import { formatPeriod } from '../periods/index.ts';
 import { RunError } from '../runs/errors.ts';
-import { openRemoteTiff, readTiffWindow } from './geotiff.ts';
-import { httpOptions, parameter, placeOnGrid } from './options.ts';
+import { openRemoteTiff } from './geotiff.ts';
+import { httpOptions, parameter } from './options.ts';
+import { readTiffOnGrid } from './tiff-window.ts';
 import { gridCovering } from '../stores/raster-grid.ts';
 import type { RasterProvider } from './raster.ts';
 
@@ -35,14 +36,7 @@ export const chirpsProvider: RasterProvider = {
       read: async (period) => {
         if (period.type !== 'daily')
           throw new RunError('InvalidParameters', `chirps provides daily periods, not ${period.type}`);
-        const tiff = await openRemoteTiff(chirpsUrl(base, flavor, formatPeriod(period)), http);
-        const window = await readTiffWindow(tiff, bbox, signal, -9999);
-        if (Math.abs(window.grid.resolution - RESOLUTION) > 1e-9)
-          throw new RunError(
-            'UnsupportedLayout',
-            `expected a ${RESOLUTION} degree grid, got ${window.grid.resolution}`,
-          );
-        return placeOnGrid(grid, window.grid, window.values);
+        return readTiffOnGrid(await openRemoteTiff(chirpsUrl(base, flavor, formatPeriod(period)), http), grid, -9999);
       },
     };
   },

@@ -1,5 +1,6 @@
 import { RunError } from '../runs/errors.ts';
-import { openRemoteTiff, readTiffWindow } from './geotiff.ts';
+import { openRemoteTiff } from './geotiff.ts';
+import { readTiffWindow } from './tiff-window.ts';
 import { httpOptions, parameter } from './options.ts';
 import type { RasterProvider } from './raster.ts';
 
@@ -57,8 +58,7 @@ export const worldPopProvider: RasterProvider = {
       constrained,
     };
     const http = httpOptions('worldpop', parameters, signal);
-    const read = async (year: number) =>
-      readTiffWindow(await openRemoteTiff(worldPopUrl(layout, year), http), bbox, signal);
+    const read = async (year: number) => readTiffWindow(await openRemoteTiff(worldPopUrl(layout, year), http), bbox);
     const first = periods?.[0];
     if (!first) throw new RunError('InvalidParameters', 'worldpop provider: no period requested');
     if (first.type !== 'yearly') throw new RunError('InvalidParameters', 'worldpop provides yearly periods');
