@@ -37,10 +37,9 @@ for name, (values, kind, options) in files.items():
                                             ['TILED=YES', 'BLOCKXSIZE=256', 'BLOCKYSIZE=256', 'COMPRESS=DEFLATE'] + options)
     d.SetGeoTransform([-20, 0.05, 0, 20, 0, -0.05])
     d.SetProjection('EPSG:4326')
-    b = d.GetRasterBand(1)
-    b.SetNoDataValue(-9999)
-    b.WriteArray(values)
-    d = None
+    d.GetRasterBand(1).SetNoDataValue(-9999)
+    d.GetRasterBand(1).WriteArray(values)
+    del d
     d = gdal.Open(path)
     b = d.GetRasterBand(1)
     layout[name] = [[int(b.GetMetadataItem(f'BLOCK_{k}_{x}_{y}', 'TIFF')) for k in ('OFFSET', 'SIZE')]
