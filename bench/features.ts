@@ -2,9 +2,10 @@
  * Feature collections against GDAL in one run, on the same GeoJSON file of `count` polygons:
  * - write: Stratus parses, validates and writes GeoParquet (what a refresh does after the fetch), against GDAL's
  *   VectorTranslate converting the file to FlatGeobuf without the spatial index (GDAL 3.6 here has no Parquet driver);
- * - read: Stratus reads its GeoParquet back into GeoJSON features (the `url` provider's GeoParquet path), against
- *   OGR reading every feature of its FlatGeobuf (geometry as WKB and every field), feature by feature and as
- *   columns (OGR's Arrow stream), the faster way and the headline's peer.
+ * - read, like for like in two shapes: Stratus's GeoParquet read into GeoJSON feature objects (the `url` provider's
+ *   GeoParquet path) against OGR reading its FlatGeobuf feature by feature (each feature's geometry exported as WKB
+ *   and its fields); Stratus's columnar read (each geometry's WKB undecoded, one array per property) against OGR's
+ *   Arrow stream (WKB undecoded, field columns), the headline.
  * Figures are features per second. Both sides are single-threaded and timed inside their own process, the peer by
  * Python around each GDAL call (bench/feature-peer.py); Stratus flushes its file, GDAL does not. Each run measures
  * both sides again on the same source file; the ratio is the median of the runs.
@@ -15,7 +16,7 @@ import { readFile, rm, stat, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeGeoParquet } from '../core/features/geoparquet.ts';
-import { readGeoParquetDocument } from '../core/features/geoparquet-read.ts';
+import { readGeoParquetColumns, readGeoParquetDocument } from '../core/features/geoparquet-read.ts';
 import { prepareFeatures } from '../core/features/prepare.ts';
 import { python } from '../test/support/python.ts';
 import type { Headline } from './headline.ts';
@@ -32,9 +33,9 @@ interface Rates {
 
 export interface FeatureRun {
   write: Rates;
-  /** Stratus's read against OGR's feature-by-feature read. */
+  /** Stratus's read into GeoJSON objects against OGR's feature-by-feature read. */
   readLoop: Rates;
-  /** Stratus's read against OGR's columnar read. */
+  /** Stratus's columnar read against OGR's Arrow stream. */
   readColumns: Rates;
 }
 
@@ -87,9 +88,15 @@ export async function benchFeatures(count: number, runs = benchRuns()): Promise<
 
       start = performance.now();
       const read = await readGeoParquetDocument(await readFile(parquet), parquet);
-      const readSeconds = (performance.now() - start) / 1000;
-      const readCount = (read.document as { features: unknown[] }).features.length;
-      if (readCount !== count) throw new Error(`read ${readCount} features of ${count}`);
+      const objectSeconds = (performance.now() - start) / 1000;
+      const objectCount = (read.document as { features: unknown[] }).features.length;
+      if (objectCount !== count) throw new Error(`read ${objectCount} features of ${count}`);
+
+      start = performance.now();
+      const columns = await readGeoParquetColumns(await readFile(parquet), parquet);
+      const columnSeconds = (performance.now() - start) / 1000;
+      const columnCount = columns.wkb.filter((wkb) => wkb !== null).length;
+      if (columnCount !== count) throw new Error(`read ${columnCount} geometries of ${count} as columns`);
 
       await rm(fgb, { force: true });
       const peer = await python<{ write_seconds: number; loop: PeerRead; columns: PeerRead }>(
@@ -99,11 +106,10 @@ export async function benchFeatures(count: number, runs = benchRuns()): Promise<
       );
       for (const read of [peer.loop, peer.columns])
         if (read.count !== count) throw new Error(`the peer read ${read.count} features of ${count}`);
-      const stratusPerSecond = count / readSeconds;
       return {
         write: { stratusPerSecond: count / writeSeconds, peerPerSecond: count / peer.write_seconds },
-        readLoop: { stratusPerSecond, peerPerSecond: count / peer.loop.seconds },
-        readColumns: { stratusPerSecond, peerPerSecond: count / peer.columns.seconds },
+        readLoop: { stratusPerSecond: count / objectSeconds, peerPerSecond: count / peer.loop.seconds },
+        readColumns: { stratusPerSecond: count / columnSeconds, peerPerSecond: count / peer.columns.seconds },
       };
     });
     return {
@@ -140,18 +146,29 @@ export function featuresReport({ count, parquetMegabytes, peerMegabytes, runs }:
       `write: GeoJSON -> GeoParquet (${parquetMegabytes.toFixed(1)} MB, flushed) / VectorTranslate -> FlatGeobuf, no spatial index (${peerMegabytes.toFixed(1)} MB, not flushed)`,
       (r) => r.write,
     ),
-    row('read every feature (GeoParquet with hyparquet / FlatGeobuf with OGR, feature by feature)', (r) => r.readLoop),
-    row('read every feature (GeoParquet with hyparquet / FlatGeobuf with OGR, Arrow columns)', (r) => r.readColumns),
+    row(
+      'read every feature as objects (GeoParquet into GeoJSON features / FlatGeobuf with OGR feature by feature, WKB and fields)',
+      (r) => r.readLoop,
+    ),
+    row(
+      'read every feature as columns (GeoParquet WKB and property columns / FlatGeobuf with OGR Arrow stream, WKB and field columns)',
+      (r) => r.readColumns,
+    ),
   ];
 }
 
 const PEER_CONFIGURATION = 'GDAL 3.6 Python bindings in one process, FlatGeobuf without spatial index, 1 thread';
 
-/** The rows of the table of current figures: the write, and the read against OGR's faster (columnar) read. */
+/** The rows of the table of current figures: the write, and each read shape against OGR's read of that shape. */
 export function featuresHeadlines({ count, runs }: FeatureFigures): Headline[] {
   const rows = [
     { what: 'write GeoJSON to GeoParquet', peer: 'VectorTranslate to FlatGeobuf', pick: (r: FeatureRun) => r.write },
-    { what: 'read every feature', peer: 'Arrow stream read', pick: (r: FeatureRun) => r.readColumns },
+    { what: 'read every feature as columns', peer: 'Arrow stream read', pick: (r: FeatureRun) => r.readColumns },
+    {
+      what: 'read every feature as GeoJSON objects',
+      peer: 'feature-by-feature read',
+      pick: (r: FeatureRun) => r.readLoop,
+    },
   ];
   return rows.map(({ what, peer, pick }) => ({
     figure: `features, ${what}, ${round(count)} polygons`,

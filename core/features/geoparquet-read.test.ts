@@ -1,7 +1,8 @@
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { encodeGeoParquet } from './geoparquet.ts';
-import { readGeoParquetDocument } from './geoparquet-read.ts';
+import { readGeoParquetColumns, readGeoParquetDocument } from './geoparquet-read.ts';
+import type { Geometry } from './geometry.ts';
 import { geometryToWkb } from './wkb.ts';
 
 /** A GeoParquet file as another writer might make it: a UTM geometry column and one property. */
@@ -74,5 +75,87 @@ describe('readGeoParquetDocument', () => {
     ]);
     const { document } = await readGeoParquetDocument(bytes, 'test');
     expect((document as { features: { properties: unknown }[] }).features[0]!.properties).toEqual({ code: 'A' });
+  });
+});
+
+describe('readGeoParquetColumns', () => {
+  it('holds what the document read holds: each row its geometry as WKB and each property as a column', async () => {
+    const geometries: Geometry[] = [
+      { type: 'Point', coordinates: [-13.2, 8.4] },
+      {
+        type: 'LineString',
+        coordinates: [
+          [-13, 8],
+          [-12.5, 8.25],
+        ],
+      },
+      {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-13, 8],
+            [-12, 8],
+            [-12, 9],
+            [-13, 9],
+            [-13, 8],
+          ],
+          [
+            [-12.8, 8.2],
+            [-12.6, 8.2],
+            [-12.6, 8.4],
+            [-12.8, 8.2],
+          ],
+        ],
+      },
+      {
+        type: 'MultiPolygon',
+        coordinates: [
+          [
+            [
+              [0, 0],
+              [1, 0],
+              [1, 1],
+              [0, 0],
+            ],
+          ],
+          [
+            [
+              [2, 2],
+              [3, 2],
+              [3, 3],
+              [2, 2],
+            ],
+          ],
+        ],
+      },
+    ];
+    // Seven rows in row groups of three: the columns are assembled from several chunks each.
+    const features = Array.from({ length: 7 }, (_, k) => ({
+      geometry: geometries[k % geometries.length]!,
+      properties: {
+        code: `F${k}`,
+        value: k % 3 === 0 ? null : k * 0.5,
+        ...(k % 2 === 0 && { active: k % 4 === 0 }),
+        ...(k === 5 && { tags: { source: 'survey', levels: [1, 2] } }),
+      },
+    }));
+    const { bytes } = encodeGeoParquet(features, { rowGroupSize: 3 });
+
+    const columns = await readGeoParquetColumns(bytes, 'test');
+    const { document, crs } = await readGeoParquetDocument(bytes, 'test');
+    const rows = (document as { features: { properties: Record<string, unknown>; geometry: Geometry }[] }).features;
+    expect(columns.count).toBe(rows.length);
+    expect(columns.crs).toBe(crs);
+    expect([...columns.properties.keys()]).toEqual(Object.keys(rows[0]!.properties));
+    rows.forEach((row, i) => {
+      expect(columns.wkb[i]).toEqual(geometryToWkb(row.geometry));
+      for (const [name, values] of columns.properties) expect(values[i]).toEqual(row.properties[name]);
+    });
+    expect(columns.properties.get('tags')![5]).toEqual({ source: 'survey', levels: [1, 2] });
+  });
+
+  it('refuses a file without geo metadata as the document read does', async () => {
+    const bytes = new Uint8Array(parquetWriteBuffer({ columnData: [{ name: 'a', data: [1] }] }));
+    await expect(readGeoParquetColumns(bytes, 'test')).rejects.toMatchObject({ code: 'InvalidGeoParquet' });
   });
 });

@@ -1,9 +1,13 @@
 /**
- * Reads a GeoParquet file into a GeoJSON FeatureCollection document, for sources that publish GeoParquet:
- * hyparquet decodes the WKB of the primary geometry column (it reads the `geo` metadata itself); every other
- * column except other geometry columns and the bbox covering becomes a property.
+ * Reads a GeoParquet file in one of two shapes; in both, every column except geometry columns and the bbox
+ * covering is a property:
+ * - a GeoJSON FeatureCollection document, for sources that publish GeoParquet and consumers of GeoJSON features:
+ *   hyparquet decodes the WKB of the primary geometry column (it reads the `geo` metadata itself) and builds one
+ *   object per row;
+ * - columns, for consumers that need no object per feature: the primary geometry as each row's WKB bytes
+ *   (undecoded) and one array per property, with no object built per row.
  */
-import { parquetMetadata, parquetReadObjects, toJson } from 'hyparquet';
+import { parquetMetadata, parquetRead, parquetReadObjects, parquetSchema, toJson, type FileMetaData } from 'hyparquet';
 import { RunError } from '../runs/errors.ts';
 
 interface GeoColumn {
@@ -28,14 +32,27 @@ function crsName(crs: unknown, origin: string): string | undefined {
   return `${id.authority}:${id.code}`;
 }
 
-export async function readGeoParquetDocument(
-  bytes: Uint8Array,
-  origin: string,
-): Promise<{ document: unknown; crs: string | undefined }> {
-  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+/** A GeoParquet file's bytes and what its `geo` metadata says. */
+interface GeoParquetFile {
+  file: ArrayBuffer;
+  metadata: FileMetaData;
+  primary: string;
+  /** Geometry columns and the bbox covering: the columns that are not properties. */
+  skipped: Set<string>;
+  crs: string | undefined;
+}
+
+function openGeoParquet(bytes: Uint8Array, origin: string): GeoParquetFile {
+  // A file read whole owns its buffer: no copy then.
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  const file = (
+    whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
+  ) as ArrayBuffer;
+  let metadata: FileMetaData;
   let geo: GeoMetadata;
   try {
-    const value = parquetMetadata(file).key_value_metadata?.find((kv) => kv.key === 'geo')?.value;
+    metadata = parquetMetadata(file);
+    const value = metadata.key_value_metadata?.find((kv) => kv.key === 'geo')?.value;
     if (value === undefined) throw invalid(origin, 'the Parquet file has no "geo" metadata');
     geo = JSON.parse(value) as GeoMetadata;
   } catch (err) {
@@ -49,11 +66,56 @@ export async function readGeoParquetDocument(
     ...Object.keys(geo.columns ?? {}),
     ...Object.values(column.covering?.bbox ?? {}).map((path) => path[0]!),
   ]);
-  const rows = await parquetReadObjects({ file });
+  return { file, metadata, primary, skipped, crs: crsName(column.crs, origin) };
+}
+
+export async function readGeoParquetDocument(
+  bytes: Uint8Array,
+  origin: string,
+): Promise<{ document: unknown; crs: string | undefined }> {
+  const { file, metadata, primary, skipped, crs } = openGeoParquet(bytes, origin);
+  const rows = await parquetReadObjects({ file, metadata });
   const features = rows.map((row) => {
     const properties: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(row)) if (!skipped.has(name)) properties[name] = toJson(value);
     return { type: 'Feature', properties, geometry: row[primary] ?? null };
   });
-  return { document: { type: 'FeatureCollection', features }, crs: crsName(column.crs, origin) };
+  return { document: { type: 'FeatureCollection', features }, crs };
+}
+
+/** A GeoParquet file as columns: row `i` is the feature `i` of the document read. */
+export interface GeoParquetColumns {
+  count: number;
+  /** Each row's primary geometry as ISO WKB, null where the row has none. */
+  wkb: (Uint8Array | null)[];
+  /** Each property's values by row, as the document read's properties hold them; in file order. */
+  properties: Map<string, unknown[]>;
+  crs: string | undefined;
+}
+
+export async function readGeoParquetColumns(bytes: Uint8Array, origin: string): Promise<GeoParquetColumns> {
+  const { file, metadata, primary, skipped, crs } = openGeoParquet(bytes, origin);
+  const count = Number(metadata.num_rows);
+  const names = parquetSchema(metadata)
+    .children.map((child) => child.element.name)
+    .filter((name) => !skipped.has(name));
+  const properties = new Map(names.map((name) => [name, new Array<unknown>(count)]));
+  const wkb = new Array<Uint8Array | null>(count);
+  await parquetRead({
+    file,
+    metadata,
+    columns: [primary, ...names],
+    // The geometry stays the WKB the file stores: the parser of geometry columns decodes nothing.
+    parsers: { geometryFromBytes: (stored: Uint8Array) => stored },
+    onChunk: ({ columnName, columnData, rowStart }) => {
+      if (columnName === primary)
+        for (let i = 0; i < columnData.length; i++)
+          wkb[rowStart + i] = (columnData[i] as Uint8Array | undefined) ?? null;
+      else {
+        const values = properties.get(columnName)!;
+        for (let i = 0; i < columnData.length; i++) values[rowStart + i] = toJson(columnData[i]);
+      }
+    },
+  });
+  return { count, wkb, properties, crs };
 }
