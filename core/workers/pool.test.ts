@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,6 +12,7 @@ const writeShared = taskRef<{ shared: Int32Array; index: number; value: number }
 const spin = taskRef<{ ms: number }, number>(FIXTURES, 'spin');
 const fail = taskRef<{ message: string }, never>(FIXTURES, 'fail');
 const exitThread = taskRef<Record<string, never>, never>(FIXTURES, 'exitThread');
+const PRELOAD = new URL('../../test/fixtures/worker-preload.ts', import.meta.url).href;
 
 let pool: WorkerPool | undefined;
 afterEach(async () => {
@@ -93,6 +94,27 @@ describe('WorkerPool', () => {
     expect(await running).toBeGreaterThan(0);
     await closed;
     await expect(pool.run(spin, { ms: 0 })).rejects.toMatchObject({ taskErrorName: 'WorkerPoolClosed' });
+  });
+
+  it('has every worker load the modules of a warm-up before the warm-up resolves', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'stratus-pool-'));
+    const log = join(dir, 'loaded');
+    // Workers take the environment of their creation: the module logs to this test's file.
+    process.env.STRATUS_TEST_PRELOAD_LOG = log;
+    try {
+      pool = new WorkerPool(2);
+      await pool.warm({ module: PRELOAD });
+      const threads = (await readFile(log, 'utf8')).trim().split('\n').map(Number);
+      expect(threads).toHaveLength(2);
+      expect(new Set(threads).size).toBe(2);
+      expect(threads).not.toContain(0);
+      // A warm-up of nothing answers after the earlier one: nothing is loaded again.
+      await pool.warm();
+      expect((await readFile(log, 'utf8')).trim().split('\n')).toHaveLength(2);
+    } finally {
+      delete process.env.STRATUS_TEST_PRELOAD_LOG;
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('does not keep a process alive once its tasks are done', async () => {
