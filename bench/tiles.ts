@@ -2,9 +2,10 @@
  * Map tile latency: Stratus's `/datasets/{id}/tiles/{z}/{x}/{y}.png`, against GDAL warping the same Zarr store to
  * the same tiles and colouring them with the same colour map (`tile-peer.py`), both sides cold and both warm.
  * Every side first renders each tile once, so files are in the page cache and code is warm; then:
- * - cold: Stratus serves each tile from a server of its own (a fresh store opening, no decoded chunk; the server's
- *   worker threads booted and its first request, which reads no store, answered: neither is timed), GDAL's library
- *   opens the store per tile in its running interpreter (its block cache dies with the dataset);
+ * - cold: Stratus serves each tile from a server of its own (a fresh store opening, no decoded chunk; the warm-up
+ *   the server starts once listening finished and its first request, which reads no store, answered: neither is
+ *   timed), GDAL's library opens the store per tile in its running interpreter (its block cache dies with the
+ *   dataset);
  * - warm: Stratus serves every tile again from the server that served them once, GDAL's library renders them again
  *   with each period's dataset kept open, so both hold the decoded chunks;
  * - and, for information, GDAL's command-line tools per tile (gdalwarp then gdaldem, two processes a tile).
@@ -35,8 +36,6 @@ import type { Headline } from './headline.ts';
 import { benchRuns, medianRange, repeat, times } from './summary.ts';
 
 export const TILE_PEER = join(import.meta.dirname, 'tile-peer.py');
-/** The module of the chunk decoding task, which tiles run on the process's worker threads. */
-const CHUNK_DECODING = new URL('../core/processing/cube/encoded-chunk.ts', import.meta.url).href;
 
 /** A north-up grid of the benches: its north-west corner, cell size in degrees and size in cells. */
 export interface BenchGrid {
@@ -163,8 +162,9 @@ export async function writeColours(path: string) {
 
 /**
  * Timed tile requests of dataset `id` (a Dataset pointing at version `v1` of its store under `storageRoot`):
- * `cold` serves each tile from a server of its own (a fresh store opening, no decoded chunk; the server's worker
- * threads booted and its first request, which reads no store, answered: neither is timed), `warm` serves every tile again from a server that served them once.
+ * `cold` serves each tile from a server of its own (a fresh store opening, no decoded chunk; the server's start-up
+ * warm-up finished and its first request, which reads no store, answered: neither is timed), `warm` serves every
+ * tile again from a server that served them once.
  * Stratus is timed through HTTP by a client in this process, one request at a time.
  */
 export async function tileTimer(cluster: Cluster, storageRoot: string, id: string, periods: Period[]) {
@@ -211,9 +211,10 @@ export async function tileTimer(cluster: Cluster, storageRoot: string, id: strin
       for (const tile of tiles)
         seconds.push(
           ...(await serve(async (url) => {
-            // A started server: its worker threads booted (a process does that once, not per tile; the server's
-            // close ends them), and its first request, which reads no store, answered. Neither is timed.
-            await processPool().warm({ module: CHUNK_DECODING });
+            // A started server as its first user finds it: the warm-up it starts once listening (worker threads
+            // booted, the chunk decoder loaded) finished, which a warm-up of nothing waits for since each worker
+            // answers in order, and its first request, which reads no store, answered. Neither is timed.
+            await processPool().warm();
             await (await fetch(`${url}/datasets/${id}`)).arrayBuffer();
             return pass(url, [tile]);
           })),

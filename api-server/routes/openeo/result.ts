@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ProcessingError } from '../../../core/processing/index.ts';
 import { referencedResources } from '../../../core/processing/jobs/resolve.ts';
 import { SyncRunner } from '../../../core/processing/sync/runner.ts';
-import { closeProcessPool, configureProcessPool } from '../../../core/workers/pool.ts';
+import { DECODE_CHUNK } from '../../../core/processing/cube/encoded-chunk.ts';
+import { closeProcessPool, configureProcessPool, processPool } from '../../../core/workers/pool.ts';
 import { jobResultRoutes } from './job-results.ts';
 import { jobRoutes } from './jobs.ts';
 import { jobProvenanceRoutes } from './provenance.ts';
@@ -86,6 +87,12 @@ export const processingRoutes: FastifyPluginAsyncZod = async (app) => {
   // The engine's CPU-heavy work runs on worker threads, so that the server answers other requests meanwhile.
   configureProcessPool(app.stratus.config.processing.workerThreads);
   app.addHook('onClose', () => closeProcessPool());
+  // Once listening, the threads boot and load the chunk decoder in the background, so that a fresh server's first
+  // tile or stored read does not wait for them. Not at start-up (listening stays as quick) nor on a request's path;
+  // a server that never listens (answered by inject) starts no thread until a task needs one.
+  app.addHook('onListen', async () => {
+    void processPool().warm(DECODE_CHUNK);
+  });
   await app.register(resultRoute);
   await app.register(processGraphRoutes);
   await app.register(jobRoutes);

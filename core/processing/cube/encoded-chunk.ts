@@ -42,7 +42,8 @@ export async function decodeTask(chunk: EncodedChunk): Promise<TaskOutput<ChunkA
   return { value: values, transfer: [values.buffer as ArrayBuffer] };
 }
 
-const DECODE = taskRef<EncodedChunk, ChunkArray>(import.meta.url, 'decodeTask');
+/** The pool's task that decodes a stored chunk: what map tiles and stored cubes run on worker threads. */
+export const DECODE_CHUNK = taskRef<EncodedChunk, ChunkArray>(import.meta.url, 'decodeTask');
 
 /**
  * The error a task raised, as the engine raises it on the main thread: a chunk that does not decode is a
@@ -65,7 +66,7 @@ export function forTransfer(chunk: EncodedChunk): { chunk: EncodedChunk; transfe
 export async function decodeInPool(encoded: EncodedChunk, signal?: AbortSignal): Promise<ChunkArray> {
   const { chunk, transfer } = forTransfer(encoded);
   try {
-    return await processPool().run(DECODE, chunk, { transfer, ...(signal ? { signal } : {}) });
+    return await processPool().run(DECODE_CHUNK, chunk, { transfer, ...(signal ? { signal } : {}) });
   } catch (err) {
     throw asEngineError(err);
   }
