@@ -11,9 +11,17 @@ import { advance, chunkCounts, chunkIndices, chunkRegion, product, stridesOf } f
 import type { ReducerPlan } from '../kernels/reducer-plan.ts';
 import { processPool } from '../../workers/pool.ts';
 import { asEngineError, forTransfer } from '../cube/encoded-chunk.ts';
-import { ZONAL_CHUNK, type ZonalChunkInput } from './chunk-task.ts';
+import { ZONAL_CHUNK, type ZonalChunkInput, type ZonalChunkOutput } from './chunk-task.ts';
 import type { ZonalTable } from './table.ts';
-import { applyCounts, runPartials, type PixelRuns, type RunPartials, type WeightedReducer } from './weighted.ts';
+import {
+  applyCounts,
+  copySlots,
+  foldPlan,
+  runPartials,
+  selectRuns,
+  type PixelRuns,
+  type WeightedReducer,
+} from './weighted.ts';
 
 export type ZonalReducer = { kind: 'plan'; plan: ReducerPlan } | { kind: 'weighted'; reducer: WeightedReducer };
 
@@ -83,6 +91,25 @@ function bySpatialChunk(table: ZonalTable, rowsPerChunk: number, colsPerChunk: n
 }
 
 /**
+ * The entries in the order of their offsets, ties in entry order. Offsets within a spatial chunk's plane are
+ * few, so a counting sort orders them in one pass; a comparator call per comparison costs more than the rest of
+ * the runs' building. Other layouts (x and y not the innermost dimensions) fall back to a comparison sort.
+ */
+function byOffset(bases: Int32Array): Int32Array {
+  const n = bases.length;
+  let largest = 0;
+  for (let e = 0; e < n; e++) largest = Math.max(largest, bases[e]!);
+  if (largest > 16 * n + 65536)
+    return new Int32Array(n).map((_, e) => e).sort((a, b) => bases[a]! - bases[b]! || a - b);
+  const next = new Int32Array(largest + 2);
+  for (let e = 0; e < n; e++) next[bases[e]! + 1]!++;
+  for (let b = 1; b < next.length; b++) next[b]! += next[b - 1]!;
+  const order = new Int32Array(n);
+  for (let e = 0; e < n; e++) order[next[bases[e]!]!++] = e;
+  return order;
+}
+
+/**
  * Runs of a chunk's pixels: consecutive pixels of one geometry on one row with one weight (all interior pixels
  * of a polygon; a boundary pixel with a fraction is a run of its own), so that a plane is summed over
  * contiguous memory without an index per pixel. With `contiguous` false (x is not the chunk's innermost
@@ -107,7 +134,7 @@ export function pixelRuns(
   const cell = new Int32Array(n);
   const perPixel = pixelWeights && contiguous && entries.weight.some((w) => w !== 1);
   const pixelWeight = perPixel ? new Float64Array(new SharedArrayBuffer(n * 8)) : undefined;
-  const order = new Int32Array(n).map((_, e) => e).sort((a, b) => bases[a]! - bases[b]! || a - b);
+  const order = byOffset(bases);
   let count = 0;
   for (let i = 0; i < n; i++) {
     const e = order[i]!;
@@ -224,11 +251,13 @@ export async function zonalAggregate(
   const valid = new Float64Array(G * others);
   // Layouts by spatial chunk and strides: every chunk along the other dimensions reuses its spatial chunk's.
   const layouts = new Map<string, ChunkLayout>();
+  // Per box of the other dimensions' cells: the geometries some chunk over it reached already (`foldPlan`).
+  const begunByBox = new Map<string, Uint8Array>();
   // Weighted reducers read chunks on the pool's workers, several at once; their partials are added in chunk
   // order, so that the results are the same bits whatever thread read which chunk.
   const pool = processPool();
   const depth = 2 * Math.max(1, pool.size);
-  const inFlight: { partials: Promise<RunPartials>; add: (partials: RunPartials) => void }[] = [];
+  const inFlight: { partials: Promise<ZonalChunkOutput>; add: (output: ZonalChunkOutput) => void }[] = [];
   const addInOrder = async (keep: number) => {
     while (inFlight.length > keep) {
       const next = inFlight.shift()!;
@@ -268,7 +297,22 @@ export async function zonalAggregate(
     const { runs } = layout;
     if (weighted) {
       const { chunk, transfer } = await taskChunk(cube, index, signal);
-      const input: ZonalChunkInput = { chunk, runs, offsets, kind: weighted.kind, finite: counts };
+      // Valid counts are added per run here, so with them every run's partials come back.
+      let fold: ZonalChunkInput['fold'];
+      if (!counts) {
+        const boxKey = otherAxes.map((axis) => region.start[axis]).join(',');
+        let begun = begunByBox.get(boxKey);
+        if (!begun) begunByBox.set(boxKey, (begun = new Uint8Array(G)));
+        fold = foldPlan(runs, others, begun);
+      }
+      const input: ZonalChunkInput = {
+        chunk,
+        runs,
+        offsets,
+        kind: weighted.kind,
+        finite: counts,
+        ...(fold ? { fold } : {}),
+      };
       const partials = pool.run(ZONAL_CHUNK, input, { transfer, ...(signal ? { signal } : {}) }).catch((err) => {
         throw asEngineError(err);
       });
@@ -276,9 +320,14 @@ export async function zonalAggregate(
       partials.catch(() => undefined);
       inFlight.push({
         partials,
-        add: (p) => {
-          weighted.apply(weightedState!, p, runs, targets);
-          if (counts) applyCounts(totals, valid, p, runs, targets);
+        add: (output) => {
+          if ('partials' in output) {
+            weighted.apply(weightedState!, output.partials, runs, targets);
+            if (counts) applyCounts(totals, valid, output.partials, runs, targets);
+            return;
+          }
+          copySlots(weightedState!, output.local, fold!.geometries, others, targets);
+          weighted.apply(weightedState!, output.rest, selectRuns(runs, fold!.rest), targets);
         },
       });
       await addInOrder(depth - 1);

@@ -1,13 +1,25 @@
 /**
  * The zonal statistics of one chunk as a task of the process's worker pool (`core/workers/pool.ts`): decode the
  * chunk when it comes as stored, then read every run of every plane (`runPartials`). The chunk and the runs come
- * shared (in-memory cubes hold their chunks in shared memory) or as stored bytes; the partials go back by
- * transfer, and the caller adds them into the results in chunk order.
+ * shared (in-memory cubes hold their chunks in shared memory) or as stored bytes. With a fold plan the worker
+ * adds up the runs of the geometries this chunk is the first to reach and hands back their result cells and the
+ * partials of the other runs (`foldPartials`); without one, every run's partials. What goes back goes by
+ * transfer, and the caller adds it into the results in chunk order.
  */
 import { taskRef, type TaskOutput } from '../../workers/pool.ts';
 import type { ChunkArray, EncodedChunk } from '../cube/cube.ts';
 import { decodeEncodedChunk } from '../cube/encoded-chunk.ts';
-import { runPartials, type PixelRuns, type RunPartials, type WeightedKind } from './weighted.ts';
+import {
+  emptyFolded,
+  foldPartials,
+  runPartials,
+  type FoldedPartials,
+  type FoldPlan,
+  type PartialArrays,
+  type PixelRuns,
+  type RunPartials,
+  type WeightedKind,
+} from './weighted.ts';
 
 export interface ZonalChunkInput {
   chunk: { encoded: EncodedChunk } | { values: ChunkArray };
@@ -15,20 +27,65 @@ export interface ZonalChunkInput {
   /** Offset of each plane (time step, band, ...) of the chunk. */
   offsets: Int32Array;
   kind: WeightedKind;
-  /** Whether to count valid values too. */
+  /** Whether to count valid values too (then without a fold plan: the caller counts every run). */
   finite: boolean;
+  fold?: FoldPlan;
 }
 
-export async function zonalChunkTask(input: ZonalChunkInput): Promise<TaskOutput<RunPartials>> {
-  const { chunk, runs, offsets, kind, finite } = input;
+export type ZonalChunkOutput = { partials: RunPartials } | FoldedPartials;
+
+/**
+ * Planes read before their partials are folded: the partials of a chunk's runs over that many planes stay in the
+ * core's cache until the fold reads them.
+ */
+const PLANES_PER_FOLD = 16;
+
+/** The partials that the fold reads and drops: reused from task to task, not collected each time. */
+let scratch: PartialArrays = { value: new Float64Array(0), count: new Float64Array(0), missing: new Uint8Array(0) };
+
+function scratchOf(cells: number): PartialArrays {
+  if (scratch.value.length < cells)
+    scratch = { value: new Float64Array(cells), count: new Float64Array(cells), missing: new Uint8Array(cells) };
+  return scratch;
+}
+
+/** A chunk's runs read `PLANES_PER_FOLD` planes at a time, each time folded by `fold`. */
+function foldedTask(
+  kind: WeightedKind,
+  values: ArrayLike<number>,
+  runs: PixelRuns,
+  offsets: Int32Array,
+  fold: FoldPlan,
+): FoldedPartials {
+  const folded = emptyFolded(kind, fold, offsets.length);
+  for (let from = 0; from < offsets.length; from += PLANES_PER_FOLD) {
+    const planes = offsets.subarray(from, from + PLANES_PER_FOLD);
+    const partials = runPartials(kind, values, runs, planes, false, scratchOf(runs.base.length * planes.length));
+    foldPartials(kind, partials, runs, fold, folded, from, planes.length);
+  }
+  return folded;
+}
+
+export async function zonalChunkTask(input: ZonalChunkInput): Promise<TaskOutput<ZonalChunkOutput>> {
+  const { chunk, runs, offsets, kind, finite, fold } = input;
   const values = 'encoded' in chunk ? await decodeEncodedChunk(chunk.encoded) : chunk.values;
+  // A chunk this task decoded is its own: its memory goes back as soon as it is read, not at the worker's next
+  // collection, which a busy machine can put off until most of a store's chunks are held.
+  const release = () => {
+    if ('encoded' in chunk) (values.buffer as ArrayBuffer).transfer(0);
+  };
+  if (fold) {
+    const output = foldedTask(kind, values, runs, offsets, fold);
+    release();
+    const { local, rest } = output;
+    const transfer = [local.acc, local.weight, local.nodata, rest.value, rest.count, rest.missing];
+    return { value: output, transfer: transfer.map((array) => array.buffer as ArrayBuffer) };
+  }
   const partials = runPartials(kind, values, runs, offsets, finite);
-  // A chunk this task decoded is its own: its memory goes back now, not at the worker's next collection, which
-  // a busy machine can put off until most of a store's chunks are held.
-  if ('encoded' in chunk) (values.buffer as ArrayBuffer).transfer(0);
+  release();
   const { value, count, missing } = partials;
   const transfer = [value.buffer, count.buffer, missing.buffer, ...(partials.finite ? [partials.finite.buffer] : [])];
-  return { value: partials, transfer: transfer as ArrayBuffer[] };
+  return { value: { partials }, transfer: transfer as ArrayBuffer[] };
 }
 
-export const ZONAL_CHUNK = taskRef<ZonalChunkInput, RunPartials>(import.meta.url, 'zonalChunkTask');
+export const ZONAL_CHUNK = taskRef<ZonalChunkInput, ZonalChunkOutput>(import.meta.url, 'zonalChunkTask');

@@ -4,7 +4,8 @@
  * the weighted mean Σwv/Σw, the weighted sum Σwv, the count Σw of valid values, and min and max over the cells
  * with any weight. NaN is nodata, skipped unless `ignore_nodata` is false. A chunk is read in two steps: its
  * runs of pixels, plane by plane (one time step, band, ...), in one loop over contiguous memory (`runPartials`,
- * on a worker thread), then their partials added into the result cells in chunk order (`apply`).
+ * on a worker thread), then their partials added into the result cells in chunk order (`apply`), by the worker
+ * itself for the geometries no earlier chunk reached (`foldPartials`).
  */
 export const WEIGHTED_REDUCERS = ['mean', 'sum', 'count', 'min', 'max'] as const;
 export type WeightedKind = (typeof WEIGHTED_REDUCERS)[number];
@@ -48,20 +49,27 @@ export interface RunPartials {
 /** Runs accumulated together over all planes of a chunk: the runs stay in cache while each plane is read. */
 const BLOCK = 256;
 
-/** The partials of `runs` in every plane of `chunk` (plane `b` at `offsets[b]`), for a reducer of `kind`. */
+/** Arrays of partials a caller reuses (at least runs × planes long), when they do not leave its thread. */
+export type PartialArrays = Pick<RunPartials, 'value' | 'count' | 'missing'>;
+
+/**
+ * The partials of `runs` in every plane of `chunk` (plane `b` at `offsets[b]`), for a reducer of `kind`, in
+ * new arrays or in `into`.
+ */
 export function runPartials(
   kind: WeightedKind,
   chunk: ArrayLike<number>,
   runs: PixelRuns,
   offsets: Int32Array,
   finite: boolean,
+  into?: PartialArrays,
 ): RunPartials {
   const R = runs.base.length;
   const planes = offsets.length;
   const { base, length } = runs;
-  const value = new Float64Array(R * planes);
-  const count = new Float64Array(R * planes);
-  const missing = new Uint8Array(R * planes);
+  const value = into?.value ?? new Float64Array(R * planes);
+  const count = into?.count ?? new Float64Array(R * planes);
+  const missing = into?.missing.fill(0, 0, R * planes) ?? new Uint8Array(R * planes);
   if ((kind === 'mean' || kind === 'sum') && !finite) {
     sumsByFourPlanes(chunk, runs, offsets, value, count, missing);
     return { value, count, missing, finite: undefined };
@@ -235,6 +243,149 @@ export function applyCounts(
     }
 }
 
+/**
+ * Adds one run's partial at `at` (its value, count and missing flag), with the run's weight `w`, into cell `c` of
+ * a state: the one step of every reducer's `apply` and of `foldPartials`, so both give the same bits.
+ */
+function addPartial(kind: WeightedKind, state: WeightedState, c: number, w: number, partials: RunPartials, at: number) {
+  const { acc, weight, nodata } = state;
+  const v = partials.value[at]!;
+  if (kind === 'mean' || kind === 'sum') acc[c]! += w * v;
+  else if (kind === 'max' ? v > acc[c]! : kind === 'min' && v < acc[c]!) acc[c] = v;
+  weight[c]! += w * partials.count[at]!;
+  if (partials.missing[at]) nodata[c] = 1;
+}
+
+/** A reducer's state of `cells` cells before anything is added. */
+function initialState(kind: WeightedKind, cells: number): WeightedState {
+  return {
+    acc: new Float64Array(cells).fill(kind === 'min' ? Infinity : kind === 'max' ? -Infinity : 0),
+    weight: new Float64Array(cells),
+    nodata: new Uint8Array(cells),
+  };
+}
+
+/**
+ * Which runs of a chunk a worker adds up itself: those of the geometries that no chunk before it (in chunk order,
+ * over the same cells of the other dimensions) reached. Their result cells still hold the reducer's initial
+ * state, so the worker adds their partials into a state of its own, in the order the caller would, and the caller
+ * copies it in: the same bits, without a partial per run and plane crossing threads.
+ */
+export interface FoldPlan {
+  /** Per run: the slot of its geometry in the worker's state, or -1 for a run whose partials go back. */
+  slot: Int32Array;
+  /** Per slot: its geometry. */
+  geometries: Int32Array;
+  /** The runs whose partials go back, in run order. */
+  rest: Int32Array;
+}
+
+/**
+ * The fold plan of a chunk's runs (result rows `runs.cell` = geometry × `others`); `begun` marks the geometries
+ * that earlier chunks over the same other cells reached, and is updated with this chunk's.
+ */
+export function foldPlan(runs: PixelRuns, others: number, begun: Uint8Array): FoldPlan {
+  const R = runs.cell.length;
+  const slot = new Int32Array(R);
+  const slotOf = new Map<number, number>();
+  const rest: number[] = [];
+  for (let r = 0; r < R; r++) {
+    const g = runs.cell[r]! / others;
+    if (begun[g]) {
+      slot[r] = -1;
+      rest.push(r);
+      continue;
+    }
+    let s = slotOf.get(g);
+    if (s === undefined) slotOf.set(g, (s = slotOf.size));
+    slot[r] = s;
+  }
+  for (const g of slotOf.keys()) begun[g] = 1;
+  return { slot, geometries: Int32Array.from(slotOf.keys()), rest: Int32Array.from(rest) };
+}
+
+/** The runs of `runs` at `indices`, in that order. */
+export function selectRuns(runs: PixelRuns, indices: Int32Array): PixelRuns {
+  return {
+    base: Int32Array.from(indices, (r) => runs.base[r]!),
+    length: Int32Array.from(indices, (r) => runs.length[r]!),
+    weight: Float64Array.from(indices, (r) => runs.weight[r]!),
+    cell: Int32Array.from(indices, (r) => runs.cell[r]!),
+  };
+}
+
+/**
+ * What a worker hands back for a chunk with a fold plan: the state of the slots' cells (slot `s`, plane `b` at
+ * `b * slots + s`) and the partials of the other runs (plane `b`, `j`-th run of `rest` at `b * rest + j`).
+ */
+export interface FoldedPartials {
+  local: WeightedState;
+  rest: RunPartials;
+}
+
+/** The folded partials of a chunk of `planes` planes before any is added. */
+export function emptyFolded(kind: WeightedKind, plan: FoldPlan, planes: number): FoldedPartials {
+  const n = plan.rest.length * planes;
+  return {
+    local: initialState(kind, plan.geometries.length * planes),
+    rest: { value: new Float64Array(n), count: new Float64Array(n), missing: new Uint8Array(n), finite: undefined },
+  };
+}
+
+/**
+ * Folds `partials` (of every run, over planes `from` to `from + planes` of the chunk's) into `folded` by `plan`,
+ * adding each run's partial as `apply` would.
+ */
+export function foldPartials(
+  kind: WeightedKind,
+  partials: RunPartials,
+  runs: PixelRuns,
+  plan: FoldPlan,
+  folded: FoldedPartials,
+  from: number,
+  planes: number,
+): void {
+  const R = runs.base.length;
+  const { slot, rest } = plan;
+  const S = plan.geometries.length;
+  const n = rest.length;
+  const { local } = folded;
+  const back = folded.rest;
+  for (let b = 0; b < planes; b++) {
+    const plane = from + b;
+    for (let r = 0, at = b * R; r < R; r++, at++) {
+      const s = slot[r]!;
+      if (s >= 0) addPartial(kind, local, plane * S + s, runs.weight[r]!, partials, at);
+    }
+    for (let j = 0; j < n; j++) {
+      const at = b * R + rest[j]!;
+      back.value[plane * n + j] = partials.value[at]!;
+      back.count[plane * n + j] = partials.count[at]!;
+      back.missing[plane * n + j] = partials.missing[at]!;
+    }
+  }
+}
+
+/** Copies a worker's slot states into `state` (plane `b` to result cells `geometry × others + targets[b]`). */
+export function copySlots(
+  state: WeightedState,
+  local: WeightedState,
+  geometries: Int32Array,
+  others: number,
+  targets: Int32Array,
+) {
+  const planes = targets.length;
+  geometries.forEach((g, s) => {
+    for (let b = 0; b < planes; b++) {
+      const c = g * others + targets[b]!;
+      const from = b * geometries.length + s;
+      state.acc[c] = local.acc[from]!;
+      state.weight[c] = local.weight[from]!;
+      state.nodata[c] = local.nodata[from]!;
+    }
+  });
+}
+
 export interface WeightedReducer {
   readonly kind: WeightedKind;
   init(cells: number): WeightedState;
@@ -249,29 +400,14 @@ export interface WeightedReducer {
 export function weightedReducer(kind: WeightedKind, ignoreNodata: boolean): WeightedReducer {
   return {
     kind,
-    init: (cells) => ({
-      acc: new Float64Array(cells).fill(kind === 'min' ? Infinity : kind === 'max' ? -Infinity : 0),
-      weight: new Float64Array(cells),
-      nodata: new Uint8Array(cells),
-    }),
+    init: (cells) => initialState(kind, cells),
     apply: (state, partials, runs, targets) => {
-      const { acc, weight, nodata } = state;
       const { cell } = runs;
-      const weights = runs.weight;
-      const { value, count, missing } = partials;
       const R = runs.base.length;
-      const sums = kind === 'mean' || kind === 'sum';
       for (let b = 0; b < targets.length; b++) {
         const target = targets[b]!;
-        for (let r = 0, at = b * R; r < R; r++, at++) {
-          const c = cell[r]! + target;
-          const w = weights[r]!;
-          const v = value[at]!;
-          if (sums) acc[c]! += w * v;
-          else if (kind === 'max' ? v > acc[c]! : kind === 'min' && v < acc[c]!) acc[c] = v;
-          weight[c]! += w * count[at]!;
-          if (missing[at]) nodata[c] = 1;
-        }
+        for (let r = 0, at = b * R; r < R; r++, at++)
+          addPartial(kind, state, cell[r]! + target, runs.weight[r]!, partials, at);
       }
     },
     finish: (state, out, from) => {

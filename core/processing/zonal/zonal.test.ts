@@ -186,6 +186,57 @@ describe('aggregate_spatial by pixel centre, on hand-computed grids and polygons
     ]);
   });
 
+  it('adds a mean over several chunks in space and time in chunk order, run by run: the same bits', async () => {
+    // 9 steps × 10 × 10 in chunks of 6 × 4 × 4; the square covers the centres of rows 1-9, columns 0-8,
+    // so it reaches 3 × 3 spatial chunks in each of 2 chunks of time steps, and its rows run across chunk borders.
+    const [steps, n, side] = [9, 10, 4];
+    const value = (t: number, row: number, col: number) =>
+      (t + row + col) % 11 === 0 ? NaN : Math.sqrt(((t * 100 + row * 10 + col) * 7919) % 1000) * 10.1;
+    const centres = Array.from({ length: n }, (_, i) => i + 0.5);
+    const cube = cubeOf(
+      [
+        temporal(Array.from({ length: steps }, (_, t) => `2024-01-0${t + 1}`)),
+        spatial('y', [...centres].reverse(), 'EPSG:4326'),
+        spatial('x', centres, 'EPSG:4326'),
+      ],
+      (i) => value(Math.floor(i / (n * n)), Math.floor((i % (n * n)) / n), i % n),
+      { chunkShape: [6, side, side] },
+    );
+    const result = (await run('aggregate_spatial', {
+      data: cube,
+      geometries: { type: 'Polygon', coordinates: [square(0.2, 0.2, 8.8, 8.8)] },
+      reducer: mean,
+    })) as DataCube;
+    // Chunks in order (rows of chunks, then columns); in each, a run of the square's pixels consecutive in the
+    // chunk's memory (across rows where the square spans the chunk's width) summed from 0, then added to the
+    // total: the order the results are computed in. Float64 values, so that another order of the additions
+    // gives other bits (float32 values would add up exactly in any order).
+    const inside = (row: number, col: number) => row >= 1 && row <= 9 && col <= 8;
+    const expected = Array.from({ length: steps }, (_, t) => {
+      let [sum, count] = [0, 0];
+      for (let r0 = 0; r0 < n; r0 += side)
+        for (let c0 = 0; c0 < n; c0 += side) {
+          let run: number | undefined;
+          for (let row = r0; row < Math.min(n, r0 + side); row++)
+            for (let col = c0; col < Math.min(n, c0 + side); col++) {
+              if (!inside(row, col)) {
+                if (run !== undefined) sum += run;
+                run = undefined;
+                continue;
+              }
+              const v = value(t, row, col);
+              run ??= 0;
+              if (Number.isNaN(v)) continue;
+              run += v;
+              count++;
+            }
+          if (run !== undefined) sum += run;
+        }
+      return sum / count;
+    });
+    expect(Array.from(await valuesOf(result))).toEqual(expected);
+  });
+
   it('runs reducers that need every value (median) and interpreted ones, with the same values', async () => {
     const polygon = { type: 'Polygon', coordinates: [square(0, 0, 5, 5), square(1, 1, 3, 3)] };
     const median = (await run('aggregate_spatial', {
