@@ -19,7 +19,7 @@ import { memoryCube } from '../core/processing/cube/memory.ts';
 import { materialize } from '../core/processing/cube/read.ts';
 import { runProcessGraph } from '../core/processing/engine.ts';
 import { ZONAL_CHUNK } from '../core/processing/zonal/chunk-task.ts';
-import { configureProcessPool } from '../core/workers/pool.ts';
+import { closeProcessPool, configureProcessPool } from '../core/workers/pool.ts';
 import { python } from '../test/support/python.ts';
 
 const PEER = join(import.meta.dirname, 'zonal-peer.py');
@@ -207,11 +207,14 @@ export async function benchZonalStats(
     const polygonsPath = join(root, 'polygons.geojson');
     await writeFile(raw, values);
     await writeFile(polygonsPath, JSON.stringify(geometries));
-    // Workers started before the clock, as a server's are, like the peer's imports. One worker first: the first
-    // run of the process also compiles the engine's code, which counts against the like-for-like row.
+    // Workers started before the clock, as a server's are, like the peer's imports, and the previous pool's ended
+    // before it (their teardown would count in this process's CPU time). One worker first: the first run of the
+    // process also compiles the engine's code, which counts against the like-for-like row.
+    await closeProcessPool();
     await configureProcessPool(1).warm(ZONAL_CHUNK);
     const singleCentre = await zonalMeans(data, geometries, 'centre');
     const singleCoverage = await zonalMeans(data, geometries, 'coverage');
+    await closeProcessPool();
     await configureProcessPool(threads).warm(ZONAL_CHUNK);
     const centre = await zonalMeans(data, geometries, 'centre');
     const coverage = await zonalMeans(data, geometries, 'coverage');
