@@ -157,14 +157,26 @@ interface Reading {
   bodies: Map<string, Set<string>>;
 }
 
+/**
+ * How long the reads keep the addresses they listed before listing them again. A proxy follows a change of the
+ * Endpoints after a delay (kube-proxy's next sync of its rules, an ingress controller's reload); the API server's
+ * preStop pause is there to cover it.
+ */
+const proxyLagMs = 1000;
+
 /** Reads `zarrKeys` of the served /zarr/sample where the Service routes them, over and over, until stopped. */
 function readInLoop(): { mark(): void; stop(): Promise<Reading> } {
   const reading: Reading = { answered: 0, answeredAfterMark: 0, refused: [], bodies: new Map() };
   let marked = false;
   let stopped = false;
   const loop = (async () => {
+    let urls: string[] = [];
+    let listedAt = 0;
     while (!stopped) {
-      const urls = await apiServerUrls().catch(() => []);
+      if (Date.now() - listedAt >= proxyLagMs) {
+        urls = await apiServerUrls().catch(() => urls);
+        listedAt = Date.now();
+      }
       for (const url of urls)
         for (const key of zarrKeys) {
           const { body, refused } = bodyOf(await get(`${url}/zarr/sample/${key}`));
@@ -177,7 +189,7 @@ function readInLoop(): { mark(): void; stop(): Promise<Reading> } {
           const seen = reading.bodies.get(key) ?? new Set<string>();
           reading.bodies.set(key, seen.add(digest(body)));
         }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
   return {
