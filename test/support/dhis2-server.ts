@@ -77,6 +77,8 @@ export interface Dhis2ServerOptions {
   /** How many task polls an asynchronous import stays running for. */
   taskPolls?: number;
   port?: number;
+  /** The address it listens on (default 127.0.0.1): the test node's Pods reach the machine at its bridge address. */
+  host?: string;
 }
 
 const DEFAULT_COC = 'HllvX50cXC0';
@@ -427,8 +429,9 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  const server_url = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
+  const server_url = () => `http://${host}:${(server.address() as AddressInfo).port}`;
   const handle: Dhis2Server = {
     url: server_url(),
     slowMs: options.slowMs ?? 2_000,
@@ -449,11 +452,17 @@ export async function startDhis2Server(options: Dhis2ServerOptions = {}): Promis
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { port: { type: 'string', default: '8089' }, user: { type: 'string' }, password: { type: 'string' } },
+    options: {
+      port: { type: 'string', default: '8089' },
+      host: { type: 'string' },
+      user: { type: 'string' },
+      password: { type: 'string' },
+    },
   });
   const { user, password } = values;
   const server = await startDhis2Server({
     port: Number(values.port),
+    ...(values.host && { host: values.host }),
     ...(user && password && { auth: { user, password } }),
   });
   console.log(`DHIS2-compatible test server at ${server.url}`);
