@@ -8,6 +8,11 @@
 #   - /zarr/sample read by Python xarray through `kubectl port-forward`, equal to what embedded mode serves for the
 #     same ingestion;
 #   - the example ProcessingJob run as a worker Pod, its GTiff opened by GDAL;
+#   - a Delivery of the AnalyticsTable's values run as a worker Pod against the DHIS2-compatible test server
+#     (test/support/dhis2-server.ts) on the machine, which Pods reach at the node's bridge address;
+#   - the example AnalyticsTable built by a worker Pod, Ready;
+#   - a split ingestion run (1.20 has no Indexed Jobs: its parts run in one plain Job's Pod);
+#   - a Schedule firing once, its sync run as a worker Pod;
 #   - every Stratus Pod scheduled by kube-scheduler onto the node (kubectl get pods -o wide).
 # Needs root (containerd, runc, CNI), like the node itself. STRATUS_E2E_KEEP=1 keeps the cluster and prints how to
 # stop it.
@@ -21,6 +26,7 @@ cluster="$work/cluster"
 image=localhost/stratus:e2e
 namespace=stratus
 port=${STRATUS_E2E_PORT:-18000}
+dhis2_port=${STRATUS_E2E_DHIS2_PORT:-18089}
 embedded_port=${STRATUS_E2E_EMBEDDED_PORT:-18001}
 export KUBECONFIG="$cluster/kubeconfig"
 kubectl() { "$tools/kubectl" "$@"; }
@@ -103,6 +109,8 @@ step "applying manifests/examples"
 kubectl apply -f "$root/manifests/examples" >/dev/null
 kubectl -n default wait --for=condition=Ready --timeout=20m ingestion/sample-2024 dataset/sample
 step "the sample Ingestion ran as a worker Pod; Dataset sample is Ready"
+kubectl -n default wait --for=condition=Ready --timeout=20m analyticstable/sample-districts-monthly
+step "the example AnalyticsTable sample-districts-monthly is Ready"
 
 step "starting embedded mode on the same examples, for the values to compare"
 node "$root/cmd/stratus.ts" embedded --data-dir "$work/embedded" --manifests "$root/manifests/data-sources" \
@@ -142,6 +150,63 @@ tiff=$(find "$work/store/jobs" -name '*.tif*' | head -n 1)
   exit 1
 }
 gdalinfo "$tiff" | grep -E '^(Driver|Size is)'
+
+# The Pods reach the machine at the node's address on its bridge (docs/kubernetes.md, "The test node").
+node "$root/test/support/dhis2-server.ts" --host 10.244.0.1 --port "$dhis2_port" >"$work/dhis2.log" 2>&1 &
+pids+=($!)
+kubectl apply -f - >/dev/null <<EOF
+apiVersion: climate.stratus.dev/v1alpha1
+kind: Export
+metadata: { name: e2e-dhis2, namespace: default }
+spec: { target: { type: dhis2-data-value-sets, url: 'http://10.244.0.1:$dhis2_port' } }
+EOF
+step "delivering the AnalyticsTable's January 2024 means to the DHIS2-compatible test server on the machine"
+request='{"table": {"name": "sample-districts-monthly", "statistic": "mean", "period_type": "monthly", "periods": ["202401"]}}'
+for _ in $(seq 1 30); do # until the API server has seen the Export
+  answer=$(curl -fsS --max-time 10 -X POST "http://127.0.0.1:$port/exports/e2e-dhis2" \
+    -H 'Content-Type: application/json' -d "$request") && break
+  sleep 1
+done
+delivery=$(printf '%s' "$answer" | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["delivery_job_id"])')
+kubectl -n default wait --for=condition=Ready --timeout=10m "delivery/$delivery"
+kubectl -n default get delivery "$delivery" \
+  -o jsonpath='   {.status.report.values} values, {.status.report.importCount.imported} imported by the test server{"\n"}'
+step "the Delivery $delivery ran as a worker Pod"
+
+# Three years of 366 periods a part (the chart's worker.split) into a new dataset. Kubernetes 1.20 has no Indexed
+# Jobs (1.22): the runner gives the split attempt one plain Job, whose one Pod writes all three parts' periods.
+step "a split ingestion: 2020 to 2022 of the sample source into the new dataset sample-split"
+sed 's/^  name: sample$/  name: sample-split/' "$root/manifests/examples/dataset-sample.yaml" | kubectl apply -f - >/dev/null
+kubectl apply -f - >/dev/null <<EOF
+apiVersion: climate.stratus.dev/v1alpha1
+kind: Ingestion
+metadata: { name: sample-split, namespace: default }
+spec: { source: sample, datasetId: sample-split, start: '2020-01-01', end: '2022-12-31' }
+EOF
+kubectl -n default wait --for=condition=Ready --timeout=20m ingestion/sample-split dataset/sample-split
+split_job=$(kubectl -n "$namespace" get jobs -l climate.stratus.dev/run=sample-split -o jsonpath='{.items[0].metadata.name}')
+split_pods=$(kubectl -n "$namespace" get pods -l "job-name=$split_job" -o name | wc -l)
+kubectl -n "$namespace" get job "$split_job" \
+  -o jsonpath='   Job {.metadata.name}: completions {.spec.completions}, completionMode "{.spec.completionMode}"{"\n"}'
+[ "$split_pods" -eq 1 ] || {
+  echo "e2e: the split attempt's Job $split_job has $split_pods Pods, not one" >&2
+  exit 1
+}
+step "the split ingestion ran its parts in one worker Pod"
+
+# Every minute, until its first check starts a sync of dataset sample; then disabled, so that it fires once.
+step "a Schedule of dataset sample checking every minute"
+kubectl apply -f - >/dev/null <<EOF
+apiVersion: climate.stratus.dev/v1alpha1
+kind: Schedule
+metadata: { name: sample-every-minute, namespace: default }
+spec: { datasetId: sample, cron: '* * * * *', timezone: UTC, maxAttempts: 1 }
+EOF
+kubectl -n default wait --for=jsonpath='{.status.lastOutcome}'=submitted --timeout=5m schedule/sample-every-minute
+kubectl -n default patch schedule/sample-every-minute --type=merge -p '{"spec":{"enabled":false}}' >/dev/null
+sync=$(kubectl -n default get schedule/sample-every-minute -o jsonpath='{.status.lastJobId}')
+kubectl -n default wait --for=condition=Ready --timeout=20m "ingestion/$sync"
+step "the Schedule fired: its sync run $sync ran as a worker Pod and is Ready"
 
 step "every Stratus Pod ran on the node, scheduled by kube-scheduler"
 kubectl get pods -n "$namespace" -o wide
