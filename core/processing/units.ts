@@ -8,7 +8,7 @@
 import type { DataCube } from './cube/cube.ts';
 import { invalidArgument } from './errors.ts';
 
-interface Conversion {
+export interface Conversion {
   readonly scale: number;
   readonly offset: number;
 }

@@ -8,7 +8,7 @@ import { invalidArgument } from '../../errors.ts';
 import type { Args, ProcessDefinition } from '../../process.ts';
 import { labelInstants } from '../../processes/cube/filters.ts';
 import { temporalAxis } from '../../processes/cube/helpers.ts';
-import { bandUnits, convertInPlace, type Quantity } from '../../units.ts';
+import { bandUnits, type Quantity } from '../../units.ts';
 import { WGS84, transformBetween } from '../../values/crs.ts';
 import { DAY_MS, calendarOf, periodsOf, type Frequency } from './calendar.ts';
 import { ETCCDI_INDICES, type EtccdiIndex, type Variable } from './catalogue.ts';
@@ -29,8 +29,7 @@ function plannedInputs(index: EtccdiIndex, args: Args): Partial<Record<Variable,
     Object.entries(index.inputs).map(([parameter, variable]) => {
       const cube = args[parameter] as DataCube;
       const { conversion } = bandUnits(cube, QUANTITY_OF[variable], index.id, parameter);
-      const convert = (values: Float64Array) => convertInPlace(values, conversion);
-      return [variable, { cube, convert }];
+      return [variable, { cube, conversion }];
     }),
   );
 }

@@ -7,6 +7,8 @@ import { newChunk, type ChunkArray, type CubeMetadata, type CubeSource, type Dat
 import { chunkRegion, product } from '../../cube/grid.ts';
 import { readRegion } from '../../cube/read.ts';
 import { readAhead } from '../../../read-ahead.ts';
+import type { Conversion } from '../../units.ts';
+import { BufferPool } from './buffers.ts';
 import { calendarOf, periodsOf, type Calendar, type Frequency, type Periods } from './calendar.ts';
 import type { EtccdiIndex, Variable } from './catalogue.ts';
 import { seasonYears } from './gsl.ts';
@@ -28,8 +30,8 @@ const SLABS_AHEAD = 4;
 
 export interface PlannedInput {
   readonly cube: DataCube;
-  /** Turns values read from `cube` into the working unit of its variable, in place. */
-  readonly convert: (values: Float64Array) => void;
+  /** From the unit of `cube`'s values to the working unit of its variable. */
+  readonly conversion: Conversion;
 }
 
 export interface IndexPlan {
@@ -61,9 +63,18 @@ interface Stretch {
   readonly firstPeriod: number;
 }
 
+/** Values of one time chunk of an input over a block's cells: `length` days a row, the stretch's from `skip` on. */
+interface Slab {
+  readonly values: ChunkArray;
+  readonly length: number;
+  readonly skip: number;
+}
+
 export class EtccdiSource implements CubeSource {
   readonly metadata: CubeMetadata;
   private readonly plan: IndexPlan;
+  private readonly seriesBuffers = new BufferPool<Float64Array>(Float64Array);
+  private readonly missingBuffers = new BufferPool<Uint8Array>(Uint8Array);
 
   constructor(plan: IndexPlan, metadata: CubeMetadata) {
     this.plan = plan;
@@ -140,82 +151,136 @@ export class EtccdiSource implements CubeSource {
     const { plan } = this;
     const { calendar, periods } = stretch;
     const cells = pre * post;
+    const length = calendar.days * cells;
+    // Calendar days the stretch lacks (before the series' first label, after its last, or between) are missing.
+    const lacking = new Uint8Array(calendar.days).fill(1);
+    for (let i = stretch.from; i < stretch.to; i++) lacking[plan.dayOfPosition[i]! - stretch.shift] = 0;
+    const missingDays = lacking.slice();
+    const missing = this.missingBuffers.take(length).fill(0);
+    for (let d = 0; d < calendar.days; d++) if (lacking[d]) missing.fill(1, d * cells, (d + 1) * cells);
     const series: Partial<Record<Variable, Float64Array>> = {};
-    const missing = new Uint8Array(calendar.days * cells);
-    for (const [variable, input] of Object.entries(plan.inputs) as [Variable, PlannedInput][]) {
-      const block = await this.readSeries(input, stretch, region, pre, post, signal);
-      input.convert(block);
-      for (let i = 0; i < block.length; i++) if (Number.isNaN(block[i]!)) missing[i] = 1;
-      series[variable] = block;
+    try {
+      for (const [variable, input] of Object.entries(plan.inputs) as [Variable, PlannedInput][]) {
+        const block = this.seriesBuffers.take(length);
+        series[variable] = block;
+        await this.readSeries(input, stretch, region, pre, post, { block, lacking, missing, missingDays }, signal);
+      }
+      const south = this.southOf(region, cells, pre, post);
+      const values = plan.index.compute({
+        calendar,
+        periods,
+        span: {
+          first: plan.dayOfPosition[stretch.from]! - stretch.shift,
+          last: plan.dayOfPosition[stretch.to - 1]! - stretch.shift,
+        },
+        cells,
+        series,
+        ...(plan.threshold !== undefined ? { threshold: plan.threshold } : {}),
+        ...(plan.base ? { base: plan.base } : {}),
+        ...(south ? { south } : {}),
+      });
+      return maskFailed(values, this.failed(stretch, missing, missingDays, cells, south));
+    } finally {
+      this.seriesBuffers.give(...Object.values(series));
+      this.missingBuffers.give(missing);
     }
-    const south = this.southOf(region, cells, pre, post);
-    const values = plan.index.compute({
-      calendar,
-      periods,
-      span: {
-        first: plan.dayOfPosition[stretch.from]! - stretch.shift,
-        last: plan.dayOfPosition[stretch.to - 1]! - stretch.shift,
-      },
-      cells,
-      series,
-      ...(plan.threshold !== undefined ? { threshold: plan.threshold } : {}),
-      ...(plan.base ? { base: plan.base } : {}),
-      ...(south ? { south } : {}),
-    });
-    return maskFailed(values, this.failed(stretch, missing, cells, south));
   }
 
   /**
-   * The daily block of one input over the cells of `region` and the days of `stretch`: NaN on calendar days the
-   * series lacks. The input is read one time chunk at a time, a few ahead (their decoding overlaps with the copy),
-   * each copied row by row to its calendar day.
+   * Fills `block` with the daily series of one input over the cells of `region` and the days of `stretch`, in the
+   * working unit, NaN on the calendar days it `lacking`, and marks its NaNs in `missing` and their days in
+   * `missingDays`. The input is read one time chunk at a time, a few ahead (their
+   * decoding overlaps with the copy), each copied row by row to its calendar day.
    */
   private async readSeries(
-    { cube }: PlannedInput,
+    { cube, conversion }: PlannedInput,
     { calendar, from, to, shift }: Stretch,
     region: { start: number[]; shape: number[] },
     pre: number,
     post: number,
+    {
+      block,
+      lacking,
+      missing,
+      missingDays,
+    }: Record<'lacking' | 'missing' | 'missingDays', Uint8Array> & {
+      block: Float64Array;
+    },
     signal: AbortSignal | undefined,
-  ): Promise<Float64Array> {
+  ): Promise<void> {
     const { axis, dayOfPosition } = this.plan;
     const cells = pre * post;
-    const step = cube.metadata.chunkShape[axis]!;
-    const block = new Float64Array(calendar.days * cells).fill(NaN);
+    const { scale, offset } = conversion;
+    // Without a conversion the values stay as stored, -0 included (-0 * 1 + 0 would be 0).
+    const same = scale === 1 && offset === 0;
+    const { chunkShape } = cube.metadata;
+    const step = chunkShape[axis]!;
+    for (let d = 0; d < calendar.days; d++) if (lacking[d]) block.fill(NaN, d * cells, (d + 1) * cells);
     const firstChunk = Math.floor(from / step);
     const slabStart = (k: number) => Math.max(from, (firstChunk + k) * step);
     const slabEnd = (k: number) => Math.min(to, (firstChunk + k + 1) * step);
-    const slab = (k: number) => {
+    const slab = async (k: number): Promise<Slab> => {
       const start = region.start.map((s, i) => (i === axis ? slabStart(k) : s));
       const shape = region.shape.map((s, i) => (i === axis ? slabEnd(k) - slabStart(k) : s));
-      return readRegion(cube, start, shape, signal);
+      const chunk = start.map((s, i) => Math.floor(s / chunkShape[i]!));
+      const stored = chunkRegion(cube.shape, chunkShape, chunk);
+      // A block usually spans whole stored chunks in the other dimensions: their values are read as decoded.
+      if (stored.start.every((s, i) => i === axis || (s === start[i] && stored.shape[i] === shape[i]))) {
+        signal?.throwIfAborted();
+        const values = await cube.source.readChunk(chunk, signal);
+        return { values, length: stored.shape[axis]!, skip: start[axis]! - stored.start[axis]! };
+      }
+      return { values: await readRegion(cube, start, shape, signal), length: shape[axis]!, skip: 0 };
     };
     let k = 0;
-    for await (const read of readAhead(Math.floor((to - 1) / step) - firstChunk + 1, slab, SLABS_AHEAD)) {
+    for await (const { values, length, skip } of readAhead(
+      Math.floor((to - 1) / step) - firstChunk + 1,
+      slab,
+      SLABS_AHEAD,
+    )) {
       const first = slabStart(k);
-      const length = slabEnd(k++) - first;
-      for (let p = 0; p < pre; p++)
-        for (let t = 0; t < length; t++) {
-          const at = (p * length + t) * post;
-          block.set(read.subarray(at, at + post), (dayOfPosition[first + t]! - shift) * cells + p * post);
+      const count = slabEnd(k++) - first;
+      for (let t = 0; t < count; t++) {
+        const day = dayOfPosition[first + t]! - shift;
+        let gaps = 0;
+        for (let p = 0; p < pre; p++) {
+          const at = (p * length + skip + t) * post;
+          const row = day * cells + p * post;
+          for (let q = 0; q < post; q++) {
+            const v = same ? values[at + q]! : values[at + q]! * scale + offset;
+            block[row + q] = v;
+            if (v !== v) {
+              missing[row + q] = 1;
+              gaps = 1;
+            }
+          }
         }
+        if (gaps) missingDays[day] = 1;
+      }
     }
-    return block;
   }
 
   /** Which (period, cell) fail the missing-day rule; for GSL, on each cell's hemisphere's year. */
   private failed(
     { calendar, periods }: Stretch,
     missing: Uint8Array,
+    missingDays: Uint8Array,
     cells: number,
     south: Uint8Array | undefined,
   ): Uint8Array {
     const { frequency } = this.plan;
     const annual = frequency === 'year';
-    if (!south) return failedPeriods(calendar, missing, cells, periods.ofDay, periods.count, annual);
+    if (!south) return failedPeriods(calendar, { missing, missingDays }, cells, periods.ofDay, periods.count, annual);
     const firstYear = Number(periods.labels[0]);
     const [north, southern] = [false, true].map((s) =>
-      failedPeriods(calendar, missing, cells, seasonYears(calendar, firstYear, periods.count, s), periods.count, true),
+      failedPeriods(
+        calendar,
+        { missing, missingDays },
+        cells,
+        seasonYears(calendar, firstYear, periods.count, s),
+        periods.count,
+        true,
+      ),
     );
     return north!.map((f, i) => (south[i % cells] ? southern![i]! : f));
   }
