@@ -7,7 +7,7 @@
 import type { Calendar, Frequency, Periods } from './calendar.ts';
 import { growingSeasonLength } from './gsl.ts';
 import { exceedances, wetDayPercentile, type BaseYears, type Side } from './percentiles.ts';
-import { countDays, extreme, largestRunningSum, meanOf, sumWhere } from './reductions.ts';
+import { countDays, extreme, largestRunningSum, meanDifference, sumWhere, type DayCondition } from './reductions.ts';
 import { daysInSpells, longestSpell, type SeriesSpan } from './spells.ts';
 
 export type Variable = 'tmin' | 'tmax' | 'precipitation';
@@ -66,13 +66,13 @@ function ofData(
   return { id, name, inputs: { data: variable }, frequencies, unit, ...options, compute };
 }
 
-function count(id: string, name: string, variable: Variable, test: (v: number) => boolean): EtccdiIndex {
+function count(id: string, name: string, variable: Variable, condition: DayCondition): EtccdiIndex {
   return ofData(
     id,
     name,
     variable,
     [ANNUAL, 'days'],
-    (input) => countDays(series(input, variable), input.cells, input.periods, test),
+    (input) => countDays(series(input, variable), input.cells, input.periods, condition),
     { local: true },
   );
 }
@@ -92,7 +92,7 @@ function extremeOf(id: string, name: string, variable: Variable, max: boolean, u
 function percentOfDays(id: string, name: string, variable: Variable, p: number, side: Side): EtccdiIndex {
   const compute = (input: IndexInput) => {
     const shares = exceedances(series(input, variable), input.cells, input.calendar, input.base!, p, side, true);
-    const { sum, count } = sumWhere(shares, input.cells, input.periods, () => true);
+    const { sum, count } = sumWhere(shares, input.cells, input.periods, -Infinity);
     for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? (100 * sum[i]!) / count[i]! : NaN;
     return sum;
   };
@@ -140,10 +140,10 @@ function totalAbove(id: string, name: string, p: number): EtccdiIndex {
 }
 
 export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
-  count('etccdi_fd', 'FD', 'tmin', (v) => v < 0),
-  count('etccdi_su', 'SU', 'tmax', (v) => v > 25),
-  count('etccdi_id', 'ID', 'tmax', (v) => v < 0),
-  count('etccdi_tr', 'TR', 'tmin', (v) => v > 20),
+  count('etccdi_fd', 'FD', 'tmin', { test: '<', limit: 0 }),
+  count('etccdi_su', 'SU', 'tmax', { test: '>', limit: 25 }),
+  count('etccdi_id', 'ID', 'tmax', { test: '<', limit: 0 }),
+  count('etccdi_tr', 'TR', 'tmin', { test: '>', limit: 20 }),
   {
     id: 'etccdi_gsl',
     name: 'GSL',
@@ -151,10 +151,8 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     frequencies: ANNUAL,
     unit: 'days',
     compute: ({ series: s, cells, calendar, periods, south }) => {
-      const mean = new Float64Array(calendar.days * cells);
-      for (let i = 0; i < mean.length; i++) mean[i] = (s.tmin![i]! + s.tmax![i]!) / 2;
       const firstYear = Number(periods.labels[0]);
-      return growingSeasonLength(calendar, mean, cells, firstYear, periods.count, south!);
+      return growingSeasonLength(calendar, [s.tmin!, s.tmax!], cells, firstYear, periods.count, south!);
     },
   },
   extremeOf('etccdi_txx', 'TXx', 'tmax', true),
@@ -174,11 +172,7 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     frequencies: MONTHLY,
     unit: 'degC',
     local: true,
-    compute: ({ series: s, cells, periods }) => {
-      const range = new Float64Array(s.tmax!.length);
-      for (let i = 0; i < range.length; i++) range[i] = s.tmax![i]! - s.tmin![i]!;
-      return meanOf(range, cells, periods);
-    },
+    compute: ({ series: s, cells, periods }) => meanDifference(s.tmax!, s.tmin!, cells, periods),
   },
   extremeOf('etccdi_rx1day', 'Rx1day', 'precipitation', true, 'mm'),
   ofData('etccdi_rx5day', 'Rx5day', 'precipitation', [MONTHLY, 'mm'], (input) =>
@@ -190,20 +184,21 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     'precipitation',
     [ANNUAL, 'mm day-1'],
     (input) => {
-      const { sum, count } = sumWhere(series(input, 'precipitation'), input.cells, input.periods, wet);
+      const { sum, count } = sumWhere(series(input, 'precipitation'), input.cells, input.periods, WET_DAY_MM);
       for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : 0;
       return sum;
     },
     { local: true },
   ),
-  count('etccdi_r10mm', 'R10mm', 'precipitation', (v) => v >= 10),
-  count('etccdi_r20mm', 'R20mm', 'precipitation', (v) => v >= 20),
+  count('etccdi_r10mm', 'R10mm', 'precipitation', { test: '>=', limit: 10 }),
+  count('etccdi_r20mm', 'R20mm', 'precipitation', { test: '>=', limit: 20 }),
   ofData(
     'etccdi_rnnmm',
     'Rnnmm',
     'precipitation',
     [ANNUAL, 'days'],
-    (input) => countDays(series(input, 'precipitation'), input.cells, input.periods, (v) => v >= input.threshold!),
+    (input) =>
+      countDays(series(input, 'precipitation'), input.cells, input.periods, { test: '>=', limit: input.threshold! }),
     { threshold: true, local: true },
   ),
   longest('etccdi_cdd', 'CDD', false),
@@ -215,11 +210,7 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     'PRCPTOT',
     'precipitation',
     [ANNUAL, 'mm'],
-    (input) => sumWhere(series(input, 'precipitation'), input.cells, input.periods, wet).sum,
+    (input) => sumWhere(series(input, 'precipitation'), input.cells, input.periods, WET_DAY_MM).sum,
     { local: true },
   ),
 ];
-
-function wet(v: number): boolean {
-  return v >= WET_DAY_MM;
-}

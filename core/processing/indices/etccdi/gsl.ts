@@ -10,11 +10,14 @@ import type { Calendar } from './calendar.ts';
 export const GSL_RUN_DAYS = 6;
 export const GSL_THRESHOLD = 5;
 
+/** Daily minimum and maximum temperature: their mean is the day's. */
+type Extremes = readonly [Float64Array, Float64Array];
+
 /** The first day of the first run of `GSL_RUN_DAYS` days of `from` to `to` (exclusive) that passes, or -1. */
-function firstRun(mean: Float64Array, cells: number, c: number, from: number, to: number, warm: boolean): number {
+function firstRun([tmin, tmax]: Extremes, cells: number, c: number, from: number, to: number, warm: boolean): number {
   let run = 0;
   for (let d = from; d < to; d++) {
-    const v = mean[d * cells + c]!;
+    const v = (tmin[d * cells + c]! + tmax[d * cells + c]!) / 2;
     if (warm ? v > GSL_THRESHOLD : v < GSL_THRESHOLD) {
       if (++run === GSL_RUN_DAYS) return d - GSL_RUN_DAYS + 1;
     } else run = 0;
@@ -28,7 +31,7 @@ function firstRun(mean: Float64Array, cells: number, c: number, from: number, to
  */
 export function growingSeasonLength(
   calendar: Calendar,
-  mean: Float64Array,
+  extremes: Extremes,
   cells: number,
   firstYear: number,
   years: number,
@@ -44,12 +47,12 @@ export function growingSeasonLength(
       const middle = south[c] ? dayOf(y + 1, 1) : dayOf(y, 7);
       const end = south[c] ? dayOf(y + 1, 7) : dayOf(y + 1, 1);
       if (start < 0 || end > calendar.days) continue;
-      const begins = firstRun(mean, cells, c, start, middle, true);
+      const begins = firstRun(extremes, cells, c, start, middle, true);
       if (begins < 0) {
         out[k * cells + c] = 0;
         continue;
       }
-      const cold = firstRun(mean, cells, c, middle, end, false);
+      const cold = firstRun(extremes, cells, c, middle, end, false);
       out[k * cells + c] = (cold < 0 ? end : cold) - begins;
     }
   }

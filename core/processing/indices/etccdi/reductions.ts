@@ -1,14 +1,27 @@
 /**
  * The per-period reductions most indices are made of, over a block of daily values (`values[day * cells + cell]`,
- * NaN for missing) into `count` × `cells` results. Missing days are skipped; the missing-day rule is applied after.
+ * NaN for missing) into `count` × `cells` results. Missing days are skipped (a comparison with NaN is false); the
+ * missing-day rule is applied after. Each is one loop over days and cells with its test written in it: a test
+ * passed as a function would be a call per value.
  */
 import type { Periods } from './calendar.ts';
 
-/** Days whose value passes `test`. */
-export function countDays(values: Float64Array, cells: number, periods: Periods, test: (v: number) => boolean) {
+/** A day's test of its value against a limit: `value < limit`, `value > limit` or `value >= limit`. */
+export interface DayCondition {
+  readonly test: '<' | '>' | '>=';
+  readonly limit: number;
+}
+
+/** Days whose value meets `condition`. */
+export function countDays(values: Float64Array, cells: number, periods: Periods, condition: DayCondition) {
   const out = new Float64Array(periods.count * cells);
-  forEachDay(values, cells, periods, (i, v) => {
-    if (test(v)) out[i]!++;
+  const { test, limit } = condition;
+  forEachRow(periods, cells, (row, at) => {
+    if (test === '<') {
+      for (let c = 0; c < cells; c++) if (values[row + c]! < limit) out[at + c]!++;
+    } else if (test === '>') {
+      for (let c = 0; c < cells; c++) if (values[row + c]! > limit) out[at + c]!++;
+    } else for (let c = 0; c < cells; c++) if (values[row + c]! >= limit) out[at + c]!++;
   });
   return out;
 }
@@ -16,28 +29,50 @@ export function countDays(values: Float64Array, cells: number, periods: Periods,
 /** The largest (`max`) or smallest value. */
 export function extreme(values: Float64Array, cells: number, periods: Periods, max: boolean): Float64Array {
   const out = new Float64Array(periods.count * cells).fill(max ? -Infinity : Infinity);
-  forEachDay(values, cells, periods, (i, v) => {
-    if (max ? v > out[i]! : v < out[i]!) out[i] = v;
+  forEachRow(periods, cells, (row, at) => {
+    if (max)
+      for (let c = 0; c < cells; c++) {
+        const v = values[row + c]!;
+        if (v > out[at + c]!) out[at + c] = v;
+      }
+    else
+      for (let c = 0; c < cells; c++) {
+        const v = values[row + c]!;
+        if (v < out[at + c]!) out[at + c] = v;
+      }
   });
   return finite(out);
 }
 
-/** The sum of the values that pass `test`, and how many did. */
-export function sumWhere(values: Float64Array, cells: number, periods: Periods, test: (v: number) => boolean) {
+/** The sum of the values of at least `least` (-Infinity: every value present), and how many there were. */
+export function sumWhere(values: Float64Array, cells: number, periods: Periods, least: number) {
   const sum = new Float64Array(periods.count * cells);
   const count = new Float64Array(periods.count * cells);
-  forEachDay(values, cells, periods, (i, v) => {
-    if (test(v)) {
-      sum[i]! += v;
-      count[i]!++;
+  forEachRow(periods, cells, (row, at) => {
+    for (let c = 0; c < cells; c++) {
+      const v = values[row + c]!;
+      if (v >= least) {
+        sum[at + c]! += v;
+        count[at + c]!++;
+      }
     }
   });
   return { sum, count };
 }
 
-/** The mean of the values present (NaN without any). */
-export function meanOf(values: Float64Array, cells: number, periods: Periods): Float64Array {
-  const { sum, count } = sumWhere(values, cells, periods, (v) => !Number.isNaN(v));
+/** The mean of `high - low` over the days both are present (NaN without any). */
+export function meanDifference(high: Float64Array, low: Float64Array, cells: number, periods: Periods) {
+  const sum = new Float64Array(periods.count * cells);
+  const count = new Float64Array(periods.count * cells);
+  forEachRow(periods, cells, (row, at) => {
+    for (let c = 0; c < cells; c++) {
+      const v = high[row + c]! - low[row + c]!;
+      if (v === v) {
+        sum[at + c]! += v;
+        count[at + c]!++;
+      }
+    }
+  });
   for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : NaN;
   return sum;
 }
@@ -64,14 +99,11 @@ export function largestRunningSum(values: Float64Array, cells: number, periods: 
   return finite(out);
 }
 
-function forEachDay(values: Float64Array, cells: number, periods: Periods, f: (i: number, v: number) => void) {
+/** Calls `f` once a day of a period, with the offsets of its row of values and of its period's results. */
+function forEachRow(periods: Periods, cells: number, f: (row: number, at: number) => void) {
   for (let d = 0; d < periods.ofDay.length; d++) {
     const p = periods.ofDay[d]!;
-    if (p < 0) continue;
-    for (let c = 0; c < cells; c++) {
-      const v = values[d * cells + c]!;
-      if (!Number.isNaN(v)) f(p * cells + c, v);
-    }
+    if (p >= 0) f(d * cells, p * cells);
   }
 }
 
