@@ -129,7 +129,10 @@ function hemisphere(index: EtccdiIndex, cube: DataCube, axis: number): (position
   };
 }
 
-/** The chunk shape, its other dimensions halved (largest first) until a block's series fits `MAX_BLOCK_VALUES`. */
+/**
+ * The chunk shape, its other dimensions divided (largest first) until a block's series fits `MAX_BLOCK_VALUES`:
+ * into the fewest equal parts that fit, since each block decodes every stored chunk its cells touch again.
+ */
 function blockShape(shape: number[], axis: number, days: number): number[] {
   const out = [...shape];
   const cells = () => out.reduce((n, c, i) => (i === axis ? n : n * c), 1);
@@ -139,7 +142,9 @@ function blockShape(shape: number[], axis: number, days: number): number[] {
       if (i !== axis && c > 1 && (largest < 0 || c > out[largest]!)) largest = i;
     });
     if (largest < 0) break;
-    out[largest] = Math.ceil(out[largest]! / 2);
+    const size = out[largest]!;
+    const fits = Math.max(1, Math.floor(MAX_BLOCK_VALUES / (days * (cells() / size))));
+    out[largest] = Math.ceil(size / Math.ceil(size / fits));
   }
   return out;
 }
