@@ -80,6 +80,35 @@ describe('ETCCDI indices, by hand', () => {
     expect(values).toEqual([0, 100, 200].flatMap((c) => lastDays.map((d) => d + c)));
   });
 
+  it('leaves nothing of one run of years in the days the next run lacks', async () => {
+    // 2,400 cells over 20 years are computed in two runs of years, the second (2020) in the arrays of the first;
+    // the series lacks 1 and 2 January 2020 (a month may miss three days). 50 degC every day before 2020, 10 in it.
+    const labels = days('2001-01-01', '2020-12-31').filter((d) => d !== '2020-01-01' && d !== '2020-01-02');
+    const [ny, nx] = [48, 50];
+    const cells = ny * nx;
+    const data = cubeOf(
+      [
+        temporal(labels),
+        spatial(
+          'y',
+          Array.from({ length: ny }, (_, i) => i),
+          'EPSG:4326',
+        ),
+        spatial(
+          'x',
+          Array.from({ length: nx }, (_, i) => i),
+          'EPSG:4326',
+        ),
+        { name: 'bands', type: 'bands', labels: ['v'] },
+      ],
+      (i) => (labels[Math.floor(i / cells)]! < '2020' ? 50 : 10),
+      { chunkShape: [400, ny, nx, 1], float32: true, units: { v: 'degC' } },
+    );
+    const { values } = await index('etccdi_txx', { data, frequency: 'month' });
+    const january2020 = values.slice(228 * cells, 229 * cells);
+    expect(new Set(january2020)).toEqual(new Set([10]));
+  });
+
   it('computes an index of each period own days a few years at a time over many cells, gaps included', async () => {
     // 2,400 cells over 20 years are more values than one block holds, so the years are computed in runs; 2019 is
     // absent and 2020 has half its March missing.
