@@ -8,7 +8,9 @@
  * (CDO `-P 1`; Stratus with its worker pool off, decoding on the thread that computes), and one all-cores row
  * (CDO `-P <cores>`, Stratus decoding on its pool). Seconds are the median of BENCH_RUNS runs of each side, the
  * index's whole computation: a Stratus run opens the stores and materializes the index; a CDO run is every command
- * the index needs, percentile thresholds of the base period included. SPI-3 runs against the SciPy peer
+ * the index needs, percentile thresholds of the base period included. Each run's CPU seconds are kept beside its
+ * wall seconds (Stratus's process, every thread; CDO's through `/usr/bin/time`): on a shared machine they move less
+ * with the load. SPI-3 runs against the SciPy peer
  * (bench/spi-peer.py) over the precipitation's netCDF file, one thread each. The cube is BENCH_YEARS years of
  * BENCH_SIZE x BENCH_SIZE cells; BENCH_INDICES_ONLY (process ids and `spi`, comma-separated) picks rows.
  * `node bench/climate-indices.ts` runs it alone; `climateIndicesHeadlines` gives its rows.
@@ -183,11 +185,33 @@ async function seconds(task: () => Promise<unknown>): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
+/** CPU seconds of this process (all its threads) while `task` runs. */
+async function cpuSeconds(task: () => Promise<unknown>): Promise<number> {
+  const started = process.cpuUsage();
+  await task();
+  const { user, system } = process.cpuUsage(started);
+  return (user + system) / 1e6;
+}
+
+/** Runs `cdo` with `args` under `/usr/bin/time`: its user and system CPU seconds. */
+async function cdoCpuSeconds(args: string[], env: Record<string, string> | undefined): Promise<number> {
+  const { stderr } = await run('/usr/bin/time', ['-f', '%U %S', 'cdo', ...args], { env: { ...process.env, ...env } });
+  const [user, system] = stderr.trim().split('\n').at(-1)!.split(' ').map(Number) as [number, number];
+  return user + system;
+}
+
 export interface ClimateIndexFigures {
   years: number;
   size: number;
   base: [number, number];
-  rows: { process: string; threads: number; stratus: number[]; cdo: number[] }[];
+  rows: {
+    process: string;
+    threads: number;
+    stratus: number[];
+    cdo: number[];
+    stratusCpu: number[];
+    cdoCpu: number[];
+  }[];
   /** SPI-3 against the SciPy peer, calibrated over `base`: seconds of each, and each side's count and sum. */
   spi?: { stratus: number[]; scipy: number[]; check: { stratus: [number, number]; scipy: [number, number] } };
 }
@@ -280,32 +304,44 @@ export async function benchClimateIndices(
     for (const { row, threads } of runs_) {
       // One thread: no worker threads, chunks decoded on the thread that computes; all cores: the pool's.
       configureProcessPool(threads === 1 ? 0 : cores);
-      const figures = { process: row.process, threads, stratus: [] as number[], cdo: [] as number[] };
+      const figures = {
+        process: row.process,
+        threads,
+        stratus: [] as number[],
+        cdo: [] as number[],
+        stratusCpu: [] as number[],
+        cdoCpu: [] as number[],
+      };
       for (let r = 0; r < runs; r++) {
+        let cpu = 0;
         figures.stratus.push(
           await seconds(async () => {
-            const args: Record<string, unknown> = row.args?.(base) ?? {};
-            for (const [parameter, variable] of Object.entries(row.inputs))
-              args[parameter] = await openStoredCube(directoryStore(stores[variable]));
-            const index = (await runProcessGraph({
-              i: { process_id: row.process, arguments: args, result: true },
-            })) as DataCube;
-            await materialize(index, Number.MAX_SAFE_INTEGER);
+            cpu = await cpuSeconds(async () => {
+              const args: Record<string, unknown> = row.args?.(base) ?? {};
+              for (const [parameter, variable] of Object.entries(row.inputs))
+                args[parameter] = await openStoredCube(directoryStore(stores[variable]));
+              const index = (await runProcessGraph({
+                i: { process_id: row.process, arguments: args, result: true },
+              })) as DataCube;
+              await materialize(index, Number.MAX_SAFE_INTEGER);
+            });
           }),
         );
+        figures.stratusCpu.push(cpu);
         const commands = row.cdo(files, tmp, `${base[0]}/${base[1]}`);
+        cpu = 0;
         figures.cdo.push(
           await seconds(async () => {
             for (const [i, command] of commands.entries()) {
               const output = i === commands.length - 1 ? [join(root, 'out.nc')] : [];
-              await run('cdo', ['-P', String(threads), '-s', '-O', ...command, ...output], {
-                env: { ...process.env, ...row.env },
-              });
+              cpu += await cdoCpuSeconds(['-P', String(threads), '-s', '-O', ...command, ...output], row.env);
             }
           }),
         );
+        figures.cdoCpu.push(cpu);
       }
       rows.push(figures);
+      console.error(`${row.process}\t${threads} thread(s)\tdone ${new Date().toISOString()}`);
     }
     if (only && !only.includes('spi')) return { years, size, base, rows };
     return { years, size, base, rows, spi: await benchSpi(stores.pr, files.pr, base, runs) };
@@ -378,7 +414,7 @@ if (import.meta.main) {
   const figures = await benchClimateIndices();
   for (const row of figures.rows)
     console.log(
-      `${row.process}\t${row.threads} thread(s)\tstratus ${median(row.stratus).toFixed(3)} s\tcdo ${median(row.cdo).toFixed(3)} s\tratio ${(median(row.cdo) / median(row.stratus)).toFixed(2)}`,
+      `${row.process}\t${row.threads} thread(s)\tstratus ${median(row.stratus).toFixed(3)} s\tcdo ${median(row.cdo).toFixed(3)} s\tratio ${(median(row.cdo) / median(row.stratus)).toFixed(2)}\tCPU stratus ${median(row.stratusCpu).toFixed(3)} s\tcdo ${median(row.cdoCpu).toFixed(3)} s\tratio ${(median(row.cdoCpu) / median(row.stratusCpu)).toFixed(2)}`,
     );
   if (figures.spi) {
     const { stratus, scipy, check } = figures.spi;
