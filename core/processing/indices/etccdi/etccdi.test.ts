@@ -28,6 +28,32 @@ function daily(
   );
 }
 
+/** Cells of `manyCells`: over 20 years, more values than one block holds. */
+const MANY_CELLS = 48 * 50;
+
+/** A daily cube over `labels` of 48 x 50 cells, `value(day, cell)` in degC, stored in float32 chunks of 400 days. */
+function manyCells(labels: string[], value: (day: number, cell: number) => number): DataCube {
+  const [ny, nx] = [48, 50];
+  return cubeOf(
+    [
+      temporal(labels),
+      spatial(
+        'y',
+        Array.from({ length: ny }, (_, i) => i),
+        'EPSG:4326',
+      ),
+      spatial(
+        'x',
+        Array.from({ length: nx }, (_, i) => i),
+        'EPSG:4326',
+      ),
+      { name: 'bands', type: 'bands', labels: ['v'] },
+    ],
+    (i) => value(Math.floor(i / MANY_CELLS), i % MANY_CELLS),
+    { chunkShape: [400, ny, nx, 1], float32: true, units: { v: 'degC' } },
+  );
+}
+
 async function index(process: string, args: Record<string, unknown>) {
   const cube = (await run(process, args)) as DataCube;
   return { labels: cube.dimension('t')!.labels, values: await valuesOf(cube) };
@@ -84,28 +110,9 @@ describe('ETCCDI indices, by hand', () => {
     // 2,400 cells over 20 years are computed in two runs of years, the second (2020) in the arrays of the first;
     // the series lacks 1 and 2 January 2020 (a month may miss three days). 50 degC every day before 2020, 10 in it.
     const labels = days('2001-01-01', '2020-12-31').filter((d) => d !== '2020-01-01' && d !== '2020-01-02');
-    const [ny, nx] = [48, 50];
-    const cells = ny * nx;
-    const data = cubeOf(
-      [
-        temporal(labels),
-        spatial(
-          'y',
-          Array.from({ length: ny }, (_, i) => i),
-          'EPSG:4326',
-        ),
-        spatial(
-          'x',
-          Array.from({ length: nx }, (_, i) => i),
-          'EPSG:4326',
-        ),
-        { name: 'bands', type: 'bands', labels: ['v'] },
-      ],
-      (i) => (labels[Math.floor(i / cells)]! < '2020' ? 50 : 10),
-      { chunkShape: [400, ny, nx, 1], float32: true, units: { v: 'degC' } },
-    );
+    const data = manyCells(labels, (day) => (labels[day]! < '2020' ? 50 : 10));
     const { values } = await index('etccdi_txx', { data, frequency: 'month' });
-    const january2020 = values.slice(228 * cells, 229 * cells);
+    const january2020 = values.slice(228 * MANY_CELLS, 229 * MANY_CELLS);
     expect(new Set(january2020)).toEqual(new Set([10]));
   });
 
@@ -115,27 +122,9 @@ describe('ETCCDI indices, by hand', () => {
     const labels = days('2001-01-01', '2020-12-31').filter(
       (d) => !d.startsWith('2019') && !(d >= '2020-03-10' && d <= '2020-03-25'),
     );
-    const [ny, nx] = [48, 50];
-    const cells = ny * nx;
+    const cells = MANY_CELLS;
     const value = (day: number, cell: number) => ((day * 7 + cell * 13) % 101) / 4;
-    const data = cubeOf(
-      [
-        temporal(labels),
-        spatial(
-          'y',
-          Array.from({ length: ny }, (_, i) => i),
-          'EPSG:4326',
-        ),
-        spatial(
-          'x',
-          Array.from({ length: nx }, (_, i) => i),
-          'EPSG:4326',
-        ),
-        { name: 'bands', type: 'bands', labels: ['v'] },
-      ],
-      (i) => value(Math.floor(i / cells), i % cells),
-      { chunkShape: [400, ny, nx, 1], float32: true, units: { v: 'degC' } },
-    );
+    const data = manyCells(labels, value);
     const { labels: months, values } = await index('etccdi_txx', { data, frequency: 'month' });
     expect(months).toHaveLength(240);
     const expected = new Array<number>(240 * cells).fill(-Infinity);
