@@ -2,7 +2,7 @@
  * Analytics tables: the initial build of an org unit × month table over a daily store, against the numpy expert
  * (`analytics-peer.py`: zarr-python reading the same store a time chunk at a time, each polygon's window weights
  * built once, one vectorised weighted mean per polygon and chunk), and a one-day incremental update against the
- * full build. Both sides single-threaded; the coverage fractions of both are timed apart from the aggregation.
+ * full build of the day before (the update appends the store's last day, as a sync does). Both sides single-threaded; the coverage fractions of both are timed apart from the aggregation.
  * Stratus runs in a child process of its own so that its peak RSS is the build's alone.
  *
  * Run alone: `node bench/analytics-table.ts`. Knobs: BENCH_ANALYTICS_YEARS (10), BENCH_ANALYTICS_SIZE (cells a
@@ -15,6 +15,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildAnalytics } from '../core/analytics/build.ts';
 import { publishAnalyticsBuild } from '../core/analytics/publish.ts';
+import { readOpenPeriods } from '../core/analytics/table-file.ts';
+import { DataCube } from '../core/processing/cube/cube.ts';
+import type { Dimension } from '../core/processing/cube/dimension.ts';
 import { openStoredCube } from '../core/processing/collections/stored-cube.ts';
 import { gridOf } from '../core/processing/zonal/grid.ts';
 import { zonalTable } from '../core/processing/zonal/table.ts';
@@ -81,6 +84,16 @@ async function peakRssMegabytes(): Promise<number> {
   return Number(/^VmHWM:\s+(\d+)/m.exec(await readFile('/proc/self/status', 'utf8'))![1]) / 1024;
 }
 
+/** The store as it was the day before its last day: the table the update appends that day to. */
+function withoutLastDay(cube: DataCube): DataCube {
+  const [time, ...rest] = cube.dimensions;
+  const earlier = { ...time!, labels: time!.labels.slice(0, -1) } as Dimension;
+  return new DataCube({
+    metadata: { ...cube.metadata, dimensions: [earlier, ...rest] },
+    readChunk: (index, signal) => cube.source.readChunk(index, signal),
+  });
+}
+
 /**
  * The full build, published in `out/v1`. Only its figures outlive it: the update then runs without the full table's
  * rows in memory, as it does in a build process of its own.
@@ -122,9 +135,14 @@ async function measure(store: string, polygonsPath: string, out: string) {
     periodTypes: ['monthly'],
     statistics: ['mean', 'sum', 'min', 'max', 'count'],
   } as const;
-  const full = await fullBuild(options, out);
+  const full = await fullBuild({ ...options, cube: withoutLastDay(cube) }, out);
   const updateStart = performance.now();
-  const update = await buildAnalytics({ ...options, sourceVersion: 'v2', changed: (day) => day === full.lastDay });
+  const update = await buildAnalytics({
+    ...options,
+    sourceVersion: 'v2',
+    changed: (day) => day > full.lastDay,
+    open: await readOpenPeriods(full.dir),
+  });
   const next = await publishAnalyticsBuild(
     update,
     { staging: join(out, 'staging'), target: join(out, 'v2') },
@@ -140,7 +158,10 @@ async function measure(store: string, polygonsPath: string, out: string) {
     updateYearsLinked: next.linked.length,
     fullCellsRead: full.cellsRead,
     peakRssMegabytes: await peakRssMegabytes(),
-    means: full.means,
+    means: {
+      ...full.means,
+      ...Object.fromEntries(update.rows.flatMap((r) => (r.stat === 'mean' ? [[`${r.ou}/${r.pe}`, r.value]] : []))),
+    },
   };
 }
 

@@ -2,15 +2,18 @@
  * The computation of an AnalyticsTable: each org unit's daily value is the weighted mean of its cells (weights:
  * the fraction of each cell inside it, times the cell's population for `population` weighting; cells without data
  * left out), and each period's statistic is taken over the daily values of its days: the mean, the sum, the
- * minimum, the maximum, and the count of days with a value. Only the periods that hold a changed day are computed,
- * and for them every day of the period is read; the source is read one time chunk at a time, so memory stays
- * bounded by one chunk row of planes whatever the length of the series.
+ * minimum, the maximum, and the count of days with a value. Only the periods that hold a changed day are computed:
+ * a period whose changed days all follow the previous table's last day folds them into that table's running
+ * statistics (`open-periods.ts`) and reads those days only; any other computed period reads every day it holds. The
+ * source is read one time chunk at a time, so memory stays bounded by one chunk row of planes whatever the length of
+ * the series.
  */
 import type { DataCube } from '../processing/cube/cube.ts';
 import { dhis2Period } from '../processing/results/dhis2-json.ts';
 import type { CellWeights } from '../processing/zonal/rasterize.ts';
 import type { ExportPeriodType } from '../resources/export/schema.ts';
 import type { AnalyticsStatistic } from '../resources/analytics-table/schema.ts';
+import { accumulators, type Accumulators, type OpenPeriods } from './open-periods.ts';
 import type { AnalyticsRow } from './table-file.ts';
 
 export interface OrgUnitCells {
@@ -29,6 +32,8 @@ export interface AnalyticsBuildInput {
   cellWeights?: ArrayLike<number>;
   /** The days (YYYY-MM-DD) whose values changed since the previous table; absent: every day. */
   changed?: (day: string) => boolean;
+  /** The previous table's open periods, which its changed days after `open.end` fold into (with `changed` only). */
+  open?: OpenPeriods;
   signal?: AbortSignal;
   progress?: (done: number, total: number) => void;
 }
@@ -42,26 +47,13 @@ export interface AnalyticsBuild {
   cellsRead: number;
   /** First and last day of the source. */
   days: { start: string; end: string } | undefined;
+  /** The running statistics of the periods holding the last day, for the next build to fold into. */
+  open: OpenPeriods | undefined;
+  /** Computed periods that folded new days into the previous table's statistics, without reading their other days. */
+  folded: number;
 }
 
 export const periodKey = (type: string, pe: string) => `${type}/${pe}`;
-
-/** The accumulators of the computed periods: per period, one slot per org unit. */
-interface Accumulators {
-  sum: Float64Array;
-  count: Float64Array;
-  min: Float64Array;
-  max: Float64Array;
-}
-
-function accumulators(size: number): Accumulators {
-  return {
-    sum: new Float64Array(size),
-    count: new Float64Array(size),
-    min: new Float64Array(size).fill(Infinity),
-    max: new Float64Array(size).fill(-Infinity),
-  };
-}
 
 function statistic(stat: AnalyticsStatistic, acc: Accumulators, slot: number): number | null {
   const n = acc.count[slot]!;
@@ -163,15 +155,42 @@ export async function buildAnalytics(input: AnalyticsBuildInput): Promise<Analyt
   const days = instants.map((ms) => new Date(ms).toISOString().slice(0, 10));
   const periodsOfStep = instants.map((ms) => periodTypes.map((type) => periodKey(type, dhis2Period(type, ms))));
 
-  // The periods holding a changed day, in first-seen order; then every step that falls in one of them.
+  const nOu = orgUnits.length;
+  const fold = input.changed && input.open && sameUnits(input.open.units, orgUnits) ? input.open : undefined;
+  // The periods holding a changed day, in first-seen order; those with a changed day the previous table held are
+  // rewritten, and computed from all their days.
   const index = new Map<string, number>();
+  const rewritten = new Set<string>();
   days.forEach((day, t) => {
     if (input.changed && !input.changed(day)) return;
-    for (const key of periodsOfStep[t]!) if (!index.has(key)) index.set(key, index.size);
+    for (const key of periodsOfStep[t]!) {
+      if (!index.has(key)) index.set(key, index.size);
+      if (!fold || day <= fold.end) rewritten.add(key);
+    }
   });
-  const steps = periodsOfStep.flatMap((keys, t) => (keys.some((k) => index.has(k)) ? [t] : []));
-  const nOu = orgUnits.length;
+  // The periods holding the last day go with the table: those not computed keep the previous table's statistics,
+  // when it has them for this same last day, else they are computed.
+  const carried = new Map<string, Accumulators>();
+  for (const key of periodsOfStep.at(-1) ?? []) {
+    if (index.has(key)) continue;
+    const kept = fold && fold.end === days.at(-1) ? fold.periods.get(key) : undefined;
+    if (kept) carried.set(key, kept);
+    else index.set(key, index.size);
+  }
   const acc = accumulators(index.size * nOu);
+  // A folded period starts from the previous table's statistics and reads only the days after its last day.
+  const folded = new Uint8Array(index.size);
+  for (const [key, p] of index) {
+    const previous = !rewritten.has(key) && fold?.periods.get(key);
+    if (!previous) continue;
+    folded[p] = 1;
+    for (const name of ['sum', 'count', 'min', 'max'] as const) acc[name].set(previous[name], p * nOu);
+  }
+  const computes = (key: string, day: string) => {
+    const p = index.get(key);
+    return p !== undefined && (folded[p] === 0 || day > fold!.end);
+  };
+  const steps = periodsOfStep.flatMap((keys, t) => (keys.some((k) => computes(k, days[t]!)) ? [t] : []));
 
   const [ct, , cy, cx] = cube.metadata.chunkShape as [number, number, number, number];
   const ny = yDim.labels.length;
@@ -209,8 +228,8 @@ export async function buildAnalytics(input: AnalyticsBuildInput): Promise<Analyt
       const t = t0 + k;
       if (!wanted.has(t)) continue;
       for (const key of periodsOfStep[t]!) {
-        const p = index.get(key);
-        if (p === undefined) continue;
+        if (!computes(key, days[t]!)) continue;
+        const p = index.get(key)!;
         for (let o = 0; o < nOu; o++) {
           const w = weights[k * nOu + o]!;
           if (w === 0) continue;
@@ -242,10 +261,22 @@ export async function buildAnalytics(input: AnalyticsBuildInput): Promise<Analyt
           sourceVersion: input.sourceVersion,
         });
   }
+  const open = new Map(carried);
+  for (const key of periodsOfStep.at(-1) ?? []) {
+    const p = index.get(key);
+    if (p === undefined) continue;
+    const slots = (values: Float64Array) => values.slice(p * nOu, (p + 1) * nOu);
+    open.set(key, { sum: slots(acc.sum), count: slots(acc.count), min: slots(acc.min), max: slots(acc.max) });
+  }
   return {
     rows,
     periods: new Set(index.keys()),
     cellsRead,
     days: days.length > 0 ? { start: days[0]!, end: days.at(-1)! } : undefined,
+    open: days.length > 0 ? { end: days.at(-1)!, units: orgUnits.map((u) => u.id), periods: open } : undefined,
+    folded: folded.reduce((n, f) => n + f, 0),
   };
 }
+
+const sameUnits = (units: readonly string[], orgUnits: readonly OrgUnitCells[]) =>
+  units.length === orgUnits.length && orgUnits.every((u, o) => u.id === units[o]);

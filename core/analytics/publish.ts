@@ -17,14 +17,15 @@ export interface PublishedTable {
 }
 
 export async function publishAnalyticsBuild(
-  build: Pick<AnalyticsBuild, 'rows' | 'periods'>,
+  build: Pick<AnalyticsBuild, 'rows' | 'periods' | 'open'>,
   at: { staging: string; target: string },
   /** The version an incremental build extends: its directory and its row count. */
   previous?: { dir: string; rows: number },
   signal?: AbortSignal,
 ): Promise<PublishedTable> {
+  const options = { ...(build.open && { open: build.open }), ...(signal && { signal }) };
   if (!previous) {
-    const files = await writeAnalyticsTableVersion(at.staging, at.target, build.rows, undefined, signal);
+    const files = await writeAnalyticsTableVersion(at.staging, at.target, build.rows, options);
     await writeDownloadDigest(at.target, build.rows);
     return { rows: build.rows.length, ...files };
   }
@@ -33,6 +34,6 @@ export async function publishAnalyticsBuild(
   const kept = replaced.filter((row) => !build.periods.has(periodKey(row.periodType, row.pe)));
   const rows = [...kept, ...build.rows];
   const linked = { from: previous.dir, except: years };
-  const files = await writeAnalyticsTableVersion(at.staging, at.target, rows, linked, signal);
+  const files = await writeAnalyticsTableVersion(at.staging, at.target, rows, { ...options, linked });
   return { rows: previous.rows - replaced.length + rows.length, ...files };
 }

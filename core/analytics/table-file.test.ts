@@ -47,7 +47,7 @@ const publish = (id: string, table: AnalyticsRow[], linked?: { from: string; exc
     analyticsTableStaging(root, 't', id),
     join(root, analyticsTablePath('t', id)),
     table,
-    linked,
+    linked && { linked },
   );
 const inode = async (id: string, year: string) =>
   (await stat(join(root, analyticsTablePath('t', id), `year=${year}`, 'data.parquet'))).ino;
@@ -56,13 +56,9 @@ describe('analytics table files', () => {
   it('leaves no staging directory and publishes nothing when its write is aborted', async () => {
     const abort = new AbortController();
     const staging = analyticsTableStaging(root, 't', 'v1');
-    const written = writeAnalyticsTableVersion(
-      staging,
-      join(root, analyticsTablePath('t', 'v1')),
-      rows('d1'),
-      undefined,
-      abort.signal,
-    );
+    const written = writeAnalyticsTableVersion(staging, join(root, analyticsTablePath('t', 'v1')), rows('d1'), {
+      signal: abort.signal,
+    });
     // The worker's runner dies while the staging directory is being made: the abort lands before the first year.
     abort.abort();
     await expect(written).rejects.toThrow();

@@ -3,7 +3,9 @@
  * a directory of one Parquet file per year of its period ids, in hive partitions (`year=2024/data.parquet`), so
  * DuckDB reads the directory as one table with a `year` column. A build writes the years whose rows changed and
  * hard-links the others from the previous version, in a staging directory that one rename publishes; readers read it
- * back in the contract's row order.
+ * back in the contract's row order. Beside the years, `_open-periods.json` keeps the running statistics of the
+ * periods holding the table's last day (`open-periods.ts`); its leading underscore keeps it out of what hive
+ * readers (pyarrow, Spark) take for data.
  */
 import { link, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ import { publishDirectory, removeTree, syncTree, writeDurable } from '../files/d
 import type { ExportPeriodType } from '../resources/export/schema.ts';
 import { analyticsTableDir } from '../stores/layout.ts';
 import type { AnalyticsStatistic } from '../resources/analytics-table/schema.ts';
+import { decodeOpenPeriods, encodeOpenPeriods, type OpenPeriods } from './open-periods.ts';
 import { analyticsTableColumns } from './table-columns.ts';
 
 export interface AnalyticsRow {
@@ -125,24 +128,42 @@ export async function readAnalyticsTable(path: string, years?: ReadonlySet<strin
   return mergeYears(await Promise.all(wanted.map((year) => readParquetRows(join(path, yearFile(year))))));
 }
 
+const OPEN_PERIODS = '_open-periods.json';
+
+/** The running statistics a version keeps of its open periods; undefined for a version written before it kept them. */
+export async function readOpenPeriods(dir: string): Promise<OpenPeriods | undefined> {
+  const text = await readFile(join(dir, OPEN_PERIODS), 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  return text === undefined ? undefined : decodeOpenPeriods(text);
+}
+
 /** What a new version takes from the previous one: hard links to its year files but those of `except`. */
 export interface LinkedYears {
   from: string;
   except: ReadonlySet<string>;
 }
 
+export interface VersionWriteOptions {
+  linked?: LinkedYears;
+  /** The running statistics of the version's open periods. */
+  open?: OpenPeriods;
+  /** The worker's runner is gone: the write stops. */
+  signal?: AbortSignal;
+}
+
 /**
  * Publishes a version at `target`: one file per year of `rows`, plus `linked` years of the previous version (a
  * link, never a copy: the file stays shared, and removing either version leaves the other's whole), written into
  * `staging` and published by one rename, so a reader finds every year of the version or no version. A write that
- * fails or is aborted (`signal`: the worker's runner is gone) removes its staging directory before it ends.
+ * fails or is aborted removes its staging directory before it ends.
  */
 export async function writeAnalyticsTableVersion(
   staging: string,
   target: string,
   rows: readonly AnalyticsRow[],
-  linked?: LinkedYears,
-  signal?: AbortSignal,
+  { linked, open, signal }: VersionWriteOptions = {},
 ): Promise<{ written: string[]; linked: string[] }> {
   await removeTree(staging);
   await mkdir(staging, { recursive: true });
@@ -165,6 +186,7 @@ export async function writeAnalyticsTableVersion(
       await mkdir(join(staging, yearPartition(year)));
       await link(join(linked!.from, yearFile(year)), join(staging, yearFile(year)));
     }
+    if (open) await writeDurable(join(staging, OPEN_PERIODS), encodeOpenPeriods(open));
     signal?.throwIfAborted();
     await syncTree(staging);
     await publishDirectory(staging, target);

@@ -1,8 +1,8 @@
 /**
  * The `analytics-table` task: one build of an AnalyticsTable (core/analytics). It extends the previous version
  * when it was computed from an earlier version of the same dataset with the same collection file (only the
- * periods holding a changed day are computed; the other rows of their years are copied, and the years without a
- * changed period are hard-linked), else computes the whole table; publishes the new version's directory atomically
+ * periods holding a changed day are computed, days appended to its open periods folded into their kept statistics;
+ * the other rows of their years are copied, and the years without a changed period are hard-linked), else computes the whole table; publishes the new version's directory atomically
  * beside the others, and removes the versions retention no longer keeps.
  * A workflow source is run with the engine over the datasets it loads and its result cube aggregated the same
  * way, always whole: an index such as SPI depends on the whole history, so no day stands alone.
@@ -13,7 +13,7 @@ import { changedDays } from '../../core/analytics/changes.ts';
 import { workflowCallGraph, workflowSourceVersion } from '../../core/analytics/workflow-source.ts';
 import { orgUnitCoverage } from '../../core/analytics/coverage-cache.ts';
 import { publishAnalyticsBuild } from '../../core/analytics/publish.ts';
-import { isPartitioned, removeUnkeptVersions } from '../../core/analytics/table-file.ts';
+import { isPartitioned, readOpenPeriods, removeUnkeptVersions } from '../../core/analytics/table-file.ts';
 import { removeTree } from '../../core/files/durable.ts';
 import type { KubeObject } from '../../core/cluster/objects.ts';
 import { datasetCollections } from '../../core/processing/collections/datasets.ts';
@@ -177,6 +177,7 @@ async function build(input: AnalyticsTableInput, context: TaskContext): Promise<
     previous?.featureCollectionPath === featureCollectionPath && isPartitioned(previous.path) ? previous : undefined;
   const changed =
     extends_ && dataset && changedDays(dataset, { sourceVersion: extends_.sourceVersion, end: extends_.periods?.end });
+  const open = changed && extends_ ? await readOpenPeriods(storeFile(root, extends_.path)) : undefined;
   const result = await buildAnalytics({
     cube,
     sourceVersion,
@@ -185,6 +186,7 @@ async function build(input: AnalyticsTableInput, context: TaskContext): Promise<
     statistics: spec.statistics,
     ...(spec.weighting === 'population' && { cellWeights: await populationWeights(input, grid, label) }),
     ...(changed && { changed }),
+    ...(open && { open }),
     signal: context.signal,
     progress: (done, total) => context.progress(done, total, 'aggregating time chunks'),
   }).catch(sourceFailure(label));
