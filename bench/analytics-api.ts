@@ -13,7 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { buildApp } from '../api-server/app.ts';
-import { writeAnalyticsTableVersion, type AnalyticsRow } from '../core/analytics/table-file.ts';
+import {
+  columnsByYear,
+  columnsOfRows,
+  writeAnalyticsTableVersion,
+  type AnalyticsRow,
+} from '../core/analytics/table-file.ts';
 import { openEmbeddedCluster } from '../core/cluster/embedded/index.ts';
 import { parseInstanceConfig } from '../core/config/index.ts';
 import { writeGeoParquet } from '../core/features/geoparquet.ts';
@@ -94,7 +99,11 @@ export async function benchAnalyticsApi(options: { seconds: number; runs: number
     await writeOrgUnits(storageRoot);
     const rows = tableRows();
     const path = analyticsTablePath('bench', 'v1');
-    await writeAnalyticsTableVersion(analyticsTableStaging(storageRoot, 'bench', 'v1'), join(storageRoot, path), rows);
+    await writeAnalyticsTableVersion(
+      analyticsTableStaging(storageRoot, 'bench', 'v1'),
+      join(storageRoot, path),
+      columnsByYear(columnsOfRows(rows)),
+    );
     await cluster.create(featureCollectionKind, {
       apiVersion: API_VERSION,
       kind: 'FeatureCollection',

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildAnalytics } from '../core/analytics/build.ts';
 import { publishAnalyticsBuild } from '../core/analytics/publish.ts';
-import { readOpenPeriods } from '../core/analytics/table-file.ts';
+import { readOpenPeriods, type AnalyticsColumns } from '../core/analytics/table-file.ts';
 import { DataCube } from '../core/processing/cube/cube.ts';
 import type { Dimension } from '../core/processing/cube/dimension.ts';
 import { openStoredCube } from '../core/processing/collections/stored-cube.ts';
@@ -94,6 +94,15 @@ function withoutLastDay(cube: DataCube): DataCube {
   });
 }
 
+/** The monthly means of a build's rows, by org unit and month. */
+function meansOf(columns: AnalyticsColumns): Record<string, number> {
+  const means: Record<string, number> = {};
+  columns.stat.forEach((stat, i) => {
+    if (stat === 'mean') means[`${columns.ou[i]}/${columns.pe[i]}`] = columns.value[i]!;
+  });
+  return means;
+}
+
 /**
  * The full build, published in `out/v1`. Only its figures outlive it: the update then runs without the full table's
  * rows in memory, as it does in a build process of its own.
@@ -104,14 +113,13 @@ async function fullBuild(options: Parameters<typeof buildAnalytics>[0], out: str
   const dir = join(out, 'v1');
   const { rows } = await publishAnalyticsBuild(full, { staging: join(out, 'staging'), target: dir });
   const seconds = (performance.now() - start) / 1000;
-  const means = full.rows.filter((r) => r.stat === 'mean');
   return {
     seconds,
     dir,
     rows,
     cellsRead: full.cellsRead,
     lastDay: full.days!.end,
-    means: Object.fromEntries(means.map((r) => [`${r.ou}/${r.pe}`, r.value])),
+    means: meansOf(full.columns),
   };
 }
 
@@ -160,7 +168,7 @@ async function measure(store: string, polygonsPath: string, out: string) {
     peakRssMegabytes: await peakRssMegabytes(),
     means: {
       ...full.means,
-      ...Object.fromEntries(update.rows.flatMap((r) => (r.stat === 'mean' ? [[`${r.ou}/${r.pe}`, r.value]] : []))),
+      ...meansOf(update.columns),
     },
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { cubeOf, spatial, temporal } from '../../test/support/cubes.ts';
 import { buildAnalytics, periodKey, type AnalyticsBuild, type OrgUnitCells } from './build.ts';
 import { decodeOpenPeriods, encodeOpenPeriods, type OpenPeriods } from './open-periods.ts';
-import type { AnalyticsRow } from './table-file.ts';
+import type { AnalyticsColumns } from './table-file.ts';
 
 const NY = 4;
 const NX = 5;
@@ -39,16 +39,17 @@ const options = {
   statistics: ['mean', 'sum', 'min', 'max', 'count'],
 } as const;
 
-const rowKey = (r: AnalyticsRow) => `${r.ou}/${periodKey(r.periodType, r.pe)}/${r.stat}`;
-
-/** A table's rows by key, as a version holds them: a build replaces every row of the periods it computed. */
-function apply(table: Map<string, number | null>, build: AnalyticsBuild) {
-  for (const key of [...table.keys()])
-    if (build.periods.has(key.slice(key.indexOf('/') + 1, key.lastIndexOf('/')))) table.delete(key);
-  for (const row of build.rows) table.set(rowKey(row), row.value);
+/** A build's values by org unit, period and statistic (NaN: no value). */
+function valuesOf({ columns: c }: { columns: AnalyticsColumns }) {
+  return new Map(c.ou.map((ou, i) => [`${ou}/${periodKey(c.periodType[i]!, c.pe[i]!)}/${c.stat[i]}`, c.value[i]!]));
 }
 
-const valuesOf = (build: AnalyticsBuild) => new Map(build.rows.map((r) => [rowKey(r), r.value]));
+/** A table's rows by key, as a version holds them: a build replaces every row of the periods it computed. */
+function apply(table: Map<string, number>, build: AnalyticsBuild) {
+  for (const key of [...table.keys()])
+    if (build.periods.has(key.slice(key.indexOf('/') + 1, key.lastIndexOf('/')))) table.delete(key);
+  for (const [key, value] of valuesOf(build)) table.set(key, value);
+}
 
 /** What a version keeps and the next build reads: through the file's form. */
 const kept = (build: AnalyticsBuild): OpenPeriods => decodeOpenPeriods(encodeOpenPeriods(build.open!));

@@ -14,7 +14,7 @@ import type { CellWeights } from '../processing/zonal/rasterize.ts';
 import type { ExportPeriodType } from '../resources/export/schema.ts';
 import type { AnalyticsStatistic } from '../resources/analytics-table/schema.ts';
 import { accumulators, type Accumulators, type OpenPeriods } from './open-periods.ts';
-import type { AnalyticsRow } from './table-file.ts';
+import { comparePeriodIds, compareText, emptyColumns, type AnalyticsColumns } from './table-file.ts';
 
 export interface OrgUnitCells {
   id: string;
@@ -39,8 +39,8 @@ export interface AnalyticsBuildInput {
 }
 
 export interface AnalyticsBuild {
-  /** The rows of the computed periods. */
-  rows: AnalyticsRow[];
+  /** The rows of the computed periods, in the contract's order. */
+  columns: AnalyticsColumns;
   /** The computed periods, as `periodType/pe` keys. */
   periods: Set<string>;
   /** Values read from the source: cells × time steps of the chunks read (those that hold an org unit's cell). */
@@ -55,10 +55,11 @@ export interface AnalyticsBuild {
 
 export const periodKey = (type: string, pe: string) => `${type}/${pe}`;
 
-function statistic(stat: AnalyticsStatistic, acc: Accumulators, slot: number): number | null {
+/** A period's statistic; NaN (null in the file) when it has no value. */
+function statistic(stat: AnalyticsStatistic, acc: Accumulators, slot: number): number {
   const n = acc.count[slot]!;
   if (stat === 'count') return n;
-  if (n === 0) return null;
+  if (n === 0) return NaN;
   if (stat === 'sum') return acc.sum[slot]!;
   if (stat === 'mean') return acc.sum[slot]! / n;
   return stat === 'min' ? acc.min[slot]! : acc.max[slot]!;
@@ -78,53 +79,56 @@ interface ChunkCells {
 function cellsByChunk(
   orgUnits: readonly OrgUnitCells[],
   cellWeights: ArrayLike<number> | undefined,
-  grid: { nx: number; cy: number; cx: number },
+  grid: { nx: number; ny: number; cy: number; cx: number },
 ): Map<string, ChunkCells> {
-  const { nx, cy, cx } = grid;
+  const { nx, ny, cy, cx } = grid;
   const across = Math.ceil(nx / cx);
-  const chunkOf = (cell: number) => Math.floor(Math.floor(cell / nx) / cy) * across + Math.floor((cell % nx) / cx);
-  const weightOf = (cells: CellWeights, i: number) => {
-    const extra = cellWeights ? cellWeights[cells.cells[i]!]! : 1;
-    return cells.weights[i]! * (Number.isFinite(extra) ? extra : 0);
-  };
-  // Typed arrays sized by a first count, then filled: an incremental build pays this on every run.
-  const sizes = new Map<number, number>();
-  for (const { cells } of orgUnits)
-    if (cells)
-      for (let i = 0; i < cells.cells.length; i++)
-        if (weightOf(cells, i) !== 0) {
-          const chunk = chunkOf(cells.cells[i]!);
-          sizes.set(chunk, (sizes.get(chunk) ?? 0) + 1);
-        }
-  const lists = new Map<number, ChunkCells & { length: number }>();
-  for (const [chunk, size] of sizes)
-    lists.set(chunk, {
-      unit: new Int32Array(size),
-      offset: new Int32Array(size),
-      weight: new Float64Array(size),
-      length: 0,
-    });
+  // An incremental build pays this on every run: one pass notes each weighted cell's chunk, offset and weight in
+  // flat typed arrays, counting the cells of each chunk, and a second scatters them into per-chunk arrays.
+  let total = 0;
+  for (const { cells } of orgUnits) total += cells?.cells.length ?? 0;
+  const entryUnit = new Int32Array(total);
+  const entryChunk = new Int32Array(total);
+  const entryOffset = new Int32Array(total);
+  const entryWeight = new Float64Array(total);
+  const sizes = new Int32Array(across * Math.ceil(ny / cy));
+  let n = 0;
   orgUnits.forEach(({ cells }, o) => {
     if (!cells) return;
     for (let i = 0; i < cells.cells.length; i++) {
-      const weight = weightOf(cells, i);
-      if (weight === 0) continue;
       const cell = cells.cells[i]!;
-      const [r, c] = [Math.floor(cell / nx), cell % nx];
-      const [iy, ix] = [Math.floor(r / cy), Math.floor(c / cx)];
-      const list = lists.get(iy * across + ix)!;
-      const width = Math.min(cx, nx - ix * cx);
-      list.unit[list.length] = o;
-      list.offset[list.length] = (r - iy * cy) * width + (c - ix * cx);
-      list.weight[list.length++] = weight;
+      const extra = cellWeights ? cellWeights[cell]! : 1;
+      const weight = cells.weights[i]! * (Number.isFinite(extra) ? extra : 0);
+      if (weight === 0) continue;
+      const r = Math.floor(cell / nx);
+      const c = cell - r * nx;
+      const iy = Math.floor(r / cy);
+      const ix = Math.floor(c / cx);
+      const chunk = iy * across + ix;
+      entryUnit[n] = o;
+      entryChunk[n] = chunk;
+      entryOffset[n] = (r - iy * cy) * Math.min(cx, nx - ix * cx) + (c - ix * cx);
+      entryWeight[n++] = weight;
+      sizes[chunk]! += 1;
     }
   });
-  return new Map(
-    [...lists].map(([chunk, { unit, offset, weight }]) => [
-      `${Math.floor(chunk / across)},${chunk % across}`,
-      { unit, offset, weight },
-    ]),
-  );
+  const lists: (ChunkCells & { length: number })[] = Array.from(sizes, (size) => ({
+    unit: new Int32Array(size),
+    offset: new Int32Array(size),
+    weight: new Float64Array(size),
+    length: 0,
+  }));
+  for (let e = 0; e < n; e++) {
+    const list = lists[entryChunk[e]!]!;
+    list.unit[list.length] = entryUnit[e]!;
+    list.offset[list.length] = entryOffset[e]!;
+    list.weight[list.length++] = entryWeight[e]!;
+  }
+  const chunks = new Map<string, ChunkCells>();
+  lists.forEach(({ unit, offset, weight }, chunk) => {
+    if (unit.length > 0) chunks.set(`${Math.floor(chunk / across)},${chunk % across}`, { unit, offset, weight });
+  });
+  return chunks;
 }
 
 /** One time step of one chunk into the org units' weighted sums: a plain function the JIT optimizes on its own. */
@@ -195,7 +199,7 @@ export async function buildAnalytics(input: AnalyticsBuildInput): Promise<Analyt
   const [ct, , cy, cx] = cube.metadata.chunkShape as [number, number, number, number];
   const ny = yDim.labels.length;
   const nx = xDim.labels.length;
-  const chunks = cellsByChunk(orgUnits, input.cellWeights, { nx, cy, cx });
+  const chunks = cellsByChunk(orgUnits, input.cellWeights, { nx, ny, cy, cx });
   const wanted = new Set(steps);
   // Per step of a time chunk and org unit: the weighted sum of its valid cells and their weight.
   const sums = new Float64Array(ct * nOu);
@@ -247,20 +251,27 @@ export async function buildAnalytics(input: AnalyticsBuildInput): Promise<Analyt
     input.progress?.(++chunksDone, timeChunks.length);
   }
 
-  const rows: AnalyticsRow[] = [];
-  for (const [key, p] of index) {
-    const [periodType, pe] = key.split('/') as [ExportPeriodType, string];
-    for (let o = 0; o < nOu; o++)
-      for (const stat of statistics)
-        rows.push({
-          ou: orgUnits[o]!.id,
-          periodType,
-          pe,
-          stat,
-          value: statistic(stat, acc, p * nOu + o),
-          sourceVersion: input.sourceVersion,
-        });
-  }
+  // The rows straight in the contract's order: org units by id, periods by type and time, statistics by name.
+  const units = orgUnits.map((_, o) => o).sort((a, b) => compareText(orgUnits[a]!.id, orgUnits[b]!.id));
+  const periods = [...index]
+    .map(([key, p]) => {
+      const [periodType, pe] = key.split('/') as [ExportPeriodType, string];
+      return { periodType, pe, p };
+    })
+    .sort((a, b) => compareText(a.periodType, b.periodType) || comparePeriodIds(a.pe, b.pe));
+  const stats = [...statistics].sort(compareText);
+  const columns = emptyColumns(units.length * periods.length * stats.length);
+  let row = 0;
+  for (const o of units)
+    for (const { periodType, pe, p } of periods)
+      for (const stat of stats) {
+        columns.ou[row] = orgUnits[o]!.id;
+        columns.periodType[row] = periodType;
+        columns.pe[row] = pe;
+        columns.stat[row] = stat;
+        columns.value[row] = statistic(stat, acc, p * nOu + o);
+        columns.sourceVersion[row++] = input.sourceVersion;
+      }
   const open = new Map(carried);
   for (const key of periodsOfStep.at(-1) ?? []) {
     const p = index.get(key);
@@ -269,7 +280,7 @@ export async function buildAnalytics(input: AnalyticsBuildInput): Promise<Analyt
     open.set(key, { sum: slots(acc.sum), count: slots(acc.count), min: slots(acc.min), max: slots(acc.max) });
   }
   return {
-    rows,
+    columns,
     periods: new Set(index.keys()),
     cellsRead,
     days: days.length > 0 ? { start: days[0]!, end: days.at(-1)! } : undefined,

@@ -8,7 +8,7 @@ import { analyticsTablePath, analyticsTableStaging } from '../stores/layout.ts';
 import { periodKey } from './build.ts';
 import { readDownloadDigest } from './download-digest.ts';
 import { publishAnalyticsBuild } from './publish.ts';
-import { encodeAnalyticsTable, readAnalyticsTable, type AnalyticsRow } from './table-file.ts';
+import { columnsOfRows, encodeAnalyticsTable, readAnalyticsTable, type AnalyticsRow } from './table-file.ts';
 
 /** Two org units' monthly sums of the months of `years`, the value telling the source version apart. */
 const rowsOf = (years: string[], sourceVersion: string): AnalyticsRow[] =>
@@ -55,14 +55,14 @@ const source = {
 describe('the digest of a table version’s download', () => {
   it('is written when a full build publishes the version, and kept by the first delivery of an incremental one', async () => {
     const full = rowsOf(['2022', '2023', '2024'], 'v1');
-    await publishAnalyticsBuild({ rows: full, periods: new Set() }, at('v1'));
+    await publishAnalyticsBuild({ columns: columnsOfRows(full), periods: new Set() }, at('v1'));
     expect(await readDownloadDigest(at('v1').target)).toEqual(await downloaded(at('v1').target));
 
     // Only 2024's months are computed again: 2022 and 2023 are linked. Reading them back to digest the whole
     // version is left to the first delivery, which keeps the digest, of the whole version, for the next.
     const changed = rowsOf(['2024'], 'v2');
     const periods = new Set(changed.map((row) => periodKey(row.periodType, row.pe)));
-    const published = await publishAnalyticsBuild({ rows: changed, periods }, at('v2'), {
+    const published = await publishAnalyticsBuild({ columns: columnsOfRows(changed), periods }, at('v2'), {
       dir: at('v1').target,
       rows: full.length,
     });
@@ -76,7 +76,7 @@ describe('the digest of a table version’s download', () => {
   });
 
   it('is what a delivery reads as its payload’s checksum, and computed only for a version without it', async () => {
-    await publishAnalyticsBuild({ rows: rowsOf(['2024'], 'v1'), periods: new Set() }, at('v1'));
+    await publishAnalyticsBuild({ columns: columnsOfRows(rowsOf(['2024'], 'v1')), periods: new Set() }, at('v1'));
     const digest = await downloaded(at('v1').target);
     expect(await readTablePayload(at('v1').target, source)).toMatchObject(digest);
 

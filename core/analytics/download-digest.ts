@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../files/durable.ts';
 import { sha256Hex } from '../provenance/digest.ts';
-import { encodeAnalyticsTable, isPartitioned, type AnalyticsRow } from './table-file.ts';
+import {
+  encodeAnalyticsColumns,
+  encodeAnalyticsTable,
+  isPartitioned,
+  type AnalyticsColumns,
+  type AnalyticsRow,
+} from './table-file.ts';
 
 const downloadDigestSchema = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().min(0) });
 
@@ -24,9 +30,12 @@ export const digestOfDownload = (bytes: Uint8Array): DownloadDigest => ({
   size: bytes.byteLength,
 });
 
-/** Encodes the version's rows as its download and writes their digest into the version's directory. */
-export async function writeDownloadDigest(version: string, rows: readonly AnalyticsRow[]): Promise<DownloadDigest> {
-  const digest = digestOfDownload(encodeAnalyticsTable(rows));
+/**
+ * Encodes the version's rows (every row, in the contract's order: the bytes `encodeAnalyticsTable` makes of them) as
+ * its download and writes their digest into the version's directory.
+ */
+export async function writeDownloadDigest(version: string, rows: AnalyticsColumns): Promise<DownloadDigest> {
+  const digest = digestOfDownload(encodeAnalyticsColumns(rows));
   await writeFileAtomic(digestFile(version), JSON.stringify(digest));
   return digest;
 }

@@ -4,6 +4,8 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyticsTableDir, analyticsTablePath, analyticsTableStaging } from '../stores/layout.ts';
 import {
+  columnsByYear,
+  columnsOfRows,
   compareRows,
   encodeAnalyticsTable,
   isPartitioned,
@@ -46,7 +48,7 @@ const publish = (id: string, table: AnalyticsRow[], linked?: { from: string; exc
   writeAnalyticsTableVersion(
     analyticsTableStaging(root, 't', id),
     join(root, analyticsTablePath('t', id)),
-    table,
+    columnsByYear(columnsOfRows(table)),
     linked && { linked },
   );
 const inode = async (id: string, year: string) =>
@@ -56,9 +58,14 @@ describe('analytics table files', () => {
   it('leaves no staging directory and publishes nothing when its write is aborted', async () => {
     const abort = new AbortController();
     const staging = analyticsTableStaging(root, 't', 'v1');
-    const written = writeAnalyticsTableVersion(staging, join(root, analyticsTablePath('t', 'v1')), rows('d1'), {
-      signal: abort.signal,
-    });
+    const written = writeAnalyticsTableVersion(
+      staging,
+      join(root, analyticsTablePath('t', 'v1')),
+      columnsByYear(columnsOfRows(rows('d1'))),
+      {
+        signal: abort.signal,
+      },
+    );
     // The worker's runner dies while the staging directory is being made: the abort lands before the first year.
     abort.abort();
     await expect(written).rejects.toThrow();

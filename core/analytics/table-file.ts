@@ -9,7 +9,7 @@
  */
 import { link, mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetRead, parquetReadObjects } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { publishDirectory, removeTree, syncTree, writeDurable } from '../files/durable.ts';
 import type { ExportPeriodType } from '../resources/export/schema.ts';
@@ -27,6 +27,21 @@ export interface AnalyticsRow {
   sourceVersion: string;
 }
 
+/**
+ * Rows as columns, in the contract's order: what a build produces and a year file is written from and read back as,
+ * without an object per row. `value` is NaN where the file holds null (no value).
+ */
+export interface AnalyticsColumns {
+  ou: string[];
+  periodType: ExportPeriodType[];
+  pe: string[];
+  stat: AnalyticsStatistic[];
+  value: Float64Array;
+  sourceVersion: string[];
+}
+
+const TEXT_COLUMNS = ['ou', 'periodType', 'pe', 'stat', 'sourceVersion'] as const;
+
 /** Rows per row group: a reader filtering by org unit skips most groups of a large table. */
 const ROW_GROUP_SIZE = 50_000;
 
@@ -36,7 +51,7 @@ const ROW_GROUP_SIZE = 50_000;
  */
 const FILTERED = new Set<string>(['ou', 'pe']);
 
-const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+export const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Period ids of one type in time order: ISO weeks by number (`2024W9` before `2024W10`), the others as text. */
 export function comparePeriodIds(a: string, b: string): number {
@@ -56,20 +71,111 @@ export function compareRows(a: AnalyticsRow, b: AnalyticsRow): number {
   );
 }
 
-export function encodeAnalyticsTable(rows: readonly AnalyticsRow[]): Uint8Array {
+/** The contract's order of row `i` of `a` and row `j` of `b`. */
+function compareAt(a: AnalyticsColumns, i: number, b: AnalyticsColumns, j: number): number {
+  return (
+    compareText(a.ou[i]!, b.ou[j]!) ||
+    compareText(a.periodType[i]!, b.periodType[j]!) ||
+    comparePeriodIds(a.pe[i]!, b.pe[j]!) ||
+    compareText(a.stat[i]!, b.stat[j]!)
+  );
+}
+
+/** Columns of `length` rows, to be filled. */
+export function emptyColumns(length: number): AnalyticsColumns {
+  return {
+    ou: new Array<string>(length),
+    periodType: new Array<ExportPeriodType>(length),
+    pe: new Array<string>(length),
+    stat: new Array<AnalyticsStatistic>(length),
+    value: new Float64Array(length),
+    sourceVersion: new Array<string>(length),
+  };
+}
+
+function copyRow(from: AnalyticsColumns, i: number, to: AnalyticsColumns, k: number): void {
+  to.ou[k] = from.ou[i]!;
+  to.periodType[k] = from.periodType[i]!;
+  to.pe[k] = from.pe[i]!;
+  to.stat[k] = from.stat[i]!;
+  to.value[k] = from.value[i]!;
+  to.sourceVersion[k] = from.sourceVersion[i]!;
+}
+
+/** Rows in the contract's order, as columns. */
+export function columnsOfRows(rows: readonly AnalyticsRow[]): AnalyticsColumns {
   const sorted = [...rows].sort(compareRows);
+  const columns = emptyColumns(sorted.length);
+  sorted.forEach((row, k) => {
+    for (const name of TEXT_COLUMNS) (columns[name] as string[])[k] = row[name];
+    columns.value[k] = row.value ?? NaN;
+  });
+  return columns;
+}
+
+/**
+ * The rows of `base` but those `replaced` says, and every row of `added`, in the contract's order (both are in it):
+ * an incremental build's year, its computed periods' rows put in place of the previous version's.
+ */
+export function mergeColumns(
+  base: AnalyticsColumns,
+  replaced: (row: number) => boolean,
+  added: AnalyticsColumns,
+): AnalyticsColumns {
+  const kept: number[] = [];
+  for (let i = 0; i < base.ou.length; i++) if (!replaced(i)) kept.push(i);
+  const merged = emptyColumns(kept.length + added.ou.length);
+  let [i, j, k] = [0, 0, 0];
+  while (i < kept.length || j < added.ou.length)
+    if (j === added.ou.length || (i < kept.length && compareAt(base, kept[i]!, added, j) < 0))
+      copyRow(base, kept[i++]!, merged, k++);
+    else copyRow(added, j++, merged, k++);
+  return merged;
+}
+
+/** The rows of each year, by the year of their period id. */
+export function columnsByYear(columns: AnalyticsColumns): Map<string, AnalyticsColumns> {
+  const rowsOf = new Map<string, number[]>();
+  columns.pe.forEach((pe, i) => {
+    const year = yearOfPeriod(pe);
+    let list = rowsOf.get(year);
+    if (!list) rowsOf.set(year, (list = []));
+    list.push(i);
+  });
+  return new Map(
+    [...rowsOf].map(([year, rows]) => {
+      const part = emptyColumns(rows.length);
+      rows.forEach((i, k) => copyRow(columns, i, part, k));
+      return [year, part];
+    }),
+  );
+}
+
+/**
+ * A file of `columns` (in the contract's order). Text columns are dictionary-encoded (few distinct values, many
+ * repeats); values are mostly distinct, so they are written plain without trying a dictionary first.
+ */
+export function encodeAnalyticsColumns(columns: AnalyticsColumns): Uint8Array {
+  const values = columns.value.some((v) => v !== v)
+    ? Array.from(columns.value, (v) => (v === v ? v : null))
+    : columns.value;
   const buffer = parquetWriteBuffer({
     columnData: analyticsTableColumns.map(({ name, type }) => ({
       name,
       type,
       nullable: name === 'value',
       statistics: FILTERED.has(name),
-      data: sorted.map((row) => row[name]),
+      data: name === 'value' ? values : columns[name],
+      encoding: name === 'value' ? 'PLAIN' : 'RLE_DICTIONARY',
     })),
     rowGroupSize: ROW_GROUP_SIZE,
     createdBy: 'stratus',
   });
   return new Uint8Array(buffer);
+}
+
+export function encodeAnalyticsTable(rows: readonly AnalyticsRow[]): Uint8Array {
+  return encodeAnalyticsColumns(columnsOfRows(rows));
 }
 
 /** The partition a period id falls in: its year (every DHIS2 period id starts with it: 20240105, 2024W5, 202401). */
@@ -94,6 +200,28 @@ async function readParquetRows(path: string): Promise<AnalyticsRow[]> {
   const bytes = await readFile(path);
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   return (await parquetReadObjects({ file })) as unknown as AnalyticsRow[];
+}
+
+/** A year file (in the contract's order) as columns. */
+export async function readAnalyticsColumns(dir: string, year: string): Promise<AnalyticsColumns> {
+  const bytes = await readFile(join(dir, yearFile(year)));
+  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const metadata = parquetMetadata(file);
+  const columns = emptyColumns(Number(metadata.num_rows));
+  await parquetRead({
+    file,
+    metadata,
+    onChunk: ({ columnName, columnData, rowStart }) => {
+      if (columnName === 'value')
+        for (let i = 0; i < columnData.length; i++)
+          columns.value[rowStart + i] = (columnData[i] as number | null) ?? NaN;
+      else {
+        const target = columns[columnName as (typeof TEXT_COLUMNS)[number]] as unknown[];
+        for (let i = 0; i < columnData.length; i++) target[rowStart + i] = columnData[i];
+      }
+    },
+  });
+  return columns;
 }
 
 /**
@@ -154,7 +282,7 @@ export interface VersionWriteOptions {
 }
 
 /**
- * Publishes a version at `target`: one file per year of `rows`, plus `linked` years of the previous version (a
+ * Publishes a version at `target`: one file per year of `years`, plus `linked` years of the previous version (a
  * link, never a copy: the file stays shared, and removing either version leaves the other's whole), written into
  * `staging` and published by one rename, so a reader finds every year of the version or no version. A write that
  * fails or is aborted removes its staging directory before it ends.
@@ -162,25 +290,18 @@ export interface VersionWriteOptions {
 export async function writeAnalyticsTableVersion(
   staging: string,
   target: string,
-  rows: readonly AnalyticsRow[],
+  years: ReadonlyMap<string, AnalyticsColumns>,
   { linked, open, signal }: VersionWriteOptions = {},
 ): Promise<{ written: string[]; linked: string[] }> {
   await removeTree(staging);
   await mkdir(staging, { recursive: true });
   try {
-    const byYear = new Map<string, AnalyticsRow[]>();
-    for (const row of rows) {
-      const year = yearOfPeriod(row.pe);
-      let list = byYear.get(year);
-      if (!list) byYear.set(year, (list = []));
-      list.push(row);
-    }
-    for (const [year, yearRows] of byYear) {
+    for (const [year, columns] of years) {
       signal?.throwIfAborted();
-      await writeDurable(join(staging, yearFile(year)), encodeAnalyticsTable(yearRows));
+      await writeDurable(join(staging, yearFile(year)), encodeAnalyticsColumns(columns));
     }
     const links = linked
-      ? (await analyticsTableYears(linked.from)).filter((year) => !linked.except.has(year) && !byYear.has(year))
+      ? (await analyticsTableYears(linked.from)).filter((year) => !linked.except.has(year) && !years.has(year))
       : [];
     for (const year of links) {
       await mkdir(join(staging, yearPartition(year)));
@@ -190,7 +311,7 @@ export async function writeAnalyticsTableVersion(
     signal?.throwIfAborted();
     await syncTree(staging);
     await publishDirectory(staging, target);
-    return { written: [...byYear.keys()].sort(), linked: links };
+    return { written: [...years.keys()].sort(), linked: links };
   } catch (err) {
     await removeTree(staging).catch(() => undefined);
     throw err;

@@ -4,7 +4,13 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
 import { writeDownloadDigest, type DownloadDigest } from '../../../core/analytics/download-digest.ts';
-import { compareRows, writeAnalyticsTableVersion, type AnalyticsRow } from '../../../core/analytics/table-file.ts';
+import {
+  columnsByYear,
+  columnsOfRows,
+  compareRows,
+  writeAnalyticsTableVersion,
+  type AnalyticsRow,
+} from '../../../core/analytics/table-file.ts';
 import { writeGeoParquet } from '../../../core/features/geoparquet.ts';
 import { analyticsTableKind } from '../../../core/resources/analytics-table/schema.ts';
 import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
@@ -112,8 +118,9 @@ async function publish(
 ) {
   const path = analyticsTablePath(name, id);
   const dir = join(built.storageRoot, path);
-  await writeAnalyticsTableVersion(analyticsTableStaging(built.storageRoot, name, id), dir, rows);
-  if (digest === 'computed') await writeDownloadDigest(dir, rows);
+  const columns = columnsOfRows(rows);
+  await writeAnalyticsTableVersion(analyticsTableStaging(built.storageRoot, name, id), dir, columnsByYear(columns));
+  if (digest === 'computed') await writeDownloadDigest(dir, columns);
   else if (digest) await writeFile(join(dir, 'download.json'), JSON.stringify(digest));
   const version = {
     id,
