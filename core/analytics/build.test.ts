@@ -1,8 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cubeOf, spatial, temporal } from '../../test/support/cubes.ts';
 import { buildAnalytics, periodKey, type AnalyticsBuild, type OrgUnitCells } from './build.ts';
 import { decodeOpenPeriods, encodeOpenPeriods, type OpenPeriods } from './open-periods.ts';
-import type { AnalyticsColumns } from './table-file.ts';
+import { publishAnalyticsBuild } from './publish.ts';
+import { readAnalyticsTable, readOpenPeriods, type AnalyticsColumns } from './table-file.ts';
 
 const NY = 4;
 const NX = 5;
@@ -94,5 +98,31 @@ describe('analytics build: appended days fold into the open periods', () => {
     );
     // January and 2024 hold the rewritten day and are computed whole; the week of the new day folds it in.
     expect(update.folded).toBe(1);
+  });
+
+  it('publishes, day by day into a new month and a new year, the files of a full build', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'stratus-analytics-fold-'));
+    try {
+      const at = (id: string) => ({ staging: join(root, 'staging'), target: join(root, id) });
+      let build = await buildAnalytics({ ...options, cube: cube(5) });
+      let previous = { dir: join(root, 'd5'), rows: (await publishAnalyticsBuild(build, at('d5'))).rows };
+      for (let days = 6; days <= 45; days++) {
+        const end = build.days!.end;
+        build = await buildAnalytics({
+          ...options,
+          cube: cube(days),
+          changed: (day) => day > end,
+          open: await readOpenPeriods(previous.dir),
+        });
+        const { rows } = await publishAnalyticsBuild(build, at(`d${days}`), previous);
+        previous = { dir: join(root, `d${days}`), rows };
+      }
+      const full = await buildAnalytics({ ...options, cube: cube(45) });
+      const whole = await publishAnalyticsBuild(full, at('full'));
+      expect(previous.rows).toBe(whole.rows);
+      expect(await readAnalyticsTable(previous.dir)).toEqual(await readAnalyticsTable(join(root, 'full')));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
