@@ -80,6 +80,15 @@ async function writeStore(path: string, days: number, size: number): Promise<voi
   await writer.finish();
 }
 
+/**
+ * CPU seconds of this process since `start`: on a loaded machine the update, one thread most of its time, gets a
+ * smaller share of the cores than the full build, whose decoding thread runs beside it; CPU time compares the work.
+ */
+function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1e6;
+}
+
 async function peakRssMegabytes(): Promise<number> {
   return Number(/^VmHWM:\s+(\d+)/m.exec(await readFile('/proc/self/status', 'utf8'))![1]) / 1024;
 }
@@ -109,12 +118,15 @@ function meansOf(columns: AnalyticsColumns): Record<string, number> {
  */
 async function fullBuild(options: Parameters<typeof buildAnalytics>[0], out: string) {
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   const full = await buildAnalytics(options);
   const dir = join(out, 'v1');
   const { rows } = await publishAnalyticsBuild(full, { staging: join(out, 'staging'), target: dir });
   const seconds = (performance.now() - start) / 1000;
+  const cpuSeconds = cpuSecondsSince(cpuStart);
   return {
     seconds,
+    cpuSeconds,
     dir,
     rows,
     cellsRead: full.cellsRead,
@@ -145,6 +157,7 @@ async function measure(store: string, polygonsPath: string, out: string) {
   } as const;
   const full = await fullBuild({ ...options, cube: withoutLastDay(cube) }, out);
   const updateStart = performance.now();
+  const updateCpuStart = process.cpuUsage();
   const update = await buildAnalytics({
     ...options,
     sourceVersion: 'v2',
@@ -157,10 +170,13 @@ async function measure(store: string, polygonsPath: string, out: string) {
     { dir: full.dir, rows: full.rows },
   );
   const updateSeconds = (performance.now() - updateStart) / 1000;
+  const updateCpuSeconds = cpuSecondsSince(updateCpuStart);
   return {
     coverageSeconds,
     fullSeconds: full.seconds,
     updateSeconds,
+    fullCpuSeconds: full.cpuSeconds,
+    updateCpuSeconds,
     updateCellsRead: update.cellsRead,
     updateYearsWritten: next.written.length,
     updateYearsLinked: next.linked.length,
@@ -177,7 +193,16 @@ export interface AnalyticsBuildFigures {
   days: number;
   size: number;
   units: number;
-  runs: { coverage: number; full: number; update: number; peerMasks: number; peerAggregate: number }[];
+  /** Seconds; `fullCpu` and `updateCpu`: CPU seconds of the process (its decoding thread included). */
+  runs: {
+    coverage: number;
+    full: number;
+    update: number;
+    fullCpu: number;
+    updateCpu: number;
+    peerMasks: number;
+    peerAggregate: number;
+  }[];
   /** What the update read and wrote: cells read from the source, year files written anew and linked. */
   update: { cellsRead: number; yearsWritten: number; yearsLinked: number } | undefined;
   peakRssMegabytes: number;
@@ -233,6 +258,8 @@ export async function benchAnalyticsBuild(
         coverage: ours.coverageSeconds,
         full: ours.fullSeconds,
         update: ours.updateSeconds,
+        fullCpu: ours.fullCpuSeconds,
+        updateCpu: ours.updateCpuSeconds,
         peerMasks: peer.mask_seconds,
         peerAggregate: peer.aggregate_seconds,
       });
@@ -271,6 +298,12 @@ export function analyticsBuildHeadlines(f: AnalyticsBuildFigures): Headline[] {
       peer: 'the full build (Stratus)',
       ratios: f.runs.map((r) => r.full / r.update),
       goal: 100,
+      command,
+    },
+    {
+      figure: `one-day incremental update against the full build, CPU time (decoding thread included), ${size}`,
+      peer: 'the full build (Stratus)',
+      ratios: f.runs.map((r) => r.fullCpu / r.updateCpu),
       command,
     },
   ];
