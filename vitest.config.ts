@@ -26,8 +26,8 @@ const kubeNodeProject = {
   extends: true,
   test: {
     name: 'kube-node',
-    // Last and alone: the faults it times (a leader's handover, a probe's restart) are the node's, not the load of
-    // the other projects on a 2-core machine.
+    // A group of its own, one file at a time: the faults it times (a leader's handover, a probe's restart) are the
+    // node's, not the load of the other projects on a 2-core machine.
     sequence: { groupOrder: 2 },
     fileParallelism: false,
     include: [kubeNodeTests],
