@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { safeEqual } from './digest.ts';
 
 /** RFC 7636 §4.1: 43 to 128 characters of the unreserved set. A S256 challenge is 43 base64url characters. */
@@ -14,7 +14,8 @@ export function isValidS256Challenge(challenge: string): boolean {
 }
 
 export function s256Challenge(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  // A valid verifier is ASCII, whose UTF-8 bytes are what RFC 7636 §4.2 hashes.
+  return hash('sha256', verifier, 'base64url');
 }
 
 /** Whether `verifier` is well-formed and hashes to `challenge` (S256 is the only method Stratus accepts). */

@@ -1,4 +1,4 @@
-import { createHash, randomUUID, type KeyObject } from 'node:crypto';
+import { hash, randomUUID, type KeyObject } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import type { User } from '../../resources/user/schema.ts';
 import type { SigningKeys } from '../keys/signing-keys.ts';
@@ -89,7 +89,7 @@ export function mintRefreshToken(
 
 /** OIDC Core §3.1.3.6: the left half of the access token's SHA-256, base64url. */
 export function accessTokenHash(accessToken: string): string {
-  const digest = createHash('sha256').update(accessToken, 'ascii').digest();
+  const digest = hash('sha256', accessToken, 'buffer');
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
