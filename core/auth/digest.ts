@@ -3,8 +3,8 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 /**
  * How token values are known to the store: by their SHA-256 only (DESIGN.md §5). A record never holds a code,
  * token, session cookie or password in the clear, so a read of the store grants nothing. Every digest here is
- * node:crypto's one-shot `hash`: a grant takes about ten of them, and a `Hash` object per value costs about twice as
- * much (the object, its native half, and its collection).
+ * node:crypto's one-shot `hash`, which makes no `Hash` object (a JavaScript object with a native half, later
+ * collected) per value: a grant takes about ten digests.
  */
 
 /** base64url SHA-256 of a token value: the `hash` member of every token record (43 characters). */
