@@ -1,21 +1,19 @@
 /**
  * The zonal statistics of one chunk as a task of the process's worker pool (`core/workers/pool.ts`): decode the
- * chunk when it comes as stored, then read every run of every plane (`runPartials`). The chunk and the runs come
- * shared (in-memory cubes hold their chunks in shared memory) or as stored bytes. With a fold plan the worker
- * adds up the runs of the geometries this chunk is the first to reach and hands back their result cells and the
- * partials of the other runs (`foldPartials`); without one, every run's partials. What goes back goes by
- * transfer, and the caller adds it into the results in chunk order.
+ * chunk when it comes as stored, then read every run of every plane. The chunk and the runs come shared
+ * (in-memory cubes hold their chunks in shared memory) or as stored bytes. With a fold plan the worker adds up the
+ * runs of the geometries this chunk is the first to reach as it reads them and hands back their result cells and
+ * the partials of the other runs (`foldedPartials`); without one, every run's partials (`runPartials`). What goes
+ * back goes by transfer, and the caller adds it into the results in chunk order.
  */
 import { taskRef, type TaskOutput } from '../../workers/pool.ts';
 import type { ChunkArray, EncodedChunk } from '../cube/cube.ts';
 import { decodeEncodedChunk } from '../cube/encoded-chunk.ts';
 import {
-  emptyFolded,
-  foldPartials,
+  foldedPartials,
   runPartials,
   type FoldedPartials,
   type FoldPlan,
-  type PartialArrays,
   type PixelRuns,
   type RunPartials,
   type WeightedKind,
@@ -34,38 +32,6 @@ export interface ZonalChunkInput {
 
 export type ZonalChunkOutput = { partials: RunPartials } | FoldedPartials;
 
-/**
- * Planes read before their partials are folded: the partials of a chunk's runs over that many planes stay in the
- * core's cache until the fold reads them.
- */
-const PLANES_PER_FOLD = 16;
-
-/** The partials that the fold reads and drops: reused from task to task, not collected each time. */
-let scratch: PartialArrays = { value: new Float64Array(0), count: new Float64Array(0), missing: new Uint8Array(0) };
-
-function scratchOf(cells: number): PartialArrays {
-  if (scratch.value.length < cells)
-    scratch = { value: new Float64Array(cells), count: new Float64Array(cells), missing: new Uint8Array(cells) };
-  return scratch;
-}
-
-/** A chunk's runs read `PLANES_PER_FOLD` planes at a time, each time folded by `fold`. */
-function foldedTask(
-  kind: WeightedKind,
-  values: ArrayLike<number>,
-  runs: PixelRuns,
-  offsets: Int32Array,
-  fold: FoldPlan,
-): FoldedPartials {
-  const folded = emptyFolded(kind, fold, offsets.length);
-  for (let from = 0; from < offsets.length; from += PLANES_PER_FOLD) {
-    const planes = offsets.subarray(from, from + PLANES_PER_FOLD);
-    const partials = runPartials(kind, values, runs, planes, false, scratchOf(runs.base.length * planes.length));
-    foldPartials(kind, partials, runs, fold, folded, from, planes.length);
-  }
-  return folded;
-}
-
 export async function zonalChunkTask(input: ZonalChunkInput): Promise<TaskOutput<ZonalChunkOutput>> {
   const { chunk, runs, offsets, kind, finite, fold } = input;
   const values = 'encoded' in chunk ? await decodeEncodedChunk(chunk.encoded) : chunk.values;
@@ -75,7 +41,7 @@ export async function zonalChunkTask(input: ZonalChunkInput): Promise<TaskOutput
     if ('encoded' in chunk) (values.buffer as ArrayBuffer).transfer(0);
   };
   if (fold) {
-    const output = foldedTask(kind, values, runs, offsets, fold);
+    const output = foldedPartials(kind, values, runs, offsets, fold);
     release();
     const { local, rest } = output;
     const transfer = [local.acc, local.weight, local.nodata, rest.value, rest.count, rest.missing];

@@ -2,10 +2,11 @@
  * The reducers zonal statistics run without the interpreter or a reducer plan: mean, sum, count, min and max,
  * each cell weighted (the fraction of it inside the geometry for `weighting: "coverage"`, 1 for pixel centres):
  * the weighted mean Σwv/Σw, the weighted sum Σwv, the count Σw of valid values, and min and max over the cells
- * with any weight. NaN is nodata, skipped unless `ignore_nodata` is false. A chunk is read in two steps: its
- * runs of pixels, plane by plane (one time step, band, ...), in one loop over contiguous memory (`runPartials`,
- * on a worker thread), then their partials added into the result cells in chunk order (`apply`), by the worker
- * itself for the geometries no earlier chunk reached (`foldPartials`).
+ * with any weight. NaN is nodata, skipped unless `ignore_nodata` is false. A chunk's runs of pixels are read
+ * plane by plane (one time step, band, ...), each in one loop over contiguous memory, on a worker thread; what a
+ * run holds in a plane (its partial) is added into the result cells in chunk order: by the worker in the same
+ * pass for the geometries no earlier chunk reached (`foldedPartials`), else by the caller (`runPartials`, then
+ * `apply`).
  */
 export const WEIGHTED_REDUCERS = ['mean', 'sum', 'count', 'min', 'max'] as const;
 export type WeightedKind = (typeof WEIGHTED_REDUCERS)[number];
@@ -49,32 +50,86 @@ export interface RunPartials {
 /** Runs accumulated together over all planes of a chunk: the runs stay in cache while each plane is read. */
 const BLOCK = 256;
 
-/** Arrays of partials a caller reuses (at least runs × planes long), when they do not leave its thread. */
-export type PartialArrays = Pick<RunPartials, 'value' | 'count' | 'missing'>;
-
 /**
- * The partials of `runs` in every plane of `chunk` (plane `b` at `offsets[b]`), for a reducer of `kind`, in
- * new arrays or in `into`.
+ * Where the loops over a chunk's runs put what they find for run `r` in plane `b` (`put`): a run of a geometry
+ * with a slot (`slot[r] >= 0`) is added into that slot's cell of the plane in `local` (slot `s` at
+ * `b * slots + s`), as `apply` adds it; any other run's partial is kept in `back` (at `b * backRuns + place[r]`).
  */
+interface PartialsInto {
+  kind: WeightedKind;
+  /** The runs' weights. */
+  weight: Float64Array;
+  slot: Int32Array;
+  place: Int32Array;
+  local: WeightedState;
+  slots: number;
+  back: RunPartials;
+  backRuns: number;
+}
+
+/** Puts run `r`'s partial in plane `b` (its value, count and whether it holds a NaN) where `into` says. */
+function put(into: PartialsInto, b: number, r: number, value: number, count: number, missing: boolean): void {
+  const s = into.slot[r]!;
+  if (s >= 0) {
+    addPartial(into.kind, into.local, b * into.slots + s, into.weight[r]!, value, count, missing);
+    return;
+  }
+  const at = b * into.backRuns + into.place[r]!;
+  const { back } = into;
+  back.value[at] = value;
+  back.count[at] = count;
+  if (missing) back.missing[at] = 1;
+}
+
+/** The partials of `runs` in every plane of `chunk` (plane `b` at `offsets[b]`), for a reducer of `kind`. */
 export function runPartials(
   kind: WeightedKind,
   chunk: ArrayLike<number>,
   runs: PixelRuns,
   offsets: Int32Array,
   finite: boolean,
-  into?: PartialArrays,
 ): RunPartials {
+  const R = runs.base.length;
+  const cells = R * offsets.length;
+  const back: RunPartials = {
+    value: new Float64Array(cells),
+    count: new Float64Array(cells),
+    missing: new Uint8Array(cells),
+    finite: finite ? new Float64Array(cells) : undefined,
+  };
+  const into: PartialsInto = {
+    kind,
+    weight: runs.weight,
+    slot: new Int32Array(R).fill(-1),
+    place: Int32Array.from({ length: R }, (_, r) => r),
+    local: initialState(kind, 0),
+    slots: 0,
+    back,
+    backRuns: R,
+  };
+  readRuns(chunk, runs, offsets, into, back.finite);
+  return back;
+}
+
+/**
+ * Reads every run of every plane of `chunk` and puts what it finds `into` its places; with `valid`, also each run's count of valid
+ * (finite) values there (plane `b`, run `r` at `b * runs + r`).
+ */
+function readRuns(
+  chunk: ArrayLike<number>,
+  runs: PixelRuns,
+  offsets: Int32Array,
+  into: PartialsInto,
+  valid?: Float64Array,
+): void {
+  const { kind } = into;
+  if ((kind === 'mean' || kind === 'sum') && !valid) {
+    sumsByFourPlanes(chunk, runs, offsets, into);
+    return;
+  }
   const R = runs.base.length;
   const planes = offsets.length;
   const { base, length } = runs;
-  const value = into?.value ?? new Float64Array(R * planes);
-  const count = into?.count ?? new Float64Array(R * planes);
-  const missing = into?.missing.fill(0, 0, R * planes) ?? new Uint8Array(R * planes);
-  if ((kind === 'mean' || kind === 'sum') && !finite) {
-    sumsByFourPlanes(chunk, runs, offsets, value, count, missing);
-    return { value, count, missing, finite: undefined };
-  }
-  const valid = finite ? new Float64Array(R * planes) : undefined;
   for (let r0 = 0; r0 < R; r0 += BLOCK) {
     const r1 = Math.min(R, r0 + BLOCK);
     for (let b = 0; b < planes; b++) {
@@ -83,7 +138,6 @@ export function runPartials(
       for (let r = r0; r < r1; r++) {
         const start = base[r]! + offset;
         const end = start + length[r]!;
-        const at = b * R + r;
         let sum = 0;
         let n = 0;
         let nan = false;
@@ -115,36 +169,26 @@ export function runPartials(
           }
           sum = extreme;
         }
-        value[at] = sum;
-        count[at] = n;
-        if (nan) missing[at] = 1;
+        put(into, b, r, sum, n, nan);
         if (valid) {
           let f = 0;
           for (let k = start; k < end; k++) if (chunk[k]! - chunk[k]! === 0) f++;
-          valid[at] = f;
+          valid[b * R + r] = f;
         }
       }
     }
   }
-  return { value, count, missing, finite: valid };
 }
 
 /**
- * The sums and counts of `runPartials` for mean and sum, each run read in four planes at once: four independent
+ * The sums and counts of `readRuns` for mean and sum, each run read in four planes at once: four independent
  * sums keep the adder busy where one waits on the previous addition. Each plane's values are still added in pixel
  * order, so the sums are the same bits as one plane at a time. A NaN adds 0 (a sum that starts at +0 stays the
  * same bits) rather than being branched around: the loop is then compiled without a branch per value, which
  * costs several times the addition. A run counts its NaNs (with `pixelWeight`, their weight), fewer than its
  * valid values, and its count is its length (or whole weight) less those.
  */
-function sumsByFourPlanes(
-  chunk: ArrayLike<number>,
-  runs: PixelRuns,
-  offsets: Int32Array,
-  value: Float64Array,
-  count: Float64Array,
-  missing: Uint8Array,
-): void {
+function sumsByFourPlanes(chunk: ArrayLike<number>, runs: PixelRuns, offsets: Int32Array, into: PartialsInto): void {
   const R = runs.base.length;
   const planes = offsets.length;
   const { base, length, pixelWeight } = runs;
@@ -153,18 +197,24 @@ function sumsByFourPlanes(
     whole.fill(0);
     for (let r = 0, q = 0; r < R; r++) for (let k = 0; k < length[r]!; k++, q++) whole[r]! += pixelWeight[q]!;
   }
-  const put = (at: number, r: number, sum: number, nan: number) => {
-    value[at] = sum;
-    count[at] = nan > 0 ? whole[r]! - nan : whole[r]!;
-    if (nan > 0) missing[at] = 1;
-  };
-  let b = 0;
-  for (; b + 4 <= planes; b += 4) {
-    const [o0, o1, o2, o3] = [offsets[b]!, offsets[b + 1]!, offsets[b + 2]!, offsets[b + 3]!];
+  for (let b = 0; b < planes; b += 4) {
+    // A last group of fewer than four planes reads its first plane again in place of the missing ones (from the
+    // cache) and puts only its own.
+    const o0 = offsets[b]!;
+    const o1 = offsets[Math.min(b + 1, planes - 1)]!;
+    const o2 = offsets[Math.min(b + 2, planes - 1)]!;
+    const o3 = offsets[Math.min(b + 3, planes - 1)]!;
     for (let r = 0, p = 0; r < R; p += length[r]!, r++) {
       const start = base[r]!;
       const end = start + length[r]!;
-      let [s0, s1, s2, s3, n0, n1, n2, n3] = [0, 0, 0, 0, 0, 0, 0, 0];
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let n0 = 0;
+      let n1 = 0;
+      let n2 = 0;
+      let n3 = 0;
       // Two loops, so that pixel centres (no weights) stay the tighter one.
       if (pixelWeight)
         for (let k = start, q = p; k < end; k++, q++) {
@@ -197,26 +247,11 @@ function sumsByFourPlanes(
           s3 += v3 === v3 ? v3 : 0;
           n3 += v3 === v3 ? 0 : 1;
         }
-      const at = b * R + r;
-      put(at, r, s0, n0);
-      put(at + R, r, s1, n1);
-      put(at + 2 * R, r, s2, n2);
-      put(at + 3 * R, r, s3, n3);
-    }
-  }
-  for (; b < planes; b++) {
-    const offset = offsets[b]!;
-    for (let r = 0, p = 0; r < R; p += length[r]!, r++) {
-      const start = base[r]! + offset;
-      const end = start + length[r]!;
-      let [sum, nan] = [0, 0];
-      for (let k = start, q = p; k < end; k++, q++) {
-        const v = chunk[k]!;
-        const w = pixelWeight ? pixelWeight[q]! : 1;
-        sum += v === v ? w * v : 0;
-        nan += v === v ? 0 : w;
-      }
-      put(b * R + r, r, sum, nan);
+      const w = whole[r]!;
+      put(into, b, r, s0, n0 > 0 ? w - n0 : w, n0 > 0);
+      if (b + 1 < planes) put(into, b + 1, r, s1, n1 > 0 ? w - n1 : w, n1 > 0);
+      if (b + 2 < planes) put(into, b + 2, r, s2, n2 > 0 ? w - n2 : w, n2 > 0);
+      if (b + 3 < planes) put(into, b + 3, r, s3, n3 > 0 ? w - n3 : w, n3 > 0);
     }
   }
 }
@@ -244,16 +279,24 @@ export function applyCounts(
 }
 
 /**
- * Adds one run's partial at `at` (its value, count and missing flag), with the run's weight `w`, into cell `c` of
- * a state: the one step of every reducer's `apply` and of `foldPartials`, so both give the same bits.
+ * Adds one run's partial (its value, count and whether it holds a NaN), with the run's weight `w`, into cell `c` of
+ * a state: the one step of every reducer's `apply` and of a worker's fold (`foldedPartials`), so both give the
+ * same bits.
  */
-function addPartial(kind: WeightedKind, state: WeightedState, c: number, w: number, partials: RunPartials, at: number) {
+function addPartial(
+  kind: WeightedKind,
+  state: WeightedState,
+  c: number,
+  w: number,
+  value: number,
+  count: number,
+  missing: boolean,
+) {
   const { acc, weight, nodata } = state;
-  const v = partials.value[at]!;
-  if (kind === 'mean' || kind === 'sum') acc[c]! += w * v;
-  else if (kind === 'max' ? v > acc[c]! : kind === 'min' && v < acc[c]!) acc[c] = v;
-  weight[c]! += w * partials.count[at]!;
-  if (partials.missing[at]) nodata[c] = 1;
+  if (kind === 'mean' || kind === 'sum') acc[c]! += w * value;
+  else if (kind === 'max' ? value > acc[c]! : kind === 'min' && value < acc[c]!) acc[c] = value;
+  weight[c]! += w * count;
+  if (missing) nodata[c] = 1;
 }
 
 /** A reducer's state of `cells` cells before anything is added. */
@@ -323,47 +366,32 @@ export interface FoldedPartials {
   rest: RunPartials;
 }
 
-/** The folded partials of a chunk of `planes` planes before any is added. */
-export function emptyFolded(kind: WeightedKind, plan: FoldPlan, planes: number): FoldedPartials {
-  const n = plan.rest.length * planes;
-  return {
-    local: initialState(kind, plan.geometries.length * planes),
-    rest: { value: new Float64Array(n), count: new Float64Array(n), missing: new Uint8Array(n), finite: undefined },
-  };
-}
-
 /**
- * Folds `partials` (of every run, over planes `from` to `from + planes` of the chunk's) into `folded` by `plan`,
- * adding each run's partial as `apply` would.
+ * Reads every run of every plane of `chunk` (plane `b` at `offsets[b]`) and folds what it finds by `plan` as it
+ * goes: a run of a slot's geometry is added into the slot's cell of that plane as `apply` would add it (each
+ * plane's runs in run order), the partials of the other runs are kept to go back.
  */
-export function foldPartials(
+export function foldedPartials(
   kind: WeightedKind,
-  partials: RunPartials,
+  chunk: ArrayLike<number>,
   runs: PixelRuns,
+  offsets: Int32Array,
   plan: FoldPlan,
-  folded: FoldedPartials,
-  from: number,
-  planes: number,
-): void {
-  const R = runs.base.length;
-  const { slot, rest } = plan;
-  const S = plan.geometries.length;
-  const n = rest.length;
-  const { local } = folded;
-  const back = folded.rest;
-  for (let b = 0; b < planes; b++) {
-    const plane = from + b;
-    for (let r = 0, at = b * R; r < R; r++, at++) {
-      const s = slot[r]!;
-      if (s >= 0) addPartial(kind, local, plane * S + s, runs.weight[r]!, partials, at);
-    }
-    for (let j = 0; j < n; j++) {
-      const at = b * R + rest[j]!;
-      back.value[plane * n + j] = partials.value[at]!;
-      back.count[plane * n + j] = partials.count[at]!;
-      back.missing[plane * n + j] = partials.missing[at]!;
-    }
-  }
+): FoldedPartials {
+  const planes = offsets.length;
+  const slots = plan.geometries.length;
+  const backRuns = plan.rest.length;
+  const local = initialState(kind, slots * planes);
+  const back: RunPartials = {
+    value: new Float64Array(backRuns * planes),
+    count: new Float64Array(backRuns * planes),
+    missing: new Uint8Array(backRuns * planes),
+    finite: undefined,
+  };
+  const place = new Int32Array(runs.base.length);
+  plan.rest.forEach((r, j) => (place[r] = j));
+  readRuns(chunk, runs, offsets, { kind, weight: runs.weight, slot: plan.slot, place, local, slots, back, backRuns });
+  return { local, rest: back };
 }
 
 /** Copies a worker's slot states into `state` (plane `b` to result cells `geometry × others + targets[b]`). */
@@ -407,7 +435,15 @@ export function weightedReducer(kind: WeightedKind, ignoreNodata: boolean): Weig
       for (let b = 0; b < targets.length; b++) {
         const target = targets[b]!;
         for (let r = 0, at = b * R; r < R; r++, at++)
-          addPartial(kind, state, cell[r]! + target, runs.weight[r]!, partials, at);
+          addPartial(
+            kind,
+            state,
+            cell[r]! + target,
+            runs.weight[r]!,
+            partials.value[at]!,
+            partials.count[at]!,
+            partials.missing[at] === 1,
+          );
       }
     },
     finish: (state, out, from) => {
