@@ -23,6 +23,22 @@ function grid(): DataCube {
   );
 }
 
+/**
+ * The grid of `grid()` over `steps` time steps (at most 9), all in one chunk along time (chunks of steps × 3 × 4),
+ * float32; `value(t, row, col)` gives each cell.
+ */
+function stepsCube(steps: number, value: (t: number, row: number, col: number) => number): DataCube {
+  return cubeOf(
+    [
+      temporal(Array.from({ length: steps }, (_, t) => `2024-01-0${t + 1}`)),
+      spatial('y', [4.5, 3.5, 2.5, 1.5, 0.5], 'EPSG:4326'),
+      spatial('x', [0.5, 1.5, 2.5, 3.5, 4.5, 5.5], 'EPSG:4326'),
+    ],
+    (i) => value(Math.floor(i / 30), Math.floor((i % 30) / 6), i % 6),
+    { chunkShape: [steps, 3, 4], float32: true },
+  );
+}
+
 const square = (x0: number, y0: number, x1: number, y1: number) => [
   [x0, y0],
   [x1, y0],
@@ -115,20 +131,12 @@ describe('aggregate_spatial by pixel centre, on hand-computed grids and polygons
   });
 
   it('reads every time step of a chunk of several alike, by pixel centre and by coverage', async () => {
-    // Six steps in each chunk: a mean and a sum read four at once, then the rest one by one. The value of a cell
-    // is t·100 + row·10 + col; (t0, row 3, col 1) and (t5, row 1, col 2) are nodata.
+    // Six steps in each chunk: a mean and a sum read four at once, then the last two as a group of their own. The
+    // value of a cell is t·100 + row·10 + col; (t0, row 3, col 1) and (t5, row 1, col 2) are nodata.
     const steps = 6;
     const value = (t: number, row: number, col: number) =>
       (t === 0 && row === 3 && col === 1) || (t === 5 && row === 1 && col === 2) ? NaN : t * 100 + row * 10 + col;
-    const cube = cubeOf(
-      [
-        temporal(Array.from({ length: steps }, (_, t) => `2024-01-0${t + 1}`)),
-        spatial('y', [4.5, 3.5, 2.5, 1.5, 0.5], 'EPSG:4326'),
-        spatial('x', [0.5, 1.5, 2.5, 3.5, 4.5, 5.5], 'EPSG:4326'),
-      ],
-      (i) => value(Math.floor(i / 30), Math.floor((i % 30) / 6), i % 6),
-      { chunkShape: [steps, 3, 4], float32: true },
-    );
+    const cube = stepsCube(steps, value);
     const times = Array.from({ length: steps }, (_, t) => t);
     const meanOf = (cells: [number, number, number][], t: number) => {
       const valid = cells.filter(([row, col]) => !Number.isNaN(value(t, row, col)));
@@ -235,6 +243,47 @@ describe('aggregate_spatial by pixel centre, on hand-computed grids and polygons
       return sum / count;
     });
     expect(Array.from(await valuesOf(result))).toEqual(expected);
+  });
+
+  it('folds min, max, count and mean of a geometry in the chunk that reaches it first, then adds later chunks', async () => {
+    // Five steps in one chunk along time (four read at once, then one); chunks of 3 × 4 pixels. The last chunk
+    // (rows 3-4, columns 4-5) holds runs of "whole", which the first chunk reached, and of "corner", which it
+    // reaches first. The value of a cell is t·100 + row·10 + col; (t1, row 0, col 0) and (t4, row 4, col 5) are
+    // nodata. Whole numbers, so that every order of the additions gives the same mean.
+    const steps = 5;
+    const value = (t: number, row: number, col: number) =>
+      (t === 1 && row === 0 && col === 0) || (t === 4 && row === 4 && col === 5) ? NaN : t * 100 + row * 10 + col;
+    const cube = stepsCube(steps, value);
+    const polygons = {
+      type: 'FeatureCollection',
+      features: [
+        feature({ type: 'Polygon', coordinates: [square(0, 0, 6, 5)] }, 'whole'),
+        feature({ type: 'Polygon', coordinates: [square(4, 0, 6, 2)] }, 'corner'),
+      ],
+    };
+    const cells = [
+      Array.from({ length: 30 }, (_, i) => [Math.floor(i / 6), i % 6] as const),
+      [3, 4].flatMap((row) => [4, 5].map((col) => [row, col] as const)),
+    ];
+    const reduce = {
+      mean: (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length,
+      min: (v: number[]) => Math.min(...v),
+      max: (v: number[]) => Math.max(...v),
+      count: (v: number[]) => v.length,
+    };
+    for (const [process, of] of Object.entries(reduce)) {
+      const result = (await run('aggregate_spatial', {
+        data: cube,
+        geometries: polygons,
+        reducer: reducer(process),
+      })) as DataCube;
+      const expected = cells.flatMap((geometry) =>
+        Array.from({ length: steps }, (_, t) =>
+          of(geometry.map(([row, col]) => value(t, row, col)).filter((v) => !Number.isNaN(v))),
+        ),
+      );
+      expect(Array.from(await valuesOf(result)), process).toEqual(expected);
+    }
   });
 
   it('runs reducers that need every value (median) and interpreted ones, with the same values', async () => {
