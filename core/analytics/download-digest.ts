@@ -11,13 +11,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../files/durable.ts';
 import { sha256Hex } from '../provenance/digest.ts';
-import {
-  encodeAnalyticsColumns,
-  encodeAnalyticsTable,
-  isPartitioned,
-  type AnalyticsColumns,
-  type AnalyticsRow,
-} from './table-file.ts';
+import { encodeAnalyticsColumns, isPartitioned, type AnalyticsColumns } from './table-file.ts';
 
 const downloadDigestSchema = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().min(0) });
 
@@ -54,13 +48,14 @@ export async function readDownloadDigest(path: string): Promise<DownloadDigest |
 }
 
 /**
- * The digest of the version at `path` whose rows are `rows`: the kept one, or computed and kept when the version
- * is partitioned. Keeping it is a cache: a reader that may not write there (a read-only mount) still has its answer.
+ * The digest of the version at `path`: the kept one, or that of `download()` (its bytes, `encodeAnalyticsTable` of
+ * all its rows; a caller that sends them passes the bytes it sends) computed and kept when the version is
+ * partitioned. Keeping it is a cache: a reader that may not write there (a read-only mount) still has its answer.
  */
-export async function downloadDigestOf(path: string, rows: readonly AnalyticsRow[]): Promise<DownloadDigest> {
+export async function downloadDigestOf(path: string, download: () => Uint8Array): Promise<DownloadDigest> {
   const kept = await readDownloadDigest(path);
   if (kept) return kept;
-  const digest = digestOfDownload(encodeAnalyticsTable(rows));
+  const digest = digestOfDownload(download());
   if (isPartitioned(path)) await writeFileAtomic(digestFile(path), JSON.stringify(digest)).catch(() => undefined);
   return digest;
 }

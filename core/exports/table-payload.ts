@@ -4,7 +4,7 @@
  * (`core/analytics/table-file.ts`).
  */
 import { downloadDigestOf } from '../analytics/download-digest.ts';
-import { readAnalyticsTable, type AnalyticsRow } from '../analytics/table-file.ts';
+import { encodeAnalyticsTable, readAnalyticsTable, type AnalyticsRow } from '../analytics/table-file.ts';
 import { formatValue } from '../processing/results/dhis2-json.ts';
 import type { DeliveryTableSource } from '../resources/delivery/schema.ts';
 import { RunError } from '../runs/errors.ts';
@@ -51,5 +51,5 @@ export async function readTablePayload(
   );
   // The checksum is of the version as one Parquet file, the bytes `GET /analytics/{table}.parquet` answers while
   // the version is served: a version is stored as a file per year.
-  return { dataValues, ...(await downloadDigestOf(file, rows)) };
+  return { dataValues, ...(await downloadDigestOf(file, () => encodeAnalyticsTable(rows))) };
 }

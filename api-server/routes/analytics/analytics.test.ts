@@ -12,7 +12,7 @@ import {
   type AnalyticsRow,
 } from '../../../core/analytics/table-file.ts';
 import { writeGeoParquet } from '../../../core/features/geoparquet.ts';
-import { analyticsTableKind } from '../../../core/resources/analytics-table/schema.ts';
+import { analyticsTableKind, type AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
 import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
 import { sha256Hex } from '../../../core/provenance/digest.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
@@ -327,6 +327,31 @@ describe('GET /analytics/{table}', () => {
     expect(await parquetReadObjects({ file: new Uint8Array(whole.rawPayload).buffer })).toEqual(
       [...rows].sort(compareRows),
     );
+  });
+
+  it('computes the digest of a version published without one (an incremental build) once, and keeps it for the next load', async () => {
+    const built = await served();
+    await publish(built, 'v2', tableRows('dv2'));
+    const kept = join(built.storageRoot, analyticsTablePath('rain', 'v2'), 'download.json');
+    await expect(readFile(kept)).rejects.toMatchObject({ code: 'ENOENT' });
+
+    const whole = await get(built, '/analytics/rain.parquet');
+    const written = JSON.parse(await readFile(kept, 'utf8')) as { sha256: string; size: number };
+    expect(whole.headers['content-length']).toBe(String(whole.rawPayload.length));
+    expect(written).toEqual({ sha256: sha256Hex(whole.rawPayload), size: whole.rawPayload.length });
+    expect(whole.headers.etag).toBe(`"v2-${written.size.toString(36)}"`);
+
+    // The same files served again as another version: loaded anew, the kept digest is read, not computed again.
+    await writeFile(kept, JSON.stringify({ sha256: 'ab'.repeat(32), size: 5 }));
+    const table = (await built.cluster.get<AnalyticsTable>(analyticsTableKind, 'rain', 'default'))!.status!.table!;
+    await built.cluster.patchStatus(
+      analyticsTableKind,
+      'rain',
+      { type: 'merge', body: { status: { table: { ...table, id: 'v3' } } } },
+      'default',
+    );
+    const head = await built.app.inject({ method: 'HEAD', url: '/analytics/rain.parquet' });
+    expect([head.headers['content-length'], head.headers.etag]).toEqual(['5', '"v3-5"']);
   });
 
   it('serves the whole table as one Parquet file when nothing is filtered, and a filtered table DuckDB reads', async () => {

@@ -6,6 +6,7 @@ import { featureCollectionKind, type FeatureCollection } from '../../../core/res
 import { HttpError } from '../../errors.ts';
 import { preferredMediaType } from '../../negotiation.ts';
 import { markNativeApiRoutes } from '../../plugins/app/errors.ts';
+import { storeFile } from '../../../core/stores/layout.ts';
 import { publicBaseUrl } from '../../public-url.ts';
 import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../../schemas.ts';
 import { planQuery, withDimensions } from '../../services/analytics/query.ts';
@@ -88,7 +89,11 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
       const { ou, pe, stat } = withDimensions(request.query);
       if (format === 'parquet' && ou === undefined && pe === undefined && stat === undefined) {
         reply.header('content-disposition', `attachment; filename="${name}.parquet"`);
-        await sendEntity(request, reply, tableDownload(current, version, MEDIA_TYPES.parquet));
+        await sendEntity(
+          request,
+          reply,
+          await tableDownload(current, version, storeFile(storageRoot, version.path), MEDIA_TYPES.parquet),
+        );
         return reply;
       }
 
