@@ -5,7 +5,8 @@
  *   hyparquet decodes the WKB of the primary geometry column (it reads the `geo` metadata itself) and builds one
  *   object per row;
  * - columns, for consumers that need no object per feature: the primary geometry as each row's WKB bytes
- *   (undecoded) and one array per property, with no object built per row.
+ *   (undecoded) and one array per property, with no object built per row; or some properties only, without the
+ *   geometry.
  */
 import { parquetMetadata, parquetRead, parquetReadObjects, parquetSchema, toJson, type FileMetaData } from 'hyparquet';
 import { RunError } from '../runs/errors.ts';
@@ -83,39 +84,74 @@ export async function readGeoParquetDocument(
   return { document: { type: 'FeatureCollection', features }, crs };
 }
 
-/** A GeoParquet file as columns: row `i` is the feature `i` of the document read. */
-export interface GeoParquetColumns {
+/** A GeoParquet file's properties as columns: row `i` is the feature `i` of the document read. */
+export interface GeoParquetProperties {
   count: number;
-  /** Each row's primary geometry as ISO WKB, null where the row has none. */
-  wkb: (Uint8Array | null)[];
   /** Each property's values by row, as the document read's properties hold them; in file order. */
   properties: Map<string, unknown[]>;
   crs: string | undefined;
 }
 
-export async function readGeoParquetColumns(bytes: Uint8Array, origin: string): Promise<GeoParquetColumns> {
-  const { file, metadata, primary, skipped, crs } = openGeoParquet(bytes, origin);
+/** A GeoParquet file as columns: its properties and each row's geometry. */
+export interface GeoParquetColumns extends GeoParquetProperties {
+  /** Each row's primary geometry as ISO WKB, null where the row has none. */
+  wkb: (Uint8Array | null)[];
+}
+
+/** Reads the property columns `names` and, when `wkb` is given, the primary geometry into it as stored. */
+async function readColumns(
+  { file, metadata, primary }: GeoParquetFile,
+  names: readonly string[],
+  wkb?: (Uint8Array | null)[],
+): Promise<Map<string, unknown[]>> {
   const count = Number(metadata.num_rows);
-  const names = parquetSchema(metadata)
-    .children.map((child) => child.element.name)
-    .filter((name) => !skipped.has(name));
   const properties = new Map(names.map((name) => [name, new Array<unknown>(count)]));
-  const wkb = new Array<Uint8Array | null>(count);
   await parquetRead({
     file,
     metadata,
-    columns: [primary, ...names],
+    columns: wkb ? [primary, ...names] : [...names],
     // The geometry stays the WKB the file stores: the parser of geometry columns decodes nothing.
     parsers: { geometryFromBytes: (stored: Uint8Array) => stored },
     onChunk: ({ columnName, columnData, rowStart }) => {
       if (columnName === primary)
         for (let i = 0; i < columnData.length; i++)
-          wkb[rowStart + i] = (columnData[i] as Uint8Array | undefined) ?? null;
+          wkb![rowStart + i] = (columnData[i] as Uint8Array | undefined) ?? null;
       else {
         const values = properties.get(columnName)!;
         for (let i = 0; i < columnData.length; i++) values[rowStart + i] = toJson(columnData[i]);
       }
     },
   });
-  return { count, wkb, properties, crs };
+  return properties;
+}
+
+const propertyNames = ({ metadata, skipped }: GeoParquetFile) =>
+  parquetSchema(metadata)
+    .children.map((child) => child.element.name)
+    .filter((name) => !skipped.has(name));
+
+export async function readGeoParquetColumns(bytes: Uint8Array, origin: string): Promise<GeoParquetColumns> {
+  const opened = openGeoParquet(bytes, origin);
+  const count = Number(opened.metadata.num_rows);
+  const wkb = new Array<Uint8Array | null>(count);
+  const properties = await readColumns(opened, propertyNames(opened), wkb);
+  return { count, wkb, properties, crs: opened.crs };
+}
+
+/**
+ * The properties among `names` that the file has, without reading its geometry: for a reader of names or ids, the
+ * geometry being most of a file's bytes.
+ */
+export async function readGeoParquetProperties(
+  bytes: Uint8Array,
+  origin: string,
+  names: readonly string[],
+): Promise<GeoParquetProperties> {
+  const opened = openGeoParquet(bytes, origin);
+  const present = new Set(propertyNames(opened));
+  const properties = await readColumns(
+    opened,
+    names.filter((name) => present.has(name)),
+  );
+  return { count: Number(opened.metadata.num_rows), properties, crs: opened.crs };
 }

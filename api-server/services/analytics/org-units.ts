@@ -1,10 +1,10 @@
 /**
  * The org units of an analytics table: the features of the collection file the table was computed with, by id,
  * with their names and, where the collection carries one (DHIS2 org units: `level` and `parent_id`), their
- * hierarchy. Only these property columns are read, never the geometry.
+ * hierarchy. Only these property columns are read, never the geometry (`readGeoParquetProperties`).
  */
 import { readFile } from 'node:fs/promises';
-import { parquetMetadata, parquetReadObjects, parquetSchema } from 'hyparquet';
+import { readGeoParquetProperties } from '../../../core/features/geoparquet-read.ts';
 
 export interface OrgUnit {
   id: string;
@@ -24,26 +24,29 @@ const LEVEL_PROPERTY = 'level';
 const PARENT_PROPERTY = 'parent_id';
 
 export async function readOrgUnits(path: string, idProperty: string): Promise<OrgUnits> {
-  const bytes = await readFile(path);
-  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  const metadata = parquetMetadata(file);
-  const present = new Set(parquetSchema(metadata).children.map((child) => child.element.name));
-  const columns = [idProperty, NAME_PROPERTY, LEVEL_PROPERTY, PARENT_PROPERTY].filter((c) => present.has(c));
-  const rows = present.has(idProperty) ? await parquetReadObjects({ file, metadata, columns }) : [];
+  const { count, properties } = await readGeoParquetProperties(await readFile(path), path, [
+    idProperty,
+    NAME_PROPERTY,
+    LEVEL_PROPERTY,
+    PARENT_PROPERTY,
+  ]);
+  const column = (name: string) => properties.get(name) ?? [];
+  const [ids, names, levels, parents] = [idProperty, NAME_PROPERTY, LEVEL_PROPERTY, PARENT_PROPERTY].map(column);
   const byId = new Map<string, OrgUnit>();
-  for (const row of rows) {
-    const id = row[idProperty];
-    if (typeof id !== 'string' && typeof id !== 'number') continue;
-    const name = row[NAME_PROPERTY];
-    const level = Number(row[LEVEL_PROPERTY]);
-    const parent = row[PARENT_PROPERTY];
-    byId.set(String(id), {
-      id: String(id),
-      name: typeof name === 'string' && name !== '' ? name : String(id),
-      ...(Number.isInteger(level) && { level }),
-      ...((typeof parent === 'string' || typeof parent === 'number') && { parent: String(parent) }),
-    });
-  }
+  if (properties.has(idProperty))
+    for (let i = 0; i < count; i++) {
+      const id = ids![i];
+      if (typeof id !== 'string' && typeof id !== 'number') continue;
+      const name = names![i];
+      const level = Number(levels![i]);
+      const parent = parents![i];
+      byId.set(String(id), {
+        id: String(id),
+        name: typeof name === 'string' && name !== '' ? name : String(id),
+        ...(Number.isInteger(level) && { level }),
+        ...((typeof parent === 'string' || typeof parent === 'number') && { parent: String(parent) }),
+      });
+    }
   return { byId, hasLevels: [...byId.values()].some((unit) => unit.level !== undefined) };
 }
 
