@@ -12,7 +12,11 @@ import {
   type AnalyticsRow,
 } from '../../../core/analytics/table-file.ts';
 import { writeGeoParquet } from '../../../core/features/geoparquet.ts';
-import { analyticsTableKind, type AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
+import {
+  analyticsTableKind,
+  type AnalyticsStatistic,
+  type AnalyticsTable,
+} from '../../../core/resources/analytics-table/schema.ts';
 import { featureCollectionKind } from '../../../core/resources/feature-collection/schema.ts';
 import { sha256Hex } from '../../../core/provenance/digest.ts';
 import { API_VERSION } from '../../../core/resources/registry.ts';
@@ -91,7 +95,7 @@ async function seedCollection({ cluster, storageRoot }: Built) {
   );
 }
 
-async function createTable({ cluster }: Built, name = 'rain') {
+async function createTable({ cluster }: Built, name = 'rain', statistics: AnalyticsStatistic[] = ['mean', 'sum']) {
   await cluster.create(analyticsTableKind, {
     apiVersion: API_VERSION,
     kind: 'AnalyticsTable',
@@ -100,7 +104,7 @@ async function createTable({ cluster }: Built, name = 'rain') {
       source: { dataset: 'chirps' },
       featureCollection: 'districts',
       periodTypes: ['monthly', 'yearly'],
-      statistics: ['mean', 'sum'],
+      statistics,
     },
   });
 }
@@ -170,6 +174,34 @@ async function readWithDuckDb(bytes: Buffer, dir: string) {
   const db = await (await DuckDBInstance.create(':memory:')).connect();
   const reader = await db.runAndReadAll(`SELECT * FROM read_parquet('${path}') ORDER BY ou, pe, stat`);
   return reader.getRowObjectsJson();
+}
+
+/** An answer with filters parsed as a DHIS2 client reads it: each row by its headers' names, whichever they are. */
+function parseFiltered(body: string) {
+  const answer = analyticsAnswerSchema.parse(JSON.parse(body));
+  const rows = answer.rows.map((row) =>
+    Object.fromEntries(answer.headers.map((h, i) => [h.name, h.name === 'value' ? Number(row[i]) : row[i]])),
+  );
+  expect([answer.width, answer.headerWidth, answer.height]).toEqual([
+    answer.headers.length,
+    answer.headers.length,
+    rows.length,
+  ]);
+  for (const row of answer.rows) expect(row).toHaveLength(answer.headers.length);
+  return { answer, rows, columns: answer.headers.map((h) => h.name) };
+}
+
+/** The statistics of a period as a build computes them from its days' values (null: a day without a value). */
+function statisticsOfDays(days: (number | null)[]) {
+  const values = days.filter((v): v is number => v !== null);
+  const sum = values.reduce((a, b) => a + b, 0);
+  return {
+    mean: values.length ? sum / values.length : null,
+    sum: values.length ? sum : null,
+    min: values.length ? Math.min(...values) : null,
+    max: values.length ? Math.max(...values) : null,
+    count: values.length,
+  };
 }
 
 describe('GET /analytics/{table}', () => {
@@ -273,6 +305,115 @@ describe('GET /analytics/{table}', () => {
       ['dimension=co:abc', 'dimension co is not a dimension of the table; expected dx, ou, pe (dimension=ou:ID1;ID2)'],
       ['dimension=ou', 'dimension ou has no items; write dimension=ou:ITEM1;ITEM2'],
       ['dimension=ou:D9', 'ou D9 is not an org unit of the table'],
+    ] as const) {
+      const res = await get(built, `/analytics/rain?${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().detail, query).toContain(detail);
+    }
+  });
+
+  it("answers DHIS2's filter=: no column for a filter, its items aggregated, and listed in metaData", async () => {
+    const built = await served();
+    const res = await get(built, '/analytics/rain?filter=ou:D1;D2&dimension=pe:202401;2024&dimension=dx:sum;mean');
+    expect(res.statusCode).toBe(200);
+    const { answer, rows, columns } = parseFiltered(res.body);
+    expect(columns).toEqual(['dx', 'pe', 'value']);
+    // D1 and D2 are the third and fourth units; the table has no count, so the mean is the plain mean of means.
+    const over = (p: number, stat: 'mean' | 'sum') =>
+      stat === 'sum' ? valueOf(2, p, stat) + valueOf(3, p, stat) : (valueOf(2, p, stat) + valueOf(3, p, stat)) / 2;
+    expect(rows).toEqual([
+      { dx: 'mean', pe: '202401', value: over(12, 'mean') },
+      { dx: 'sum', pe: '202401', value: over(12, 'sum') },
+      { dx: 'mean', pe: '2024', value: over(101, 'mean') },
+      { dx: 'sum', pe: '2024', value: over(101, 'sum') },
+    ]);
+    expect(answer.metaData.dimensions).toEqual({
+      dx: ['sum', 'mean'],
+      ou: ['D1', 'D2'],
+      pe: ['202401', '2024'],
+      co: [],
+    });
+    expect(answer.metaData.items).toMatchObject({ D1: { name: 'Hills' }, D2: { name: 'Coast' } });
+
+    // A period filter, and a statistic as a filter of one item: the columns left are the dimensions left.
+    const byUnit = parseFiltered(
+      (await get(built, '/analytics/rain?ou=R1;R2&filter=pe:202401;202402&filter=dx:sum')).body,
+    );
+    expect(byUnit.columns).toEqual(['ou', 'value']);
+    expect(byUnit.rows).toEqual([
+      { ou: 'R1', value: valueOf(0, 12, 'sum') + valueOf(0, 13, 'sum') },
+      { ou: 'R2', value: valueOf(1, 12, 'sum') + valueOf(1, 13, 'sum') },
+    ]);
+    // Every dimension a filter: one value, the sum over the org units of a level and the relative periods.
+    const one = parseFiltered(
+      (await get(built, '/analytics/rain?filter=ou:LEVEL-3&filter=pe:LAST_3_MONTHS&filter=dx:sum')).body,
+    );
+    expect(one.columns).toEqual(['value']);
+    const sum = [2, 3, 4].reduce((a, u) => a + [15, 16, 17].reduce((b, p) => b + valueOf(u, p, 'sum'), 0), 0);
+    expect(one.rows).toEqual([{ value: sum }]);
+    expect(one.answer.metaData.dimensions.ou).toEqual(['D1', 'D2', 'D3']);
+    expect(one.answer.metaData.dimensions.pe).toEqual(['202404', '202405', '202406']);
+
+    const csv = await get(built, '/analytics/rain.csv?filter=ou:D1;D2&pe=202401&stat=sum');
+    expect(csv.body).toBe(`Data,Period,Value\r\nsum,202401,${over(12, 'sum')}\r\n`);
+  });
+
+  it('aggregates each statistic over a period filter as over all the days of its periods, the mean weighted by counts', async () => {
+    const built = await build(undefined, { now: () => TODAY });
+    await seedCollection(built);
+    await createTable(built, 'stats', ['mean', 'sum', 'min', 'max', 'count']);
+    // Each month's days, one month with none: a quarter's statistics are those of every day of its months.
+    const days: Record<string, Record<string, (number | null)[]>> = {
+      D1: { '202401': [1, 2, null, 9], '202402': [4, null], '202403': [null, null] },
+      D2: { '202401': [-3, 5], '202402': [7, 7, 7, 0.5, 2], '202403': [6] },
+    };
+    const rows = Object.entries(days).flatMap(([ou, months]) =>
+      Object.entries(months).flatMap(([pe, values]) =>
+        Object.entries(statisticsOfDays(values)).map(([stat, value]) => ({
+          ou,
+          periodType: 'monthly' as const,
+          pe,
+          stat: stat as AnalyticsStatistic,
+          value,
+          sourceVersion: 'dv1',
+        })),
+      ),
+    );
+    await publish(built, 'v1', rows, 'stats');
+    const res = await get(built, '/analytics/stats?ou=D1;D2&filter=pe:202401;202402;202403');
+    expect(res.statusCode).toBe(200);
+    const { rows: answered, columns } = parseFiltered(res.body);
+    expect(columns).toEqual(['dx', 'ou', 'value']);
+    for (const [ou, months] of Object.entries(days)) {
+      const whole = statisticsOfDays(Object.values(months).flat());
+      const of = Object.fromEntries(answered.filter((r) => r.ou === ou).map((r) => [r.dx, r.value]));
+      expect(Object.keys(of).sort(), ou).toEqual(['count', 'max', 'mean', 'min', 'sum']);
+      for (const [stat, value] of Object.entries(whole)) expect(of[stat], `${ou} ${stat}`).toBeCloseTo(value!, 12);
+    }
+    // Over org units, the means are weighted by their counts too: each org unit-day counts once.
+    const units = parseFiltered((await get(built, '/analytics/stats?filter=ou:D1;D2&pe=202401&stat=mean;count')).body);
+    expect(units.rows).toEqual([
+      { dx: 'count', pe: '202401', value: 5 },
+      { dx: 'mean', pe: '202401', value: statisticsOfDays([1, 2, 9, -3, 5]).mean },
+    ]);
+    // No item with a value: no row, as for a period without one.
+    const none = parseFiltered((await get(built, '/analytics/stats?filter=ou:D1&pe=202403&stat=mean;count')).body);
+    expect(none.rows).toEqual([{ dx: 'count', pe: '202403', value: 0 }]);
+  });
+
+  it('answers 400 naming a dimension both a filter and a dimension, and a filter it cannot aggregate', async () => {
+    const built = await served();
+    for (const [query, detail] of [
+      ['dimension=ou:D1&filter=ou:D2', 'dimension ou is given twice, as dimension=ou: and as filter=ou:'],
+      ['pe=202401&filter=pe:202402', 'dimension pe is given twice, as pe= and as filter=pe:'],
+      ['filter=dx:sum&stat=mean', 'dimension dx is given twice, as stat= and as filter=dx:'],
+      ['filter=ou:D1&filter=ou:D2', 'dimension ou is given twice, as filter=ou: and as filter=ou:'],
+      ['filter=co:x', 'filter co is not a dimension of the table; expected dx, ou, pe (filter=ou:ID1;ID2)'],
+      ['filter=pe', 'filter pe has no items; write filter=pe:ITEM1;ITEM2'],
+      ['filter=ou:D9', 'ou D9 is not an org unit of the table'],
+      ['filter=dx:mean;sum', 'filter dx takes one statistic, not mean, sum'],
+      ['filter=pe:2024;202401', 'filter pe mixes period types (yearly, monthly)'],
+      ['filter=ou:D1&format=parquet', 'filter= is answered as JSON or CSV'],
     ] as const) {
       const res = await get(built, `/analytics/rain?${query}`);
       expect(res.statusCode, query).toBe(400);

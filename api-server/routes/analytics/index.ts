@@ -12,6 +12,8 @@ import { commonErrorResponses, errorDetailSchema, resourceIdSchema } from '../..
 import { planQuery, withDimensions } from '../../services/analytics/query.ts';
 import { LoadedTables } from '../../services/analytics/tables.ts';
 import { tableDownload } from '../../services/analytics/table-download.ts';
+import { aggregateOverFilters } from '../../services/analytics/filter-aggregate.ts';
+import { aggregatedCsv } from '../../services/analytics/response.ts';
 import { sendEntity } from '../../services/files/file-response.ts';
 import { analyticsAnswerSchema, analyticsQuerySchema } from './schemas.ts';
 
@@ -48,7 +50,11 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
         'or as Parquet in the columns of the table files (the whole table as one file when nothing is filtered). The format ' +
         'comes from a `.json`, `.csv` or `.parquet` suffix of the name, else `format`, else Accept. `ou`, `pe` ' +
         "and `stat` take DHIS2's `;`-separated items; DHIS2's `dimension=ou:ID1;ID2` (`dx`, `ou`, `pe`; `dx` is " +
-        `\`stat\`) says the same, and a dimension given twice is a 400 naming it. A JSON or CSV answer of more than ${ANALYTICS_ROW_LIMIT} ` +
+        "`stat`) says the same. DHIS2's `filter=ou:ID1;ID2` (`ou`, `pe`, or `dx` with one statistic) makes a dimension " +
+        'a filter: it is no column of the answer, whose values aggregate over its items (sum of sums, least minimum, ' +
+        'greatest maximum, sum of counts, mean of means weighted by their counts; JSON or CSV only; the periods of ' +
+        'one type). A dimension given twice, or as a dimension and a filter, is a 400 naming it. ' +
+        `A JSON or CSV answer of more than ${ANALYTICS_ROW_LIMIT} ` +
         'rows is refused (400) with the Parquet URL of the same query. 404: no such table; 409: not built yet.',
       tags: ['Analytics'],
       params: z.object({ table: resourceIdSchema }),
@@ -86,7 +92,14 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
         (await cluster.get<FeatureCollection>(featureCollectionKind, table.spec.featureCollection, namespace))?.spec
           .idProperty ?? '';
       const current = await loaded.of(name, version, idProperty);
-      const { ou, pe, stat } = withDimensions(request.query);
+      const given = withDimensions(request.query);
+      const { ou, pe, stat } = given.parameters;
+      const filtering = Object.values(given.filters).some((items) => items !== undefined);
+      if (format === 'parquet' && filtering)
+        throw new HttpError(
+          'BadRequest',
+          "filter= is answered as JSON or CSV; a Parquet answer has the table files' columns, a row per org unit and period: select with ou, pe and stat instead",
+        );
       if (format === 'parquet' && ou === undefined && pe === undefined && stat === undefined) {
         reply.header('content-disposition', `attachment; filename="${name}.parquet"`);
         await sendEntity(
@@ -97,14 +110,21 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
         return reply;
       }
 
-      const { query, dimensions } = planQuery(
-        current,
-        table.spec.statistics,
-        { ou, pe, stat },
-        now(),
-        format !== 'parquet',
-      );
-      const selected = current.index.select(query);
+      const planned = planQuery(current, table.spec.statistics, given, now(), format !== 'parquet');
+      const allOrgUnits = ou === undefined && given.filters.ou === undefined;
+      if (filtering) {
+        const rows = aggregateOverFilters(current.index, planned, table.spec.statistics);
+        if (rows.length > ANALYTICS_ROW_LIMIT)
+          throw new HttpError(
+            'BadRequest',
+            `The query answers ${rows.length} rows, more than the ${ANALYTICS_ROW_LIMIT} a JSON or CSV answer holds; name fewer items of its dimensions`,
+          );
+        if (format === 'csv') return reply.type('text/csv; charset=utf-8').send(aggregatedCsv(rows, planned.filtered));
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(current.answers.aggregated(rows, planned.dimensions, planned.filtered, allOrgUnits));
+      }
+      const selected = current.index.select(planned.query);
       if (format === 'parquet') {
         reply.header('content-disposition', `attachment; filename="${name}.parquet"`);
         return reply
@@ -124,7 +144,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod<AnalyticsRoutesOptions> = as
       if (format === 'csv') return reply.type('text/csv; charset=utf-8').send(current.answers.csv(selected));
       return reply
         .type('application/json; charset=utf-8')
-        .send(current.answers.answer(selected, dimensions, ou === undefined));
+        .send(current.answers.answer(selected, planned.dimensions, allOrgUnits));
     },
   });
 };

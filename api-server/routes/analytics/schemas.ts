@@ -23,6 +23,12 @@ export const analyticsQuerySchema = z.object({
     .describe(
       "DHIS2's form of the dimensions, repeated, one per dimension: `dimension=ou:ID1;ID2&dimension=pe:LAST_12_MONTHS`; `dx` is the statistic (`stat`). The same items as `ou`, `pe` and `stat`; a dimension given twice, in either form, is a 400 naming it.",
     ),
+  filter: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe(
+      "DHIS2's filters, repeated, one per dimension: `filter=ou:ID1;ID2` (`ou`, `pe`; `dx` with one statistic). A filter is not a column of the answer: each value aggregates over the filter's items (docs/analytics.md). A dimension both a filter and a dimension is a 400 naming it.",
+    ),
   format: z.enum(['json', 'csv', 'parquet']).optional().describe('Representation; overrides Accept.'),
 });
 
@@ -37,9 +43,13 @@ const headerSchema = z.object({
 
 export const analyticsAnswerSchema = z
   .object({
-    headers: z.array(headerSchema).describe('The columns of `rows`: dx (the statistic), ou, pe, value.'),
+    headers: z
+      .array(headerSchema)
+      .describe('The columns of `rows`: dx (the statistic), ou, pe (those that are not filters), value.'),
     metaData: z.object({
-      items: z.record(z.string(), z.object({ name: z.string() })).describe('Names of the dimension items.'),
+      items: z
+        .record(z.string(), z.object({ name: z.string() }))
+        .describe("Names of the dimension items, the filters' included."),
       dimensions: z.object({
         dx: z.array(z.string()),
         ou: z.array(z.string()),
@@ -47,7 +57,11 @@ export const analyticsAnswerSchema = z
         co: z.array(z.string()),
       }),
     }),
-    rows: z.array(z.array(z.string())).describe('One row per statistic, org unit and period with a value.'),
+    rows: z
+      .array(z.array(z.string()))
+      .describe(
+        'One row per statistic, org unit and period with a value (per item of the dimensions that are not filters).',
+      ),
     headerWidth: z.number().int(),
     width: z.number().int(),
     height: z.number().int(),

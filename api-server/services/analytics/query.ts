@@ -3,6 +3,7 @@
  * loaded table: the rows they select and the dimension items the answer lists. Bad items are a 400 naming them.
  */
 import { analyticsStatistics, type AnalyticsStatistic } from '../../../core/resources/analytics-table/schema.ts';
+import { parseDhis2Period } from '../../../core/exports/periods.ts';
 import { HttpError } from '../../errors.ts';
 import { resolveOrgUnits, UnknownOrgUnitError } from './org-units.ts';
 import { resolvePeriods, UnknownPeriodError, relativePeriods } from './periods.ts';
@@ -18,48 +19,76 @@ export interface AnalyticsParameters {
 
 export interface PlannedQuery {
   query: AnalyticsQuery;
+  /** The items of every dimension, those used as filters included (DHIS2 lists them in `metaData` too). */
   dimensions: AnswerDimensions;
+  /** The dimensions used as filters: not columns of the answer, which aggregates over their items. */
+  filtered: ReadonlySet<DimensionId>;
 }
 
 /** DHIS2's dimension ids and the parameters they stand for: `dx`, the data dimension, is the table's statistic. */
 const DIMENSION_PARAMETERS = { dx: 'stat', ou: 'ou', pe: 'pe' } as const;
 
+type DimensionId = keyof typeof DIMENSION_PARAMETERS;
+
+/** A query's dimensions and filters, each as the parameter it stands for. */
+export interface DimensionedParameters {
+  parameters: AnalyticsParameters;
+  /** The dimensions used as filters (DHIS2's `filter=ou:ID1;ID2`): the answer aggregates over their items. */
+  filters: AnalyticsParameters;
+}
+
+/** `ou:ID1;ID2` of a `dimension` or `filter` parameter (`given`): the dimension and its items. */
+function dimensionItem(given: 'dimension' | 'filter', item: string): { id: DimensionId; items: string } {
+  const colon = item.indexOf(':');
+  const id = colon < 0 ? item : item.slice(0, colon);
+  if (!Object.hasOwn(DIMENSION_PARAMETERS, id))
+    throw new HttpError(
+      'BadRequest',
+      `${given} ${id} is not a dimension of the table; expected ${Object.keys(DIMENSION_PARAMETERS).join(', ')} (${given}=ou:ID1;ID2)`,
+    );
+  if (colon < 0 || colon === item.length - 1)
+    throw new HttpError('BadRequest', `${given} ${id} has no items; write ${given}=${id}:ITEM1;ITEM2`);
+  return { id: id as DimensionId, items: item.slice(colon + 1) };
+}
+
+const repeated = (value: string | string[] | undefined) => (value === undefined ? [] : [value].flat());
+
 /**
  * The parameters of a query that may also name its dimensions as DHIS2 does, `dimension=ou:ID1;ID2` (repeated, one
- * per dimension): each becomes its parameter. A dimension given twice, or both ways, is a 400 naming it.
+ * per dimension): each becomes its parameter; and DHIS2's `filter=ou:ID1;ID2`, a dimension whose items the answer
+ * aggregates over. A dimension given twice, in either form, or both as a dimension and as a filter, is a 400
+ * naming it.
  */
 export function withDimensions(
-  parameters: AnalyticsParameters & { dimension?: string | string[] | undefined },
-): AnalyticsParameters {
-  const { dimension, ...named } = parameters;
+  parameters: AnalyticsParameters & {
+    dimension?: string | string[] | undefined;
+    filter?: string | string[] | undefined;
+  },
+): DimensionedParameters {
+  const { dimension, filter, ...named } = parameters;
   const resolved: AnalyticsParameters = { ...named };
+  const filters: AnalyticsParameters = {};
   // Where each parameter was given, for the message of a second time.
   const givenAs = new Map(
     Object.keys(named).flatMap((key) =>
       resolved[key as keyof AnalyticsParameters] === undefined ? [] : [[key, `${key}=`]],
     ),
   );
-  for (const item of dimension === undefined ? [] : [dimension].flat()) {
-    const colon = item.indexOf(':');
-    const id = colon < 0 ? item : item.slice(0, colon);
-    if (!Object.hasOwn(DIMENSION_PARAMETERS, id))
-      throw new HttpError(
-        'BadRequest',
-        `dimension ${id} is not a dimension of the table; expected ${Object.keys(DIMENSION_PARAMETERS).join(', ')} (dimension=ou:ID1;ID2)`,
-      );
-    if (colon < 0 || colon === item.length - 1)
-      throw new HttpError('BadRequest', `dimension ${id} has no items; write dimension=${id}:ITEM1;ITEM2`);
-    const parameter = DIMENSION_PARAMETERS[id as keyof typeof DIMENSION_PARAMETERS];
+  const take = (given: 'dimension' | 'filter', item: string) => {
+    const { id, items } = dimensionItem(given, item);
+    const parameter = DIMENSION_PARAMETERS[id];
     const earlier = givenAs.get(parameter);
     if (earlier !== undefined)
       throw new HttpError(
         'BadRequest',
-        `dimension ${id} is given twice, as ${earlier} and as dimension=${id}:; give its items once`,
+        `dimension ${id} is given twice, as ${earlier} and as ${given}=${id}:; give its items once, as a dimension or as a filter`,
       );
-    givenAs.set(parameter, `dimension=${id}:`);
-    resolved[parameter] = item.slice(colon + 1);
-  }
-  return resolved;
+    givenAs.set(parameter, `${given}=${id}:`);
+    (given === 'dimension' ? resolved : filters)[parameter] = items;
+  };
+  for (const item of repeated(dimension)) take('dimension', item);
+  for (const item of repeated(filter)) take('filter', item);
+  return { parameters: resolved, filters };
 }
 
 const itemsOf = (name: string, value: string) => {
@@ -105,17 +134,42 @@ function statisticsOf(offered: readonly AnalyticsStatistic[], value: string): An
   return [...new Set(items as AnalyticsStatistic[])];
 }
 
-/** `statistics`: the table's (`spec.statistics`); `withValue`: leave out the rows without a value. */
+/** Refuses a filter's periods of several types (`2024` and `202401`): their aggregate would count days twice. */
+function checkOneType(ids: readonly string[]) {
+  const types = [...new Set(ids.map((id) => parseDhis2Period(id)?.type))];
+  if (types.length > 1)
+    throw new HttpError(
+      'BadRequest',
+      `filter pe mixes period types (${types.join(', ')}); the periods a filter aggregates over must be of one type`,
+    );
+}
+
+/**
+ * `statistics`: the table's (`spec.statistics`); `filters`: the dimensions used as filters, their items selected
+ * as a dimension's are; `withValue`: leave out the rows without a value.
+ */
 export function planQuery(
   table: LoadedTable,
   statistics: readonly AnalyticsStatistic[],
-  parameters: AnalyticsParameters,
+  { parameters, filters }: DimensionedParameters,
   now: Date,
   withValue: boolean,
 ): PlannedQuery {
-  const ou = parameters.ou === undefined ? undefined : orgUnitsOf(table, parameters.ou);
-  const pe = parameters.pe === undefined ? undefined : periodsOf(table, parameters.pe, now);
-  const stat = parameters.stat === undefined ? undefined : statisticsOf(statistics, parameters.stat);
+  const given = { ...parameters, ...filters };
+  const ou = given.ou === undefined ? undefined : orgUnitsOf(table, given.ou);
+  const pe = given.pe === undefined ? undefined : periodsOf(table, given.pe, now);
+  const stat = given.stat === undefined ? undefined : statisticsOf(statistics, given.stat);
+  if (filters.pe !== undefined) checkOneType(pe!);
+  if (filters.stat !== undefined && stat!.length > 1)
+    throw new HttpError(
+      'BadRequest',
+      `filter dx takes one statistic, not ${stat!.join(', ')}: statistics do not aggregate into one another`,
+    );
+  const filtered = new Set(
+    (Object.keys(DIMENSION_PARAMETERS) as DimensionId[]).filter(
+      (id) => filters[DIMENSION_PARAMETERS[id]] !== undefined,
+    ),
+  );
   return {
     query: {
       ...(ou && { ou: new Set(ou) }),
@@ -128,5 +182,6 @@ export function planQuery(
       ou: ou ?? [...table.orgUnits.byId.keys()],
       pe: pe ?? [...table.index.periods],
     },
+    filtered,
   };
 }

@@ -8,6 +8,7 @@ import { formatPeriod } from '../../../core/periods/index.ts';
 import { parseDhis2Period } from '../../../core/exports/periods.ts';
 import { formatValue } from '../../../core/processing/results/dhis2-json.ts';
 import { field } from '../../../core/processing/results/vector.ts';
+import type { AggregatedRow } from './filter-aggregate.ts';
 import type { AnalyticsTableIndex } from './table-index.ts';
 import type { OrgUnits } from './org-units.ts';
 
@@ -19,6 +20,12 @@ export const analyticsHeaders = [
   { name: 'pe', column: 'Period', ...text },
   { name: 'value', column: 'Value', valueType: 'NUMBER', type: 'java.lang.Double', hidden: false, meta: false },
 ] as const;
+
+/** The headers of an answer whose dimensions `filtered` are filters, so not columns. */
+const headersWithout = (filtered: ReadonlySet<string>) => analyticsHeaders.filter((h) => !filtered.has(h.name));
+
+const aggregatedTexts = (headers: readonly (typeof analyticsHeaders)[number][], row: AggregatedRow) =>
+  headers.map((h) => (h.name === 'value' ? formatValue(row.value) : (row[h.name] as string)));
 
 /** The dimension items a query asked for (all of the table's when it named none). */
 export interface AnswerDimensions {
@@ -88,21 +95,44 @@ export class AnalyticsJson {
    * `allOrgUnits`: the query named no org unit, so `dimensions.ou` are all of them.
    */
   answer(selected: Int32Array, dimensions: AnswerDimensions, allOrgUnits: boolean): Buffer {
+    return this.#envelope(
+      analyticsHeaders,
+      dimensions,
+      allOrgUnits,
+      Array.from(selected, (row) => this.#rows.piece(row)),
+    );
+  }
+
+  /** The answer of a query with filters: `rows` aggregated over the items of the dimensions `filtered`. */
+  aggregated(
+    rows: readonly AggregatedRow[],
+    dimensions: AnswerDimensions,
+    filtered: ReadonlySet<string>,
+    allOrgUnits: boolean,
+  ): Buffer {
+    const headers = headersWithout(filtered);
+    const pieces = rows.map((row) => listed(JSON.stringify(aggregatedTexts(headers, row))));
+    return this.#envelope(headers, dimensions, allOrgUnits, pieces);
+  }
+
+  #envelope(
+    headers: readonly (typeof analyticsHeaders)[number][],
+    dimensions: AnswerDimensions,
+    allOrgUnits: boolean,
+    rows: readonly Buffer[],
+  ): Buffer {
     const items: Buffer[] = [];
     for (let i = 0; i < FIXED_ITEMS.length; i += 2) items.push(listed(item(FIXED_ITEMS[i]!, FIXED_ITEMS[i + 1]!)));
     for (const stat of dimensions.dx) items.push(listed(item(stat, stat)));
     if (allOrgUnits) items.push(this.#allOrgUnitItems);
     else for (const ou of dimensions.ou) items.push(this.#orgUnitItems.get(ou) ?? listed(item(ou, ou)));
     for (const pe of dimensions.pe) items.push(this.#periodItems.get(pe) ?? listed(item(pe, periodName(pe))));
-    const width = analyticsHeaders.length;
-    const parts: Buffer[] = [Buffer.from(`{"headers":${JSON.stringify(analyticsHeaders)},"metaData":{"items":{`)];
+    const width = headers.length;
+    const parts: Buffer[] = [Buffer.from(`{"headers":${JSON.stringify(headers)},"metaData":{"items":{`)];
     pushList(parts, items);
     parts.push(Buffer.from(`},"dimensions":${JSON.stringify({ ...dimensions, co: [] })}},"rows":[`));
-    pushList(
-      parts,
-      Array.from(selected, (row) => this.#rows.piece(row)),
-    );
-    parts.push(Buffer.from(`],"headerWidth":${width},"width":${width},"height":${selected.length}}`));
+    pushList(parts, rows);
+    parts.push(Buffer.from(`],"headerWidth":${width},"width":${width},"height":${rows.length}}`));
     return Buffer.concat(parts);
   }
 
@@ -112,4 +142,12 @@ export class AnalyticsJson {
     for (const i of selected) lines.push(rowTexts(this.#index, i).map(field).join(','));
     return `${lines.join('\r\n')}\r\n`;
   }
+}
+
+/** The CSV of a query with filters: the columns of the dimensions that are not filters, then the value. */
+export function aggregatedCsv(rows: readonly AggregatedRow[], filtered: ReadonlySet<string>): string {
+  const headers = headersWithout(filtered);
+  const lines = [headers.map((h) => field(h.column)).join(',')];
+  for (const row of rows) lines.push(aggregatedTexts(headers, row).map(field).join(','));
+  return `${lines.join('\r\n')}\r\n`;
 }
