@@ -1,7 +1,7 @@
 /**
  * An AnalyticsTable whose source is a Workflow with its parameters, end to end in embedded mode: a linear index of
  * the sample dataset (`factor` × value + `offset`) aggregated per district equals the example dataset table's
- * statistics transformed by hand; a new version of the dataset and a changed Workflow rebuild it whole; a
+ * statistics transformed by hand, and so does one whose `load_collection` id is a parameter of the workflow; a new version of the dataset and a changed Workflow rebuild it whole; a
  * workflow whose result has no time dimension fails the build with a message naming it; the example workflow
  * table `make run` applies is built.
  */
@@ -25,6 +25,8 @@ const DATASET_TABLE = 'sample-districts-monthly';
 const TABLE = 'sample-scaled';
 const FACTOR = 2;
 const OFFSET = 1;
+/** A table over a workflow whose `load_collection` id is its `collection` parameter. */
+const COLLECTION_TABLE = 'sample-scaled-collection';
 
 const MANIFESTS = {
   'scaled.yaml': `
@@ -61,6 +63,43 @@ spec:
   featureCollection: sample-districts
   periodTypes: [monthly, yearly]
   statistics: [mean, sum, min, max, count]
+---
+apiVersion: climate.stratus.dev/v1alpha1
+kind: Workflow
+metadata: { name: scaled-collection, namespace: default }
+spec:
+  id: scaled_collection
+  parameters:
+    - { name: collection, description: The dataset., schema: { type: string } }
+    - { name: factor, description: Multiplies each value., schema: { type: number } }
+  processGraph:
+    load:
+      process_id: load_collection
+      arguments: { id: { from_parameter: collection }, spatial_extent: null, temporal_extent: null }
+    scaled:
+      process_id: apply
+      arguments:
+        data: { from_node: load }
+        process:
+          process_graph:
+            times: { process_id: multiply, arguments: { x: { from_parameter: x }, y: { from_parameter: factor } }, result: true }
+      result: true
+---
+apiVersion: climate.stratus.dev/v1alpha1
+kind: AnalyticsTable
+metadata: { name: ${COLLECTION_TABLE}, namespace: default }
+spec:
+  source: { workflow: { name: scaled-collection, parameters: { collection: sample, factor: ${FACTOR} } } }
+  featureCollection: sample-districts
+  periodTypes: [monthly, yearly]
+  statistics: [mean, sum, min, max, count]
+---
+apiVersion: climate.stratus.dev/v1alpha1
+kind: AnalyticsTable
+metadata: { name: no-collection, namespace: default }
+spec:
+  source: { workflow: { name: scaled-collection, parameters: { factor: ${FACTOR} } } }
+  featureCollection: sample-districts
 ---
 apiVersion: climate.stratus.dev/v1alpha1
 kind: AnalyticsTable
@@ -147,6 +186,24 @@ describe('an analytics table over a workflow with its parameters (embedded)', ()
     await expectScaled(scaled, plain, OFFSET);
     const ready = (await tableOf(TABLE)).status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({ status: 'True', reason: 'Ready' });
+  }, 150_000);
+
+  it("loads the collection a parameter names, from the table's argument, and fails a table that gives none", async () => {
+    const version = await currentVersion();
+    const scaled = await published(COLLECTION_TABLE, (v) => v.sourceVersion.includes(`sample@${version}`));
+    const plain = await published(DATASET_TABLE, (v) => v.sourceVersion === version);
+    expect(scaled.sourceVersion).toBe(`scaled-collection@1,sample@${version}`);
+    await expectScaled(scaled, plain, 0);
+    const failed = await eventually(
+      async () => {
+        const ready = (await tableOf('no-collection')).status?.conditions?.find((c) => c.type === 'Ready');
+        return ready?.reason === 'Failed' ? ready : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    expect(failed.message).toBe(
+      'Workflow scaled-collection loads the collection named by its parameter collection, which has no value: give it in spec.source.workflow.parameters (or a default in the Workflow).',
+    );
   }, 150_000);
 
   it('is rebuilt whole when the dataset serves a new version', async () => {

@@ -1,4 +1,4 @@
-import { loadedDatasets, workflowInputs } from '../../../core/analytics/workflow-source.ts';
+import { loadedDatasets, workflowInputs, workflowSourceProblem } from '../../../core/analytics/workflow-source.ts';
 import { objectKey, type KubeObject, type ObjectMeta } from '../../../core/cluster/objects.ts';
 import type { Cluster } from '../../../core/cluster/port.ts';
 import { analyticsTableKind, type AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
@@ -47,7 +47,12 @@ async function observeWorkflow(
     metadata: { name: metadata.name, namespace: metadata.namespace, generation: (metadata as ObjectMeta).generation },
     spec,
   } as Workflow;
-  return { object, inputs: await workflowInputs(found, source.parameters, cluster, namespace) };
+  const problem = workflowSourceProblem(found, source.parameters);
+  return {
+    object,
+    inputs: await workflowInputs(found, source.parameters, cluster, namespace),
+    ...(problem !== undefined && { problem }),
+  };
 }
 
 export function analyticsTableController(

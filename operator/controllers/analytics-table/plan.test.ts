@@ -127,6 +127,24 @@ describe('AnalyticsTable planner', () => {
     ]);
   });
 
+  it('fails a workflow source whose collection parameter has no value, with the message the observation gives', () => {
+    const table = {
+      ...tableOf(),
+      spec: { ...tableOf().spec, source: { workflow: { name: 'anomaly', parameters: {} } } },
+    } as AnalyticsTable;
+    const anomaly = { metadata: { name: 'anomaly', generation: 1 }, spec: { id: 'anomaly' } } as unknown as Workflow;
+    const problem = 'Workflow anomaly loads the collection named by its parameter collection, which has no value.';
+    const { actions, outcome } = plan(table, undefined, {
+      ...sources(),
+      dataset: undefined,
+      workflow: { object: anomaly, inputs: [object('Dataset', 'sample', { currentVersion: 'v2' })], problem },
+    });
+    expect(reasonOf(actions)).toBe('Failed');
+    expect(statusOf(actions)?.conditions?.find((c) => c.type === 'Ready')?.message).toBe(problem);
+    expect(started(actions)).toBeUndefined();
+    expect(outcome.kind).toBe('done');
+  });
+
   it('stalls a source that names both a dataset and a workflow, or neither, as the schema refuses it', () => {
     for (const source of [{ dataset: 'sample', workflow: { name: 'scaled', parameters: {} } }, {}]) {
       const table = { ...tableOf(), spec: { ...tableOf().spec, source } } as AnalyticsTable;

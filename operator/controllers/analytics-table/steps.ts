@@ -32,7 +32,12 @@ export interface AnalyticsTableObserved {
   /** The source Dataset, the FeatureCollection and the population Dataset, as far as they exist. */
   dataset: KubeObject | undefined;
   /** A workflow source: the Workflow, and the resources its call reads (core/analytics/workflow-source.ts). */
-  workflow?: { object: Workflow | undefined; inputs: KubeObject[] };
+  workflow?: {
+    object: Workflow | undefined;
+    inputs: KubeObject[];
+    /** Why the call cannot be built (a collection named by a parameter without a value). */
+    problem?: string;
+  };
   featureCollection: KubeObject | undefined;
   population: KubeObject | undefined;
   storageRoot: string;
@@ -112,6 +117,9 @@ export const finished: TableStep = (context) => {
     const message = `spec.source ${source.error.issues.map((issue) => issue.message).join('; ')}.`;
     return { status: { set: {}, reason: 'Failed', message }, outcome: done('invalid source') };
   }
+  const problem = observed.workflow?.problem;
+  if (problem !== undefined)
+    return { status: { set: {}, reason: 'Failed', message: problem }, outcome: done('unresolved workflow parameter') };
   const target = desiredTarget(context);
   if (!target) {
     const message = `Waiting for ${sourceName(table)} and feature collection ${table.spec.featureCollection} to serve data.`;
