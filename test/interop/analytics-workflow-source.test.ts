@@ -28,20 +28,23 @@ const OFFSET = 1;
 /** A table over a workflow whose `load_collection` id is its `collection` parameter. */
 const COLLECTION_TABLE = 'sample-scaled-collection';
 
-const MANIFESTS = {
-  'scaled.yaml': `
+/**
+ * A Workflow of `factor` × value + `offset` over a collection: `sample`, or (`byParameter`) the one its `collection`
+ * parameter names.
+ */
+const scaledWorkflow = (name: string, byParameter: boolean) => `
 apiVersion: climate.stratus.dev/v1alpha1
 kind: Workflow
-metadata: { name: sample-scaled, namespace: default }
+metadata: { name: ${name}, namespace: default }
 spec:
-  id: sample_scaled
-  parameters:
+  id: ${name.replaceAll('-', '_')}
+  parameters:${byParameter ? '\n    - { name: collection, description: The dataset., schema: { type: string } }' : ''}
     - { name: factor, description: Multiplies each value., schema: { type: number } }
     - { name: offset, description: Is added to it., schema: { type: number } }
   processGraph:
     load:
       process_id: load_collection
-      arguments: { id: sample, spatial_extent: null, temporal_extent: null }
+      arguments: { id: ${byParameter ? '{ from_parameter: collection }' : 'sample'}, spatial_extent: null, temporal_extent: null }
     scaled:
       process_id: apply
       arguments:
@@ -54,7 +57,10 @@ spec:
               arguments: { x: { from_node: times }, y: { from_parameter: offset } }
               result: true
       result: true
----
+`;
+
+const MANIFESTS = {
+  'scaled.yaml': `${scaledWorkflow('sample-scaled', false)}---
 apiVersion: climate.stratus.dev/v1alpha1
 kind: AnalyticsTable
 metadata: { name: ${TABLE}, namespace: default }
@@ -63,33 +69,12 @@ spec:
   featureCollection: sample-districts
   periodTypes: [monthly, yearly]
   statistics: [mean, sum, min, max, count]
----
-apiVersion: climate.stratus.dev/v1alpha1
-kind: Workflow
-metadata: { name: scaled-collection, namespace: default }
-spec:
-  id: scaled_collection
-  parameters:
-    - { name: collection, description: The dataset., schema: { type: string } }
-    - { name: factor, description: Multiplies each value., schema: { type: number } }
-  processGraph:
-    load:
-      process_id: load_collection
-      arguments: { id: { from_parameter: collection }, spatial_extent: null, temporal_extent: null }
-    scaled:
-      process_id: apply
-      arguments:
-        data: { from_node: load }
-        process:
-          process_graph:
-            times: { process_id: multiply, arguments: { x: { from_parameter: x }, y: { from_parameter: factor } }, result: true }
-      result: true
----
+---${scaledWorkflow('scaled-collection', true)}---
 apiVersion: climate.stratus.dev/v1alpha1
 kind: AnalyticsTable
 metadata: { name: ${COLLECTION_TABLE}, namespace: default }
 spec:
-  source: { workflow: { name: scaled-collection, parameters: { collection: sample, factor: ${FACTOR} } } }
+  source: { workflow: { name: scaled-collection, parameters: { collection: sample, factor: ${FACTOR}, offset: ${OFFSET} } } }
   featureCollection: sample-districts
   periodTypes: [monthly, yearly]
   statistics: [mean, sum, min, max, count]
@@ -98,7 +83,7 @@ apiVersion: climate.stratus.dev/v1alpha1
 kind: AnalyticsTable
 metadata: { name: no-collection, namespace: default }
 spec:
-  source: { workflow: { name: scaled-collection, parameters: { factor: ${FACTOR} } } }
+  source: { workflow: { name: scaled-collection, parameters: { factor: ${FACTOR}, offset: ${OFFSET} } } }
   featureCollection: sample-districts
 ---
 apiVersion: climate.stratus.dev/v1alpha1
@@ -126,6 +111,16 @@ function published(name: string, served: (v: AnalyticsTableVersion) => boolean):
     { timeoutMs: 120_000, intervalMs: 250 },
   );
 }
+
+/** The table's Ready condition once it is Failed. */
+const failedReady = (name: string) =>
+  eventually(
+    async () => {
+      const ready = (await tableOf(name)).status?.conditions?.find((c) => c.type === 'Ready');
+      return ready?.reason === 'Failed' ? ready : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 250 },
+  );
 
 const currentVersion = async () =>
   (await running.cluster.get<Dataset>(datasetKind, 'sample', 'default'))!.status!.currentVersion!;
@@ -193,14 +188,8 @@ describe('an analytics table over a workflow with its parameters (embedded)', ()
     const scaled = await published(COLLECTION_TABLE, (v) => v.sourceVersion.includes(`sample@${version}`));
     const plain = await published(DATASET_TABLE, (v) => v.sourceVersion === version);
     expect(scaled.sourceVersion).toBe(`scaled-collection@1,sample@${version}`);
-    await expectScaled(scaled, plain, 0);
-    const failed = await eventually(
-      async () => {
-        const ready = (await tableOf('no-collection')).status?.conditions?.find((c) => c.type === 'Ready');
-        return ready?.reason === 'Failed' ? ready : undefined;
-      },
-      { timeoutMs: 60_000, intervalMs: 250 },
-    );
+    await expectScaled(scaled, plain, OFFSET);
+    const failed = await failedReady('no-collection');
     expect(failed.message).toBe(
       'Workflow scaled-collection loads the collection named by its parameter collection, which has no value: give it in spec.source.workflow.parameters (or a default in the Workflow).',
     );
@@ -232,13 +221,7 @@ describe('an analytics table over a workflow with its parameters (embedded)', ()
   }, 150_000);
 
   it('fails a build whose workflow does not return a cube over time, naming what it returned', async () => {
-    const failed = await eventually(
-      async () => {
-        const ready = (await tableOf('sample-time-mean')).status?.conditions?.find((c) => c.type === 'Ready');
-        return ready?.reason === 'Failed' ? ready : undefined;
-      },
-      { timeoutMs: 120_000, intervalMs: 250 },
-    );
+    const failed = await failedReady('sample-time-mean');
     expect(failed.message).toContain(
       'Workflow sample-mean must return a raster cube of one band over time (t, bands, y, x); it returned a cube of dimensions',
     );
