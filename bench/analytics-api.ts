@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { buildApp } from '../api-server/app.ts';
 import {
-  columnsByYear,
+  columnsByFile,
   columnsOfRows,
   writeAnalyticsTableVersion,
   type AnalyticsRow,
@@ -102,7 +102,7 @@ export async function benchAnalyticsApi(options: { seconds: number; runs: number
     await writeAnalyticsTableVersion(
       analyticsTableStaging(storageRoot, 'bench', 'v1'),
       join(storageRoot, path),
-      columnsByYear(columnsOfRows(rows)),
+      columnsByFile(columnsOfRows(rows)),
     );
     await cluster.create(featureCollectionKind, {
       apiVersion: API_VERSION,

@@ -66,7 +66,9 @@ describe('the digest of a table version’s download', () => {
       dir: at('v1').target,
       rows: full.length,
     });
-    expect(published.linked).toEqual(['2022', '2023']);
+    expect(published.linked).toEqual(
+      ['2022', '2023'].flatMap((year) => [`year=${year}/01.parquet`, `year=${year}/02.parquet`]),
+    );
     expect(await readDownloadDigest(at('v2').target)).toBeUndefined();
     const whole = await downloaded(at('v2').target);
     const v2 = { ...source, version: { id: 'v2', path: analyticsTablePath('t', 'v2') } };

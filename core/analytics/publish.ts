@@ -1,18 +1,27 @@
 /**
- * Publishing a build (`build.ts`) as a table version: a full build writes every year; an incremental one reads the
- * previous version's years of the computed periods only, puts the computed periods' rows in place of theirs,
- * rewrites those years, and hard-links every other year (`table-file.ts`). The rows stay columns throughout. A full
- * build also writes the digest of the version's download (`download-digest.ts`); an incremental one leaves it to the
- * first delivery that needs it.
+ * Publishing a build (`build.ts`) as a table version: a full build writes every file; an incremental one reads the
+ * previous version's files of the computed periods only (a month's rows, `table-file.ts`), puts the computed
+ * periods' rows in place of theirs, rewrites those files, and hard-links every other file. A year the previous
+ * version holds as one file (the layout before months were split) is read whole and written split when one of its
+ * periods is computed. The rows stay columns throughout. A full build also writes the digest of the version's
+ * download (`download-digest.ts`); an incremental one leaves it to the first delivery that needs it.
  */
 import type { AnalyticsBuild } from './build.ts';
 import { writeDownloadDigest } from './download-digest.ts';
-import { columnsByYear, mergeColumns, readAnalyticsColumns, writeAnalyticsTableVersion } from './table-file.ts';
+import {
+  analyticsTableFiles,
+  columnsByFile,
+  mergeColumns,
+  readAnalyticsColumns,
+  writeAnalyticsTableVersion,
+  yearLayoutFile,
+  type AnalyticsColumns,
+} from './table-file.ts';
 
 export interface PublishedTable {
   /** Rows of the whole version. */
   rows: number;
-  /** Years written anew and years linked from the previous version. */
+  /** Files (`year=2024/03.parquet`) written anew and files linked from the previous version. */
   written: string[];
   linked: string[];
 }
@@ -25,32 +34,41 @@ export async function publishAnalyticsBuild(
   signal?: AbortSignal,
 ): Promise<PublishedTable> {
   const options = { ...(build.open && { open: build.open }), ...(signal && { signal }) };
-  const years = columnsByYear(build.columns);
+  const files = columnsByFile(build.columns);
   if (!previous) {
-    const files = await writeAnalyticsTableVersion(at.staging, at.target, years, options);
+    const written = await writeAnalyticsTableVersion(at.staging, at.target, files, options);
     await writeDownloadDigest(at.target, build.columns);
-    return { rows: build.columns.ou.length, ...files };
+    return { rows: build.columns.ou.length, ...written };
   }
-  // The computed periods' ids by period type: a lookup per row of a rewritten year, without making its key.
+  // The computed periods' ids by period type: a lookup per row of a rewritten file, without making its key.
   const computedIds = new Map<string, Set<string>>();
   for (const key of build.periods) {
     const type = key.slice(0, key.indexOf('/'));
     if (!computedIds.has(type)) computedIds.set(type, new Set());
     computedIds.get(type)!.add(key.slice(type.length + 1));
   }
+  const previousFiles = new Set(await analyticsTableFiles(previous.dir));
+  // The previous rows of the files to write: a year of the earlier layout is split, and all its files written.
+  const bases = new Map<string, AnalyticsColumns>();
+  const unlinked = new Set<string>();
+  for (const yearFile of new Set([...files.keys()].map(yearLayoutFile))) {
+    if (!previousFiles.has(yearFile)) continue;
+    for (const [file, rows] of columnsByFile(await readAnalyticsColumns(previous.dir, yearFile))) bases.set(file, rows);
+    unlinked.add(yearFile);
+  }
   let rows = previous.rows;
-  for (const [year, computed] of years) {
-    // A year the previous version does not hold is the computed rows alone.
-    const base = await readAnalyticsColumns(previous.dir, year).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
-      throw err;
-    });
+  for (const [file, computed] of files) {
+    // A file the previous version does not hold is the computed rows alone.
+    const base =
+      bases.get(file) ?? (previousFiles.has(file) ? await readAnalyticsColumns(previous.dir, file) : undefined);
+    bases.delete(file);
     const merged = base
       ? mergeColumns(base, (i) => computedIds.get(base.periodType[i]!)?.has(base.pe[i]!) === true, computed)
       : computed;
     rows += merged.ou.length - (base?.ou.length ?? 0);
-    years.set(year, merged);
+    files.set(file, merged);
   }
-  const linked = { from: previous.dir, except: new Set(years.keys()) };
-  return { rows, ...(await writeAnalyticsTableVersion(at.staging, at.target, years, { ...options, linked })) };
+  for (const [file, base] of bases) files.set(file, base);
+  const linked = { from: previous.dir, except: unlinked };
+  return { rows, ...(await writeAnalyticsTableVersion(at.staging, at.target, files, { ...options, linked })) };
 }

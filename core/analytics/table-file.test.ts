@@ -4,10 +4,11 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyticsTableDir, analyticsTablePath, analyticsTableStaging } from '../stores/layout.ts';
 import {
-  columnsByYear,
+  columnsByFile,
   columnsOfRows,
   compareRows,
   encodeAnalyticsTable,
+  fileOfPeriod,
   isPartitioned,
   readAnalyticsTable,
   removeUnkeptVersions,
@@ -48,11 +49,13 @@ const publish = (id: string, table: AnalyticsRow[], linked?: { from: string; exc
   writeAnalyticsTableVersion(
     analyticsTableStaging(root, 't', id),
     join(root, analyticsTablePath('t', id)),
-    columnsByYear(columnsOfRows(table)),
+    columnsByFile(columnsOfRows(table)),
     linked && { linked },
   );
-const inode = async (id: string, year: string) =>
-  (await stat(join(root, analyticsTablePath('t', id), `year=${year}`, 'data.parquet'))).ino;
+const inode = async (id: string, file: string) => (await stat(join(root, analyticsTablePath('t', id), file))).ino;
+/** The files of YEARS' rows: each year's months and the year's own file. */
+const files = (years = YEARS) =>
+  years.flatMap((year) => ['01', '02', 'year'].map((part) => `year=${year}/${part}.parquet`));
 
 describe('analytics table files', () => {
   it('leaves no staging directory and publishes nothing when its write is aborted', async () => {
@@ -61,7 +64,7 @@ describe('analytics table files', () => {
     const written = writeAnalyticsTableVersion(
       staging,
       join(root, analyticsTablePath('t', 'v1')),
-      columnsByYear(columnsOfRows(rows('d1'))),
+      columnsByFile(columnsOfRows(rows('d1'))),
       {
         signal: abort.signal,
       },
@@ -73,8 +76,8 @@ describe('analytics table files', () => {
     await expect(stat(join(root, analyticsTablePath('t', 'v1')))).rejects.toThrow(/ENOENT/);
   });
 
-  it('writes a file per year and reads the version back in the contract order', async () => {
-    await publish('v1', rows('d1'));
+  it('writes a file per month and one for the year in each year partition, and reads them back in the contract order', async () => {
+    expect(await publish('v1', rows('d1'))).toEqual({ written: files(), linked: [] });
     expect((await readdir(join(root, analyticsTablePath('t', 'v1')))).sort()).toEqual(
       YEARS.map((year) => `year=${year}`),
     );
@@ -83,15 +86,44 @@ describe('analytics table files', () => {
     );
   });
 
-  it('writes only the changed year and hard-links the others from the previous version', async () => {
+  it('writes only the changed files and hard-links the others from the previous version', async () => {
     await publish('v1', rows('d1'));
     const from = join(root, analyticsTablePath('t', 'v1'));
-    const written = await publish('v2', rows('d2', ['2024']), { from, except: new Set(['2024']) });
-    expect(written).toEqual({ written: ['2024'], linked: ['2022', '2023'] });
-    for (const year of ['2022', '2023']) expect(await inode('v2', year)).toBe(await inode('v1', year));
-    expect(await inode('v2', '2024')).not.toBe(await inode('v1', '2024'));
+    const written = await publish('v2', rows('d2', ['2024']), { from, except: new Set() });
+    expect(written).toEqual({ written: files(['2024']), linked: files(['2022', '2023']) });
+    for (const file of files(['2022', '2023'])) expect(await inode('v2', file)).toBe(await inode('v1', file));
+    for (const file of files(['2024'])) expect(await inode('v2', file)).not.toBe(await inode('v1', file));
     const table = await readAnalyticsTable(join(root, analyticsTablePath('t', 'v2')));
     expect(table).toEqual([...rows('d1', ['2022', '2023']), ...rows('d2', ['2024'])].sort(compareRows));
+  });
+
+  it('files a day and a month in their month, an ISO week in the month of its Thursday, a year apart', () => {
+    expect(['20240105', '202412', '2024W4', '2024W5', '2020W1', '2026W53', '2024'].map(fileOfPeriod)).toEqual([
+      'year=2024/01.parquet',
+      'year=2024/12.parquet',
+      'year=2024/01.parquet',
+      'year=2024/02.parquet',
+      'year=2020/01.parquet',
+      'year=2026/12.parquet',
+      'year=2024/year.parquet',
+    ]);
+  });
+
+  it('reads weeks filed in several months back in time order', async () => {
+    const weeks = ['2024W3', '2024W4', '2024W5', '2024W9', '2024W10', '2024W14'].flatMap((pe) =>
+      ['B', 'A'].map((ou) => ({
+        ou,
+        periodType: 'weekly' as const,
+        pe,
+        stat: 'mean' as const,
+        value: 1,
+        sourceVersion: 'd1',
+      })),
+    );
+    const table = [...weeks, ...rows('d1', ['2024'])];
+    const written = await publish('v1', table);
+    expect(written.written).toEqual(['01', '02', '03', '04', 'year'].map((part) => `year=2024/${part}.parquet`));
+    expect(await readAnalyticsTable(join(root, analyticsTablePath('t', 'v1')))).toEqual([...table].sort(compareRows));
   });
 
   it('publishes a version whole: a reader during the write finds no version or every year of it', async () => {
@@ -125,7 +157,7 @@ describe('analytics table files', () => {
   it('removes the versions retention does not keep, and the files linked into a kept one stay whole', async () => {
     await publish('v1', rows('d1'));
     const from = join(root, analyticsTablePath('t', 'v1'));
-    await publish('v2', rows('d2', ['2024']), { from, except: new Set(['2024']) });
+    await publish('v2', rows('d2', ['2024']), { from, except: new Set() });
     await removeUnkeptVersions(root, 't', new Set(['v2']));
     expect(await readdir(join(analyticsTableDir(root, 't'), 'versions'))).toEqual(['v2']);
     expect(await readAnalyticsTable(join(root, analyticsTablePath('t', 'v2')))).toEqual(

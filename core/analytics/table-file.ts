@@ -1,18 +1,22 @@
 /**
  * The one module that knows an AnalyticsTable version's files (`table-columns.ts` gives their columns): a version is
- * a directory of one Parquet file per year of its period ids, in hive partitions (`year=2024/data.parquet`), so
- * DuckDB reads the directory as one table with a `year` column. A build writes the years whose rows changed and
- * hard-links the others from the previous version, in a staging directory that one rename publishes; readers read it
- * back in the contract's row order. Beside the years, `_open-periods.json` keeps the running statistics of the
- * periods holding the table's last day (`open-periods.ts`); its leading underscore keeps it out of what hive
- * readers (pyarrow, Spark) take for data.
+ * a directory of hive partitions, one per year of its period ids (`year=2024/`), so DuckDB reads the directory as one
+ * table with a `year` column. Within a year, each month's rows are a file (`03.parquet`: the days and the month, and
+ * the ISO weeks whose Thursday falls in it) and the year's own row is another (`year.parquet`), so a build that
+ * computes one month rewrites that month's rows alone. A version written before months were split holds one file per
+ * year (`year=2024/data.parquet`); it is read as it is, and a build extending it splits the years it rewrites. A build
+ * writes the files whose rows changed and hard-links the others from the previous version, in a staging directory
+ * that one rename publishes; readers read it back in the contract's row order. Beside the years,
+ * `_open-periods.json` keeps the running statistics of the periods holding the table's last day (`open-periods.ts`);
+ * its leading underscore keeps it out of what hive readers (pyarrow, Spark) take for data.
  */
 import { link, mkdir, readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parquetMetadata, parquetRead, parquetReadObjects } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { publishDirectory, removeTree, syncTree, writeDurable } from '../files/durable.ts';
 import type { ExportPeriodType } from '../resources/export/schema.ts';
+import { parseDhis2Period } from '../exports/periods.ts';
 import { analyticsTableDir } from '../stores/layout.ts';
 import type { AnalyticsStatistic } from '../resources/analytics-table/schema.ts';
 import { decodeOpenPeriods, encodeOpenPeriods, type OpenPeriods } from './open-periods.ts';
@@ -143,20 +147,22 @@ export function mergeColumns(
   return merged;
 }
 
-/** The rows of each year, by the year of their period id. */
-export function columnsByYear(columns: AnalyticsColumns): Map<string, AnalyticsColumns> {
+/** The rows of each file of a version (`year=2024/03.parquet`), by the period each row is of. */
+export function columnsByFile(columns: AnalyticsColumns): Map<string, AnalyticsColumns> {
+  const fileOf = new Map<string, string>();
   const rowsOf = new Map<string, number[]>();
   columns.pe.forEach((pe, i) => {
-    const year = yearOfPeriod(pe);
-    let list = rowsOf.get(year);
-    if (!list) rowsOf.set(year, (list = []));
+    let file = fileOf.get(pe);
+    if (file === undefined) fileOf.set(pe, (file = fileOfPeriod(pe)));
+    let list = rowsOf.get(file);
+    if (!list) rowsOf.set(file, (list = []));
     list.push(i);
   });
   return new Map(
-    [...rowsOf].map(([year, rows]) => {
+    [...rowsOf].map(([file, rows]) => {
       const part = emptyColumns(rows.length);
       rows.forEach((i, k) => copyRow(columns, i, part, k));
-      return [year, part];
+      return [file, part];
     }),
   );
 }
@@ -190,22 +196,48 @@ export function encodeAnalyticsTable(rows: readonly AnalyticsRow[]): Uint8Array 
   return encodeAnalyticsColumns(columnsOfRows(rows));
 }
 
-/** The partition a period id falls in: its year (every DHIS2 period id starts with it: 20240105, 2024W5, 202401). */
-export const yearOfPeriod = (pe: string) => pe.slice(0, 4);
-
 const YEAR_PARTITION = /^year=(\d{4})$/;
 const yearPartition = (year: string) => `year=${year}`;
-const yearFile = (year: string) => join(yearPartition(year), 'data.parquet');
+/** The one file of the year of `file` in a version written before months were split. */
+export const yearLayoutFile = (file: string) => join(dirname(file), 'data.parquet');
 
 /**
- * Whether a version's path is a directory of year files; a version published before tables were partitioned is
- * one Parquet file, which is read whole and never extended.
+ * The file of a version that holds a period's rows, by its DHIS2 id (every id starts with its year: 20240105,
+ * 2024W5, 202401, 2024): its month's file for a day or a month, the file of the month of its Thursday for an ISO
+ * week (the Thursday is always in the year of the week's id), the year's own file for a year.
+ */
+export function fileOfPeriod(pe: string): string {
+  const year = pe.slice(0, 4);
+  let part = 'year';
+  if (pe.includes('W')) {
+    const thursday = new Date(parseDhis2Period(pe)!.start.getTime() + 3 * 86_400_000);
+    part = String(thursday.getUTCMonth() + 1).padStart(2, '0');
+  } else if (pe.length > 4) part = pe.slice(4, 6);
+  return join(yearPartition(year), `${part}.parquet`);
+}
+
+/**
+ * Whether a version's path is a directory of year partitions; a version published before tables were partitioned
+ * is one Parquet file, which is read whole and never extended.
  */
 export const isPartitioned = (path: string) => !path.endsWith('.parquet');
 
-/** The years a version holds, ascending. */
-export async function analyticsTableYears(dir: string): Promise<string[]> {
-  return (await readdir(dir)).flatMap((name) => YEAR_PARTITION.exec(name)?.[1] ?? []).sort();
+/**
+ * A version's data files, relative to its directory, in the order that puts their rows in the contract's: years
+ * ascending, and within a year the months before the year's own file (`01.parquet` ... `12.parquet`,
+ * `year.parquet`; a year of the earlier layout holds `data.parquet` alone).
+ */
+export async function analyticsTableFiles(dir: string): Promise<string[]> {
+  const years = (await readdir(dir)).filter((name) => YEAR_PARTITION.test(name)).sort();
+  const files = await Promise.all(
+    years.map(async (year) =>
+      (await readdir(join(dir, year)))
+        .filter((name) => name.endsWith('.parquet'))
+        .sort()
+        .map((name) => join(year, name)),
+    ),
+  );
+  return files.flat();
 }
 
 async function readParquetRows(path: string): Promise<AnalyticsRow[]> {
@@ -214,14 +246,14 @@ async function readParquetRows(path: string): Promise<AnalyticsRow[]> {
   return (await parquetReadObjects({ file })) as unknown as AnalyticsRow[];
 }
 
-/** A year file (in the contract's order) as columns. */
-export async function readAnalyticsColumns(dir: string, year: string): Promise<AnalyticsColumns> {
-  const bytes = await readFile(join(dir, yearFile(year)));
-  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  const metadata = parquetMetadata(file);
+/** A file of a version (`file` as `analyticsTableFiles` names it; in the contract's order) as columns. */
+export async function readAnalyticsColumns(dir: string, file: string): Promise<AnalyticsColumns> {
+  const bytes = await readFile(join(dir, file));
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const metadata = parquetMetadata(buffer);
   const columns = emptyColumns(Number(metadata.num_rows));
   await parquetRead({
-    file,
+    file: buffer,
     metadata,
     onChunk: ({ columnName, columnData, rowStart }) => {
       if (columnName === 'value')
@@ -237,13 +269,14 @@ export async function readAnalyticsColumns(dir: string, year: string): Promise<A
 }
 
 /**
- * Merges year files (each in the contract's order) into the contract's order: within an org unit and period type,
- * the years follow one another, so each file's run of that pair is appended in year order.
+ * Merges a version's files (each in the contract's order, given in `analyticsTableFiles`' order) into the
+ * contract's order: within an org unit and period type, the files' periods follow one another, so each file's run of
+ * that pair is appended in file order.
  */
-function mergeYears(years: readonly AnalyticsRow[][]): AnalyticsRow[] {
-  if (years.length === 1) return years[0]!;
+function mergeFiles(files: readonly AnalyticsRow[][]): AnalyticsRow[] {
+  if (files.length === 1) return files[0]!;
   const runs = new Map<string, { ou: string; periodType: string; slices: AnalyticsRow[][] }>();
-  for (const rows of years)
+  for (const rows of files)
     for (let start = 0; start < rows.length;) {
       const { ou, periodType } = rows[start]!;
       let end = start + 1;
@@ -258,14 +291,11 @@ function mergeYears(years: readonly AnalyticsRow[][]): AnalyticsRow[] {
   return ordered.flatMap((run) => run.slices.flat());
 }
 
-/**
- * The rows of a version (of its `years` only, when given), in the contract's order: the API server's index and the
- * incremental build read it.
- */
-export async function readAnalyticsTable(path: string, years?: ReadonlySet<string>): Promise<AnalyticsRow[]> {
+/** The rows of a version, in the contract's order: the API server's index and a delivery read it. */
+export async function readAnalyticsTable(path: string): Promise<AnalyticsRow[]> {
   if (!isPartitioned(path)) return readParquetRows(path);
-  const wanted = (await analyticsTableYears(path)).filter((year) => !years || years.has(year));
-  return mergeYears(await Promise.all(wanted.map((year) => readParquetRows(join(path, yearFile(year))))));
+  const files = await analyticsTableFiles(path);
+  return mergeFiles(await Promise.all(files.map((file) => readParquetRows(join(path, file)))));
 }
 
 const OPEN_PERIODS = '_open-periods.json';
@@ -279,14 +309,14 @@ export async function readOpenPeriods(dir: string): Promise<OpenPeriods | undefi
   return text === undefined ? undefined : decodeOpenPeriods(text);
 }
 
-/** What a new version takes from the previous one: hard links to its year files but those of `except`. */
-export interface LinkedYears {
+/** What a new version takes from the previous one: hard links to its files but those of `except`. */
+export interface LinkedFiles {
   from: string;
   except: ReadonlySet<string>;
 }
 
 export interface VersionWriteOptions {
-  linked?: LinkedYears;
+  linked?: LinkedFiles;
   /** The running statistics of the version's open periods. */
   open?: OpenPeriods;
   /** The worker's runner is gone: the write stops. */
@@ -294,36 +324,39 @@ export interface VersionWriteOptions {
 }
 
 /**
- * Publishes a version at `target`: one file per year of `years`, plus `linked` years of the previous version (a
- * link, never a copy: the file stays shared, and removing either version leaves the other's whole), written into
- * `staging` and published by one rename, so a reader finds every year of the version or no version. A write that
- * fails or is aborted removes its staging directory before it ends.
+ * Publishes a version at `target`: `files` (by their path in the version, as `columnsByFile` names them), plus the
+ * `linked` files of the previous version that it does not write (a link, never a copy: the file stays shared, and
+ * removing either version leaves the other's whole), written into `staging` and published by one rename, so a
+ * reader finds every file of the version or no version. A write that fails or is aborted removes its staging
+ * directory before it ends.
  */
 export async function writeAnalyticsTableVersion(
   staging: string,
   target: string,
-  years: ReadonlyMap<string, AnalyticsColumns>,
+  files: ReadonlyMap<string, AnalyticsColumns>,
   { linked, open, signal }: VersionWriteOptions = {},
 ): Promise<{ written: string[]; linked: string[] }> {
   await removeTree(staging);
   await mkdir(staging, { recursive: true });
   try {
-    for (const [year, columns] of years) {
+    for (const [file, columns] of files) {
       signal?.throwIfAborted();
-      await writeDurable(join(staging, yearFile(year)), encodeAnalyticsColumns(columns));
+      await writeDurable(join(staging, file), encodeAnalyticsColumns(columns));
     }
     const links = linked
-      ? (await analyticsTableYears(linked.from)).filter((year) => !linked.except.has(year) && !years.has(year))
+      ? (await analyticsTableFiles(linked.from)).filter((file) => !linked.except.has(file) && !files.has(file))
       : [];
-    for (const year of links) {
-      await mkdir(join(staging, yearPartition(year)));
-      await link(join(linked!.from, yearFile(year)), join(staging, yearFile(year)));
+    const made = new Set<string>();
+    for (const file of links) {
+      if (!made.has(dirname(file))) await mkdir(join(staging, dirname(file)), { recursive: true });
+      made.add(dirname(file));
+      await link(join(linked!.from, file), join(staging, file));
     }
     if (open) await writeDurable(join(staging, OPEN_PERIODS), encodeOpenPeriods(open));
     signal?.throwIfAborted();
     await syncTree(staging);
     await publishDirectory(staging, target);
-    return { written: [...years.keys()].sort(), linked: links };
+    return { written: [...files.keys()].sort(), linked: links };
   } catch (err) {
     await removeTree(staging).catch(() => undefined);
     throw err;

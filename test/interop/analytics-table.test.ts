@@ -208,11 +208,14 @@ describe('the example analytics table over the sample dataset (embedded)', () =>
     expect(added.filter((r) => r.stat === 'count').every((r) => r.value === 1)).toBe(true);
     for (const row of after.filter((r) => old.has(key(r)))) expect(row.value).toBe(old.get(key(row)));
     expect(next.rows).toBe(after.length);
-    // Only the new day's year is written; the year without a computed period is the previous version's file.
-    const yearFile = async (version: AnalyticsTableVersion, year: string) =>
-      stat(join(dataDir, 'store', version.path, `year=${year}`, 'data.parquet'));
-    expect((await yearFile(next, '2024')).ino).toBe((await yearFile(first, '2024')).ino);
-    await expect(yearFile(first, '2025')).rejects.toThrow(/ENOENT/);
-    expect((await yearFile(next, '2025')).nlink).toBe(1);
+    // Only the files of the new day's month and year are written; the others are the previous version's files.
+    const file = async (version: AnalyticsTableVersion, path: string) =>
+      stat(join(dataDir, 'store', version.path, path));
+    for (const path of ['year=2024/12.parquet', 'year=2024/year.parquet'])
+      expect((await file(next, path)).ino).toBe((await file(first, path)).ino);
+    for (const path of ['year=2025/01.parquet', 'year=2025/year.parquet']) {
+      await expect(file(first, path)).rejects.toThrow(/ENOENT/);
+      expect((await file(next, path)).nlink).toBe(1);
+    }
   });
 });

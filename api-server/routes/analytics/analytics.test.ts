@@ -5,7 +5,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
 import { writeDownloadDigest, type DownloadDigest } from '../../../core/analytics/download-digest.ts';
 import {
-  columnsByYear,
+  columnsByFile,
   columnsOfRows,
   compareRows,
   writeAnalyticsTableVersion,
@@ -123,7 +123,7 @@ async function publish(
   const path = analyticsTablePath(name, id);
   const dir = join(built.storageRoot, path);
   const columns = columnsOfRows(rows);
-  await writeAnalyticsTableVersion(analyticsTableStaging(built.storageRoot, name, id), dir, columnsByYear(columns));
+  await writeAnalyticsTableVersion(analyticsTableStaging(built.storageRoot, name, id), dir, columnsByFile(columns));
   if (digest === 'computed') await writeDownloadDigest(dir, columns);
   else if (digest) await writeFile(join(dir, 'download.json'), JSON.stringify(digest));
   const version = {

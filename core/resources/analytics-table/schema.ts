@@ -81,7 +81,7 @@ export const analyticsTableVersionSchema = z
     path: z
       .string()
       .describe(
-        'Store path of its directory: one Parquet file per year of its period ids, hive style (`year=2024/data.parquet`).',
+        'Store path of its directory: hive partitions by year of its period ids, each a Parquet file per month and one for the year (`year=2024/03.parquet`, `year=2024/year.parquet`).',
       ),
     sourceVersion: z
       .string()
