@@ -178,8 +178,8 @@ async function measure(store: string, polygonsPath: string, out: string) {
     fullCpuSeconds: full.cpuSeconds,
     updateCpuSeconds,
     updateCellsRead: update.cellsRead,
-    updateYearsWritten: next.written.length,
-    updateYearsLinked: next.linked.length,
+    updateFilesWritten: next.written.length,
+    updateFilesLinked: next.linked.length,
     fullCellsRead: full.cellsRead,
     peakRssMegabytes: await peakRssMegabytes(),
     means: {
@@ -203,8 +203,8 @@ export interface AnalyticsBuildFigures {
     peerMasks: number;
     peerAggregate: number;
   }[];
-  /** What the update read and wrote: cells read from the source, year files written anew and linked. */
-  update: { cellsRead: number; yearsWritten: number; yearsLinked: number } | undefined;
+  /** What the update read and wrote: cells read from the source, files written anew and linked. */
+  update: { cellsRead: number; filesWritten: number; filesLinked: number } | undefined;
   peakRssMegabytes: number;
   peerPeakRssMegabytes: number;
   maxDifference: number;
@@ -265,8 +265,8 @@ export async function benchAnalyticsBuild(
       });
       figures.update = {
         cellsRead: ours.updateCellsRead,
-        yearsWritten: ours.updateYearsWritten,
-        yearsLinked: ours.updateYearsLinked,
+        filesWritten: ours.updateFilesWritten,
+        filesLinked: ours.updateFilesLinked,
       };
       figures.peakRssMegabytes = Math.max(figures.peakRssMegabytes, ours.peakRssMegabytes);
       figures.peerPeakRssMegabytes = Math.max(figures.peerPeakRssMegabytes, peer.peak_rss_megabytes);
