@@ -1,7 +1,7 @@
 /**
  * The digest of a table version's download: the SHA-256 and size of the version as one Parquet file
  * (`encodeAnalyticsTable` of all its rows), the bytes `GET /analytics/{table}.parquet` answers and a delivery's
- * provenance names. It is kept beside the version's year partitions (`download.json`, outside the glob of the year
+ * provenance names. It is kept beside the version's year partitions (`download.json`, outside the glob of the data
  * files DuckDB reads). A full build writes it as it publishes, having every row in memory; an incremental build does
  * not, as it would have to read back every year it links, many times the cost of the update itself: the first
  * delivery that needs the digest computes it and keeps it for the next.

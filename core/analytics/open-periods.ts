@@ -1,7 +1,8 @@
 /**
  * The running statistics of a table's open periods: per period type, the period that holds the table's last day,
- * which later days of the dataset extend. A version keeps them (`table-file.ts` stores them beside its year files) so
- * that a build appending days folds the new days into them instead of reading the period's earlier days again.
+ * which later days of the dataset extend. A version keeps them (`table-file.ts` stores them beside its year
+ * partitions) so that a build appending days folds the new days into them instead of reading the period's earlier
+ * days again.
  * Folding adds the new days in time order to the sums of the earlier ones, as a whole build adds them, so the result
  * is the whole build's to the last bit.
  */

@@ -32,8 +32,8 @@ export interface AnalyticsRow {
 }
 
 /**
- * Rows as columns, in the contract's order: what a build produces and a year file is written from and read back as,
- * without an object per row. `value` is NaN where the file holds null (no value).
+ * Rows as columns, in the contract's order: what a build produces and a version's file is written from and read back
+ * as, without an object per row. `value` is NaN where the file holds null (no value).
  */
 export interface AnalyticsColumns {
   ou: string[];
@@ -365,7 +365,7 @@ export async function writeAnalyticsTableVersion(
 
 /**
  * Removes the versions of a table not in `keep` (directories, or the single file of a version from before
- * partitioning) and whatever a failed attempt left in staging. A year file linked into a kept version lives on there.
+ * partitioning) and whatever a failed attempt left in staging. A file linked into a kept version lives on there.
  */
 export async function removeUnkeptVersions(root: string, table: string, keep: ReadonlySet<string>): Promise<void> {
   const dir = analyticsTableDir(root, table);

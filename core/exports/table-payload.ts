@@ -50,6 +50,6 @@ export async function readTablePayload(
       : [],
   );
   // The checksum is of the version as one Parquet file, the bytes `GET /analytics/{table}.parquet` answers while
-  // the version is served: a version is stored as a file per year.
+  // the version is served: a version is stored as a file per month and year.
   return { dataValues, ...(await downloadDigestOf(file, () => encodeAnalyticsTable(rows))) };
 }

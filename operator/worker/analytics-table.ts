@@ -2,8 +2,9 @@
  * The `analytics-table` task: one build of an AnalyticsTable (core/analytics). It extends the previous version
  * when it was computed from an earlier version of the same dataset with the same collection file (only the
  * periods holding a changed day are computed, days appended to its open periods folded into their kept statistics;
- * the other rows of their years are copied, and the years without a changed period are hard-linked), else computes the whole table; publishes the new version's directory atomically
- * beside the others, and removes the versions retention no longer keeps.
+ * the other rows of their files (a month's, or a year's own) are copied, and the files without a changed period are
+ * hard-linked), else computes the whole table; publishes the new version's directory atomically beside the others,
+ * and removes the versions retention no longer keeps.
  * A workflow source is run with the engine over the datasets it loads and its result cube aggregated the same
  * way, always whole: an index such as SPI depends on the whole history, so no day stands alone.
  */

@@ -502,7 +502,7 @@ describe('GET /analytics/{table}', () => {
     expect(whole.statusCode).toBe(200);
     expect(whole.headers['content-type']).toBe('application/vnd.apache.parquet');
     expect(await readWithDuckDb(whole.rawPayload, built.storageRoot)).toHaveLength(tableRows('dv1').length);
-    // One file of every year's rows in the table's order, though the version is stored as a file per year.
+    // One file of every year's rows in the table's order, though the version is stored as files per month and year.
     const file = new Uint8Array(whole.rawPayload).buffer;
     expect(await parquetReadObjects({ file })).toEqual([...tableRows('dv1')].sort(compareRows));
     const etag = String(whole.headers.etag);

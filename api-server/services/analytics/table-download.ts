@@ -1,6 +1,6 @@
 /**
- * The Parquet download of a whole table version as one file, though the version is stored as a file per year:
- * DHIS2 users and their tools expect one file. Its size (so its ETag) comes from the version's download digest
+ * The Parquet download of a whole table version as one file, though the version is stored as a file per month
+ * and year: DHIS2 users and their tools expect one file. Its size (so its ETag) comes from the version's download digest
  * (`downloadDigestOf`, as a delivery reads it): the one the build wrote, or, for a version published without one
  * (an incremental build), computed from the bytes the first download encodes and kept beside the version for every
  * later load. Its bytes are encoded from the rows the server holds for its queries anyway, once per loaded version,
