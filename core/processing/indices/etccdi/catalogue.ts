@@ -5,7 +5,7 @@
  * least 1 mm.
  */
 import type { Calendar, Frequency, Periods } from './calendar.ts';
-import { growingSeasonLength } from './gsl.ts';
+import { growingSeasonLength, SOUTHERN_SECOND_HALF_DAYS } from './gsl.ts';
 import { exceedances, wetDayPercentile, type BaseYears, type Side } from './percentiles.ts';
 import { countDays, extreme, largestRunningSum, meanDifference, sumWhere, type DayCondition } from './reductions.ts';
 import { daysInSpells, longestSpell, type SeriesSpan } from './spells.ts';
@@ -13,6 +13,8 @@ import { daysInSpells, longestSpell, type SeriesSpan } from './spells.ts';
 export type Variable = 'tmin' | 'tmax' | 'precipitation';
 
 export const WET_DAY_MM = 1;
+/** Days Rx5day sums. */
+const RX5DAY_DAYS = 5;
 /** Days a warm or cold spell lasts at least (WSDI, CSDI). */
 export const SPELL_MIN_DAYS = 6;
 
@@ -28,7 +30,28 @@ export interface IndexInput {
   readonly base?: BaseYears;
   /** Per cell, 1 south of the equator (GSL). */
   readonly south?: Uint8Array;
+  /**
+   * What the index left for the same cells at the end of the run of years before (`EtccdiIndex.runs`), and leaves
+   * here for the next: empty in the first run, and after years the series lacks entirely.
+   */
+  readonly carried: Carried;
 }
+
+/** State an index hands from one run of years to the next, by name. */
+export type Carried = Record<string, Float64Array | Int32Array>;
+
+/**
+ * How an index's series may be computed a few whole years at a time rather than whole: `ahead`, the days after a
+ * run's last that the index reads (the day that ends a spell, the second half of a southern growing season); a
+ * run's calendar then holds the next year too, its periods ending with the run's own last year. What a period
+ * needs from the years before comes through `IndexInput.carried`.
+ */
+export interface RunsOfYears {
+  readonly ahead: number;
+}
+
+/** Runs of years that read no day after their own. */
+const NO_DAYS_AHEAD: RunsOfYears = { ahead: 0 };
 
 export interface EtccdiIndex {
   /** The process id. */
@@ -43,8 +66,8 @@ export interface EtccdiIndex {
   readonly percentile?: boolean;
   /** Takes a threshold (Rnnmm). */
   readonly threshold?: boolean;
-  /** Each period's value depends on the period's own days only: the series may be computed a few years at a time. */
-  readonly local?: boolean;
+  /** Absent: the index needs the whole series at once (the percentile indices). */
+  readonly runs?: RunsOfYears;
   /** The values per period and cell, before the missing-day rule. */
   compute(input: IndexInput): Float64Array;
 }
@@ -61,7 +84,7 @@ function ofData(
   variable: Variable,
   [frequencies, unit]: [readonly Frequency[], string],
   compute: (input: IndexInput) => Float64Array,
-  options: { percentile?: boolean; threshold?: boolean; local?: boolean } = {},
+  options: { percentile?: boolean; threshold?: boolean; runs?: RunsOfYears } = {},
 ): EtccdiIndex {
   return { id, name, inputs: { data: variable }, frequencies, unit, ...options, compute };
 }
@@ -73,7 +96,7 @@ function count(id: string, name: string, variable: Variable, condition: DayCondi
     variable,
     [ANNUAL, 'days'],
     (input) => countDays(series(input, variable), input.cells, input.periods, condition),
-    { local: true },
+    { runs: NO_DAYS_AHEAD },
   );
 }
 
@@ -84,7 +107,7 @@ function extremeOf(id: string, name: string, variable: Variable, max: boolean, u
     variable,
     [MONTHLY, unit],
     (input) => extreme(series(input, variable), input.cells, input.periods, max),
-    { local: true },
+    { runs: NO_DAYS_AHEAD },
   );
 }
 
@@ -109,15 +132,13 @@ function spellDays(id: string, name: string, variable: Variable, p: number, side
   return ofData(id, name, variable, [ANNUAL, 'days'], compute, { percentile: true });
 }
 
+/** CDD and CWD: the spell going on at the end of a run of years carries into the next. */
 function longest(id: string, name: string, wet: boolean): EtccdiIndex {
-  return ofData(id, name, 'precipitation', [ANNUAL, 'days'], ({ series: s, cells, span, periods }) => {
-    const pr = s.precipitation!;
-    const meets = (d: number, c: number) => {
-      const v = pr[d * cells + c]!;
-      return Number.isNaN(v) ? NaN : v >= WET_DAY_MM === wet ? 1 : 0;
-    };
-    return longestSpell(span, cells, periods.ofDay, periods.count, meets);
-  });
+  const compute = ({ series: s, cells, span, periods, carried }: IndexInput) => {
+    const run = (carried.run ??= new Int32Array(cells)) as Int32Array;
+    return longestSpell(s.precipitation!, cells, span, periods, { atLeast: wet, limit: WET_DAY_MM }, run);
+  };
+  return ofData(id, name, 'precipitation', [ANNUAL, 'days'], compute, { runs: { ahead: 1 } });
 }
 
 /** Total precipitation (mm) of wet days above the base period's percentile `p` of wet days. */
@@ -150,6 +171,7 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     inputs: { tmin: 'tmin', tmax: 'tmax' },
     frequencies: ANNUAL,
     unit: 'days',
+    runs: { ahead: SOUTHERN_SECOND_HALF_DAYS },
     compute: ({ series: s, cells, calendar, periods, south }) => {
       const firstYear = Number(periods.labels[0]);
       return growingSeasonLength(calendar, [s.tmin!, s.tmax!], cells, firstYear, periods.count, south!);
@@ -171,12 +193,23 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     inputs: { tmin: 'tmin', tmax: 'tmax' },
     frequencies: MONTHLY,
     unit: 'degC',
-    local: true,
+    runs: NO_DAYS_AHEAD,
     compute: ({ series: s, cells, periods }) => meanDifference(s.tmax!, s.tmin!, cells, periods),
   },
   extremeOf('etccdi_rx1day', 'Rx1day', 'precipitation', true, 'mm'),
-  ofData('etccdi_rx5day', 'Rx5day', 'precipitation', [MONTHLY, 'mm'], (input) =>
-    largestRunningSum(series(input, 'precipitation'), input.cells, input.periods, 5),
+  ofData(
+    'etccdi_rx5day',
+    'Rx5day',
+    'precipitation',
+    [MONTHLY, 'mm'],
+    ({ series: s, cells, calendar, periods, carried }) => {
+      const pr = s.precipitation!;
+      const out = largestRunningSum(pr, cells, periods, RX5DAY_DAYS, carried.before as Float64Array | undefined);
+      // The run's last days begin the windows of the next run's first.
+      carried.before = pr.slice((calendar.days - RX5DAY_DAYS + 1) * cells, calendar.days * cells);
+      return out;
+    },
+    { runs: NO_DAYS_AHEAD },
   ),
   ofData(
     'etccdi_sdii',
@@ -188,7 +221,7 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
       for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : 0;
       return sum;
     },
-    { local: true },
+    { runs: NO_DAYS_AHEAD },
   ),
   count('etccdi_r10mm', 'R10mm', 'precipitation', { test: '>=', limit: 10 }),
   count('etccdi_r20mm', 'R20mm', 'precipitation', { test: '>=', limit: 20 }),
@@ -199,7 +232,7 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     [ANNUAL, 'days'],
     (input) =>
       countDays(series(input, 'precipitation'), input.cells, input.periods, { test: '>=', limit: input.threshold! }),
-    { threshold: true, local: true },
+    { threshold: true, runs: NO_DAYS_AHEAD },
   ),
   longest('etccdi_cdd', 'CDD', false),
   longest('etccdi_cwd', 'CWD', true),
@@ -211,6 +244,6 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     'precipitation',
     [ANNUAL, 'mm'],
     (input) => sumWhere(series(input, 'precipitation'), input.cells, input.periods, WET_DAY_MM).sum,
-    { local: true },
+    { runs: NO_DAYS_AHEAD },
   ),
 ];

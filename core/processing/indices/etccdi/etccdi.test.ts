@@ -31,15 +31,22 @@ function daily(
 /** Cells of `manyCells`: over 20 years, more values than one block holds. */
 const MANY_CELLS = 48 * 50;
 
-/** A daily cube over `labels` of 48 x 50 cells, `value(day, cell)` in degC, stored in float32 chunks of 400 days. */
-function manyCells(labels: string[], value: (day: number, cell: number) => number): DataCube {
+/**
+ * A daily cube over `labels` of 48 x 50 cells, `value(day, cell)` in `units`, stored in float32 chunks of 400
+ * days; the rows' latitudes are `firstLatitude`, the next degree, and so on.
+ */
+function manyCells(
+  labels: string[],
+  value: (day: number, cell: number) => number,
+  { units = 'degC', firstLatitude = 0 } = {},
+): DataCube {
   const [ny, nx] = [48, 50];
   return cubeOf(
     [
       temporal(labels),
       spatial(
         'y',
-        Array.from({ length: ny }, (_, i) => i),
+        Array.from({ length: ny }, (_, i) => firstLatitude + i),
         'EPSG:4326',
       ),
       spatial(
@@ -50,7 +57,7 @@ function manyCells(labels: string[], value: (day: number, cell: number) => numbe
       { name: 'bands', type: 'bands', labels: ['v'] },
     ],
     (i) => value(Math.floor(i / MANY_CELLS), i % MANY_CELLS),
-    { chunkShape: [400, ny, nx, 1], float32: true, units: { v: 'degC' } },
+    { chunkShape: [400, ny, nx, 1], float32: true, units: { v: units } },
   );
 }
 
@@ -139,6 +146,53 @@ describe('ETCCDI indices, by hand', () => {
       return !Object.is(v, e);
     });
     expect(mismatches).toEqual([]);
+  });
+
+  it('carries spells, Rx5day windows and southern seasons across the end of a run of years', async () => {
+    // 2,400 cells over 20 years are computed in two runs of years, the first ending on 31 December 2019, or 2018
+    // for the indices that read into the next year; a cell's series alone in a cube is computed in one run. Around
+    // the end of 2018 and of 2019 each cell has a dry or a wet spell of its own length, or heavy rain in its last days
+    // and none in January; some cells are dry for most of the year before. The first 24 rows are south of the equator.
+    const labels = days('2001-01-01', '2020-12-31');
+    const ends = [labels.indexOf('2019-01-01'), labels.indexOf('2020-01-01')];
+    const rain = (day: number, cell: number) => {
+      for (const end of ends) {
+        if (cell % 50 === 7 && day >= end - 300 && day < end + 40) return 0;
+        if (cell % 3 === 2 && day >= end - (cell % 4) - 1 && day < end + 10) return day < end ? 30 : 0;
+        if (day >= end - (cell % 40) - 1 && day < end + (cell % 37) + 1) return cell % 3 === 0 ? 0 : 3;
+      }
+      return (day * 7 + cell * 13) % 11 < 4 ? ((day + cell) % 9) * 2.5 : 0;
+    };
+    const warmth = (day: number, cell: number) => 6 + 10 * Math.sin((2 * Math.PI * (day - 100 + (cell % 90))) / 365.25);
+    const pr = manyCells(labels, rain, { units: 'mm day-1', firstLatitude: -24 });
+    const t = manyCells(labels, warmth, { firstLatitude: -24 });
+    const oneCell = (value: (day: number, cell: number) => number, cell: number, units: string) =>
+      daily(labels, (date) => value((Date.parse(date) - Date.parse(labels[0]!)) / DAY, cell), {
+        latitudes: [Math.floor(cell / 50) - 24],
+        units,
+      });
+    const cases = [
+      ['etccdi_cdd', { data: pr }, (c: number) => ({ data: oneCell(rain, c, 'mm day-1') })],
+      ['etccdi_cwd', { data: pr }, (c: number) => ({ data: oneCell(rain, c, 'mm day-1') })],
+      [
+        'etccdi_rx5day',
+        { data: pr, frequency: 'month' },
+        (c: number) => ({ data: oneCell(rain, c, 'mm day-1'), frequency: 'month' }),
+      ],
+      [
+        'etccdi_gsl',
+        { tmin: t, tmax: t },
+        (c: number) => ({ tmin: oneCell(warmth, c, 'degC'), tmax: oneCell(warmth, c, 'degC') }),
+      ],
+    ] as const;
+    for (const [process, args, argsOfCell] of cases) {
+      const { labels: periods, values } = await index(process, args);
+      for (let cell = 0; cell < MANY_CELLS; cell += 97) {
+        const alone = await index(process, argsOfCell(cell));
+        const ofCell = periods.map((_, k) => values[k * MANY_CELLS + cell]);
+        expect({ process, cell, values: ofCell }).toEqual({ process, cell, values: alone.values });
+      }
+    }
   });
 
   it('measures the growing season from 1 July south of the equator and from 1 January north of it', async () => {

@@ -9,6 +9,8 @@ import type { Calendar } from './calendar.ts';
 
 export const GSL_RUN_DAYS = 6;
 export const GSL_THRESHOLD = 5;
+/** Days of 1 January to 30 June in a leap year: the most a southern season has in the year after its start. */
+export const SOUTHERN_SECOND_HALF_DAYS = 182;
 
 /** Daily minimum and maximum temperature: their mean is the day's. */
 type Extremes = readonly [Float64Array, Float64Array];

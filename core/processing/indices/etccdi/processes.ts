@@ -12,7 +12,14 @@ import { bandUnits, type Quantity } from '../../units.ts';
 import { WGS84, transformBetween } from '../../values/crs.ts';
 import { DAY_MS, calendarOf, periodsOf, type Frequency } from './calendar.ts';
 import { ETCCDI_INDICES, type EtccdiIndex, type Variable } from './catalogue.ts';
-import { EtccdiSource, LONGEST_YEAR, MAX_BLOCK_VALUES, type IndexPlan, type PlannedInput } from './source.ts';
+import {
+  EtccdiSource,
+  LONGEST_YEAR,
+  MAX_BLOCK_VALUES,
+  yearsHeld,
+  type IndexPlan,
+  type PlannedInput,
+} from './source.ts';
 
 const QUANTITY_OF: Readonly<Record<Variable, Quantity>> = {
   tmin: 'temperature',
@@ -74,8 +81,8 @@ function indexCube(index: EtccdiIndex, args: Args): DataCube {
   const chunkShape = blockShape(
     first.metadata.chunkShape.map((c, i) => (i === axis ? periods.count : c)),
     axis,
-    // An index of each period's own days is computed a year at a time or more (`EtccdiSource`).
-    index.local ? Math.min(calendar.days, LONGEST_YEAR) : calendar.days,
+    // An index computed in runs of years holds a year at a time or more, and the next when it reads ahead.
+    index.runs ? Math.min(calendar.days, yearsHeld(index.runs) * LONGEST_YEAR) : calendar.days,
   );
   const band = dimensions.find((d) => d.type === 'bands')!.labels[0]!;
   return new DataCube(

@@ -79,9 +79,16 @@ export function meanDifference(high: Float64Array, low: Float64Array, cells: num
 
 /**
  * The largest sum of `length` consecutive days ending in the period (the window may begin in the period before);
- * a missing day adds nothing, as in climdex.
+ * a missing day adds nothing, as in climdex. `before`: the `length - 1` days before the first (the end of the run
+ * of years before), absent before the series.
  */
-export function largestRunningSum(values: Float64Array, cells: number, periods: Periods, length: number) {
+export function largestRunningSum(
+  values: Float64Array,
+  cells: number,
+  periods: Periods,
+  length: number,
+  before: Float64Array | undefined,
+) {
   const out = new Float64Array(periods.count * cells).fill(-Infinity);
   const days = periods.ofDay.length;
   for (let d = 0; d < days; d++) {
@@ -89,8 +96,8 @@ export function largestRunningSum(values: Float64Array, cells: number, periods: 
     if (p < 0) continue;
     for (let c = 0; c < cells; c++) {
       let sum = 0;
-      for (let k = Math.max(0, d - length + 1); k <= d; k++) {
-        const v = values[k * cells + c]!;
+      for (let k = d - length + 1; k <= d; k++) {
+        const v = k >= 0 ? values[k * cells + c]! : before ? before[(k + length - 1) * cells + c]! : NaN;
         if (!Number.isNaN(v)) sum += v;
       }
       if (sum > out[p * cells + c]!) out[p * cells + c] = sum;

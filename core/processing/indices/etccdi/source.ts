@@ -1,7 +1,8 @@
 /**
- * The cube of an ETCCDI index: each output chunk holds every period of a block of cells, computed from the whole
- * daily series of those cells (read from each input a time chunk at a time, laid out on the index's calendar, then
- * reduced in typed arrays, cell loops innermost). Blocks are sized so a series stays within `MAX_BLOCK_VALUES`.
+ * The cube of an ETCCDI index: each output chunk holds every period of a block of cells, computed from the daily
+ * series of those cells (read from each input a time chunk at a time, laid out on the index's calendar, then
+ * reduced in typed arrays, cell loops innermost), a few whole years at a time in order, or whole for the indices
+ * that need it. Blocks are sized so a series stays within `MAX_BLOCK_VALUES`.
  */
 import { newChunk, type ChunkArray, type CubeMetadata, type CubeSource, type DataCube } from '../../cube/cube.ts';
 import { chunkRegion, product } from '../../cube/grid.ts';
@@ -9,11 +10,12 @@ import { readRegion } from '../../cube/read.ts';
 import { readAhead } from '../../../read-ahead.ts';
 import type { Conversion } from '../../units.ts';
 import { BufferPool } from './buffers.ts';
-import { calendarOf, periodsOf, type Calendar, type Frequency, type Periods } from './calendar.ts';
-import type { EtccdiIndex, Variable } from './catalogue.ts';
+import { calendarOf, DAY_MS, periodsOf, type Calendar, type Frequency, type Periods } from './calendar.ts';
+import type { Carried, EtccdiIndex, RunsOfYears, Variable } from './catalogue.ts';
 import { seasonYears } from './gsl.ts';
 import { failedPeriods, maskFailed } from './missing.ts';
 import type { BaseYears } from './percentiles.ts';
+import type { SeriesSpan } from './spells.ts';
 
 /**
  * Values of one variable's series that one block may hold (8 bytes each: 128 MiB). A block reads every stored
@@ -24,6 +26,9 @@ export const MAX_BLOCK_VALUES = 1 << 24;
 
 /** Days of a leap year: a stretch of whole years holds at most this many a year. */
 export const LONGEST_YEAR = 366;
+
+/** The calendar years a run of one year holds: its own, and the next when it reads ahead. */
+export const yearsHeld = ({ ahead }: RunsOfYears) => (ahead > 0 ? 2 : 1);
 
 /** Time chunks of an input read ahead of the one copied: enough to keep the pool's decoding threads busy. */
 const SLABS_AHEAD = 4;
@@ -53,8 +58,13 @@ export interface IndexPlan {
 /** A part of the series computed at once, on its own calendar of whole years. */
 interface Stretch {
   readonly calendar: Calendar;
+  /** Its own periods: of its own years, not of the days it reads ahead. */
   readonly periods: Periods;
-  /** The positions of the temporal dimension it holds, `from` to `to` (excluded). */
+  /** Its own years, first and last. */
+  readonly years: readonly [number, number];
+  /** The days of its calendar computed: the series' (its first, its last) or its own years'. */
+  readonly span: SeriesSpan;
+  /** The positions of the temporal dimension it reads, `from` to `to` (excluded), days ahead included. */
   readonly from: number;
   readonly to: number;
   /** Days from the plan's calendar's first to its own. */
@@ -93,8 +103,13 @@ export class EtccdiSource implements CubeSource {
     const cells = pre * post;
     // Periods of years the series lacks entirely stay without a value, as the missing-day rule would leave them.
     const values = new Float64Array(periods.count * cells).fill(NaN);
+    let carried: Carried = {};
+    let lastYear = NaN;
     for (const stretch of this.stretches(cells)) {
-      const part = await this.computeStretch(stretch, region, pre, post, signal);
+      // Over years the series lacks entirely nothing carries: their days are missing, and end every spell.
+      if (stretch.years[0] !== lastYear + 1) carried = {};
+      lastYear = stretch.years[1];
+      const part = await this.computeStretch(stretch, region, pre, post, carried, signal);
       values.set(part, stretch.firstPeriod * cells);
     }
     const out = newChunk(this.metadata.dtype, product(region.shape));
@@ -108,35 +123,52 @@ export class EtccdiSource implements CubeSource {
   }
 
   /**
-   * The parts of the series computed at once: the whole series, or for an index whose periods depend on their own
-   * days only, runs of whole years of `cells` cells within `MAX_BLOCK_VALUES` (so blocks may span more cells).
+   * The parts of the series computed at once, in order: the whole series, or for an index computed in runs of
+   * years (`EtccdiIndex.runs`), runs of whole years of `cells` cells within `MAX_BLOCK_VALUES` (so blocks may span
+   * more cells), each reading the days ahead it needs.
    */
   private *stretches(cells: number): Generator<Stretch> {
     const { calendar, dayOfPosition, periods, frequency, index } = this.plan;
     const positions = dayOfPosition.length;
-    if (!index.local) {
-      yield { calendar, periods, from: 0, to: positions, shift: 0, firstPeriod: 0 };
+    const series = { first: dayOfPosition[0]!, last: dayOfPosition[positions - 1]! };
+    const yearOf = (position: number) => calendar.year[dayOfPosition[position]!]!;
+    if (!index.runs) {
+      const years = [yearOf(0), yearOf(positions - 1)] as const;
+      yield { calendar, periods, years, span: series, from: 0, to: positions, shift: 0, firstPeriod: 0 };
       return;
     }
-    const years = Math.max(1, Math.floor(MAX_BLOCK_VALUES / (LONGEST_YEAR * cells)));
+    const { ahead } = index.runs;
+    const held = yearsHeld(index.runs);
+    const count = Math.max(1, Math.floor(MAX_BLOCK_VALUES / (LONGEST_YEAR * cells)) - (held - 1));
     for (let from = 0; from < positions;) {
-      const lastYear = calendar.year[dayOfPosition[from]!]! + years - 1;
-      let to = from + 1;
-      while (to < positions && calendar.year[dayOfPosition[to]!]! <= lastYear) to++;
-      const [first, last] = [dayOfPosition[from]!, dayOfPosition[to - 1]!].map((d) => calendar.firstDay + d) as [
+      const firstYear = yearOf(from);
+      let own = from + 1;
+      while (own < positions && yearOf(own) < firstYear + count) own++;
+      const lastYear = yearOf(own - 1);
+      const ownEnd = Date.UTC(lastYear + 1, 0, 1) / DAY_MS - 1 - calendar.firstDay;
+      let to = own;
+      while (to < positions && dayOfPosition[to]! <= ownEnd + ahead) to++;
+      const [first, lastOwn, last] = [from, own - 1, to - 1].map((p) => calendar.firstDay + dayOfPosition[p]!) as [
+        number,
         number,
         number,
       ];
       const part = calendarOf(first, last);
+      const shift = part.firstDay - calendar.firstDay;
       yield {
         calendar: part,
-        periods: periodsOf(part, frequency, first, last),
+        periods: periodsOf(part, frequency, first, lastOwn),
+        years: [firstYear, lastYear],
+        span: {
+          first: from === 0 ? series.first - shift : 0,
+          last: own === positions ? series.last - shift : ownEnd - shift,
+        },
         from,
         to,
-        shift: part.firstDay - calendar.firstDay,
+        shift,
         firstPeriod: periods.ofDay[dayOfPosition[from]!]!,
       };
-      from = to;
+      from = own;
     }
   }
 
@@ -146,6 +178,7 @@ export class EtccdiSource implements CubeSource {
     region: { start: number[]; shape: number[] },
     pre: number,
     post: number,
+    carried: Carried,
     signal: AbortSignal | undefined,
   ): Promise<Float64Array> {
     const { plan } = this;
@@ -169,12 +202,10 @@ export class EtccdiSource implements CubeSource {
       const values = plan.index.compute({
         calendar,
         periods,
-        span: {
-          first: plan.dayOfPosition[stretch.from]! - stretch.shift,
-          last: plan.dayOfPosition[stretch.to - 1]! - stretch.shift,
-        },
+        span: stretch.span,
         cells,
         series,
+        carried,
         ...(plan.threshold !== undefined ? { threshold: plan.threshold } : {}),
         ...(plan.base ? { base: plan.base } : {}),
         ...(south ? { south } : {}),
