@@ -64,9 +64,11 @@ export function forTransfer(chunk: EncodedChunk): { chunk: EncodedChunk; transfe
 
 /** Decodes `chunk` on the process's pool. */
 export async function decodeInPool(encoded: EncodedChunk, signal?: AbortSignal): Promise<ChunkArray> {
-  const { chunk, transfer } = forTransfer(encoded);
+  // A pool without threads decodes on this one, reading the bytes where they are (decoding copies them).
+  const pool = processPool();
+  const { chunk, transfer } = pool.size === 0 ? { chunk: encoded, transfer: [] } : forTransfer(encoded);
   try {
-    return await processPool().run(DECODE_CHUNK, chunk, { transfer, ...(signal ? { signal } : {}) });
+    return await pool.run(DECODE_CHUNK, chunk, { transfer, ...(signal ? { signal } : {}) });
   } catch (err) {
     throw asEngineError(err);
   }

@@ -288,6 +288,11 @@ export class EtccdiSource implements CubeSource {
         }
         if (gaps) missingDays[day] = 1;
       }
+      // The chunk is this reader's (`CubeSource.readChunk`): its memory goes back now rather than at a collection,
+      // which the decoded chunks' memory would otherwise bring on every few chunks.
+      const { buffer } = values;
+      if (buffer instanceof ArrayBuffer && values.byteOffset === 0 && buffer.byteLength === values.byteLength)
+        buffer.transfer(0);
     }
   }
 
