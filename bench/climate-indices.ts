@@ -13,6 +13,8 @@
  * with the load. SPI-3 runs against the SciPy peer
  * (bench/spi-peer.py) over the precipitation's netCDF file, one thread each. The cube is BENCH_YEARS years of
  * BENCH_SIZE x BENCH_SIZE cells; BENCH_INDICES_ONLY (process ids and `spi`, comma-separated) picks rows.
+ * BENCH_STORE_CODECS (comma-separated, `zlib` by default) names the stores' chunk codecs, a set of rows each:
+ * `zlib` (level 1, what the writers store by default) and `none` (uncompressed, as CDO's netCDF files are).
  * `node bench/climate-indices.ts` runs it alone; `climateIndicesHeadlines` gives its rows.
  */
 import { execFile } from 'node:child_process';
@@ -40,6 +42,11 @@ const SPI_PEER = join(import.meta.dirname, 'spi-peer.py');
 const SPI_SCALE = 3;
 
 type Variable = 'tasmin' | 'tasmax' | 'pr';
+
+/** The stores' chunk codecs the rows may read, and what each writes. */
+const STORE_CODECS = { zlib: undefined, none: null } as const;
+type StoreCodec = keyof typeof STORE_CODECS;
+const CODEC_NAMES: Record<StoreCodec, string> = { zlib: 'zlib level 1', none: 'uncompressed' };
 const VARIABLES: readonly Variable[] = ['tasmin', 'tasmax', 'pr'];
 const UNITS: Record<Variable, string> = { tasmin: 'degC', tasmax: 'degC', pr: 'mm day-1' };
 
@@ -206,6 +213,7 @@ export interface ClimateIndexFigures {
   base: [number, number];
   rows: {
     process: string;
+    codec: StoreCodec;
     threads: number;
     stratus: number[];
     cdo: number[];
@@ -216,8 +224,8 @@ export interface ClimateIndexFigures {
   spi?: { stratus: number[]; scipy: number[]; check: { stratus: [number, number]; scipy: [number, number] } };
 }
 
-/** Writes the stores and CDO's netCDF files under `root`. */
-async function writeInputs(root: string, years: number, size: number) {
+/** Writes the stores (a set per codec) and CDO's netCDF files under `root`. */
+async function writeInputs(root: string, years: number, size: number, codecs: readonly StoreCodec[]) {
   const periods = periodRange(
     'daily',
     '2001-01-01',
@@ -225,33 +233,35 @@ async function writeInputs(root: string, years: number, size: number) {
   );
   const grid = gridCovering([0, 0, size * 0.05, size * 0.05], 0.05);
   const cells = grid.lat.length * grid.lon.length;
-  const stores = {} as Record<Variable, string>;
-  const writers = {} as Record<Variable, RasterCubeWriter>;
+  const stores = {} as Record<StoreCodec, Record<Variable, string>>;
+  const writers: RasterCubeWriter[] = [];
   const raws = {} as Record<Variable, Awaited<ReturnType<typeof open>>>;
-  for (const variable of VARIABLES) {
-    stores[variable] = join(root, variable);
-    writers[variable] = await RasterCubeWriter.create(stores[variable], {
-      variable,
-      units: UNITS[variable],
-      periodType: 'daily',
-      periods,
-      grid,
-      attributes: {},
-    });
-    raws[variable] = await open(join(root, `${variable}.raw`), 'w');
+  for (const codec of codecs) {
+    stores[codec] = {} as Record<Variable, string>;
+    for (const variable of VARIABLES) {
+      stores[codec][variable] = join(root, codec, variable);
+      const compressor = STORE_CODECS[codec];
+      const writer = await RasterCubeWriter.create(stores[codec][variable], {
+        variable,
+        units: UNITS[variable],
+        periodType: 'daily',
+        periods,
+        grid,
+        attributes: {},
+        ...(compressor === undefined ? {} : { compressor }),
+      });
+      writers.push(writer);
+    }
   }
+  for (const variable of VARIABLES) raws[variable] = await open(join(root, `${variable}.raw`), 'w');
   const random = seededRandom(7);
   for (let d = 0; d < periods.length; d++) {
     const values = day(d, cells, random);
-    for (const variable of VARIABLES) {
-      await writers[variable].append(values[variable]);
-      await raws[variable].write(new Uint8Array(values[variable].buffer));
-    }
+    for (const [i, writer] of writers.entries()) await writer.append(values[VARIABLES[i % VARIABLES.length]!]);
+    for (const variable of VARIABLES) await raws[variable].write(new Uint8Array(values[variable].buffer));
   }
-  for (const variable of VARIABLES) {
-    await writers[variable].finish();
-    await raws[variable].close();
-  }
+  for (const writer of writers) await writer.finish();
+  for (const variable of VARIABLES) await raws[variable].close();
   const netcdf = async (name: string, units: string, sources: Variable[], kelvin: boolean) => {
     const out = join(root, `${name}.nc`);
     const spec = {
@@ -288,24 +298,28 @@ export async function benchClimateIndices(
   size = Number(process.env.BENCH_SIZE ?? 100),
   runs = Number(process.env.BENCH_RUNS ?? 3),
   only = process.env.BENCH_INDICES_ONLY?.split(','),
+  codecs = (process.env.BENCH_STORE_CODECS?.split(',') ?? ['zlib']) as StoreCodec[],
 ): Promise<ClimateIndexFigures> {
+  const unknown = codecs.filter((codec) => !(codec in STORE_CODECS));
+  if (unknown.length > 0) throw new Error(`BENCH_STORE_CODECS: no codec ${unknown.join(', ')}`);
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-indices-'));
   const base: [number, number] = [2001, 2000 + Math.min(10, years)];
   const selected = INDICES.filter((row) => !only || only.includes(row.process));
   try {
-    const { stores, files } = await writeInputs(root, years, size);
+    const { stores, files } = await writeInputs(root, years, size, codecs);
     const tmp = (name: string) => join(root, `${name}.tmp.nc`);
     const cores = availableParallelism();
-    const runs_ = [
-      ...selected.map((row) => ({ row, threads: 1 })),
-      ...selected.filter((row) => row.process === ALL_CORES_INDEX).map((row) => ({ row, threads: cores })),
-    ];
+    const runs_ = codecs.flatMap((codec) => [
+      ...selected.map((row) => ({ row, codec, threads: 1 })),
+      ...selected.filter((row) => row.process === ALL_CORES_INDEX).map((row) => ({ row, codec, threads: cores })),
+    ]);
     const rows: ClimateIndexFigures['rows'] = [];
-    for (const { row, threads } of runs_) {
+    for (const { row, codec, threads } of runs_) {
       // One thread: no worker threads, chunks decoded on the thread that computes; all cores: the pool's.
       configureProcessPool(threads === 1 ? 0 : cores);
       const figures = {
         process: row.process,
+        codec,
         threads,
         stratus: [] as number[],
         cdo: [] as number[],
@@ -319,7 +333,7 @@ export async function benchClimateIndices(
             cpu = await cpuSeconds(async () => {
               const args: Record<string, unknown> = row.args?.(base) ?? {};
               for (const [parameter, variable] of Object.entries(row.inputs))
-                args[parameter] = await openStoredCube(directoryStore(stores[variable]));
+                args[parameter] = await openStoredCube(directoryStore(stores[codec][variable]));
               const index = (await runProcessGraph({
                 i: { process_id: row.process, arguments: args, result: true },
               })) as DataCube;
@@ -341,10 +355,10 @@ export async function benchClimateIndices(
         figures.cdoCpu.push(cpu);
       }
       rows.push(figures);
-      console.error(`${row.process}\t${threads} thread(s)\tdone ${new Date().toISOString()}`);
+      console.error(`${row.process}\t${codec}\t${threads} thread(s)\tdone ${new Date().toISOString()}`);
     }
     if (only && !only.includes('spi')) return { years, size, base, rows };
-    return { years, size, base, rows, spi: await benchSpi(stores.pr, files.pr, base, runs) };
+    return { years, size, base, rows, spi: await benchSpi(stores[codecs[0]!].pr, files.pr, base, runs) };
   } finally {
     await closeProcessPool();
     await rm(root, { recursive: true, force: true });
@@ -398,13 +412,13 @@ export function climateIndicesHeadlines(f: ClimateIndexFigures): Headline[] {
     : [];
   return [
     ...f.rows.map((row) => ({
-      figure: `${row.process}, ${f.years} years daily over ${f.size} x ${f.size} cells from a Zarr store${
+      figure: `${row.process}, ${f.years} years daily over ${f.size} x ${f.size} cells from a Zarr store (${CODEC_NAMES[row.codec]})${
         BASE_PERIOD_INDICES.includes(row.process) ? `, base period ${f.base[0]}-${f.base[1]}` : ''
       }, ${row.threads === 1 ? 'one thread' : `${row.threads} threads (all cores)`}`,
-      peer: `CDO 2.1.1 (Debian), netCDF, -P ${row.threads}`,
+      peer: `CDO 2.1.1 (Debian), netCDF (uncompressed), -P ${row.threads}`,
       ratios: row.cdo.map((c, i) => c / row.stratus[i]!),
       goal: 1,
-      command: `BENCH_INDICES_ONLY=${row.process} node bench/climate-indices.ts`,
+      command: `BENCH_INDICES_ONLY=${row.process} BENCH_STORE_CODECS=${row.codec} node bench/climate-indices.ts`,
     })),
     ...spi,
   ];
@@ -414,7 +428,7 @@ if (import.meta.main) {
   const figures = await benchClimateIndices();
   for (const row of figures.rows)
     console.log(
-      `${row.process}\t${row.threads} thread(s)\tstratus ${median(row.stratus).toFixed(3)} s\tcdo ${median(row.cdo).toFixed(3)} s\tratio ${(median(row.cdo) / median(row.stratus)).toFixed(2)}\tCPU stratus ${median(row.stratusCpu).toFixed(3)} s\tcdo ${median(row.cdoCpu).toFixed(3)} s\tratio ${(median(row.cdoCpu) / median(row.stratusCpu)).toFixed(2)}`,
+      `${row.process}\t${row.codec}\t${row.threads} thread(s)\tstratus ${median(row.stratus).toFixed(3)} s\tcdo ${median(row.cdo).toFixed(3)} s\tratio ${(median(row.cdo) / median(row.stratus)).toFixed(2)}\tCPU stratus ${median(row.stratusCpu).toFixed(3)} s\tcdo ${median(row.cdoCpu).toFixed(3)} s\tratio ${(median(row.cdoCpu) / median(row.stratusCpu)).toFixed(2)}`,
     );
   if (figures.spi) {
     const { stratus, scipy, check } = figures.spi;
