@@ -205,6 +205,9 @@ function mergeSorted(a: Float64Array, length: number, b: readonly number[], out:
   return n;
 }
 
+/** Cells whose base-period wet days are gathered at once: a day's values of them are neighbours in memory. */
+const GATHERED_CELLS = 64;
+
 /** Per cell, the `p` percentile of the wet days (`wet`) of the base period; NaN without any. */
 export function wetDayPercentile(
   values: Float64Array,
@@ -215,16 +218,30 @@ export function wetDayPercentile(
   wet: number,
 ): Float64Array {
   const out = new Float64Array(cells);
-  const wetDays: number[] = [];
-  for (let c = 0; c < cells; c++) {
-    wetDays.length = 0;
-    for (let d = 0; d < calendar.days; d++) {
-      const y = calendar.year[d]!;
-      const v = values[d * cells + c]!;
-      if (y >= base.first && y <= base.last && v >= wet) wetDays.push(v);
+  // The base years are consecutive calendar days.
+  let first = 0;
+  while (first < calendar.days && calendar.year[first]! < base.first) first++;
+  let last = first;
+  while (last < calendar.days && calendar.year[last]! <= base.last) last++;
+  const span = last - first;
+  // Each gathered cell's wet days, in a part of `span` values of its own; `counts`: how many it has.
+  const wetDays = new Float64Array(GATHERED_CELLS * span);
+  const counts = new Int32Array(GATHERED_CELLS);
+  for (let c0 = 0; c0 < cells; c0 += GATHERED_CELLS) {
+    const width = Math.min(GATHERED_CELLS, cells - c0);
+    counts.fill(0);
+    for (let d = first; d < last; d++) {
+      const row = d * cells + c0;
+      for (let k = 0; k < width; k++) {
+        const v = values[row + k]!;
+        if (v >= wet) wetDays[k * span + counts[k]!++] = v;
+      }
     }
-    wetDays.sort(ascending);
-    out[c] = quantileType8(wetDays, wetDays.length, p);
+    for (let k = 0; k < width; k++) {
+      const n = counts[k]!;
+      // A typed array sorts numerically; the wet days hold no NaN.
+      out[c0 + k] = quantileType8(wetDays.subarray(k * span, k * span + n).sort(), n, p);
+    }
   }
   return out;
 }
