@@ -1,7 +1,7 @@
-import { constants, inflateSync } from 'node:zlib';
 import { addDecoder, BaseClient, BaseDecoder, BaseResponse, fromCustomClient, type GeoTIFFImage } from 'geotiff';
 import { RunError } from '../runs/errors.ts';
 import { httpGet, type HttpBody, type HttpGetOptions } from './http.ts';
+import { inflater } from './inflate.ts';
 
 /** The bytes of `view` as an ArrayBuffer of their own: the view's own buffer when it spans it, else a copy. */
 function ownBuffer(view: Uint8Array): ArrayBuffer {
@@ -9,6 +9,9 @@ function ownBuffer(view: Uint8Array): ArrayBuffer {
   if (buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength) return buffer;
   return buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer;
 }
+
+/** TIFF's Deflate compression codes: 8 (TIFF 6) and 32946 (the older Adobe code). */
+export const DEFLATE_COMPRESSIONS = [8, 32946];
 
 /**
  * Deflate tiles through Node's native zlib instead of geotiff.js's JavaScript inflate (several times faster), in
@@ -18,10 +21,7 @@ function ownBuffer(view: Uint8Array): ArrayBuffer {
  * first part of a block's stream and decodes the whole rows it holds, at most those wanted.
  */
 class NativeDeflateDecoder extends BaseDecoder {
-  /**
-   * The rows' decoded size, as zlib's output chunk: one buffer of that size instead of 16 KiB pieces joined at the
-   * end (a quarter of the inflation's CPU). Only a hint: a shorter block (the last strip) costs a copy.
-   */
+  /** The rows' decoded size: inflating stops there. A shorter block (the last strip) costs a copy. */
   readonly #wantedBytes: number;
   readonly #rowBytes: number;
   constructor(parameters: ConstructorParameters<typeof BaseDecoder>[0]) {
@@ -30,20 +30,16 @@ class NativeDeflateDecoder extends BaseDecoder {
     const bits = typeof bitsPerSample === 'number' ? [bitsPerSample] : Array.from(bitsPerSample);
     const pixelBits = planarConfiguration === 2 ? bits[0]! : bits.reduce((a, b) => a + b, 0);
     this.#rowBytes = Math.max(1, Math.ceil((tileWidth * pixelBits) / 8));
-    this.#wantedBytes = Math.max(64, this.#rowBytes * tileHeight);
+    this.#wantedBytes = this.#rowBytes * tileHeight;
   }
   override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
-    // A synchronous flush at the end of the input takes a stream cut short for what it holds, not for an error.
-    const rows = inflateSync(new Uint8Array(buffer), {
-      chunkSize: this.#wantedBytes,
-      finishFlush: constants.Z_SYNC_FLUSH,
-    });
-    const length = Math.min(rows.length - (rows.length % this.#rowBytes), this.#wantedBytes);
-    return ownBuffer(rows.subarray(0, length));
+    const rows = new Uint8Array(this.#wantedBytes);
+    const length = inflater.inflate(new Uint8Array(buffer), rows);
+    return ownBuffer(rows.subarray(0, length - (length % this.#rowBytes)));
   }
 }
-// Compression codes 8 and 32946 are both Deflate (TIFF 6 and the older Adobe code). In-thread: no worker pool.
-addDecoder([8, 32946], async () => NativeDeflateDecoder, undefined, false);
+// In-thread: no worker pool.
+addDecoder(DEFLATE_COMPRESSIONS, async () => NativeDeflateDecoder, undefined, false);
 
 class Answer extends BaseResponse {
   readonly #status: number;

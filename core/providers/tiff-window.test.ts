@@ -117,6 +117,26 @@ describe('readTiffWindow and readTiffOnGrid over HTTP', () => {
     },
   );
 
+  it.each([['float-predictor.tif'], ['int16-big-endian.tif']])(
+    'reads a window that ends inside the upper tiles from the first part of their streams, equal to GDAL (%s)',
+    async (name) => {
+      upstream.requests.length = 0;
+      // Rows 30 to 59: both upper tiles as far as their row 60 of 256, no lower tile.
+      const window = await readTiffWindow(
+        await openRemoteTiff(`${upstream.url}/${name}`, {}),
+        bboxOf(200, 30, 300, 60),
+      );
+      expect(window.values).toEqual(await gdalWindow(name, 200, 30, 100, 30));
+      for (const tile of [0, 1]) {
+        const ranges = rangesOf(name, tile);
+        expect(ranges).toHaveLength(1);
+        expect(ranges[0]![1]).toBeLessThan(tiles[name]![tile]![1] / 2);
+      }
+      expect(rangesOf(name, 2)).toEqual([]);
+      expect(rangesOf(name, 3)).toEqual([]);
+    },
+  );
+
   it('fetches the rest of a tile whose first rows take more of its stream than their share', async () => {
     const name = 'noisy-rows.tif';
     upstream.requests.length = 0;

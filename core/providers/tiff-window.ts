@@ -1,7 +1,8 @@
 import { getDecoder, type GeoTIFFImage } from 'geotiff';
 import { RunError } from '../runs/errors.ts';
 import type { RasterGrid } from '../stores/raster-grid.ts';
-import type { RemoteTiff } from './geotiff.ts';
+import { DEFLATE_COMPRESSIONS, type RemoteTiff } from './geotiff.ts';
+import { inflater } from './inflate.ts';
 
 /** Pixel window of a north-up raster: columns [x0, x1) and rows [y0, y1). */
 export interface PixelWindow {
@@ -31,7 +32,7 @@ const SAMPLE_ARRAYS: Record<string, SampleArrayType> = {
  * Compressions whose stream, cut short, decodes to the first rows of its block: a block of which only the first
  * rows are wanted is fetched and inflated that far.
  */
-const PREFIX_DECODABLE = new Set([1, 8, 32946]);
+const PREFIX_DECODABLE = new Set([1, ...DEFLATE_COMPRESSIONS]);
 
 /**
  * How much of a block's stream to fetch for its first `rows` of `rowsWithData`: that share of the stream with half
@@ -39,12 +40,6 @@ const PREFIX_DECODABLE = new Set([1, 8, 32946]);
  */
 const prefixBytes = (byteCount: number, rows: number, rowsWithData: number) =>
   Math.min(byteCount, Math.ceil(((byteCount * rows) / rowsWithData) * 1.5) + 4096);
-
-/** A block (tile or strip) of band 1 as samples, its rows from the first. */
-interface Block {
-  samples: SampleArray | undefined;
-  rows: number;
-}
 
 /** How the blocks of an image are laid out and decoded, for band 1. */
 interface Layout {
@@ -57,6 +52,8 @@ interface Layout {
   sampleBytes: number;
   Samples: SampleArrayType;
   compression: number;
+  /** Whether blocks are plain Deflate (no predictor): inflated into `scratch`, not through a decoder. */
+  inflatesToScratch: boolean;
   /** A decoder of the first `rows` rows of a block (the predictor undone on those rows). */
   decoder: (rows: number) => ReturnType<typeof getDecoder>;
 }
@@ -84,6 +81,7 @@ async function layoutOf(image: GeoTIFFImage): Promise<Layout> {
     sampleBytes: bits[0]! / 8,
     Samples,
     compression,
+    inflatesToScratch: DEFLATE_COMPRESSIONS.includes(compression) && predictor === 1,
     decoder: (rows) =>
       getDecoder(compression, {
         tileWidth: width,
@@ -101,35 +99,61 @@ function toLittleEndian(bytes: Uint8Array, sampleBytes: number) {
 }
 
 /**
- * The first `rows` rows (at least) of block (`bx`, `by`) of band 1: only the part of the stream they need when the
- * compression allows it, the whole block otherwise or when that part fell short.
+ * Where plain Deflate blocks are inflated, one at a time, before their wanted pixels are copied out: one buffer
+ * grown as needed rather than a new one a block (a decoded tile is 256 KiB of external memory for the collector).
  */
-async function readBlock(tiff: RemoteTiff, layout: Layout, bx: number, by: number, rows: number): Promise<Block> {
+let scratch = new Uint8Array(0);
+
+/** The first `bytes` of the stream `stream` inflated into `scratch`, valid until the next block is inflated. */
+function inflateToScratch(stream: ArrayBuffer, bytes: number): Uint8Array {
+  if (scratch.length < bytes) scratch = new Uint8Array(bytes);
+  return scratch.subarray(0, inflater.inflate(new Uint8Array(stream), scratch.subarray(0, bytes)));
+}
+
+/**
+ * Hands the first `rows` rows of block (`bx`, `by`) of band 1 to `use` as samples (none for a sparse block),
+ * decoded from only the part of the stream they need when the compression allows it, from the whole block otherwise
+ * or when that part fell short. `use` is called synchronously after the block is decoded: a block inflated into
+ * `scratch` lives only until the next one is.
+ */
+async function readBlock(
+  tiff: RemoteTiff,
+  layout: Layout,
+  [bx, by]: [number, number],
+  rows: number,
+  use: (samples: SampleArray | undefined) => void,
+): Promise<void> {
   const { image } = layout;
   const index = by * layout.across + bx;
   const tag = image.isTiled ? 'Tile' : 'Strip';
   const offset = Number(await image.fileDirectory.loadValueIndexed(`${tag}Offsets`, index));
   const byteCount = Number(await image.fileDirectory.loadValueIndexed(`${tag}ByteCounts`, index));
   // A sparse block (no bytes) reads as no data, as GDAL reads it.
-  if (byteCount === 0) return { samples: undefined, rows };
+  if (byteCount === 0) return use(undefined);
   const rowsWithData = Math.min(image.getBlockHeight(by), image.getHeight() - by * layout.height);
   const rowSamples = layout.width * layout.stride;
-  const decoder = await layout.decoder(rows);
+  const rowBytes = rowSamples * layout.sampleBytes;
+  /** Decodes the first `length` bytes of the stream, hands the rows to `use` if all are there; the rows decoded. */
   const decode = async (length: number) => {
-    const decoded = new Uint8Array(await decoder.decode(await tiff.bytes(offset, length)));
-    if (!image.littleEndian && layout.sampleBytes > 1) toLittleEndian(decoded, layout.sampleBytes);
-    const whole = Math.min(rows, Math.floor(decoded.length / (rowSamples * layout.sampleBytes)));
-    return { samples: new layout.Samples(decoded.buffer as ArrayBuffer, 0, whole * rowSamples), rows: whole };
+    const stream = await tiff.bytes(offset, length);
+    const decoded = layout.inflatesToScratch
+      ? inflateToScratch(stream, rows * rowBytes)
+      : new Uint8Array(await (await layout.decoder(rows)).decode(stream));
+    const whole = Math.min(rows, Math.floor(decoded.length / rowBytes));
+    if (whole < rows) return whole;
+    if (!image.littleEndian && layout.sampleBytes > 1)
+      toLittleEndian(decoded.subarray(0, rows * rowBytes), layout.sampleBytes);
+    use(new layout.Samples(decoded.buffer as ArrayBuffer, decoded.byteOffset, rows * rowSamples));
+    return whole;
   };
   const prefix = PREFIX_DECODABLE.has(layout.compression) ? prefixBytes(byteCount, rows, rowsWithData) : byteCount;
-  let block = await decode(prefix);
-  if (block.rows < rows && prefix < byteCount) block = await decode(byteCount);
-  if (block.rows < rows)
+  let decodedRows = await decode(prefix);
+  if (decodedRows < rows && prefix < byteCount) decodedRows = await decode(byteCount);
+  if (decodedRows < rows)
     throw new RunError(
       'InvalidResponse',
-      `${tiff.url}: ${tag.toLowerCase()} ${index} decodes to ${block.rows} rows, not ${rows}`,
+      `${tiff.url}: ${tag.toLowerCase()} ${index} decodes to ${decodedRows} rows, not ${rows}`,
     );
-  return block;
 }
 
 /**
@@ -148,7 +172,7 @@ async function readPixels(
   const layout = await layoutOf(tiff.image);
   const { width, height, stride } = layout;
   const fileNodata = tiff.image.getGDALNoData();
-  const copy = (bx: number, by: number, { samples }: Block) => {
+  const copy = (bx: number, by: number, samples: SampleArray | undefined) => {
     const [x0, x1] = [Math.max(window.x0, bx * width), Math.min(window.x1, (bx + 1) * width)];
     const [y0, y1] = [Math.max(window.y0, by * height), Math.min(window.y1, (by + 1) * height)];
     for (let y = y0; y < y1; y++) {
@@ -164,7 +188,7 @@ async function readPixels(
   for (let by = Math.floor(window.y0 / height); by * height < window.y1; by++)
     for (let bx = Math.floor(window.x0 / width); bx * width < window.x1; bx++) {
       const rows = Math.min(window.y1 - by * height, tiff.image.getBlockHeight(by));
-      reads.push(readBlock(tiff, layout, bx, by, rows).then((block) => copy(bx, by, block)));
+      reads.push(readBlock(tiff, layout, [bx, by], rows, (samples) => copy(bx, by, samples)));
     }
   await Promise.all(reads);
 }
