@@ -95,10 +95,22 @@ async function attempt(url: string, options: HttpGetOptions, timeoutMs: number):
   const promised = promisedLength(status, response.headers);
   if (promised !== undefined && bytes.length !== promised)
     throw new Retryable(`truncated body: ${bytes.length} of ${promised} bytes`);
-  const answer = new Headers();
-  for (const [name, value] of Object.entries(response.headers))
-    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) answer.append(name, one);
-  return { status, headers: answer, bytes };
+  // Most callers read only the bytes (a COG's tiles): the WHATWG Headers are built when first asked for.
+  let answer: Headers | undefined;
+  return {
+    status,
+    bytes,
+    get headers() {
+      return (answer ??= headersOf(response.headers));
+    },
+  };
+}
+
+function headersOf(raw: ResponseHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw))
+    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(name, one);
+  return headers;
 }
 
 /**
