@@ -98,40 +98,37 @@ describe('readTiffWindow and readTiffOnGrid over HTTP', () => {
       .filter((m) => m && Number(m[1]) === offset)
       .map((m) => [Number(m![1]), Number(m![2]) - Number(m![1]) + 1]);
   };
+  /** Pixel columns [x0, x1) and rows [y0, y1) of `name` read over HTTP, the upstream's requests of this read only. */
+  const readFresh = async (name: string, x0: number, y0: number, x1: number, y1: number) => {
+    upstream.requests.length = 0;
+    return (await readTiffWindow(await openRemoteTiff(`${upstream.url}/${name}`, {}), bboxOf(x0, y0, x1, y1))).values;
+  };
+  /** Asserts that of `tile` one range was asked for, less than half its stream. */
+  const expectFirstPartOnly = (name: string, tile: number) => {
+    const ranges = rangesOf(name, tile);
+    expect(ranges).toHaveLength(1);
+    expect(ranges[0]![1]).toBeLessThan(tiles[name]![tile]![1] / 2);
+  };
 
   it.each([['float-predictor.tif'], ['int16-predictor.tif'], ['int16-big-endian.tif']])(
     'reads a window crossing into the lower tiles from the first part of their streams only, equal to GDAL (%s)',
     async (name) => {
-      upstream.requests.length = 0;
-      const window = await readTiffWindow(
-        await openRemoteTiff(`${upstream.url}/${name}`, {}),
-        bboxOf(10, 200, 40, 266),
-      );
-      expect(window.values).toEqual(await gdalWindow(name, 10, 200, 30, 66));
-      expect(window.values.some(Number.isNaN)).toBe(true);
+      const values = await readFresh(name, 10, 200, 40, 266);
+      expect(values).toEqual(await gdalWindow(name, 10, 200, 30, 66));
+      expect(values.some(Number.isNaN)).toBe(true);
       // The upper tile whole; of the lower one, which the window enters by 10 of its 256 rows, a part.
       expect(rangesOf(name, 0)).toEqual([[tiles[name]![0]![0], tiles[name]![0]![1]]]);
-      const lower = rangesOf(name, 2);
-      expect(lower).toHaveLength(1);
-      expect(lower[0]![1]).toBeLessThan(tiles[name]![2]![1] / 2);
+      expectFirstPartOnly(name, 2);
     },
   );
 
   it.each([['float-predictor.tif'], ['int16-big-endian.tif']])(
     'reads a window that ends inside the upper tiles from the first part of their streams, equal to GDAL (%s)',
     async (name) => {
-      upstream.requests.length = 0;
       // Rows 30 to 59: both upper tiles as far as their row 60 of 256, no lower tile.
-      const window = await readTiffWindow(
-        await openRemoteTiff(`${upstream.url}/${name}`, {}),
-        bboxOf(200, 30, 300, 60),
-      );
-      expect(window.values).toEqual(await gdalWindow(name, 200, 30, 100, 30));
-      for (const tile of [0, 1]) {
-        const ranges = rangesOf(name, tile);
-        expect(ranges).toHaveLength(1);
-        expect(ranges[0]![1]).toBeLessThan(tiles[name]![tile]![1] / 2);
-      }
+      expect(await readFresh(name, 200, 30, 300, 60)).toEqual(await gdalWindow(name, 200, 30, 100, 30));
+      expectFirstPartOnly(name, 0);
+      expectFirstPartOnly(name, 1);
       expect(rangesOf(name, 2)).toEqual([]);
       expect(rangesOf(name, 3)).toEqual([]);
     },
@@ -139,9 +136,7 @@ describe('readTiffWindow and readTiffOnGrid over HTTP', () => {
 
   it('fetches the rest of a tile whose first rows take more of its stream than their share', async () => {
     const name = 'noisy-rows.tif';
-    upstream.requests.length = 0;
-    const window = await readTiffWindow(await openRemoteTiff(`${upstream.url}/${name}`, {}), bboxOf(0, 250, 256, 300));
-    expect(window.values).toEqual(await gdalWindow(name, 0, 250, 256, 50));
+    expect(await readFresh(name, 0, 250, 256, 300)).toEqual(await gdalWindow(name, 0, 250, 256, 50));
     const [offset, size] = tiles[name]![2]!;
     const lower = rangesOf(name, 2);
     expect(lower).toHaveLength(2);
