@@ -8,13 +8,16 @@
  * (CDO `-P 1`; Stratus with its worker pool off, decoding on the thread that computes), and one all-cores row
  * (CDO `-P <cores>`, Stratus decoding on its pool). Seconds are the median of BENCH_RUNS runs of each side, the
  * index's whole computation: a Stratus run opens the stores and materializes the index; a CDO run is every command
- * the index needs, percentile thresholds of the base period included. Each run's CPU seconds are kept beside its
- * wall seconds (Stratus's process, every thread; CDO's through `/usr/bin/time`): on a shared machine they move less
- * with the load. SPI-3 runs against the SciPy peer
- * (bench/spi-peer.py) over the precipitation's netCDF file, one thread each. The cube is BENCH_YEARS years of
- * BENCH_SIZE x BENCH_SIZE cells; BENCH_INDICES_ONLY (process ids and `spi`, comma-separated) picks rows.
- * BENCH_STORE_CODECS (comma-separated, `zlib` by default) names the stores' chunk codecs, a set of rows each:
- * `zlib` (level 1, what the writers store by default) and `none` (uncompressed, as CDO's netCDF files are).
+ * the index needs, percentile thresholds of the base period included. TN10p, TX10p, TN90p and TX90p run against
+ * CDO's bootstrapping operators (`etccdi_tn10p,5,<first>,<last>` ...), like for like, and the last run's values of
+ * both are compared; their `<index>-no-bootstrap` rows, information only, run `ydrunpctl` then `eca_tn10p` ..., one
+ * set of thresholds for every year. Each run's CPU seconds are kept beside its wall seconds (Stratus's process,
+ * every thread; CDO's through `/usr/bin/time`): on a shared machine they move less with the load. SPI-3 runs against
+ * the SciPy peer (bench/spi-peer.py) over the precipitation's netCDF file, one thread each. The cube is BENCH_YEARS
+ * years of BENCH_SIZE x BENCH_SIZE cells; BENCH_INDICES_ONLY (row names: process ids, `<index>-no-bootstrap` and
+ * `spi`, comma-separated) picks rows. BENCH_STORE_CODECS (comma-separated, `zlib` by default) names the stores'
+ * chunk codecs, a set of rows each: `zlib` (level 1, what the writers store by default) and `none` (uncompressed, as
+ * CDO's netCDF files are).
  * `node bench/climate-indices.ts` runs it alone; `climateIndicesHeadlines` gives its rows.
  */
 import { execFile } from 'node:child_process';
@@ -55,6 +58,10 @@ type NetcdfFile = Variable | 'tasminK' | 'tasmaxK' | 'tasK' | 'land';
 
 interface IndexRow {
   process: string;
+  /** The row's name where it is not `process`'s: an information row beside the like-for-like one. */
+  name?: string;
+  /** Why an information row is not like for like (its headline has no goal). */
+  unlike?: string;
   /** The process's cube parameters and the variable each takes. */
   inputs: Record<string, Variable>;
   /** Its other arguments. */
@@ -64,9 +71,12 @@ interface IndexRow {
    * gets the index's. `base`: the base period as `-selyear`'s argument.
    */
   cdo: (f: Record<NetcdfFile, string>, tmp: (name: string) => string, base: string) => string[][];
-  env?: Record<string, string>;
+  /** CDO's environment over the base period. */
+  env?: (base: [number, number]) => Record<string, string>;
   /** Compares days with calendar-day percentile thresholds of a base period. */
   calendarDay?: boolean;
+  /** Compares the last run's values of both sides (the index per year, the cube's cells in CDO's order). */
+  compare?: boolean;
 }
 
 const one = (operator: string[], file: NetcdfFile) => (f: Record<NetcdfFile, string>) => [[...operator, f[file]]];
@@ -80,6 +90,29 @@ function percentileCommands(operator: string, p: number, file: NetcdfFile): Inde
       ['ydrunmax,5', ...years, tmp('max')],
       [`ydrunpctl,${p},5`, ...years, tmp('min'), tmp('max'), tmp('thresholds')],
       [operator, f[file], tmp('thresholds')],
+    ];
+  };
+}
+
+/**
+ * Histogram bins of CDO's percentile operators: window days x base years x 2 + 2 makes CDO keep every value and take
+ * R's type 8 percentiles (fewer, and its bootstrapping operators abort on an assertion over this data).
+ */
+const exactPercentileBins = (base: [number, number]) => ({
+  CDO_PCTL_NBINS: String(5 * (base[1] - base[0] + 1) * 2 + 2),
+});
+
+/**
+ * CDO's bootstrapping operator (`etccdi_tn10p,5,<first>,<last>`, Zhang et al. 2005 over the base years, type 8
+ * percentiles) over the whole series, with the window minima and maxima of the base years its histogram needs.
+ */
+function bootstrapCommands(operator: string, file: NetcdfFile): IndexRow['cdo'] {
+  return (f, tmp, base) => {
+    const years = [`-selyear,${base}`, f[file]];
+    return [
+      ['ydrunmin,5', ...years, tmp('min')],
+      ['ydrunmax,5', ...years, tmp('max')],
+      [`${operator},5,${base.replace('/', ',')}`, f[file], tmp('min'), tmp('max')],
     ];
   };
 }
@@ -122,7 +155,7 @@ const INDICES: readonly IndexRow[] = [
     process: 'etccdi_rx5day',
     inputs: precipitation,
     cdo: one(['etccdi_rx5day,50,freq=year', '-runsum,5'], 'pr'),
-    env: { CDO_TIMESTAT_DATE: 'last' },
+    env: () => ({ CDO_TIMESTAT_DATE: 'last' }),
   },
   {
     process: 'etccdi_dtr',
@@ -140,10 +173,33 @@ const INDICES: readonly IndexRow[] = [
   { process: 'etccdi_r95ptot', inputs: precipitation, args: basePeriod, cdo: totalAboveCommands(95) },
   ...(
     [
-      ['etccdi_tn10p', 'tasmin', 'eca_tn10p', 10],
-      ['etccdi_tx10p', 'tasmax', 'eca_tx10p', 10],
-      ['etccdi_tn90p', 'tasmin', 'eca_tn90p', 90],
-      ['etccdi_tx90p', 'tasmax', 'eca_tx90p', 90],
+      ['etccdi_tn10p', 'tasmin', 10],
+      ['etccdi_tx10p', 'tasmax', 10],
+      ['etccdi_tn90p', 'tasmin', 90],
+      ['etccdi_tx90p', 'tasmax', 90],
+    ] as const
+  ).flatMap(([process, variable, p]) => [
+    {
+      process,
+      inputs: temperature(variable),
+      args: (base: [number, number]) => ({ ...basePeriod(base), frequency: 'year' }),
+      cdo: bootstrapCommands(process, variable),
+      env: exactPercentileBins,
+      calendarDay: true,
+      compare: true,
+    },
+    {
+      process,
+      name: `${process}-no-bootstrap`,
+      unlike: `CDO eca_${process.slice('etccdi_'.length)}: no bootstrap, ydrunpctl's default percentiles, not type 8`,
+      inputs: temperature(variable),
+      args: basePeriod,
+      cdo: percentileCommands(`eca_${process.slice('etccdi_'.length)}`, p, variable),
+      calendarDay: true,
+    },
+  ]),
+  ...(
+    [
       ['etccdi_wsdi', 'tasmax', 'etccdi_wsdi,6,freq=year', 90],
       ['etccdi_csdi', 'tasmin', 'etccdi_csdi,6,freq=year', 10],
     ] as const
@@ -156,15 +212,17 @@ const INDICES: readonly IndexRow[] = [
   })),
 ];
 
+const rowName = (row: IndexRow) => row.name ?? row.process;
+
 /**
  * The indices of calendar-day percentile thresholds: their bootstrap costs a few tens of milliseconds a cell, so
  * `make bench` runs them over a smaller cube than the others.
  */
-export const CALENDAR_DAY_PERCENTILE_INDICES = INDICES.filter((row) => row.calendarDay).map((row) => row.process);
+export const CALENDAR_DAY_PERCENTILE_INDICES = INDICES.filter((row) => row.calendarDay).map(rowName);
 
-export const CLIMATE_INDEX_PROCESSES = INDICES.map((row) => row.process);
+export const CLIMATE_INDEX_PROCESSES = INDICES.map(rowName);
 
-const BASE_PERIOD_INDICES = INDICES.filter((row) => row.args).map((row) => row.process);
+const BASE_PERIOD_INDICES = INDICES.filter((row) => row.args).map(rowName);
 
 /** The index of the all-cores row. */
 const ALL_CORES_INDEX = 'etccdi_fd';
@@ -214,14 +272,55 @@ export interface ClimateIndexFigures {
   rows: {
     process: string;
     codec: StoreCodec;
+    /** The row's name: `process`, or an information row's. */
+    name: string;
+    /** Why an information row is not like for like. */
+    unlike?: string;
     threads: number;
     stratus: number[];
     cdo: number[];
     stratusCpu: number[];
     cdoCpu: number[];
+    /** Where both sides' values were compared: per part of the years, the share equal and the largest difference. */
+    agreement?: Record<'base' | 'after', Agreement>;
   }[];
   /** SPI-3 against the SciPy peer, calibrated over `base`: seconds of each, and each side's count and sum. */
   spi?: { stratus: number[]; scipy: number[]; check: { stratus: [number, number]; scipy: [number, number] } };
+}
+
+interface Agreement {
+  values: number;
+  equal: number;
+  largest: number;
+}
+
+/** Both missing, or the same number in single precision (CDO's output). */
+const same = (a: number, b: number) => (Number.isNaN(a) && Number.isNaN(b)) || Math.fround(a) === Math.fround(b);
+
+/**
+ * Stratus's yearly `ours` (year, cell) against CDO's output `file`, split into the base years and those after: how
+ * many values, how many equal, the largest difference where both have one.
+ */
+async function agreement(ours: ArrayLike<number>, file: string, cells: number, baseYears: number) {
+  const { stdout } = await run('cdo', ['-s', 'outputf,%.17g,1', file], { maxBuffer: 1 << 28 });
+  // CDO prints missing values as its missing value, the file's NaN fill value as nan.
+  const theirs = stdout
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const v = Number(line);
+      return Number.isNaN(v) || Math.abs(v) > 1e30 ? NaN : v;
+    });
+  if (theirs.length !== ours.length) throw new Error(`CDO gave ${theirs.length} values, Stratus ${ours.length}`);
+  const parts = { base: { values: 0, equal: 0, largest: 0 }, after: { values: 0, equal: 0, largest: 0 } };
+  theirs.forEach((t, i) => {
+    const part = parts[Math.floor(i / cells) < baseYears ? 'base' : 'after'];
+    const o = ours[i]!;
+    part.values++;
+    if (same(o, t)) part.equal++;
+    else if (!Number.isNaN(o - t)) part.largest = Math.max(part.largest, Math.abs(o - t));
+  });
+  return parts;
 }
 
 /** Writes the stores (a set per codec) and CDO's netCDF files under `root`. */
@@ -304,7 +403,7 @@ export async function benchClimateIndices(
   if (unknown.length > 0) throw new Error(`BENCH_STORE_CODECS: no codec ${unknown.join(', ')}`);
   const root = await mkdtemp(join(tmpdir(), 'stratus-bench-indices-'));
   const base: [number, number] = [2001, 2000 + Math.min(10, years)];
-  const selected = INDICES.filter((row) => !only || only.includes(row.process));
+  const selected = INDICES.filter((row) => !only || only.includes(rowName(row)));
   try {
     const { stores, files } = await writeInputs(root, years, size, codecs);
     const tmp = (name: string) => join(root, `${name}.tmp.nc`);
@@ -317,15 +416,18 @@ export async function benchClimateIndices(
     for (const { row, codec, threads } of runs_) {
       // One thread: no worker threads, chunks decoded on the thread that computes; all cores: the pool's.
       configureProcessPool(threads === 1 ? 0 : cores);
-      const figures = {
+      const figures: ClimateIndexFigures['rows'][number] = {
         process: row.process,
         codec,
+        name: rowName(row),
+        ...(row.unlike ? { unlike: row.unlike } : {}),
         threads,
         stratus: [] as number[],
         cdo: [] as number[],
-        stratusCpu: [] as number[],
-        cdoCpu: [] as number[],
+        stratusCpu: [],
+        cdoCpu: [],
       };
+      let ours: ArrayLike<number> = [];
       for (let r = 0; r < runs; r++) {
         let cpu = 0;
         figures.stratus.push(
@@ -337,7 +439,7 @@ export async function benchClimateIndices(
               const index = (await runProcessGraph({
                 i: { process_id: row.process, arguments: args, result: true },
               })) as DataCube;
-              await materialize(index, Number.MAX_SAFE_INTEGER);
+              ours = await materialize(index, Number.MAX_SAFE_INTEGER);
             });
           }),
         );
@@ -348,14 +450,16 @@ export async function benchClimateIndices(
           await seconds(async () => {
             for (const [i, command] of commands.entries()) {
               const output = i === commands.length - 1 ? [join(root, 'out.nc')] : [];
-              cpu += await cdoCpuSeconds(['-P', String(threads), '-s', '-O', ...command, ...output], row.env);
+              cpu += await cdoCpuSeconds(['-P', String(threads), '-s', '-O', ...command, ...output], row.env?.(base));
             }
           }),
         );
         figures.cdoCpu.push(cpu);
       }
+      if (row.compare)
+        figures.agreement = await agreement(ours, join(root, 'out.nc'), size * size, base[1] - base[0] + 1);
       rows.push(figures);
-      console.error(`${row.process}\t${codec}\t${threads} thread(s)\tdone ${new Date().toISOString()}`);
+      console.error(`${figures.name}\t${codec}\t${threads} thread(s)\tdone ${new Date().toISOString()}`);
     }
     if (only && !only.includes('spi')) return { years, size, base, rows };
     return { years, size, base, rows, spi: await benchSpi(stores[codecs[0]!].pr, files.pr, base, runs) };
@@ -412,13 +516,15 @@ export function climateIndicesHeadlines(f: ClimateIndexFigures): Headline[] {
     : [];
   return [
     ...f.rows.map((row) => ({
-      figure: `${row.process}, ${f.years} years daily over ${f.size} x ${f.size} cells from a Zarr store (${CODEC_NAMES[row.codec]})${
-        BASE_PERIOD_INDICES.includes(row.process) ? `, base period ${f.base[0]}-${f.base[1]}` : ''
-      }, ${row.threads === 1 ? 'one thread' : `${row.threads} threads (all cores)`}`,
+      figure: `${row.name}, ${f.years} years daily over ${f.size} x ${f.size} cells from a Zarr store (${CODEC_NAMES[row.codec]})${
+        BASE_PERIOD_INDICES.includes(row.name) ? `, base period ${f.base[0]}-${f.base[1]}` : ''
+      }, ${row.threads === 1 ? 'one thread' : `${row.threads} threads (all cores)`}${
+        row.unlike ? ` (information, not like for like: ${row.unlike})` : ''
+      }`,
       peer: `CDO 2.1.1 (Debian), netCDF (uncompressed), -P ${row.threads}`,
       ratios: row.cdo.map((c, i) => c / row.stratus[i]!),
-      goal: 1,
-      command: `BENCH_INDICES_ONLY=${row.process} BENCH_STORE_CODECS=${row.codec} node bench/climate-indices.ts`,
+      ...(row.unlike ? {} : { goal: 1 }),
+      command: `BENCH_INDICES_ONLY=${row.name} BENCH_STORE_CODECS=${row.codec} node bench/climate-indices.ts`,
     })),
     ...spi,
   ];
@@ -428,8 +534,13 @@ if (import.meta.main) {
   const figures = await benchClimateIndices();
   for (const row of figures.rows)
     console.log(
-      `${row.process}\t${row.codec}\t${row.threads} thread(s)\tstratus ${median(row.stratus).toFixed(3)} s\tcdo ${median(row.cdo).toFixed(3)} s\tratio ${(median(row.cdo) / median(row.stratus)).toFixed(2)}\tCPU stratus ${median(row.stratusCpu).toFixed(3)} s\tcdo ${median(row.cdoCpu).toFixed(3)} s\tratio ${(median(row.cdoCpu) / median(row.stratusCpu)).toFixed(2)}`,
+      `${row.name}\t${row.codec}\t${row.threads} thread(s)\tstratus ${median(row.stratus).toFixed(3)} s\tcdo ${median(row.cdo).toFixed(3)} s\tratio ${(median(row.cdo) / median(row.stratus)).toFixed(2)}\tCPU stratus ${median(row.stratusCpu).toFixed(3)} s\tcdo ${median(row.cdoCpu).toFixed(3)} s\tratio ${(median(row.cdoCpu) / median(row.stratusCpu)).toFixed(2)}`,
     );
+  for (const row of figures.rows)
+    for (const [part, { values, equal, largest }] of Object.entries(row.agreement ?? {}))
+      console.log(
+        `${row.name}\tagreement, ${part} years\t${equal} of ${values} values equal, largest difference ${largest}`,
+      );
   if (figures.spi) {
     const { stratus, scipy, check } = figures.spi;
     console.log(

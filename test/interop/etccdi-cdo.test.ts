@@ -41,7 +41,7 @@ const quarter = (v: number) => Math.round(v * 4) / 4;
  * to keep them), 4 random with a dry spell from 20 December 2020 to 15 January 2021 and a warm spell over the end
  * of 2021 (where the series has those days).
  */
-function generate(first: string, last: string) {
+function generate(first: string, last: string, adjust?: (values: Record<'tmin' | 'tmax', Float64Array>) => void) {
   const start = Date.parse(first);
   const days = (Date.parse(last) - start) / DAY + 1;
   const dayOf = (iso: string) => (Date.parse(iso) - start) / DAY;
@@ -78,6 +78,7 @@ function generate(first: string, last: string) {
   set(pr, '2020-12-19', '2020-12-19', 4, 12);
   set(pr, '2021-01-16', '2021-01-16', 4, 12);
   set(tmax, '2021-12-27', '2022-01-05', 4, 35);
+  adjust?.({ tmin, tmax });
   const dimensions = [
     temporal(Array.from({ length: days }, (_, d) => new Date(start + d * DAY).toISOString().slice(0, 10))),
     spatial('y', LAT, 'EPSG:4326'),
@@ -115,6 +116,32 @@ const YEARS = [2019, 2020, 2021, 2022, 2023, 2024];
  * has no windows centred on the first and last two days of what it is given.
  */
 const NO_LEAP = generate('2020-12-30', '2023-12-31');
+/**
+ * Where CDO's bootstrapping operators (`etccdi_tn10p,5,<first>,<last>`) and ETCCDI's agree: CDO keys thresholds by
+ * day of the year, takes a day at its threshold as beyond it (<= and >=, where ETCCDI's are strict) and wraps the
+ * windows of the base period's first and last days round to its other end. So: base years without a leap day,
+ * values unquantized (no day equals a threshold: with distinct values, a type 8 percentile of 50 values lies
+ * strictly between two of them), and 30 December to 2 January missing in every year, so that no window crosses a
+ * year's end.
+ */
+function bootstrapSet(first: number, last: number) {
+  const random = uniform(43);
+  const start = Date.UTC(first, 0, 1);
+  /** Per base year and cell, the days with data. */
+  const withData = Array.from({ length: last - first + 1 }, () => new Array<number>(CELLS).fill(0));
+  const set = generate(`${first}-01-01`, `${last}-12-31`, ({ tmin, tmax }) => {
+    for (let i = 0; i < tmin.length; i++) {
+      const date = new Date(start + Math.floor(i / CELLS) * DAY).toISOString();
+      const yearEnd = ['12-30', '12-31', '01-01', '01-02'].includes(date.slice(5, 10));
+      for (const values of [tmin, tmax]) values[i] = yearEnd ? NaN : values[i]! + random() / 8;
+      if (!Number.isNaN(tmin[i]!)) withData[Number(date.slice(0, 4)) - first]![i % CELLS]!++;
+    }
+  });
+  return { ...set, withData };
+}
+const BOOTSTRAP_YEARS = [2021, 2023] as const;
+const BOOTSTRAP = bootstrapSet(...BOOTSTRAP_YEARS);
+
 /** The base period and the two days on each side its windows reach, as CDO is given it. */
 const BASE_WINDOWS = '-seldate,2020-12-30,2023-01-02';
 const BASE = [2021, 2022];
@@ -168,7 +195,7 @@ const files = MAIN.files;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'stratus-etccdi-'));
-  await Promise.all([writeFiles(MAIN, dir), writeFiles(NO_LEAP, dir)]);
+  await Promise.all([writeFiles(MAIN, dir), writeFiles(NO_LEAP, dir), writeFiles(BOOTSTRAP, dir)]);
 }, 60_000);
 
 afterAll(async () => {
@@ -326,6 +353,25 @@ describe('ETCCDI indices against CDO', () => {
       expectSame(annual.slice(-CELLS), reference, false, `${process} year`);
     },
   );
+
+  it.each([
+    ['etccdi_tn10p', 'tmin'],
+    ['etccdi_tx10p', 'tmax'],
+    ['etccdi_tn90p', 'tmin'],
+    ['etccdi_tx90p', 'tmax'],
+  ] as const)('%s inside the base period equals the bootstrap of CDO (same operator)', async (process, variable) => {
+    const { cubes: c, files: f, withData } = BOOTSTRAP;
+    const file = variable === 'tmin' ? f.tn : f.tx;
+    const [min, max] = await Promise.all(['-ydrunmin,5', '-ydrunmax,5'].map((o) => cdoFile(dir, [o, file])));
+    const [first, last] = BOOTSTRAP_YEARS;
+    const reference = await cdo(dir, [`${process},5,${first},${last}`, file, min!, max!], {
+      CDO_PCTL_NBINS: String(5 * (last - first + 1) * 2 + 2),
+    });
+    // CDO's share is of every day of the year, ETCCDI's of the days with data.
+    const ofDaysWithData = reference.map((year, y) => year.map((v, cell) => (v * 365) / withData[y]![cell]!));
+    const actual = await stratus(process, { data: c[variable], frequency: 'year', base_period: BOOTSTRAP_YEARS });
+    expectSame(actual, ofDaysWithData, false, process);
+  });
 
   it.each([
     ['etccdi_wsdi', 'tmax', 90],
