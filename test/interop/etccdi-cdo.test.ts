@@ -120,9 +120,8 @@ const NO_LEAP = generate('2020-12-30', '2023-12-31');
  * Where CDO's bootstrapping operators (`etccdi_tn10p,5,<first>,<last>`) and ETCCDI's agree: CDO keys thresholds by
  * day of the year, takes a day at its threshold as beyond it (<= and >=, where ETCCDI's are strict) and wraps the
  * windows of the base period's first and last days round to its other end. So: base years without a leap day,
- * values unquantized (no day equals a threshold: with distinct values, a type 8 percentile of 50 values lies
- * strictly between two of them), and 30 December to 2 January missing in every year, so that no window crosses a
- * year's end.
+ * values unquantized (all distinct, and a day's own year is not in its samples, so no day equals a threshold), and
+ * 30 December to 2 January missing in every year, so that no window crosses a year's end.
  */
 function bootstrapSet(first: number, last: number) {
   const random = uniform(43);
@@ -364,6 +363,7 @@ describe('ETCCDI indices against CDO', () => {
     const file = variable === 'tmin' ? f.tn : f.tx;
     const [min, max] = await Promise.all(['-ydrunmin,5', '-ydrunmax,5'].map((o) => cdoFile(dir, [o, file])));
     const [first, last] = BOOTSTRAP_YEARS;
+    // With at least window x years x 2 + 2 histogram bins CDO keeps every value: exact type 8 percentiles.
     const reference = await cdo(dir, [`${process},5,${first},${last}`, file, min!, max!], {
       CDO_PCTL_NBINS: String(5 * (last - first + 1) * 2 + 2),
     });
