@@ -9,15 +9,8 @@
  */
 import type { AnalyticsStatistic } from '../../../core/resources/analytics-table/schema.ts';
 import type { PlannedQuery } from './query.ts';
+import type { AggregatedRow } from './response.ts';
 import type { AnalyticsTableIndex } from './table-index.ts';
-
-/** An answer's row: the items of the dimensions that are not filters (the others absent) and the value. */
-export interface AggregatedRow {
-  dx?: string;
-  ou?: string;
-  pe?: string;
-  value: number;
-}
 
 interface Aggregate {
   row: Omit<AggregatedRow, 'value'>;

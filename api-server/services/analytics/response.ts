@@ -8,9 +8,16 @@ import { formatPeriod } from '../../../core/periods/index.ts';
 import { parseDhis2Period } from '../../../core/exports/periods.ts';
 import { formatValue } from '../../../core/processing/results/dhis2-json.ts';
 import { field } from '../../../core/processing/results/vector.ts';
-import type { AggregatedRow } from './filter-aggregate.ts';
 import type { AnalyticsTableIndex } from './table-index.ts';
 import type { OrgUnits } from './org-units.ts';
+
+/** An answer's row: the items of the dimensions that are not filters (the others absent) and the value. */
+export interface AggregatedRow {
+  dx?: string;
+  ou?: string;
+  pe?: string;
+  value: number;
+}
 
 const text = { valueType: 'TEXT', type: 'java.lang.String', hidden: false, meta: true } as const;
 
