@@ -28,6 +28,11 @@ export async function runTool(name: 'helm' | 'kubectl', args: string[], input?: 
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // A tool that exits without reading its input (a failed or quick `kubectl get`) closes the pipe: EPIPE on our end
+  // is no error of the run, whose exit code and stderr say what happened; unheard, it would crash the process.
+  child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') stderr += `${error.message}\n`;
+  });
   child.stdin.end(input ?? '');
   const code = await new Promise<number>((resolve, reject) => {
     child.on('error', reject);
