@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,11 @@ describe('ImmutableFileCache', () => {
     expect(await bytesOf(cache, 'a')).toBe('hello');
     expect(cache.peek(join(dir, 'a'))?.etag).toMatch(/^"v1-5-/);
     expect(await cache.entity(dir, described)).toBeUndefined();
+  });
+
+  it('takes a FIFO where a file was expected for no file, without waiting for a writer', async () => {
+    execFileSync('mkfifo', [join(dir, 'pipe')]);
+    expect(await new ImmutableFileCache().entity(join(dir, 'pipe'), described)).toBeUndefined();
   });
 
   it('keeps the content of small files only, and evicts the least recently used past its budget', async () => {

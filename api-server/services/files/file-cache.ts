@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { Lru } from '../../../core/cache/lru.ts';
 import { fileEntity, type Entity, type EntityDescription } from './entity.ts';
 
@@ -42,12 +43,31 @@ export class ImmutableFileCache {
   }
 }
 
-/** A regular file's size and time, and its content when it has at most `maxFileBytes`; undefined for no file. */
+/**
+ * A regular file's size and time, and its content when it has at most `maxFileBytes`; undefined for no file. One
+ * open, its `fstat` and one read of the whole size: a cold key is on a reader's path, and each step is a trip to
+ * the thread pool. Non-blocking, so that opening a FIFO or device where a file was expected cannot hang.
+ */
 async function readImmutableFile(
   path: string,
   maxFileBytes: number,
 ): Promise<{ size: number; mtime: Date; bytes?: Buffer } | undefined> {
-  const info = await stat(path).catch(() => undefined);
-  if (!info?.isFile()) return undefined;
-  return { size: info.size, mtime: info.mtime, bytes: info.size <= maxFileBytes ? await readFile(path) : undefined };
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return undefined;
+    if (info.size > maxFileBytes) return { size: info.size, mtime: info.mtime };
+    const bytes = Buffer.allocUnsafeSlow(info.size);
+    let length = 0;
+    while (length < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, length, bytes.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    // A published file never shrinks; should one end early, only what was read is served, and its size says so.
+    return { size: length, mtime: info.mtime, bytes: length < bytes.length ? bytes.subarray(0, length) : bytes };
+  } finally {
+    await handle.close();
+  }
 }
