@@ -27,7 +27,7 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -39,6 +39,7 @@ import { prepareCodes, type CodeRequest } from './auth-codes.ts';
 import type { LoadJob, LoadResult } from './auth-load.ts';
 import type { Headline } from './headline.ts';
 import { startRedis, type RedisServer } from './peers.ts';
+import { cpuSecondsOf } from './process-cpu.ts';
 import { medianRange, times } from './summary.ts';
 
 const run = promisify(execFile);
@@ -98,15 +99,6 @@ interface Server {
   /** CPU seconds the server's process has used so far (user and system, every thread). */
   cpuSeconds(): Promise<number>;
   stop(): Promise<void>;
-}
-
-/** Linux's clock ticks per second (`getconf CLK_TCK`), the unit of /proc/PID/stat's times. */
-const CLOCK_TICKS = 100;
-
-async function cpuSecondsOf(pid: number): Promise<number> {
-  // The fields after the command (which may hold spaces, so it is skipped up to its closing parenthesis).
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 async function startProcess(args: string[], env: NodeJS.ProcessEnv, url: string, probe: string): Promise<Server> {

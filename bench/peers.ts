@@ -12,6 +12,8 @@ const run = promisify(execFile);
 
 export interface Nginx {
   url: string;
+  /** The master process, whose children are the workers. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ http {
   }
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGQUIT');
       await new Promise((resolve) => child.once('exit', resolve));

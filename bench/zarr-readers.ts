@@ -4,7 +4,9 @@
  * many nginx workers as Stratus has API processes. Two stores written by Stratus's own writer from the sample
  * provider: a year of daily data and ten years. Each run starts both servers afresh and a fresh Python process per
  * side: its first load is the cold row (new server, new client; the page cache is warm on both), the loads after it
- * the warm row. The sides alternate which goes first from run to run. `node bench/zarr-readers.ts` runs it alone
+ * the warm row. The sides alternate which goes first from run to run. Beside the seconds, the CPU seconds each
+ * side's server processes spent while the reader ran (an information column: wall time on a shared machine is
+ * noisy). `node bench/zarr-readers.ts` runs it alone
  * (BENCH_RUNS, BENCH_ZARR_PROCESSES, BENCH_READER_YEARS, BENCH_READER_LOADS).
  */
 import { execFile } from 'node:child_process';
@@ -20,6 +22,7 @@ import { setCurrentVersion } from '../test/support/current-version.ts';
 import { sampleDays } from './coverage-union.ts';
 import type { Headline } from './headline.ts';
 import { startNginx } from './peers.ts';
+import { childProcesses, cpuSecondsOf } from './process-cpu.ts';
 import { benchRuns, median, medianRange, times } from './summary.ts';
 import { startEmbedded } from './zarr-serving.ts';
 
@@ -55,11 +58,30 @@ export interface ReaderFigures {
   cold: { stratus: number[]; nginx: number[] };
   /** Median seconds of the warm loads, one per run. */
   warm: { stratus: number[]; nginx: number[] };
+  /** CPU seconds of each side's server processes over a reader's loads (the cold one and the warm ones), one per run. */
+  cpu: { stratus: number[]; nginx: number[] };
 }
 
 interface ReaderRun {
   seconds: number[];
   values: [number, number];
+}
+
+/**
+ * CPU seconds so far of Stratus's API processes: this one (embedded mode serves from the process that starts it)
+ * and the others it started, which run Node as this one does (the reader and nginx run other programs).
+ */
+async function stratusCpuSeconds(): Promise<number> {
+  const { user, system } = process.cpuUsage();
+  const others = (await childProcesses(process.pid)).filter((child) => child.executable === process.execPath);
+  const seconds = await Promise.all(others.map((child) => cpuSecondsOf(child.pid)));
+  return (user + system) / 1e6 + seconds.reduce((sum, s) => sum + s, 0);
+}
+
+/** CPU seconds so far of an nginx's workers (its master only starts and watches them). */
+async function nginxCpuSeconds(master: number): Promise<number> {
+  const seconds = await Promise.all((await childProcesses(master)).map((worker) => cpuSecondsOf(worker.pid)));
+  return seconds.reduce((sum, s) => sum + s, 0);
 }
 
 async function readAll(url: string, loads: number): Promise<ReaderRun> {
@@ -97,6 +119,7 @@ export async function benchZarrReaders(options: ZarrReadersOptions): Promise<Rea
         values: 0,
         cold: { stratus: [] as number[], nginx: [] as number[] },
         warm: { stratus: [] as number[], nginx: [] as number[] },
+        cpu: { stratus: [] as number[], nginx: [] as number[] },
       }));
       for (let r = 0; r < options.runs; r++) {
         const stratus = await startEmbedded(root, processes);
@@ -124,13 +147,20 @@ export async function benchZarrReaders(options: ZarrReadersOptions): Promise<Rea
           for (const store of stores) await answered(`${stratus.url}/zarr/${store.name}/.zmetadata`);
           for (const [i, store] of stores.entries()) {
             const row = rows[i]!;
+            const nginx = nginxes[i]!;
             const sides = [
-              { name: 'stratus' as const, url: `${stratus.url}/zarr/${store.name}/` },
-              { name: 'nginx' as const, url: `${nginxes[i]!.url}/zarr/${store.name}/` },
+              { name: 'stratus' as const, url: `${stratus.url}/zarr/${store.name}/`, cpu: stratusCpuSeconds },
+              {
+                name: 'nginx' as const,
+                url: `${nginx.url}/zarr/${store.name}/`,
+                cpu: () => nginxCpuSeconds(nginx.pid),
+              },
             ];
             if (r % 2 === 1) sides.reverse();
             for (const side of sides) {
+              const cpuBefore = await side.cpu();
               const read = await readAll(side.url, 1 + options.warmLoads);
+              row.cpu[side.name].push((await side.cpu()) - cpuBefore);
               if (row.values === 0) row.values = read.values[0];
               if (read.values[0] !== row.values) throw new Error(`${side.name} served ${read.values[0]} values`);
               row.cold[side.name].push(read.seconds[0]!);
@@ -166,15 +196,17 @@ const ratios = (side: { stratus: number[]; nginx: number[] }) => side.nginx.map(
 export function zarrReadersReport(figures: ReaderFigures[], options: ZarrReadersOptions): string[] {
   const lines = [
     `/zarr read by Python xarray (zarr-python over fsspec HTTP), whole store loaded; ${options.runs} runs, ` +
-      `${options.warmLoads} warm loads each: median (range)`,
-    '| store | values | processes | cold: Stratus | cold: nginx | cold ratio | warm: Stratus | warm: nginx | warm ratio |',
-    '| --- | ---: | --- | --- | --- | --- | --- | --- | --- |',
+      `${options.warmLoads} warm loads each: median (range); server CPU: the CPU seconds of each side's server ` +
+      `processes over a reader's ${1 + options.warmLoads} loads`,
+    '| store | values | processes | cold: Stratus | cold: nginx | cold ratio | warm: Stratus | warm: nginx | warm ratio | server CPU: Stratus | server CPU: nginx |',
+    '| --- | ---: | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const f of figures)
     lines.push(
       `| ${f.store} | ${f.values.toLocaleString('en-US')} | ${f.processes} | ${medianRange(f.cold.stratus, seconds)} | ` +
         `${medianRange(f.cold.nginx, seconds)} | ${medianRange(ratios(f.cold), times)} | ` +
-        `${medianRange(f.warm.stratus, seconds)} | ${medianRange(f.warm.nginx, seconds)} | ${medianRange(ratios(f.warm), times)} |`,
+        `${medianRange(f.warm.stratus, seconds)} | ${medianRange(f.warm.nginx, seconds)} | ${medianRange(ratios(f.warm), times)} | ` +
+        `${medianRange(f.cpu.stratus, seconds)} | ${medianRange(f.cpu.nginx, seconds)} |`,
     );
   return lines;
 }
