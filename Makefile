@@ -31,7 +31,7 @@ help:
 	@echo "make lint       eslint + prettier"
 	@echo "make crds       regenerate crds/ from the zod schemas, and manifests/base from crds/ and the chart"
 	@echo "make verify     fail when generated files (crds/, docs/resources.md, manifests/base) differ from their sources"
-	@echo "make bench      benchmarks against peers (store, API, /zarr vs nginx, Zarr writing, ingestion and features vs GDAL, split ingestion vs one worker, zonal means vs numpy, map tiles vs GDAL)"
+	@echo "make bench      benchmarks against peers (store, API, /zarr vs nginx, Zarr writing, ingestion and features vs GDAL, split ingestion vs one worker, zonal means vs numpy, map tiles vs GDAL; BENCH_SECTIONS=store,token runs some sections and replaces their rows only)"
 	@echo "make e2e        end to end on kind, or on the real test node when no Docker engine answers"
 	@echo "make image      build the container image"
 

@@ -2,6 +2,7 @@
  * `make bench`: runs every benchmark section in turn, each printing its tables (every headline ratio the median of
  * several runs, `BENCH_RUNS` and the sections' own knobs), and writes the table of current figures at the top of
  * docs/performance.md from the Headline rows the sections return, with the machine's load around each section.
+ * `BENCH_SECTIONS=store,tiles` runs some sections only and replaces their rows alone in that table.
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -167,17 +168,25 @@ const sections: { name: string; run: () => Promise<Headline[]> }[] = [
   },
 ];
 
+const names = sections.map((section) => section.name);
+const chosen = env.BENCH_SECTIONS?.split(',').map((name) => name.trim().toLowerCase());
+const unknown = chosen?.filter((name) => !names.some((known) => known.toLowerCase() === name)) ?? [];
+if (unknown.length > 0) {
+  console.error(`BENCH_SECTIONS names no section: ${unknown.join(', ')}. The sections: ${names.join(', ')}.`);
+  process.exit(2);
+}
+
 const rows: MeasuredHeadline[] = [];
-for (const section of sections) {
+for (const section of sections.filter(({ name }) => !chosen || chosen.includes(name.toLowerCase()))) {
   console.log(`\n## ${section.name}`);
   const load = loadavg()[0]!;
   const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const measured = await section.run();
   const end = loadavg()[0]!;
-  rows.push(...measured.map((row) => ({ ...row, load: [load, end] as [number, number], date })));
+  rows.push(...measured.map((row) => ({ ...row, section: section.name, load: [load, end] as [number, number], date })));
 }
 const page = join(import.meta.dirname, '../docs/performance.md');
-await writeHeadlineTable(page, rows);
+await writeHeadlineTable(page, rows, names);
 console.log(`\nThe table of current figures is written at the top of ${page}.`);
 
 // The Icechunk/wasm pitfall of DESIGN.md §4 aside, open handles must not keep a benchmark alive.
