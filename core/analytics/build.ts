@@ -9,7 +9,7 @@
  * the series.
  */
 import type { DataCube } from '../processing/cube/cube.ts';
-import { dhis2Period } from '../processing/results/dhis2-json.ts';
+import { dhis2Period } from '../periods/dhis2.ts';
 import type { CellWeights } from '../processing/zonal/rasterize.ts';
 import type { ExportPeriodType } from '../resources/export/schema.ts';
 import type { AnalyticsStatistic } from '../resources/analytics-table/schema.ts';

@@ -16,7 +16,7 @@ import { parquetMetadata, parquetRead, parquetReadObjects } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { publishDirectory, removeTree, syncTree, writeDurable } from '../files/durable.ts';
 import type { ExportPeriodType } from '../resources/export/schema.ts';
-import { parsePeriod } from '../periods/index.ts';
+import { parseDhis2Period } from '../periods/dhis2.ts';
 import { analyticsTableDir } from '../stores/layout.ts';
 import type { AnalyticsStatistic } from '../resources/analytics-table/schema.ts';
 import { decodeOpenPeriods, encodeOpenPeriods, type OpenPeriods } from './open-periods.ts';
@@ -209,10 +209,9 @@ export const yearLayoutFile = (file: string) => join(dirname(file), 'data.parque
 export function fileOfPeriod(pe: string): string {
   const year = pe.slice(0, 4);
   let part = 'year';
-  if (pe.includes('W')) {
-    // core/exports reads analytics tables, so its DHIS2 id parser is not imported here: the week by core's own rule.
-    const week = pe.slice(pe.indexOf('W') + 1).padStart(2, '0');
-    const thursday = new Date(parsePeriod('weekly', `${year}-W${week}`).start.getTime() + 3 * 86_400_000);
+  const period = parseDhis2Period(pe);
+  if (period?.type === 'weekly') {
+    const thursday = new Date(period.start.getTime() + 3 * 86_400_000);
     part = String(thursday.getUTCMonth() + 1).padStart(2, '0');
   } else if (pe.length > 4) part = pe.slice(4, 6);
   return join(yearPartition(year), `${part}.parquet`);

@@ -16,7 +16,7 @@ import {
   type TrackerEvent,
 } from './dhis2-client.ts';
 import { valueKey, type DataValue } from './payload.ts';
-import { parseDhis2Period } from './periods.ts';
+import { parseDhis2Period } from '../periods/dhis2.ts';
 
 export interface Protocol {
   kind: 'aggregate' | 'tracker';

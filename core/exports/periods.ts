@@ -1,39 +1,11 @@
 /**
- * DHIS2 period ids of the types exports deliver (`20240105` daily, `2024W5` ISO week, `202401` monthly, `2024`
- * yearly), and how finer periods fall into coarser ones.
+ * How periods of the types exports deliver (daily, weekly, monthly, yearly) fall into coarser ones. Their DHIS2 ids
+ * are read and written by core/periods/dhis2.ts.
  */
 import { formatPeriod, nextPeriod, parsePeriod, type Period } from '../periods/index.ts';
-import { dhis2Period } from '../processing/results/dhis2-json.ts';
 import type { ExportPeriodType } from '../resources/export/schema.ts';
 
 const ORDER: ExportPeriodType[] = ['daily', 'weekly', 'monthly', 'yearly'];
-
-/** The period a DHIS2 id names, or undefined when it names none of the four types. */
-export function parseDhis2Period(id: string): Period | undefined {
-  const native =
-    /^(\d{4})(\d{2})(\d{2})$/.exec(id)?.slice(1).join('-') ??
-    /^(\d{4})W(\d{1,2})$/
-      .exec(id)
-      ?.slice(1)
-      .reduce((year, week) => `${year}-W${week.padStart(2, '0')}`) ??
-    /^(\d{4})(\d{2})$/.exec(id)?.slice(1).join('-') ??
-    /^(\d{4})$/.exec(id)?.[1];
-  if (native === undefined) return undefined;
-  const type: ExportPeriodType = /^\d{8}$/.test(id)
-    ? 'daily'
-    : id.includes('W')
-      ? 'weekly'
-      : id.length === 6
-        ? 'monthly'
-        : 'yearly';
-  try {
-    return parsePeriod(type, native);
-  } catch {
-    return undefined;
-  }
-}
-
-export const dhis2Id = (period: Period) => dhis2Period(period.type as ExportPeriodType, period.start.getTime());
 
 /**
  * Whether periods of `fine` tile periods of `coarse` exactly (days tile weeks, months and years; months tile years),

@@ -8,7 +8,8 @@ import { formatValue } from '../processing/results/dhis2-json.ts';
 import type { DataValue } from './payload.ts';
 import { valueKey } from './payload.ts';
 import type { ExportPeriodType } from '../resources/export/schema.ts';
-import { dhis2Id, enclosing, isFiner, parseDhis2Period, periodsIn, tiles } from './periods.ts';
+import { dhis2Id, parseDhis2Period } from '../periods/dhis2.ts';
+import { enclosing, isFiner, periodsIn, tiles } from './periods.ts';
 
 export interface Prepared {
   values: DataValue[];

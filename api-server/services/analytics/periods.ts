@@ -3,7 +3,7 @@
  * relative periods, resolved against a clock so that tests can fix "today".
  */
 import { formatPeriod, parsePeriod, type Period } from '../../../core/periods/index.ts';
-import { dhis2Id, parseDhis2Period } from '../../../core/exports/periods.ts';
+import { dhis2Id, parseDhis2Period } from '../../../core/periods/dhis2.ts';
 import type { ExportPeriodType } from '../../../core/resources/export/schema.ts';
 
 interface RelativePeriod {

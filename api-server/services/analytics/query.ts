@@ -3,7 +3,7 @@
  * loaded table: the rows they select and the dimension items the answer lists. Bad items are a 400 naming them.
  */
 import { analyticsStatistics, type AnalyticsStatistic } from '../../../core/resources/analytics-table/schema.ts';
-import { parseDhis2Period } from '../../../core/exports/periods.ts';
+import { parseDhis2Period } from '../../../core/periods/dhis2.ts';
 import { HttpError } from '../../errors.ts';
 import { resolveOrgUnits, UnknownOrgUnitError } from './org-units.ts';
 import { resolvePeriods, UnknownPeriodError, relativePeriods } from './periods.ts';

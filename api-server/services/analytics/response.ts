@@ -5,7 +5,7 @@
  * that an answer costs a copy of the selected rows, not their formatting and serialization.
  */
 import { formatPeriod } from '../../../core/periods/index.ts';
-import { parseDhis2Period } from '../../../core/exports/periods.ts';
+import { parseDhis2Period } from '../../../core/periods/dhis2.ts';
 import { formatValue } from '../../../core/processing/results/dhis2-json.ts';
 import { field } from '../../../core/processing/results/vector.ts';
 import type { AnalyticsTableIndex } from './table-index.ts';

@@ -2,7 +2,7 @@
  * The periods of an AnalyticsTable's served version, by period type: every period from the one holding the first
  * day the version covers to the one holding its last (`status.table.periods`), as the build writes them.
  */
-import { dhis2Id } from '../../../core/exports/periods.ts';
+import { dhis2Id } from '../../../core/periods/dhis2.ts';
 import { formatPeriod, periodRange } from '../../../core/periods/index.ts';
 import type { AnalyticsTable } from '../../../core/resources/analytics-table/schema.ts';
 import type { ServedPeriod } from '../../views/map.ts';

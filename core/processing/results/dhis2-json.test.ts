@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Dimension } from '../cube/dimension.ts';
 import { memoryCube } from '../cube/memory.ts';
 import { ProcessingError } from '../errors.ts';
-import { dhis2Period, formatValue, vectorDhis2Json } from './dhis2-json.ts';
+import { formatValue, vectorDhis2Json } from './dhis2-json.ts';
 
 const districts: Dimension = { name: 'geometry', type: 'geometry', labels: ['OU_A', 'OU_B'], crs: 'EPSG:4326' };
 const geometries = ['OU_A', 'OU_B'].map((id, i) => ({
@@ -109,15 +109,6 @@ describe('dhis2-json', () => {
       dataValues: Record<string, string>[];
     };
     expect(dataValues.map((v) => `${v.orgUnit}/${v.period}/${v.value}`)).toEqual(['OU_A/202402/1', 'OU_B/202401/2']);
-  });
-
-  it('names periods as DHIS2 does', () => {
-    const at = (iso: string) => Date.parse(iso);
-    expect(dhis2Period('daily', at('2024-01-05T00:00:00Z'))).toBe('20240105');
-    expect(dhis2Period('weekly', at('2024-01-29T00:00:00Z'))).toBe('2024W5');
-    expect(dhis2Period('weekly', at('2021-01-01T00:00:00Z'))).toBe('2020W53');
-    expect(dhis2Period('monthly', at('2024-11-01T00:00:00Z'))).toBe('202411');
-    expect(dhis2Period('yearly', at('2024-01-01T00:00:00Z'))).toBe('2024');
   });
 
   it.each([

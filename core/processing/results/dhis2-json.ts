@@ -7,7 +7,7 @@
  *   period_type          daily | weekly | monthly | yearly; inferred from the labels otherwise (periodIds)
  *   category_option_combo, attribute_option_combo   copied onto every value when given
  */
-import { formatPeriod, type PeriodType } from '../../periods/index.ts';
+import { dhis2Period } from '../../periods/dhis2.ts';
 import type { DataCube } from '../cube/cube.ts';
 import { invalidArgument } from '../errors.ts';
 import { periodStarts, timeAndBands } from './period-labels.ts';
@@ -17,16 +17,6 @@ const FORMAT = 'dhis2-json';
 const PERIOD_TYPES = ['daily', 'weekly', 'monthly', 'yearly'] as const;
 
 const invalid = (why: string) => invalidArgument('save_result', 'options', `${FORMAT}: ${why}`);
-
-/** DHIS2's id of the period that starts at `instant`: `20240105`, `2024W5`, `202401`, `2024`. */
-export function dhis2Period(type: PeriodType, instant: number): string {
-  const iso = formatPeriod({ type, start: new Date(instant) });
-  if (type === 'weekly') {
-    const [year, week] = iso.split('-W');
-    return `${year}W${Number(week)}`;
-  }
-  return iso.replace(/-/g, '');
-}
 
 /** DHIS2 period ids of the temporal labels (`period-labels.ts`). */
 function periodIds(labels: readonly unknown[], given: unknown): string[] {
