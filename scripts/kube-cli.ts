@@ -23,7 +23,12 @@ export interface CommandResult {
 
 /** Runs helm or kubectl with `args` (and `input` on standard input); the exit code is the caller's to judge. */
 export async function runTool(name: 'helm' | 'kubectl', args: string[], input?: string): Promise<CommandResult> {
-  const child = spawn(await tool(name), args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  return runProgram(await tool(name), args, input);
+}
+
+/** Runs the program at `path` with `args` and `input` on standard input, and collects its output. */
+export async function runProgram(path: string, args: string[], input?: string): Promise<CommandResult> {
+  const child = spawn(path, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
