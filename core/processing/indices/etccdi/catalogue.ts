@@ -7,7 +7,16 @@
 import type { Calendar, Frequency, Periods } from './calendar.ts';
 import { growingSeasonLength, SOUTHERN_SECOND_HALF_DAYS } from './gsl.ts';
 import { exceedances, wetDayPercentile, type BaseYears, type Side } from './percentiles.ts';
-import { countDays, extreme, largestRunningSum, meanDifference, sumWhere, type DayCondition } from './reductions.ts';
+import {
+  DayCount,
+  Extreme,
+  largestRunningSum,
+  meanDifference,
+  reduceBlock,
+  SumWhere,
+  type DayCondition,
+  type PeriodReduction,
+} from './reductions.ts';
 import { daysInSpells, longestSpell, type SeriesSpan } from './spells.ts';
 
 export type Variable = 'tmin' | 'tmax' | 'precipitation';
@@ -53,7 +62,15 @@ export interface RunsOfYears {
 /** Runs of years that read no day after their own. */
 const NO_DAYS_AHEAD: RunsOfYears = { ahead: 0 };
 
-export interface EtccdiIndex {
+/** What an index reduced day by day (`EtccdiIndex.byDay`) is computed over. */
+export interface DayByDayInput {
+  readonly periods: Periods;
+  readonly cells: number;
+  /** Rnnmm's threshold (mm). */
+  readonly threshold?: number;
+}
+
+interface IndexDescription {
   /** The process id. */
   readonly id: string;
   /** ETCCDI's name. */
@@ -68,9 +85,24 @@ export interface EtccdiIndex {
   readonly threshold?: boolean;
   /** Absent: the index needs the whole series at once (the percentile indices). */
   readonly runs?: RunsOfYears;
+}
+
+/** An index computed from the daily block of each variable it reads. */
+interface BlockIndex extends IndexDescription {
   /** The values per period and cell, before the missing-day rule. */
   compute(input: IndexInput): Float64Array;
+  readonly byDay?: undefined;
 }
+
+/**
+ * An index of one variable reduced one day at a time as its input is read, without a block: its reduction gives
+ * the values per period and cell, before the missing-day rule.
+ */
+interface DayByDayIndex extends IndexDescription {
+  byDay(input: DayByDayInput): PeriodReduction;
+}
+
+export type EtccdiIndex = BlockIndex | DayByDayIndex;
 
 const ANNUAL: readonly Frequency[] = ['year'];
 const MONTHLY: readonly Frequency[] = ['month', 'year'];
@@ -89,33 +121,42 @@ function ofData(
   return { id, name, inputs: { data: variable }, frequencies, unit, ...options, compute };
 }
 
+/** An index of one input cube, `data`, reduced day by day in runs of years. */
+function dayByDay(
+  id: string,
+  name: string,
+  variable: Variable,
+  [frequencies, unit]: [readonly Frequency[], string],
+  byDay: (input: DayByDayInput) => PeriodReduction,
+  options: { threshold?: boolean } = {},
+): EtccdiIndex {
+  return { id, name, inputs: { data: variable }, frequencies, unit, ...options, runs: NO_DAYS_AHEAD, byDay };
+}
+
 function count(id: string, name: string, variable: Variable, condition: DayCondition): EtccdiIndex {
-  return ofData(
+  return dayByDay(
     id,
     name,
     variable,
     [ANNUAL, 'days'],
-    (input) => countDays(series(input, variable), input.cells, input.periods, condition),
-    { runs: NO_DAYS_AHEAD },
+    ({ cells, periods }) => new DayCount(cells, periods, condition),
   );
 }
 
 function extremeOf(id: string, name: string, variable: Variable, max: boolean, unit = 'degC'): EtccdiIndex {
-  return ofData(
-    id,
-    name,
-    variable,
-    [MONTHLY, unit],
-    (input) => extreme(series(input, variable), input.cells, input.periods, max),
-    { runs: NO_DAYS_AHEAD },
-  );
+  return dayByDay(id, name, variable, [MONTHLY, unit], ({ cells, periods }) => new Extreme(cells, periods, max));
 }
 
 /** Share of days (%) beyond the calendar day's percentile `p` of the base period, bootstrapped in it. */
 function percentOfDays(id: string, name: string, variable: Variable, p: number, side: Side): EtccdiIndex {
   const compute = (input: IndexInput) => {
     const shares = exceedances(series(input, variable), input.cells, input.calendar, input.base!, p, side, true);
-    const { sum, count } = sumWhere(shares, input.cells, input.periods, -Infinity);
+    const { sum, count } = reduceBlock(
+      new SumWhere(input.cells, input.periods, -Infinity),
+      shares,
+      input.cells,
+      input.periods,
+    );
     for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? (100 * sum[i]!) / count[i]! : NaN;
     return sum;
   };
@@ -211,39 +252,36 @@ export const ETCCDI_INDICES: readonly EtccdiIndex[] = [
     },
     { runs: NO_DAYS_AHEAD },
   ),
-  ofData(
+  dayByDay(
     'etccdi_sdii',
     'SDII',
     'precipitation',
     [ANNUAL, 'mm day-1'],
-    (input) => {
-      const { sum, count } = sumWhere(series(input, 'precipitation'), input.cells, input.periods, WET_DAY_MM);
-      for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : 0;
-      return sum;
-    },
-    { runs: NO_DAYS_AHEAD },
+    ({ cells, periods }) =>
+      new SumWhere(cells, periods, WET_DAY_MM, (sum, count) => {
+        for (let i = 0; i < sum.length; i++) sum[i] = count[i]! > 0 ? sum[i]! / count[i]! : 0;
+        return sum;
+      }),
   ),
   count('etccdi_r10mm', 'R10mm', 'precipitation', { test: '>=', limit: 10 }),
   count('etccdi_r20mm', 'R20mm', 'precipitation', { test: '>=', limit: 20 }),
-  ofData(
+  dayByDay(
     'etccdi_rnnmm',
     'Rnnmm',
     'precipitation',
     [ANNUAL, 'days'],
-    (input) =>
-      countDays(series(input, 'precipitation'), input.cells, input.periods, { test: '>=', limit: input.threshold! }),
-    { threshold: true, runs: NO_DAYS_AHEAD },
+    ({ cells, periods, threshold }) => new DayCount(cells, periods, { test: '>=', limit: threshold! }),
+    { threshold: true },
   ),
   longest('etccdi_cdd', 'CDD', false),
   longest('etccdi_cwd', 'CWD', true),
   totalAbove('etccdi_r95ptot', 'R95pTOT', 0.95),
   totalAbove('etccdi_r99ptot', 'R99pTOT', 0.99),
-  ofData(
+  dayByDay(
     'etccdi_prcptot',
     'PRCPTOT',
     'precipitation',
     [ANNUAL, 'mm'],
-    (input) => sumWhere(series(input, 'precipitation'), input.cells, input.periods, WET_DAY_MM).sum,
-    { runs: NO_DAYS_AHEAD },
+    ({ cells, periods }) => new SumWhere(cells, periods, WET_DAY_MM),
   ),
 ];

@@ -1,6 +1,6 @@
 /**
- * The per-period reductions most indices are made of, over a block of daily values (`values[day * cells + cell]`,
- * NaN for missing) into `count` × `cells` results. Missing days are skipped (a comparison with NaN is false); the
+ * The per-period reductions most indices are made of, over daily values (a block, `values[day * cells + cell]`, or
+ * each day's row as an input is read; NaN for missing) into `count` × `cells` results. Missing days are skipped (a comparison with NaN is false); the
  * missing-day rule is applied after. Each is one loop over days and cells with its test written in it: a test
  * passed as a function would be a call per value.
  */
@@ -12,25 +12,72 @@ export interface DayCondition {
   readonly limit: number;
 }
 
+/**
+ * A reduction of days into a value per period and cell, fed one day at a time: `values[from + cell]`, NaN for
+ * missing, into period `period`'s results. Fed from a block (`reduceBlock`) or a day as it is read.
+ */
+export interface PeriodReduction {
+  day(values: Float64Array, from: number, period: number): void;
+  result(): Float64Array;
+}
+
+/** Feeds every day of a period in `values` (a block, `values[day * cells + cell]`) to `reduction`. */
+export function reduceBlock<R extends PeriodReduction>(
+  reduction: R,
+  values: Float64Array,
+  cells: number,
+  periods: Periods,
+) {
+  forEachRow(periods, cells, (row, at) => reduction.day(values, row, at / cells));
+  return reduction;
+}
+
 /** Days whose value meets `condition`. */
-export function countDays(values: Float64Array, cells: number, periods: Periods, condition: DayCondition) {
-  const out = new Float64Array(periods.count * cells);
-  const { test, limit } = condition;
-  forEachRow(periods, cells, (row, at) => {
+export class DayCount implements PeriodReduction {
+  private readonly out: Float64Array;
+
+  private readonly cells: number;
+  private readonly condition: DayCondition;
+
+  constructor(cells: number, periods: Periods, condition: DayCondition) {
+    this.cells = cells;
+    this.condition = condition;
+    this.out = new Float64Array(periods.count * cells);
+  }
+
+  day(values: Float64Array, row: number, period: number) {
+    const { out, cells } = this;
+    const { test, limit } = this.condition;
+    const at = period * cells;
     if (test === '<') {
       for (let c = 0; c < cells; c++) if (values[row + c]! < limit) out[at + c]!++;
     } else if (test === '>') {
       for (let c = 0; c < cells; c++) if (values[row + c]! > limit) out[at + c]!++;
     } else for (let c = 0; c < cells; c++) if (values[row + c]! >= limit) out[at + c]!++;
-  });
-  return out;
+  }
+
+  result() {
+    return this.out;
+  }
 }
 
 /** The largest (`max`) or smallest value. */
-export function extreme(values: Float64Array, cells: number, periods: Periods, max: boolean): Float64Array {
-  const out = new Float64Array(periods.count * cells).fill(max ? -Infinity : Infinity);
-  forEachRow(periods, cells, (row, at) => {
-    if (max)
+export class Extreme implements PeriodReduction {
+  private readonly out: Float64Array;
+
+  private readonly cells: number;
+  private readonly max: boolean;
+
+  constructor(cells: number, periods: Periods, max: boolean) {
+    this.cells = cells;
+    this.max = max;
+    this.out = new Float64Array(periods.count * cells).fill(max ? -Infinity : Infinity);
+  }
+
+  day(values: Float64Array, row: number, period: number) {
+    const { out, cells } = this;
+    const at = period * cells;
+    if (this.max)
       for (let c = 0; c < cells; c++) {
         const v = values[row + c]!;
         if (v > out[at + c]!) out[at + c] = v;
@@ -40,15 +87,41 @@ export function extreme(values: Float64Array, cells: number, periods: Periods, m
         const v = values[row + c]!;
         if (v < out[at + c]!) out[at + c] = v;
       }
-  });
-  return finite(out);
+  }
+
+  result() {
+    return finite(this.out);
+  }
 }
 
-/** The sum of the values of at least `least` (-Infinity: every value present), and how many there were. */
-export function sumWhere(values: Float64Array, cells: number, periods: Periods, least: number) {
-  const sum = new Float64Array(periods.count * cells);
-  const count = new Float64Array(periods.count * cells);
-  forEachRow(periods, cells, (row, at) => {
+/**
+ * The sum of the values of at least `least` (-Infinity: every value present), and how many there were; its result
+ * is `finish(sum, count)`, the sum by default.
+ */
+export class SumWhere implements PeriodReduction {
+  readonly sum: Float64Array;
+  readonly count: Float64Array;
+
+  private readonly cells: number;
+  private readonly least: number;
+  private readonly finish: (sum: Float64Array, count: Float64Array) => Float64Array;
+
+  constructor(
+    cells: number,
+    periods: Periods,
+    least: number,
+    finish: (sum: Float64Array, count: Float64Array) => Float64Array = (sum) => sum,
+  ) {
+    this.cells = cells;
+    this.least = least;
+    this.finish = finish;
+    this.sum = new Float64Array(periods.count * cells);
+    this.count = new Float64Array(periods.count * cells);
+  }
+
+  day(values: Float64Array, row: number, period: number) {
+    const { sum, count, cells, least } = this;
+    const at = period * cells;
     for (let c = 0; c < cells; c++) {
       const v = values[row + c]!;
       if (v >= least) {
@@ -56,8 +129,11 @@ export function sumWhere(values: Float64Array, cells: number, periods: Periods, 
         count[at + c]!++;
       }
     }
-  });
-  return { sum, count };
+  }
+
+  result() {
+    return this.finish(this.sum, this.count);
+  }
 }
 
 /** The mean of `high - low` over the days both are present (NaN without any). */

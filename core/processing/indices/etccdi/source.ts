@@ -11,10 +11,11 @@ import { readAhead } from '../../../read-ahead.ts';
 import type { Conversion } from '../../units.ts';
 import { BufferPool } from './buffers.ts';
 import { calendarOf, DAY_MS, periodsOf, type Calendar, type Frequency, type Periods } from './calendar.ts';
-import type { Carried, EtccdiIndex, RunsOfYears, Variable } from './catalogue.ts';
+import type { Carried, DayByDayInput, EtccdiIndex, RunsOfYears, Variable } from './catalogue.ts';
 import { seasonYears } from './gsl.ts';
-import { failedPeriods, maskFailed } from './missing.ts';
+import { failedPeriods, maskFailed, MissingTally } from './missing.ts';
 import type { BaseYears } from './percentiles.ts';
+import type { PeriodReduction } from './reductions.ts';
 import type { SeriesSpan } from './spells.ts';
 
 /**
@@ -73,11 +74,16 @@ interface Stretch {
   readonly firstPeriod: number;
 }
 
-/** Values of one time chunk of an input over a block's cells: `length` days a row, the stretch's from `skip` on. */
+/**
+ * Values of one time chunk of an input over a block's cells: `length` days a row, the stretch's from `skip` on;
+ * they are the positions `first` to `first + count` (excluded) of the temporal dimension.
+ */
 interface Slab {
   readonly values: ChunkArray;
   readonly length: number;
   readonly skip: number;
+  readonly first: number;
+  readonly count: number;
 }
 
 export class EtccdiSource implements CubeSource {
@@ -184,6 +190,7 @@ export class EtccdiSource implements CubeSource {
     const { plan } = this;
     const { calendar, periods } = stretch;
     const cells = pre * post;
+    if (plan.index.byDay) return this.reduceByDay(plan.index.byDay, stretch, region, pre, post, signal);
     const length = calendar.days * cells;
     // Calendar days the stretch lacks (before the series' first label, after its last, or between) are missing.
     const lacking = new Uint8Array(calendar.days).fill(1);
@@ -239,38 +246,13 @@ export class EtccdiSource implements CubeSource {
     },
     signal: AbortSignal | undefined,
   ): Promise<void> {
-    const { axis, dayOfPosition } = this.plan;
+    const { dayOfPosition } = this.plan;
     const cells = pre * post;
     const { scale, offset } = conversion;
     // Without a conversion the values stay as stored, -0 included (-0 * 1 + 0 would be 0).
     const same = scale === 1 && offset === 0;
-    const { chunkShape } = cube.metadata;
-    const step = chunkShape[axis]!;
     for (let d = 0; d < calendar.days; d++) if (lacking[d]) block.fill(NaN, d * cells, (d + 1) * cells);
-    const firstChunk = Math.floor(from / step);
-    const slabStart = (k: number) => Math.max(from, (firstChunk + k) * step);
-    const slabEnd = (k: number) => Math.min(to, (firstChunk + k + 1) * step);
-    const slab = async (k: number): Promise<Slab> => {
-      const start = region.start.map((s, i) => (i === axis ? slabStart(k) : s));
-      const shape = region.shape.map((s, i) => (i === axis ? slabEnd(k) - slabStart(k) : s));
-      const chunk = start.map((s, i) => Math.floor(s / chunkShape[i]!));
-      const stored = chunkRegion(cube.shape, chunkShape, chunk);
-      // A block usually spans whole stored chunks in the other dimensions: their values are read as decoded.
-      if (stored.start.every((s, i) => i === axis || (s === start[i] && stored.shape[i] === shape[i]))) {
-        signal?.throwIfAborted();
-        const values = await cube.source.readChunk(chunk, signal);
-        return { values, length: stored.shape[axis]!, skip: start[axis]! - stored.start[axis]! };
-      }
-      return { values: await readRegion(cube, start, shape, signal), length: shape[axis]!, skip: 0 };
-    };
-    let k = 0;
-    for await (const { values, length, skip } of readAhead(
-      Math.floor((to - 1) / step) - firstChunk + 1,
-      slab,
-      SLABS_AHEAD,
-    )) {
-      const first = slabStart(k);
-      const count = slabEnd(k++) - first;
+    for await (const { values, length, skip, first, count } of this.slabs(cube, from, to, region, signal))
       for (let t = 0; t < count; t++) {
         const day = dayOfPosition[first + t]! - shift;
         let gaps = 0;
@@ -288,10 +270,97 @@ export class EtccdiSource implements CubeSource {
         }
         if (gaps) missingDays[day] = 1;
       }
+  }
+
+  /**
+   * The values of an index reduced day by day over the periods of `stretch`, the missing-day rule applied: its
+   * input's time chunks are read as for a block, but each day's row goes to the reduction and the missing-day
+   * tally as it is read, in the working unit, and no block is filled.
+   */
+  private async reduceByDay(
+    byDay: (input: DayByDayInput) => PeriodReduction,
+    { calendar, periods, from, to, shift }: Stretch,
+    region: { start: number[]; shape: number[] },
+    pre: number,
+    post: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Float64Array> {
+    const { dayOfPosition, inputs, threshold, frequency } = this.plan;
+    const [{ cube, conversion }] = Object.values(inputs) as [PlannedInput];
+    const cells = pre * post;
+    const reduction = byDay({ cells, periods, ...(threshold !== undefined ? { threshold } : {}) });
+    const tally = new MissingTally(calendar, cells, periods.ofDay, periods.count, frequency === 'year');
+    const { scale, offset } = conversion;
+    const same = scale === 1 && offset === 0;
+    const row = new Float64Array(cells);
+    const gaps = new Uint8Array(cells);
+    // Calendar days the stretch lacks are missing in every cell.
+    const lacking = new Uint8Array(cells).fill(1);
+    let untallied = 0;
+    for await (const { values, length, skip, first, count } of this.slabs(cube, from, to, region, signal))
+      for (let t = 0; t < count; t++) {
+        const day = dayOfPosition[first + t]! - shift;
+        for (; untallied < day; untallied++) tally.day(untallied, lacking, 0);
+        let gapped = 0;
+        for (let p = 0; p < pre; p++) {
+          const at = (p * length + skip + t) * post;
+          const to = p * post;
+          for (let q = 0; q < post; q++) {
+            const v = same ? values[at + q]! : values[at + q]! * scale + offset;
+            row[to + q] = v;
+            if (v !== v) {
+              gaps[to + q] = 1;
+              gapped = 1;
+            }
+          }
+        }
+        const period = periods.ofDay[day]!;
+        if (period >= 0) reduction.day(row, 0, period);
+        tally.day(day, gapped ? gaps : undefined, 0);
+        untallied = day + 1;
+        if (gapped) gaps.fill(0);
+      }
+    for (; untallied < calendar.days; untallied++) tally.day(untallied, lacking, 0);
+    return maskFailed(reduction.result(), tally.failed());
+  }
+
+  /**
+   * The time chunks of `cube` over the cells of `region` and the positions `from` to `to`, in order, a few read
+   * ahead (their decoding overlaps with what reads them).
+   */
+  private async *slabs(
+    cube: DataCube,
+    from: number,
+    to: number,
+    region: { start: number[]; shape: number[] },
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<Slab> {
+    const { axis } = this.plan;
+    const { chunkShape } = cube.metadata;
+    const step = chunkShape[axis]!;
+    const firstChunk = Math.floor(from / step);
+    const slabStart = (k: number) => Math.max(from, (firstChunk + k) * step);
+    const slabEnd = (k: number) => Math.min(to, (firstChunk + k + 1) * step);
+    const slab = async (k: number): Promise<Slab> => {
+      const start = region.start.map((s, i) => (i === axis ? slabStart(k) : s));
+      const shape = region.shape.map((s, i) => (i === axis ? slabEnd(k) - slabStart(k) : s));
+      const chunk = start.map((s, i) => Math.floor(s / chunkShape[i]!));
+      const stored = chunkRegion(cube.shape, chunkShape, chunk);
+      const [first, count] = [slabStart(k), slabEnd(k) - slabStart(k)];
+      // A block usually spans whole stored chunks in the other dimensions: their values are read as decoded.
+      if (stored.start.every((s, i) => i === axis || (s === start[i] && stored.shape[i] === shape[i]))) {
+        signal?.throwIfAborted();
+        const values = await cube.source.readChunk(chunk, signal);
+        return { values, length: stored.shape[axis]!, skip: start[axis]! - stored.start[axis]!, first, count };
+      }
+      return { values: await readRegion(cube, start, shape, signal), length: shape[axis]!, skip: 0, first, count };
+    };
+    for await (const read of readAhead(Math.floor((to - 1) / step) - firstChunk + 1, slab, SLABS_AHEAD)) {
+      yield read;
       // The chunk is this reader's (`CubeSource.readChunk`): its memory goes back now rather than at a collection,
       // which the decoded chunks' memory would otherwise bring on every few chunks.
-      const { buffer } = values;
-      if (buffer instanceof ArrayBuffer && values.byteOffset === 0 && buffer.byteLength === values.byteLength)
+      const { buffer } = read.values;
+      if (buffer instanceof ArrayBuffer && read.values.byteOffset === 0 && buffer.byteLength === read.values.byteLength)
         buffer.transfer(0);
     }
   }
