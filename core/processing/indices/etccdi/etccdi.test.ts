@@ -93,6 +93,35 @@ describe('ETCCDI indices, by hand', () => {
     expect([month('2001-07'), month('2002-03'), month('2002-05'), month('2002-06')]).toEqual([31, NaN, 31, 30]);
   });
 
+  it('counts the days after the last of a series that ends within a year as missing', async () => {
+    // Values -14 to 16 by day of the month: 14 frost days a month. Ending on 10 December, 21 days of 2002 are
+    // missing, which fails its year and its December; ending on 29 December, two, which fail neither.
+    const value = (date: string) => Number(date.slice(8)) - 15;
+    for (const [last, frostDays2002, december] of [
+      ['2002-12-10', NaN, NaN],
+      ['2002-12-29', 168, 14],
+    ] as const) {
+      const data = daily(days('2001-01-01', last), value);
+      expect((await index('etccdi_fd', { data })).values).toEqual([168, frostDays2002]);
+      const monthly = await index('etccdi_txx', { data, frequency: 'month' });
+      expect(monthly.values.slice(-2)).toEqual([15, december]);
+    }
+  });
+
+  it("counts each cell's missing days apart: three in one cell and two in the next fail neither's month", async () => {
+    // May 2002: the first cell lacks days 1 to 3, the second days 4 and 5.
+    const labels = days('2002-01-01', '2002-12-31');
+    const gap = (date: string, cell: number) =>
+      date.slice(5, 7) === '05' &&
+      (cell === 0 ? date.slice(8) <= '03' : date.slice(8) >= '04' && date.slice(8) <= '05');
+    const data = daily(labels, (date, cell) => (gap(date, cell) ? NaN : Number(date.slice(8))), {
+      latitudes: [45, 46],
+    });
+    const { labels: months, values } = await index('etccdi_txx', { data, frequency: 'month' });
+    const may = months.indexOf('2002-05');
+    expect(values.slice(2 * may, 2 * may + 2)).toEqual([31, 31]);
+  });
+
   it('reads an input chunked in time, with the temporal dimension not first, day by day onto the calendar', async () => {
     // Weeks of two latitudes (of three) each; the last three days of March absent. Each month's largest
     // value is the last day present in it, plus 100 per latitude.
