@@ -248,27 +248,11 @@ export class EtccdiSource implements CubeSource {
   ): Promise<void> {
     const { dayOfPosition } = this.plan;
     const cells = pre * post;
-    const { scale, offset } = conversion;
-    // Without a conversion the values stay as stored, -0 included (-0 * 1 + 0 would be 0).
-    const same = scale === 1 && offset === 0;
     for (let d = 0; d < calendar.days; d++) if (lacking[d]) block.fill(NaN, d * cells, (d + 1) * cells);
-    for await (const { values, length, skip, first, count } of this.slabs(cube, from, to, region, signal))
-      for (let t = 0; t < count; t++) {
-        const day = dayOfPosition[first + t]! - shift;
-        let gaps = 0;
-        for (let p = 0; p < pre; p++) {
-          const at = (p * length + skip + t) * post;
-          const row = day * cells + p * post;
-          for (let q = 0; q < post; q++) {
-            const v = same ? values[at + q]! : values[at + q]! * scale + offset;
-            block[row + q] = v;
-            if (v !== v) {
-              missing[row + q] = 1;
-              gaps = 1;
-            }
-          }
-        }
-        if (gaps) missingDays[day] = 1;
+    for await (const slab of this.slabs(cube, from, to, region, signal))
+      for (let t = 0; t < slab.count; t++) {
+        const day = dayOfPosition[slab.first + t]! - shift;
+        if (copyDay(slab, t, pre, post, conversion, block, missing, day * cells)) missingDays[day] = 1;
       }
   }
 
@@ -290,30 +274,16 @@ export class EtccdiSource implements CubeSource {
     const cells = pre * post;
     const reduction = byDay({ cells, periods, ...(threshold !== undefined ? { threshold } : {}) });
     const tally = new MissingTally(calendar, cells, periods.ofDay, periods.count, frequency === 'year');
-    const { scale, offset } = conversion;
-    const same = scale === 1 && offset === 0;
     const row = new Float64Array(cells);
     const gaps = new Uint8Array(cells);
     // Calendar days the stretch lacks are missing in every cell.
     const lacking = new Uint8Array(cells).fill(1);
     let untallied = 0;
-    for await (const { values, length, skip, first, count } of this.slabs(cube, from, to, region, signal))
-      for (let t = 0; t < count; t++) {
-        const day = dayOfPosition[first + t]! - shift;
+    for await (const slab of this.slabs(cube, from, to, region, signal))
+      for (let t = 0; t < slab.count; t++) {
+        const day = dayOfPosition[slab.first + t]! - shift;
         for (; untallied < day; untallied++) tally.day(untallied, lacking, 0);
-        let gapped = 0;
-        for (let p = 0; p < pre; p++) {
-          const at = (p * length + skip + t) * post;
-          const to = p * post;
-          for (let q = 0; q < post; q++) {
-            const v = same ? values[at + q]! : values[at + q]! * scale + offset;
-            row[to + q] = v;
-            if (v !== v) {
-              gaps[to + q] = 1;
-              gapped = 1;
-            }
-          }
-        }
+        const gapped = copyDay(slab, t, pre, post, conversion, row, gaps, 0);
         const period = periods.ofDay[day]!;
         if (period >= 0) reduction.day(row, 0, period);
         tally.day(day, gapped ? gaps : undefined, 0);
@@ -412,4 +382,36 @@ export class EtccdiSource implements CubeSource {
     }
     return out;
   }
+}
+
+/**
+ * Copies day `t` of `slab` over its cells, in the working unit, onto `values` from `at` on, marking its NaNs with 1s
+ * in `missing` (from `at` too); whether it had any.
+ */
+function copyDay(
+  { values: stored, length, skip }: Slab,
+  t: number,
+  pre: number,
+  post: number,
+  { scale, offset }: Conversion,
+  values: Float64Array,
+  missing: Uint8Array,
+  at: number,
+): boolean {
+  // Without a conversion the values stay as stored, -0 included (-0 * 1 + 0 would be 0).
+  const same = scale === 1 && offset === 0;
+  let gaps = false;
+  for (let p = 0; p < pre; p++) {
+    const from = (p * length + skip + t) * post;
+    const to = at + p * post;
+    for (let q = 0; q < post; q++) {
+      const v = same ? stored[from + q]! : stored[from + q]! * scale + offset;
+      values[to + q] = v;
+      if (v !== v) {
+        missing[to + q] = 1;
+        gaps = true;
+      }
+    }
+  }
+  return gaps;
 }
