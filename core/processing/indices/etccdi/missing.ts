@@ -37,7 +37,6 @@ export class MissingTally {
   private readonly perMonth: Int32Array;
   private readonly failures: Uint8Array;
   private monthMissing = 0;
-
   private readonly calendar: Calendar;
   private readonly cells: number;
   private readonly ofDay: Int32Array;

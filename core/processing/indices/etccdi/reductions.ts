@@ -32,17 +32,24 @@ export function reduceBlock<R extends PeriodReduction>(
   return reduction;
 }
 
-/** Days whose value meets `condition`. */
-export class DayCount implements PeriodReduction {
-  private readonly out: Float64Array;
+/** A reduction into one result per period and cell, each starting at `initial`. */
+abstract class PerPeriodAndCell {
+  protected readonly cells: number;
+  protected readonly out: Float64Array;
 
-  private readonly cells: number;
+  constructor(cells: number, periods: Periods, initial: number) {
+    this.cells = cells;
+    this.out = new Float64Array(periods.count * cells).fill(initial);
+  }
+}
+
+/** Days whose value meets `condition`. */
+export class DayCount extends PerPeriodAndCell implements PeriodReduction {
   private readonly condition: DayCondition;
 
   constructor(cells: number, periods: Periods, condition: DayCondition) {
-    this.cells = cells;
+    super(cells, periods, 0);
     this.condition = condition;
-    this.out = new Float64Array(periods.count * cells);
   }
 
   day(values: Float64Array, row: number, period: number) {
@@ -62,16 +69,12 @@ export class DayCount implements PeriodReduction {
 }
 
 /** The largest (`max`) or smallest value. */
-export class Extreme implements PeriodReduction {
-  private readonly out: Float64Array;
-
-  private readonly cells: number;
+export class Extreme extends PerPeriodAndCell implements PeriodReduction {
   private readonly max: boolean;
 
   constructor(cells: number, periods: Periods, max: boolean) {
-    this.cells = cells;
+    super(cells, periods, max ? -Infinity : Infinity);
     this.max = max;
-    this.out = new Float64Array(periods.count * cells).fill(max ? -Infinity : Infinity);
   }
 
   day(values: Float64Array, row: number, period: number) {
@@ -98,11 +101,8 @@ export class Extreme implements PeriodReduction {
  * The sum of the values of at least `least` (-Infinity: every value present), and how many there were; its result
  * is `finish(sum, count)`, the sum by default.
  */
-export class SumWhere implements PeriodReduction {
-  readonly sum: Float64Array;
+export class SumWhere extends PerPeriodAndCell implements PeriodReduction {
   readonly count: Float64Array;
-
-  private readonly cells: number;
   private readonly least: number;
   private readonly finish: (sum: Float64Array, count: Float64Array) => Float64Array;
 
@@ -112,11 +112,14 @@ export class SumWhere implements PeriodReduction {
     least: number,
     finish: (sum: Float64Array, count: Float64Array) => Float64Array = (sum) => sum,
   ) {
-    this.cells = cells;
+    super(cells, periods, 0);
     this.least = least;
     this.finish = finish;
-    this.sum = new Float64Array(periods.count * cells);
     this.count = new Float64Array(periods.count * cells);
+  }
+
+  get sum(): Float64Array {
+    return this.out;
   }
 
   day(values: Float64Array, row: number, period: number) {
