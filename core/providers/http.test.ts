@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet } from './http.ts';
@@ -19,6 +20,7 @@ describe('httpGet', () => {
         const location = `http://localhost:${(server.address() as { port: number }).port}/file`;
         return void res.writeHead(302, { location }).end('moved');
       }
+      if (req.url === '/hang') return; // never answers
       if (req.url === '/file') return void res.writeHead(200, { 'content-length': 5, 'x-kind': 'a' }).end('bytes');
       res.writeHead(404).end('not found');
     });
@@ -52,5 +54,25 @@ describe('httpGet', () => {
       ['127.0.0.1', '/away', authorization],
       ['localhost', '/file', undefined],
     ]);
+  });
+
+  it('gives up on a server that never answers, naming the timeout, and stops at once when the caller aborts', async () => {
+    const options = { timeoutMs: 200, attempts: 2, backoffMs: 5 };
+    await expect(httpGet(`${base}/hang`, options)).rejects.toThrow(/failed after 2 attempts: no answer within 200 ms/);
+    const caller = new AbortController();
+    const started = performance.now();
+    const reading = httpGet(`${base}/hang`, { ...options, timeoutMs: 60_000, signal: caller.signal });
+    setTimeout(() => caller.abort(new Error('run cancelled')), 50);
+    await expect(reading).rejects.toThrow('run cancelled');
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+
+  it('leaves no listener on the caller signal once a read is done, however many reads share it', async () => {
+    const caller = new AbortController();
+    for (let n = 0; n < 5; n++) await httpGet(`${base}/file`, { signal: caller.signal });
+    await expect(httpGet(`${base}/hang`, { signal: caller.signal, timeoutMs: 100, attempts: 1 })).rejects.toThrow(
+      /no answer within 100 ms/,
+    );
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   });
 });
