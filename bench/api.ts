@@ -157,7 +157,7 @@ export async function benchApi(options: ApiBenchOptions): Promise<EndpointFigure
         // 6.5 MB a response for 10,000: 4 connections, so that a request does not wait out the others' transfers.
         {
           path: '/datasets',
-          label: `GET /datasets (all ${options.datasets}, no limit; 4 connections)`,
+          label: `GET /datasets (all ${options.datasets}, no limit)`,
           connections: 4,
         },
       ];
@@ -230,7 +230,7 @@ export function apiReport(figures: EndpointFigures[], options: ApiBenchOptions):
   for (const f of figures) {
     const ratios = f.runs.map((r) => r.stratusRequestsPerSecond / r.peerRequestsPerSecond);
     lines.push(
-      `| ${f.label} | ${round(f.bytes)} | ${medianRange(
+      `| ${f.label}${f.connections === options.connections ? '' : `, ${f.connections} connections`} | ${round(f.bytes)} | ${medianRange(
         f.runs.map((r) => r.stratusRequestsPerSecond),
         round,
       )} | ${medianRange(
@@ -256,7 +256,7 @@ export function apiReport(figures: EndpointFigures[], options: ApiBenchOptions):
 /** The rows of the table of current figures: each endpoint's rate against the bare server answering its bytes. */
 export function apiHeadlines(figures: EndpointFigures[], options: ApiBenchOptions): Headline[] {
   return figures.map((f) => ({
-    figure: `API ${f.label} rate, ${round(options.datasets)} datasets, ${options.connections} connections`,
+    figure: `API ${f.label} rate, ${round(options.datasets)} datasets, ${f.connections} connections`,
     peer: 'bare node:http in its own process answering the same bytes from memory (a floor, not a product)',
     ratios: f.runs.map((r) => r.stratusRequestsPerSecond / r.peerRequestsPerSecond),
     command: 'node bench/api.ts',
