@@ -28,8 +28,14 @@ const zstdDecompressAsync = promisify(zstdDecompress);
 
 export async function encodeChunk(compressor: Compressor | null, bytes: Uint8Array): Promise<Uint8Array> {
   if (!compressor) return bytes;
-  if (compressor.id === 'zlib') return deflateAsync(bytes, { level: compressor.level });
-  if (compressor.id === 'gzip') return gzipAsync(bytes, { level: compressor.level });
+  // Output in one buffer of at most the input's size and a little (Deflate's bound): in zlib's default 16 KiB steps
+  // a chunk of a few MB makes as many round trips to libuv's pool and pieces to join.
+  const options = {
+    level: compressor.level,
+    chunkSize: Math.max(64 * 1024, bytes.byteLength + (bytes.byteLength >> 8)),
+  };
+  if (compressor.id === 'zlib') return deflateAsync(bytes, options);
+  if (compressor.id === 'gzip') return gzipAsync(bytes, options);
   return zstdCompressAsync(bytes, {
     params: { [constants.ZSTD_c_compressionLevel]: compressor.level, [constants.ZSTD_c_checksumFlag]: 0 },
   });
