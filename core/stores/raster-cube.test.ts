@@ -1,11 +1,12 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { python } from '../../test/support/python.ts';
 import { periodRange } from '../periods/index.ts';
 import { sampleProvider } from '../providers/sample.ts';
-import { chunkShape, partPeriods, partsChunkShape, RasterCubeWriter } from './raster-cube.ts';
+import { chunkShape, PARALLEL_CHUNKS, partPeriods, partsChunkShape, RasterCubeWriter } from './raster-cube.ts';
+import type { WritableStore } from './store.ts';
 
 const READERS = join(import.meta.dirname, '../../test/interop/zarr-readers.py');
 
@@ -108,6 +109,89 @@ describe('RasterCubeWriter', () => {
     } finally {
       await rm(valuesFile, { force: true });
     }
+  });
+});
+
+describe('chunk writes in flight', () => {
+  /** A store whose chunk writes of `value/` wait until released, counting how many wait at once. */
+  function heldStore() {
+    const keys = new Map<string, Uint8Array | string>();
+    const held: { key: string; release: (error?: Error) => void }[] = [];
+    let most = 0;
+    const store: WritableStore = {
+      set: (key, value) => {
+        if (!key.startsWith('value/') || key.endsWith('.zarray') || key.endsWith('.zattrs')) {
+          keys.set(key, value);
+          return Promise.resolve();
+        }
+        return new Promise<void>((resolve, reject) => {
+          held.push({
+            key,
+            release: (error) => (error ? reject(error) : (keys.set(key, value), resolve())),
+          });
+          most = Math.max(most, held.length);
+        });
+      },
+    };
+    const releaseAll = (error?: Error) => held.splice(0).forEach((h) => h.release(error));
+    return { store, keys, held, releaseAll, most: () => most };
+  }
+  const grid = {
+    lat: Float64Array.from({ length: 20 }, (_, i) => 10 - i * 0.1),
+    lon: Float64Array.from({ length: 20 }, (_, i) => i * 0.1),
+    resolution: 0.1,
+  };
+  const description = (periods: number) => ({
+    variable: 'value',
+    periodType: 'daily' as const,
+    periods: periodRange('daily', '2024-01-01', `2024-01-${String(periods).padStart(2, '0')}`),
+    grid,
+    attributes: {},
+    // One chunk a block of 2 days: every chunk is a block of its own.
+    chunks: [2, 20, 20] as [number, number, number],
+  });
+  const plane = (v: number) => new Float32Array(400).fill(v);
+
+  it('keeps the next blocks filling while earlier ones are written, at most PARALLEL_CHUNKS at once, and written() waits for them', async () => {
+    const { store, keys, held, releaseAll, most } = heldStore();
+    const blocks = PARALLEL_CHUNKS + 2;
+    const writer = await RasterCubeWriter.create(store, description(blocks * 2));
+    let appended = 0;
+    const appending = (async () => {
+      for (let d = 0; d < blocks * 2; d++, appended++) await writer.append(plane(d));
+    })();
+    // Blocks are handed over without waiting for their writes, until PARALLEL_CHUNKS of them are held.
+    await vi.waitFor(() => expect(held).toHaveLength(PARALLEL_CHUNKS));
+    expect(appended).toBe(PARALLEL_CHUNKS * 2 + 1);
+    let done = false;
+    const written = appending.then(() => writer.written()).then(() => (done = true));
+    while (!done) {
+      releaseAll();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await written;
+    expect(most()).toBe(PARALLEL_CHUNKS);
+    const chunks = [...keys.keys()].filter((k) => /^value\/\d/.test(k)).sort();
+    expect(chunks).toEqual(Array.from({ length: blocks }, (_, t) => `value/${t}.0.0`).sort());
+  });
+
+  it('throws a failed chunk write from the next append or from finish, never unhandled, and writes no consolidated metadata', async () => {
+    const { store, keys, held, releaseAll } = heldStore();
+    const writer = await RasterCubeWriter.create(store, description(4));
+    for (let d = 0; d < 4; d++) await writer.append(plane(d));
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    const finishing = writer.finish();
+    releaseAll(new Error('disk full'));
+    await expect(finishing).rejects.toThrow('disk full');
+    expect(keys.has('.zmetadata')).toBe(false);
+
+    const next = heldStore();
+    const failing = await RasterCubeWriter.create(next.store, description(PARALLEL_CHUNKS * 2 + 2));
+    for (let d = 0; d < PARALLEL_CHUNKS * 2; d++) await failing.append(plane(d));
+    await vi.waitFor(() => expect(next.held).toHaveLength(PARALLEL_CHUNKS));
+    next.releaseAll(new Error('disk full'));
+    await failing.append(plane(0));
+    await expect(failing.append(plane(0))).rejects.toThrow('disk full');
   });
 });
 

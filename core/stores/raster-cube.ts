@@ -41,7 +41,7 @@ const storeOf = (target: string | WritableStore) => (typeof target === 'string' 
 /** Bytes per chunk that the chunk shape aims at (DESIGN.md §4: near 2 MiB). */
 const TARGET_CHUNK_BYTES = 2 * 1024 * 1024;
 const MAX_SPATIAL_CHUNK = 256;
-/** Compressions in flight at once; they run on libuv's pool, sized 4 by default. */
+/** Chunk compressions and writes in flight at once; they run on libuv's pool, sized 4 by default. */
 export const PARALLEL_CHUNKS = 4;
 
 export function chunkShape(periods: number, ny: number, nx: number): [number, number, number] {
@@ -120,6 +120,13 @@ export class RasterCubeWriter {
   #end: number;
   /** Writes one part's chunks only; the metadata is written by `completeParts`. */
   #part = false;
+  /**
+   * Chunk writes in flight, across blocks: the next block fills while the last one's chunks compress, so a block's
+   * small edge chunks do not leave the pool's threads idle behind its large one. They never reject: the first
+   * failure is kept in `#failure` and thrown by the next append or by `finish`.
+   */
+  readonly #writing = new Set<Promise<void>>();
+  #failure: { error: unknown } | undefined;
 
   private constructor(store: WritableStore, description: RasterCubeDescription) {
     const v3 = description.zarrVersion === 3;
@@ -204,7 +211,10 @@ export class RasterCubeWriter {
     return this.#appended;
   }
 
-  /** Periods appended but not yet written: 0 right after a block of time steps went to the store. */
+  /**
+   * Periods appended but not yet handed to the store: 0 right after a block of time steps was; its chunks are in the
+   * store once `written()` resolves.
+   */
   get pendingPeriods(): number {
     return this.#appended === this.#end ? 0 : this.#appended % this.#shape[0];
   }
@@ -295,25 +305,41 @@ export class RasterCubeWriter {
   async #writeBlock({ grid, data }: Level, block: Float32Array, t: number, filled: number): Promise<void> {
     const [ct, cy, cx] = data.chunks as [number, number, number];
     const [ny, nx] = [grid.lat.length, grid.lon.length];
-    const jobs: (() => Promise<void>)[] = [];
     for (let cj = 0; cj * cy < ny; cj++) {
       for (let ci = 0; ci * cx < nx; ci++) {
-        jobs.push(() => {
-          // Edge chunks keep the full chunk shape; cells past the array's edge hold the fill value.
-          const chunk = new Float32Array(ct * cy * cx).fill(Number.NaN);
-          for (let k = 0; k < filled; k++) {
-            for (let y = 0; y < cy && cj * cy + y < ny; y++) {
-              const from = k * ny * nx + (cj * cy + y) * nx + ci * cx;
-              const width = Math.min(cx, nx - ci * cx);
-              chunk.set(block.subarray(from, from + width), (k * cy + y) * cx);
-            }
+        // A slot first, then the copy: no more than PARALLEL_CHUNKS chunks are held beside the block.
+        await this.#slot();
+        // Edge chunks keep the full chunk shape; cells past the array's edge hold the fill value.
+        const chunk = new Float32Array(ct * cy * cx).fill(Number.NaN);
+        for (let k = 0; k < filled; k++) {
+          for (let y = 0; y < cy && cj * cy + y < ny; y++) {
+            const from = k * ny * nx + (cj * cy + y) * nx + ci * cx;
+            const width = Math.min(cx, nx - ci * cx);
+            chunk.set(block.subarray(from, from + width), (k * cy + y) * cx);
           }
-          return this.#zarr.chunk(data, [t, cj, ci], chunk);
-        });
+        }
+        const writing: Promise<void> = this.#zarr.chunk(data, [t, cj, ci], chunk).then(
+          () => void this.#writing.delete(writing),
+          (error: unknown) => {
+            this.#writing.delete(writing);
+            this.#failure ??= { error };
+          },
+        );
+        this.#writing.add(writing);
       }
     }
-    for (let i = 0; i < jobs.length; i += PARALLEL_CHUNKS)
-      await Promise.all(jobs.slice(i, i + PARALLEL_CHUNKS).map((job) => job()));
+  }
+
+  /** Waits until fewer than PARALLEL_CHUNKS chunk writes are in flight; throws the first that failed. */
+  async #slot(): Promise<void> {
+    while (this.#writing.size >= PARALLEL_CHUNKS) await Promise.race(this.#writing);
+    if (this.#failure) throw this.#failure.error;
+  }
+
+  /** Waits for every chunk write in flight (the blocks appended are then in the store); throws the first that failed. */
+  async written(): Promise<void> {
+    await Promise.all(this.#writing);
+    if (this.#failure) throw this.#failure.error;
   }
 
   /**
@@ -322,6 +348,7 @@ export class RasterCubeWriter {
    */
   async finish(): Promise<Coverage> {
     if (this.#appended !== this.#end) throw new Error(`${this.#end} periods declared but ${this.#appended} appended`);
+    await this.written();
     if (!this.#part) await this.#zarr.consolidate();
     return cubeCoverage(this.#description);
   }

@@ -33,7 +33,11 @@ export async function openIcechunkVersion(
   let session: Session = await repo.writableSession(branch);
   // Each commit starts a new session: writes go to the current one.
   const keys: WritableStore = { set: (key, value) => icechunkStore(session.store).set(key, value) };
-  let writer: CubeSink & { readonly pendingPeriods: number; readonly appendedPeriods: number };
+  let writer: CubeSink & {
+    readonly pendingPeriods: number;
+    readonly appendedPeriods: number;
+    written(): Promise<void>;
+  };
   if (previous === undefined) {
     await session.store.clear();
     writer = await RasterCubeWriter.create(keys, { ...description, zarrVersion: 3 });
@@ -60,7 +64,11 @@ export async function openIcechunkVersion(
   const sink: CubeSink = {
     append: async (values) => {
       await writer.append(values);
-      if (writer.pendingPeriods === 0) await commit();
+      // A snapshot holds every chunk of the periods its message counts.
+      if (writer.pendingPeriods === 0) {
+        await writer.written();
+        await commit();
+      }
     },
     finish: async () => {
       const coverage = await writer.finish();

@@ -67,10 +67,14 @@ export function rewrittenBlocks(splice: Splice, periods: number, timeChunk: numb
   return { first: Math.floor(splice.from / timeChunk), last: Math.ceil(splice.to / timeChunk) };
 }
 
-/** A cube sink writing a splice; `pendingPeriods` is 0 right after a block went to the store. */
+/**
+ * A cube sink writing a splice; `pendingPeriods` is 0 right after a block was handed to the store, and its chunks
+ * are in the store once `written()` resolves.
+ */
 export interface SpliceSink extends CubeSink {
   readonly pendingPeriods: number;
   readonly appendedPeriods: number;
+  written(): Promise<void>;
   /** The previous version's time blocks the new version keeps as they are (same index in both). */
   readonly keptBlocks: number[];
   /** The previous version's data array, whose chunk keys the kept blocks have. */
@@ -137,6 +141,7 @@ export async function spliceCube(
     get appendedPeriods() {
       return writer.appendedPeriods;
     },
+    written: () => writer.written(),
     keptBlocks,
     stored,
     storedLevels: levels,
