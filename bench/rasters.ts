@@ -84,7 +84,14 @@ export async function timed(work: () => Promise<unknown>): Promise<Timing> {
   return { seconds: (performance.now() - start) / 1000, cpuSeconds: (user + system) / 1e6 };
 }
 
+/**
+ * Writes the machine's dirty pages out before a side's timed part: a flush forces the file system's journal, which
+ * on ext4 also writes out other files' new data, so a side timed right after the other's run would pay its backlog.
+ */
+const settle = () => execute('sync');
+
 async function runPeer(args: (string | number)[]): Promise<Timing> {
+  await settle();
   const { seconds, cpu_seconds } = await python<{ seconds: number; cpu_seconds: number }>(
     await readFile(PEER, 'utf8'),
     args.map(String),
@@ -120,6 +127,7 @@ async function zarrWriteBench(root: string, days: number) {
     megabytes,
     run: async (run: number): Promise<RasterSides> => {
       const out = join(root, `stratus-${run}.zarr`);
+      await settle();
       const stratus = await timed(async () => {
         const writer = await RasterCubeWriter.create(out, {
           variable: 'value',
@@ -159,6 +167,7 @@ export async function makeChirpsCogs(dir: string, days: number): Promise<string>
 async function ingestionRun(root: string, base: string, periods: Period[], run: number): Promise<RasterSides> {
   const out = join(root, `ingested-${run}.zarr`);
   // Stratus as a worker runs it: a process of its own with the workers' Node flags, as the peer is one of its own.
+  await settle();
   const { stdout } = await execute(
     process.execPath,
     [...WORKER_NODE_FLAGS, WORKER, base, formatPeriod(periods[0]!), formatPeriod(periods.at(-1)!), out],
