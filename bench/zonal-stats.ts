@@ -8,8 +8,9 @@
  *   pixel-centre peer (the goal) and against the peer's `coverage` (shapely's fractions over each window).
  * Both sides include turning the polygons into pixels. The cube is written to a raw file for the peers once.
  * Stratus runs with one worker thread (first, like for like with the peers), then with `threads`. The first call
- * of the process is the like-for-like row (a fresh worker compiles its loops as it goes); a third call on the same
- * worker, against the peers' second pass in their process, is what a server's later requests take.
+ * of the process is the like-for-like row, after the warm-up a listening server runs (`warmZonal`, on made-up
+ * data); a third call on the same worker, against the peers' second pass in their process, is what a server's
+ * later requests take.
  * Each peer's means are checked against Stratus's (`PEER_TOLERANCE`); reports seconds, CPU seconds, the largest
  * differences and the peak RSS.
  */
@@ -21,6 +22,7 @@ import { memoryCube } from '../core/processing/cube/memory.ts';
 import { materialize } from '../core/processing/cube/read.ts';
 import { runProcessGraph } from '../core/processing/engine.ts';
 import { ZONAL_CHUNK } from '../core/processing/zonal/chunk-task.ts';
+import { warmZonal } from '../core/processing/zonal/warm-up.ts';
 import { closeProcessPool, configureProcessPool } from '../core/workers/pool.ts';
 import { python } from '../test/support/python.ts';
 
@@ -229,11 +231,12 @@ export async function benchZonalStats(
     const polygonsPath = join(root, 'polygons.geojson');
     await writeFile(raw, values);
     await writeFile(polygonsPath, JSON.stringify(geometries));
-    // Workers started before the clock, as a server's are, like the peer's imports, and the previous pool's ended
-    // before it (their teardown would count in this process's CPU time). One worker first: the first run of the
-    // process also compiles the engine's code, which counts against the like-for-like row.
+    // Workers started and the zonal code compiled before the clock, as a listening server's are (`warmZonal` on
+    // made-up data, not this cube or these polygons), like the peer's imports, and the previous pool's ended before
+    // it (their teardown would count in this process's CPU time). One worker first, like for like with the peers.
     await closeProcessPool();
     await configureProcessPool(1).warm(ZONAL_CHUNK);
+    await warmZonal();
     const singleCentre = await zonalMeans(data, geometries, 'centre');
     const singleCoverage = await zonalMeans(data, geometries, 'coverage');
     const warmCentre = await zonalMeans(data, geometries, 'centre');

@@ -3,6 +3,8 @@ import { ProcessingError } from '../../../core/processing/index.ts';
 import { referencedResources } from '../../../core/processing/jobs/resolve.ts';
 import { SyncRunner } from '../../../core/processing/sync/runner.ts';
 import { DECODE_CHUNK } from '../../../core/processing/cube/encoded-chunk.ts';
+import { ZONAL_CHUNK } from '../../../core/processing/zonal/chunk-task.ts';
+import { warmZonal } from '../../../core/processing/zonal/warm-up.ts';
 import { closeProcessPool, configureProcessPool, processPool } from '../../../core/workers/pool.ts';
 import { jobResultRoutes } from './job-results.ts';
 import { jobRoutes } from './jobs.ts';
@@ -87,11 +89,15 @@ export const processingRoutes: FastifyPluginAsyncZod = async (app) => {
   // The engine's CPU-heavy work runs on worker threads, so that the server answers other requests meanwhile.
   configureProcessPool(app.stratus.config.processing.workerThreads);
   app.addHook('onClose', () => closeProcessPool());
-  // Once listening, the threads boot and load the chunk decoder in the background, so that a fresh server's first
-  // tile or stored read does not wait for them. Not at start-up (listening stays as quick) nor on a request's path;
-  // a server that never listens (answered by inject) starts no thread until a task needs one.
+  // Once listening, the threads boot and load the chunk decoder and the zonal task in the background, then a zonal
+  // mean on made-up data compiles the zonal code, so that a fresh server's first tile, stored read or zonal request
+  // does not wait for them. Not at start-up (listening stays as quick) nor on a request's path; a server that never
+  // listens (answered by inject) starts no thread until a task needs one.
   app.addHook('onListen', async () => {
-    void processPool().warm(DECODE_CHUNK);
+    void processPool()
+      .warm(DECODE_CHUNK, ZONAL_CHUNK)
+      .then(warmZonal)
+      .catch((err: unknown) => app.log.warn({ err }, 'the zonal warm-up failed; the first zonal request compiles it'));
   });
   await app.register(resultRoute);
   await app.register(processGraphRoutes);
