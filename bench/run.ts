@@ -151,7 +151,9 @@ const sections: { name: string; run: () => Promise<Headline[]> }[] = [
   },
   {
     // 100 x 100 cells a side unless BENCH_INDICES_SIZE; the calendar-day percentile indices (their bootstrap) and
-    // SPI-3 (its SciPy peer fits each cell and month in turn) 20 x 20 unless BENCH_INDICES_PERCENTILE_SIZE.
+    // SPI-3 (its SciPy peer fits each cell and month in turn) 20 x 20 unless BENCH_INDICES_PERCENTILE_SIZE. The
+    // indices of the larger cube read a zlib store (as the writers store) and an uncompressed one (as CDO's netCDF
+    // is) unless BENCH_STORE_CODECS.
     name: 'climate indices',
     run: async () => {
       const { benchClimateIndices, CALENDAR_DAY_PERCENTILE_INDICES, CLIMATE_INDEX_PROCESSES, climateIndicesHeadlines } =
@@ -161,6 +163,7 @@ const sections: { name: string; run: () => Promise<Headline[]> }[] = [
         Number(env.BENCH_INDICES_SIZE ?? 100),
         Number(env.BENCH_RUNS ?? 3),
         CLIMATE_INDEX_PROCESSES.filter((p) => !CALENDAR_DAY_PERCENTILE_INDICES.includes(p)),
+        (env.BENCH_STORE_CODECS ?? 'zlib,none').split(',') as Parameters<typeof benchClimateIndices>[4],
       );
       const percentile = await benchClimateIndices(
         20,
