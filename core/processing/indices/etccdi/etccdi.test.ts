@@ -122,6 +122,46 @@ describe('ETCCDI indices, by hand', () => {
     expect(values.slice(2 * may, 2 * may + 2)).toEqual([31, 31]);
   });
 
+  it.each([
+    ['degC', 0],
+    ['K', 273.15],
+  ])(
+    "counts each cell's missing days apart with the temporal dimension not first, chunked, in %s",
+    async (units, offset) => {
+      // May 2002: the first cell lacks days 1 to 3, the second days 4 and 5: neither fails. June: the first lacks
+      // days 1 to 4 and fails, the second days 28 to 30 and keeps the 27th.
+      const labels = days('2002-01-01', '2002-12-31');
+      const lacks = (date: string, cell: number) => {
+        const [month, day] = [date.slice(5, 7), Number(date.slice(8))];
+        if (month === '05') return cell === 0 ? day <= 3 : day === 4 || day === 5;
+        if (month === '06') return cell === 0 ? day <= 4 : day >= 28;
+        return false;
+      };
+      const data = cubeOf(
+        [
+          spatial('y', [45, 46], 'EPSG:4326'),
+          temporal(labels),
+          spatial('x', [10], 'EPSG:4326'),
+          { name: 'bands', type: 'bands', labels: ['v'] },
+        ],
+        (i) => {
+          const [cell, date] = [Math.floor(i / labels.length), labels[i % labels.length]!];
+          return lacks(date, cell) ? NaN : Number(date.slice(8)) + offset;
+        },
+        { chunkShape: [2, 10, 1, 1], float32: true, units: { v: units } },
+      );
+      const { labels: months, values } = await index('etccdi_txx', { data, frequency: 'month' });
+      const [may, june] = [months.indexOf('2002-05'), months.indexOf('2002-06')];
+      // Cell-major output: each cell's twelve months.
+      const [first, second] = [values.slice(0, 12), values.slice(12)];
+      expect(first[may]).toBeCloseTo(31, 4);
+      expect(second[may]).toBeCloseTo(31, 4);
+      expect(first[june]).toBeNaN();
+      expect(second[june]).toBeCloseTo(27, 4);
+      expect(first[0]).toBeCloseTo(31, 4);
+    },
+  );
+
   it('reads an input chunked in time, with the temporal dimension not first, day by day onto the calendar', async () => {
     // Weeks of two latitudes (of three) each; the last three days of March absent. Each month's largest
     // value is the last day present in it, plus 100 per latitude.

@@ -4,6 +4,7 @@
  * missing-day rule is applied after. Each is one loop over days and cells with its test written in it: a test
  * passed as a function would be a call per value.
  */
+import type { ChunkArray } from '../../cube/cube.ts';
 import type { Periods } from './calendar.ts';
 
 /** A day's test of its value against a limit: `value < limit`, `value > limit` or `value >= limit`. */
@@ -90,6 +91,49 @@ export class Extreme extends PerPeriodAndCell implements PeriodReduction {
         const v = values[row + c]!;
         if (v < out[at + c]!) out[at + c] = v;
       }
+  }
+
+  /**
+   * Day `t` of a time chunk as stored, `length` days a row (`stored[(p * length + t) * post + q]` for the cell
+   * `p * post + q`), unconverted: the largest or smallest of a monotone increasing conversion is the conversion of
+   * the stored one, so the caller converts the result once. Marks the day's NaNs with 1s in `gaps`; whether it had
+   * any. Reading the chunk as decoded spares copying each day into a row first.
+   */
+  storedDay(
+    stored: ChunkArray,
+    length: number,
+    t: number,
+    pre: number,
+    post: number,
+    period: number,
+    gaps: Uint8Array,
+  ) {
+    const { out, cells } = this;
+    const at = period * cells;
+    let gapped = false;
+    for (let p = 0; p < pre; p++) {
+      const from = (p * length + t) * post;
+      const to = at + p * post;
+      if (this.max)
+        for (let q = 0; q < post; q++) {
+          const v = stored[from + q]!;
+          if (v > out[to + q]!) out[to + q] = v;
+          else if (v !== v) {
+            gaps[p * post + q] = 1;
+            gapped = true;
+          }
+        }
+      else
+        for (let q = 0; q < post; q++) {
+          const v = stored[from + q]!;
+          if (v < out[to + q]!) out[to + q] = v;
+          else if (v !== v) {
+            gaps[p * post + q] = 1;
+            gapped = true;
+          }
+        }
+    }
+    return gapped;
   }
 
   result() {

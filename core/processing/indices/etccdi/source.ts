@@ -15,7 +15,7 @@ import type { Carried, DayByDayInput, EtccdiIndex, RunsOfYears, Variable } from 
 import { seasonYears } from './gsl.ts';
 import { failedPeriods, maskFailed, MissingTally } from './missing.ts';
 import type { BaseYears } from './percentiles.ts';
-import type { PeriodReduction } from './reductions.ts';
+import { Extreme, type PeriodReduction } from './reductions.ts';
 import type { SeriesSpan } from './spells.ts';
 
 /**
@@ -279,19 +279,31 @@ export class EtccdiSource implements CubeSource {
     // Calendar days the stretch lacks are missing in every cell.
     const lacking = new Uint8Array(cells).fill(1);
     let untallied = 0;
+    // Extremes are reduced on the chunks as decoded, converted once at the end (a conversion that increases keeps
+    // which value is the largest or smallest); without a conversion the stored values stay as they are, -0 included.
+    const { scale, offset } = conversion;
+    const unconverted = scale === 1 && offset === 0;
+    const direct = reduction instanceof Extreme && scale > 0 ? reduction : undefined;
     for await (const slab of this.slabs(cube, from, to, region, signal))
       for (let t = 0; t < slab.count; t++) {
         const day = dayOfPosition[slab.first + t]! - shift;
         for (; untallied < day; untallied++) tally.day(untallied, lacking, 0);
-        const gapped = copyDay(slab, t, pre, post, conversion, row, gaps, 0);
         const period = periods.ofDay[day]!;
-        if (period >= 0) reduction.day(row, 0, period);
+        let gapped: boolean;
+        if (direct && period >= 0)
+          gapped = direct.storedDay(slab.values, slab.length, slab.skip + t, pre, post, period, gaps);
+        else {
+          gapped = copyDay(slab, t, pre, post, conversion, row, gaps, 0);
+          if (period >= 0) reduction.day(row, 0, period);
+        }
         tally.day(day, gapped ? gaps : undefined, 0);
         untallied = day + 1;
         if (gapped) gaps.fill(0);
       }
     for (; untallied < calendar.days; untallied++) tally.day(untallied, lacking, 0);
-    return maskFailed(reduction.result(), tally.failed());
+    const values = reduction.result();
+    if (direct && !unconverted) for (let i = 0; i < values.length; i++) values[i] = values[i]! * scale + offset;
+    return maskFailed(values, tally.failed());
   }
 
   /**
