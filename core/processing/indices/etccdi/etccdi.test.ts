@@ -162,6 +162,42 @@ describe('ETCCDI indices, by hand', () => {
     },
   );
 
+  it("counts each cell's missing days apart when the days are reduced where they were decoded (time first, no conversion)", async () => {
+    // As above, the temporal dimension first and the stored unit the working one: May 2002, the first cell lacks
+    // days 1 to 3, the second days 4 and 5; June, the first lacks days 1 to 4 (it fails the month, and so the
+    // year), the second days 28 to 30.
+    const labels = days('2002-01-01', '2002-12-31');
+    const lacks = (date: string, cell: number) => {
+      const [month, day] = [date.slice(5, 7), Number(date.slice(8))];
+      if (month === '05') return cell === 0 ? day <= 3 : day === 4 || day === 5;
+      if (month === '06') return cell === 0 ? day <= 4 : day >= 28;
+      return false;
+    };
+    const data = cubeOf(
+      [
+        temporal(labels),
+        spatial('y', [45, 46], 'EPSG:4326'),
+        spatial('x', [10], 'EPSG:4326'),
+        { name: 'bands', type: 'bands', labels: ['v'] },
+      ],
+      (i) => {
+        const [cell, date] = [i % 2, labels[Math.floor(i / 2)]!];
+        return lacks(date, cell) ? NaN : Number(date.slice(8));
+      },
+      { chunkShape: [10, 2, 1, 1], float32: true, units: { v: 'degC' } },
+    );
+    const { labels: months, values: txx } = await index('etccdi_txx', { data, frequency: 'month' });
+    const [may, june] = [months.indexOf('2002-05'), months.indexOf('2002-06')];
+    // Period-major output over (month, y): each month's two cells.
+    expect([txx[2 * may], txx[2 * may + 1]]).toEqual([31, 31]);
+    expect(txx[2 * june]).toBeNaN();
+    expect(txx[2 * june + 1]).toBe(27);
+    // Days above 25 degC in 2002: the first cell fails the year with June, the second lacks three of June's.
+    const { values: su } = await index('etccdi_su', { data });
+    expect(su[0]).toBeNaN();
+    expect(su[1]).toBe(6 + 3 + 6 + 5 + 6 + 2 + 6 + 6 + 5 + 6 + 5 + 6);
+  });
+
   it('reads an input chunked in time, with the temporal dimension not first, day by day onto the calendar', async () => {
     // Weeks of two latitudes (of three) each; the last three days of March absent. Each month's largest
     // value is the last day present in it, plus 100 per latitude.

@@ -15,10 +15,11 @@ export interface DayCondition {
 
 /**
  * A reduction of days into a value per period and cell, fed one day at a time: `values[from + cell]`, NaN for
- * missing, into period `period`'s results. Fed from a block (`reduceBlock`) or a day as it is read.
+ * missing, into period `period`'s results. Fed from a block (`reduceBlock`), a day's row as it is read, or a day of
+ * a decoded chunk as stored (float32 or float64) when its values need no conversion.
  */
 export interface PeriodReduction {
-  day(values: Float64Array, from: number, period: number): void;
+  day(values: ChunkArray, from: number, period: number): void;
   result(): Float64Array;
 }
 
@@ -53,7 +54,7 @@ export class DayCount extends PerPeriodAndCell implements PeriodReduction {
     this.condition = condition;
   }
 
-  day(values: Float64Array, row: number, period: number) {
+  day(values: ChunkArray, row: number, period: number) {
     const { out, cells } = this;
     const { test, limit } = this.condition;
     const at = period * cells;
@@ -78,7 +79,7 @@ export class Extreme extends PerPeriodAndCell implements PeriodReduction {
     this.max = max;
   }
 
-  day(values: Float64Array, row: number, period: number) {
+  day(values: ChunkArray, row: number, period: number) {
     const { out, cells } = this;
     const at = period * cells;
     if (this.max)
@@ -166,7 +167,7 @@ export class SumWhere extends PerPeriodAndCell implements PeriodReduction {
     return this.out;
   }
 
-  day(values: Float64Array, row: number, period: number) {
+  day(values: ChunkArray, row: number, period: number) {
     const { sum, count, cells, least } = this;
     const at = period * cells;
     for (let c = 0; c < cells; c++) {

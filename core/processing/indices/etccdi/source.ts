@@ -279,10 +279,13 @@ export class EtccdiSource implements CubeSource {
     // Calendar days the stretch lacks are missing in every cell.
     const lacking = new Uint8Array(cells).fill(1);
     let untallied = 0;
-    // Extremes are reduced on the chunks as decoded, converted once at the end (a conversion that increases keeps
-    // which value is the largest or smallest); without a conversion the stored values stay as they are, -0 included.
+    // Without a conversion a day whose cells lie together in the chunk (the temporal dimension first) is reduced
+    // where it was decoded: the values are those a copy would hold, -0 included. Extremes are reduced on the chunks
+    // as decoded whatever their layout, converted once at the end (a conversion that increases keeps which value is
+    // the largest or smallest).
     const { scale, offset } = conversion;
     const unconverted = scale === 1 && offset === 0;
+    const inPlace = unconverted && pre === 1;
     const direct = reduction instanceof Extreme && scale > 0 ? reduction : undefined;
     for await (const slab of this.slabs(cube, from, to, region, signal))
       for (let t = 0; t < slab.count; t++) {
@@ -290,7 +293,11 @@ export class EtccdiSource implements CubeSource {
         for (; untallied < day; untallied++) tally.day(untallied, lacking, 0);
         const period = periods.ofDay[day]!;
         let gapped: boolean;
-        if (direct && period >= 0)
+        if (inPlace && period >= 0) {
+          const at = (slab.skip + t) * post;
+          gapped = markGaps(slab.values, at, cells, gaps);
+          reduction.day(slab.values, at, period);
+        } else if (direct && period >= 0)
           gapped = direct.storedDay(slab.values, slab.length, slab.skip + t, pre, post, period, gaps);
         else {
           gapped = copyDay(slab, t, pre, post, conversion, row, gaps, 0);
@@ -394,6 +401,19 @@ export class EtccdiSource implements CubeSource {
     }
     return out;
   }
+}
+
+/** Marks with 1s in `gaps` the cells of the `cells` values from `at` on that are NaN; whether there were any. */
+function markGaps(values: ChunkArray, at: number, cells: number, gaps: Uint8Array): boolean {
+  let gapped = false;
+  for (let c = 0; c < cells; c++) {
+    const v = values[at + c]!;
+    if (v !== v) {
+      gaps[c] = 1;
+      gapped = true;
+    }
+  }
+  return gapped;
 }
 
 /**
