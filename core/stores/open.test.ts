@@ -9,7 +9,7 @@ import { gridCovering } from './raster-grid.ts';
 import { sampleValue } from '../providers/sample.ts';
 import { readCommittedCube } from './committed-cube.ts';
 import { NETCDF_FILE } from './layout.ts';
-import { openCubeSink } from './open.ts';
+import { openCubeSink, openVersionWriter } from './open.ts';
 import type { RasterCubeDescription } from './raster-cube.ts';
 import type { StoreFormat } from './store.ts';
 
@@ -154,4 +154,28 @@ describe('openCubeSink splicing fetched periods into a previous version', () => 
       }
     },
   );
+});
+
+describe('openVersionWriter, discarded while chunk writes are in flight', () => {
+  it('leaves no staging directory behind: the writes settle before it is removed', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'stratus-discard-'));
+    try {
+      const periods = periodRange('daily', '2024-01-01', '2024-01-08');
+      // 1000 x 1000 cells, a chunk a day: each append hands over a 4 MB chunk, still compressing at the discard.
+      const large = gridCovering([0, 0, 10, 10], 0.01);
+      const writer = await openVersionWriter(root, 'ds', 'v1', { format: 'zarr', zarrVersion: 2 }, undefined, {
+        ...cubeOf(periods),
+        grid: large,
+        chunks: [1, 1000, 1000],
+      });
+      const values = Float32Array.from({ length: 1000 * 1000 }, (_, i) => Math.sin(i));
+      for (let day = 0; day < 4; day++) await writer.sink.append(values);
+      await writer.discard();
+      // Writes still in flight after the removal would put the directory back.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await readdir(join(root, 'datasets', 'ds', 'staging')).catch(() => [])).toEqual([]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 });

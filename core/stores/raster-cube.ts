@@ -338,8 +338,13 @@ export class RasterCubeWriter {
 
   /** Waits for every chunk write in flight (the blocks appended are then in the store); throws the first that failed. */
   async written(): Promise<void> {
-    await Promise.all(this.#writing);
+    await this.settled();
     if (this.#failure) throw this.#failure.error;
+  }
+
+  /** Waits until no chunk write is in flight, whether they succeeded or not (`CubeSink.settled`). */
+  async settled(): Promise<void> {
+    while (this.#writing.size > 0) await Promise.all(this.#writing);
   }
 
   /**

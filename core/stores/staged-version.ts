@@ -33,9 +33,14 @@ export async function openStagedVersion(
 ): Promise<VersionWriter> {
   const staging = stagedDir(storageRoot, datasetId, versionId);
   await mkdir(staging, { recursive: true });
+  const sink = await open(staging);
   return {
-    sink: await open(staging),
+    sink,
     publish: () => publishStaged(storageRoot, datasetId, versionId),
-    discard: () => removeTree(staging),
+    // Chunk writes still in flight would put files back into the removed directory.
+    discard: async () => {
+      await sink.settled();
+      await removeTree(staging);
+    },
   };
 }

@@ -31,6 +31,11 @@ export interface Coverage {
 export interface CubeSink {
   append(values: Float32Array): Promise<void>;
   finish(): Promise<Coverage>;
+  /**
+   * Resolves once none of the sink's writes is in flight (a writer may still be writing the blocks it was handed
+   * when an append fails or a run is cancelled); never rejects. A version is discarded only after it.
+   */
+  settled(): Promise<void>;
 }
 
 /** Where a published version lives: its store path, and for Icechunk the snapshot that holds it. */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatPeriod } from '../../core/periods/index.ts';
@@ -70,6 +71,8 @@ export async function materializePart(
     let last: Float32Array = new Float32Array();
     let done = 0;
     for await (const values of readInOrder(session, periods.slice(from, to))) {
+      // A turn of the event loop a period lets a cancel message in (operator/worker/ingestion.ts).
+      await nextTurn();
       context.throwIfCancelled();
       last = values;
       await sink.append(values);

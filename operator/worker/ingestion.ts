@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formatPeriod } from '../../core/periods/index.ts';
 import { rasterProvider } from '../../core/providers/available.ts';
 import { readInOrder } from '../../core/providers/read-ahead.ts';
@@ -55,6 +56,9 @@ async function materialize(input: IngestionInput, context: TaskContext): Promise
       let last: Float32Array = new Float32Array();
       let index = 0;
       for await (const values of readInOrder(session, periods)) {
+        // A turn of the event loop a period lets a cancel message in: periods read ahead and chunk writes left in
+        // flight can make the loop run on resolved promises alone.
+        await nextTurn();
         context.throwIfCancelled();
         last = values;
         await target.sink.append(values);

@@ -75,6 +75,7 @@ export async function openIcechunkVersion(
       await commit();
       return coverage;
     },
+    settled: () => writer.settled(),
   };
 
   return {
@@ -85,6 +86,7 @@ export async function openIcechunkVersion(
       return { path, snapshot };
     },
     discard: async () => {
+      await sink.settled();
       await repo.deleteBranch(branch).catch(() => undefined);
     },
   };

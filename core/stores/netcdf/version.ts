@@ -15,6 +15,8 @@ export function netcdfCubeSink(dir: string, description: RasterCubeDescription):
   const planes: Float32Array[] = [];
   return {
     append: async (values: Float32Array) => void planes.push(values),
+    // The file is written by `finish` alone, before it returns.
+    settled: async () => undefined,
     finish: async () => {
       await writeNetcdfCube(join(dir, NETCDF_FILE), description, planes);
       return cubeCoverage(description);
@@ -38,6 +40,7 @@ export async function netcdfSpliceSink(
   const fetched: Float32Array[] = [];
   return {
     append: async (values: Float32Array) => void fetched.push(values),
+    settled: async () => undefined,
     finish: async () => {
       if (fetched.length !== to - from) throw new Error(`${to - from} periods fetched but ${fetched.length} appended`);
       const planes = Array.from({ length: total }, (_, i) =>

@@ -142,6 +142,7 @@ export async function spliceCube(
       return writer.appendedPeriods;
     },
     written: () => writer.written(),
+    settled: () => writer.settled(),
     keptBlocks,
     stored,
     storedLevels: levels,
