@@ -122,6 +122,17 @@ describe('ETCCDI indices, by hand', () => {
     expect(values.slice(2 * may, 2 * may + 2)).toEqual([31, 31]);
   });
 
+  /**
+   * The days 2002's two cells lack in the missing-day tests below: May, the first days 1 to 3, the second days 4
+   * and 5 (neither fails); June, the first days 1 to 4 (it fails), the second days 28 to 30.
+   */
+  const lacks = (date: string, cell: number) => {
+    const [month, day] = [date.slice(5, 7), Number(date.slice(8))];
+    if (month === '05') return cell === 0 ? day <= 3 : day === 4 || day === 5;
+    if (month === '06') return cell === 0 ? day <= 4 : day >= 28;
+    return false;
+  };
+
   it.each([
     ['degC', 0],
     ['K', 273.15],
@@ -131,12 +142,6 @@ describe('ETCCDI indices, by hand', () => {
       // May 2002: the first cell lacks days 1 to 3, the second days 4 and 5: neither fails. June: the first lacks
       // days 1 to 4 and fails, the second days 28 to 30 and keeps the 27th.
       const labels = days('2002-01-01', '2002-12-31');
-      const lacks = (date: string, cell: number) => {
-        const [month, day] = [date.slice(5, 7), Number(date.slice(8))];
-        if (month === '05') return cell === 0 ? day <= 3 : day === 4 || day === 5;
-        if (month === '06') return cell === 0 ? day <= 4 : day >= 28;
-        return false;
-      };
       const data = cubeOf(
         [
           spatial('y', [45, 46], 'EPSG:4326'),
@@ -167,12 +172,6 @@ describe('ETCCDI indices, by hand', () => {
     // days 1 to 3, the second days 4 and 5; June, the first lacks days 1 to 4 (it fails the month, and so the
     // year), the second days 28 to 30.
     const labels = days('2002-01-01', '2002-12-31');
-    const lacks = (date: string, cell: number) => {
-      const [month, day] = [date.slice(5, 7), Number(date.slice(8))];
-      if (month === '05') return cell === 0 ? day <= 3 : day === 4 || day === 5;
-      if (month === '06') return cell === 0 ? day <= 4 : day >= 28;
-      return false;
-    };
     const data = cubeOf(
       [
         temporal(labels),
