@@ -10,6 +10,7 @@
  */
 import { parquetMetadata, parquetRead, parquetReadObjects, parquetSchema, toJson, type FileMetaData } from 'hyparquet';
 import { RunError } from '../runs/errors.ts';
+import { spansItsBuffer } from '../buffers.ts';
 
 interface GeoColumn {
   crs?: unknown;
@@ -45,9 +46,8 @@ interface GeoParquetFile {
 
 function openGeoParquet(bytes: Uint8Array, origin: string): GeoParquetFile {
   // A file read whole owns its buffer: no copy then.
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
   const file = (
-    whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
+    spansItsBuffer(bytes) ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
   ) as ArrayBuffer;
   let metadata: FileMetaData;
   let geo: GeoMetadata;

@@ -34,6 +34,7 @@ async function readRange(path: string, range: RangeQuery): Promise<Uint8Array> {
  */
 export function directoryStore(dir: string): ReadableStore & Required<Pick<ReadableStore, 'getRange'>> & WritableStore {
   return {
+    freshBytes: true,
     get: async (key) => {
       const path = resolveKey(dir, key);
       return path === undefined ? undefined : readFile(path).catch(missing);

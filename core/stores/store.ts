@@ -12,6 +12,11 @@ export type RangeQuery = { offset: number; length: number } | { suffixLength: nu
 
 export interface ReadableStore {
   get(key: string): Promise<Uint8Array | undefined>;
+  /**
+   * Each `get` returns its bytes in a buffer of their own that the store keeps nothing of (a file read afresh, no
+   * cache): a reader may keep them as decoded values, change them or transfer them to a worker without a copy.
+   */
+  readonly freshBytes?: boolean;
   /** Backends that can read part of a key without the rest implement this. */
   getRange?(key: string, range: RangeQuery): Promise<Uint8Array | undefined>;
 }

@@ -12,6 +12,7 @@ import { DataCube, type CubeDtype, type CubeSource, type EncodedChunk } from '..
 import { decodeInPool } from '../cube/encoded-chunk.ts';
 import type { Dimension } from '../cube/dimension.ts';
 import type { ReadBudget } from './read-budget.ts';
+import { spansItsBuffer } from '../../buffers.ts';
 
 /** The grid's reference system: the writers store every raster on EPSG:4326 `lat`/`lon` axes. */
 const STORED_CRS = 'EPSG:4326';
@@ -117,7 +118,8 @@ function storedSource(
     budget?.take(clipped[0] * clipped[1] * clipped[2]);
     const key = array.chunkKey([it, iy, ix]);
     const bytes = await store.get(key);
-    return { key, bytes, decoding, dtype, stored: [ct, cy, cx], clipped, nodata };
+    const owned = store.freshBytes === true && bytes !== undefined && spansItsBuffer(bytes);
+    return { key, bytes, owned, decoding, dtype, stored: [ct, cy, cx], clipped, nodata };
   };
   const units = array.attributes.units;
   return {

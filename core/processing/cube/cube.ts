@@ -63,6 +63,11 @@ export interface EncodedChunk {
   key: string;
   /** Undefined when the store holds no such chunk: nodata everywhere. */
   bytes: Uint8Array | undefined;
+  /**
+   * The bytes are this chunk's alone, exactly their buffer (`ReadableStore.freshBytes`): decoding may keep them as
+   * its values, and a worker have them by transfer, without a copy.
+   */
+  owned: boolean;
   decoding: ChunkDecoding;
   dtype: CubeDtype;
   /** Shape of the stored chunk (whole) and of the cube's chunk (clipped at the cube's edge), [t, y, x]. */

@@ -2,8 +2,9 @@
  * A chunk as a store holds it, with everything that turns it into the cube's chunk (decode, clip at the cube's
  * edge, nodata to NaN), as plain data: a worker thread of the process's pool (`core/workers/pool.ts`) decodes it,
  * so that inflating and decoding chunks uses every core and never the main thread. The stored bytes go to the
- * worker as a copy of exactly their range, transferred (a store's bytes may be a view into a larger buffer or
- * belong to its cache; they are a small part of the decoded size); the decoded chunk comes back by transfer.
+ * worker by transfer: as they are when they are the chunk's own (`EncodedChunk.owned`), else as a copy of exactly
+ * their range (a store's bytes may be a view into a larger buffer or belong to its cache); the decoded chunk comes
+ * back by transfer.
  */
 import { ZarrFormatError } from '../../stores/zarr/metadata.ts';
 import { decodeChunkValues } from '../../stores/zarr/read.ts';
@@ -18,7 +19,7 @@ export async function decodeEncodedChunk(chunk: EncodedChunk): Promise<ChunkArra
   const cells = lt * ly * lx;
   const out = () => (dtype === 'float32' ? new Float32Array(cells) : new Float64Array(cells));
   if (!bytes) return out().fill(NaN);
-  const values = await decodeChunkValues(decoding, bytes, chunk.key);
+  const values = await decodeChunkValues(decoding, bytes, chunk.key, chunk.owned);
   const whole = lt === stored[0] && ly === cy && lx === cx;
   if (whole && nodata === undefined && values instanceof (dtype === 'float32' ? Float32Array : Float64Array))
     return values as ChunkArray;
@@ -58,8 +59,9 @@ export function asEngineError(err: unknown): unknown {
 /** `chunk` with bytes of its own, and the buffer to transfer to a worker. */
 export function forTransfer(chunk: EncodedChunk): { chunk: EncodedChunk; transfer: ArrayBuffer[] } {
   if (!chunk.bytes) return { chunk, transfer: [] };
+  if (chunk.owned) return { chunk, transfer: [chunk.bytes.buffer as ArrayBuffer] };
   const bytes = new Uint8Array(chunk.bytes);
-  return { chunk: { ...chunk, bytes }, transfer: [bytes.buffer] };
+  return { chunk: { ...chunk, bytes, owned: true }, transfer: [bytes.buffer] };
 }
 
 /** Decodes `chunk` on the process's pool. */

@@ -17,6 +17,7 @@ import { formatOptions } from '../jobs/display.ts';
 import { OUTPUT_FORMATS, outputFormat, type OutputFormat } from '../results/outputs.ts';
 import type { ResultSink } from '../services.ts';
 import { storedWorkflows } from '../workflows.ts';
+import { spansItsBuffer } from '../../buffers.ts';
 
 export interface SyncLimits {
   /** `processing.sync.max_cells`: cells held whole or answered. */
@@ -69,9 +70,7 @@ const BYTES_PER_CELL = { float32: 4, float64: 8 } as const;
 /** Bytes that own their buffer exactly, copied only when they are a view into a larger or shared one. */
 function ownBytes(body: string | Uint8Array): Uint8Array<ArrayBuffer> {
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-  const owns =
-    bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return owns ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
+  return spansItsBuffer(bytes) ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
 }
 
 export async function runSynchronously(input: SyncRunInput): Promise<SyncAnswer> {

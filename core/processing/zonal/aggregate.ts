@@ -22,6 +22,7 @@ import {
   type PixelRuns,
   type WeightedReducer,
 } from './weighted.ts';
+import { spansItsBuffer } from '../../buffers.ts';
 
 export type ZonalReducer = { kind: 'plan'; plan: ReducerPlan } | { kind: 'weighted'; reducer: WeightedReducer };
 
@@ -210,8 +211,7 @@ async function taskChunk(
   const lent = await source.lendChunk?.(index, signal);
   if (lent?.buffer instanceof SharedArrayBuffer) return { chunk: { values: lent }, transfer: [] };
   const values = await source.readChunk(index, signal);
-  const whole = values.byteOffset === 0 && values.byteLength === values.buffer.byteLength;
-  return { chunk: { values }, transfer: whole ? [values.buffer as ArrayBuffer] : [] };
+  return { chunk: { values }, transfer: spansItsBuffer(values) ? [values.buffer as ArrayBuffer] : [] };
 }
 
 export async function zonalAggregate(

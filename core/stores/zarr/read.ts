@@ -1,6 +1,7 @@
 import type { ReadableStore } from '../store.ts';
 import { DECODABLE, decodeChunk, type Compressor } from './codecs.ts';
 import { ZarrFormatError, type ZarrArray, type ZarrCodec } from './metadata.ts';
+import { spansItsBuffer } from '../../buffers.ts';
 
 /** Typed arrays by v3 data type: what a decoded chunk is returned as (the host is little-endian, group-writer.ts). */
 const TYPED = {
@@ -72,11 +73,15 @@ export function chunkDecoding(array: ZarrArray): ChunkDecoding {
   return { dataType: array.dataType, cells: array.chunks.reduce((n, size) => n * size, 1), bigEndian, compressor };
 }
 
-/** The values of a stored chunk's bytes (`key` names it in errors), in a buffer of their own. */
+/**
+ * The values of a stored chunk's bytes (`key` names it in errors), in a buffer of their own: the stored bytes'
+ * own when they need no decoding and the caller `owned` them (`ReadableStore.freshBytes`), else decoded or copied.
+ */
 export async function decodeChunkValues(
   decoding: ChunkDecoding,
   stored: Uint8Array,
   key: string,
+  owned = false,
 ): Promise<ChunkValues> {
   const { dataType, cells, bigEndian, compressor } = decoding;
   const type = TYPED[dataType as keyof typeof TYPED];
@@ -86,8 +91,9 @@ export async function decodeChunkValues(
   if (bytes.byteLength !== cells * type.BYTES_PER_ELEMENT)
     throw new ZarrFormatError(`chunk ${key} holds ${bytes.byteLength} bytes, not ${cells} ${dataType} values`);
   // A buffer of its own: stored bytes may be shared (a cache), and decoded ones a view into a larger (pooled)
-  // buffer; bytes a codec decoded into exactly their own buffer are already the caller's.
-  const own = compressor !== undefined && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  // buffer; bytes a codec decoded into exactly their own buffer are already the caller's, and so are stored bytes
+  // the caller `owned`.
+  const own = (compressor !== undefined || owned) && spansItsBuffer(bytes);
   const copy = own ? bytes : new Uint8Array(bytes);
   const size = type.BYTES_PER_ELEMENT;
   // Typed arrays are in the host's order, little-endian (group-writer.ts).

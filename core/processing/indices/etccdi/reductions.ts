@@ -1,8 +1,8 @@
 /**
- * The per-period reductions most indices are made of, over daily values (a block, `values[day * cells + cell]`, or
- * each day's row as an input is read; NaN for missing) into `count` × `cells` results. Missing days are skipped (a comparison with NaN is false); the
- * missing-day rule is applied after. Each is one loop over days and cells with its test written in it: a test
- * passed as a function would be a call per value.
+ * The per-period reductions most indices are made of, over daily values (a block, `values[day * cells + cell]`, a
+ * day's row as an input is read, or a time chunk as decoded; NaN for missing) into `count` × `cells` results.
+ * Missing days are skipped (a comparison with NaN is false); the missing-day rule is applied after. Each is one
+ * loop over days and cells with its test written in it: a test passed as a function would be a call per value.
  */
 import type { ChunkArray } from '../../cube/cube.ts';
 import type { Periods } from './calendar.ts';
@@ -14,12 +14,25 @@ export interface DayCondition {
 }
 
 /**
- * A reduction of days into a value per period and cell, fed one day at a time: `values[from + cell]`, NaN for
- * missing, into period `period`'s results. Fed from a block (`reduceBlock`), a day's row as it is read, or a day of
- * a decoded chunk as stored (float32 or float64) when its values need no conversion.
+ * A reduction of days into a value per period and cell, fed one day at a time from where its values lie: a block
+ * (`reduceBlock`), a day's row as it is read, or a day of a decoded time chunk as stored (float32 or float64).
  */
 export interface PeriodReduction {
-  day(values: ChunkArray, from: number, period: number): void;
+  /**
+   * Day `t` of `values`, `length` days a row: cell `p * post + q`'s value is `values[(p * length + t) * post + q]`
+   * (a block, or a day's row: one row of `post` cells; a time chunk as decoded: `pre` rows), into period `period`'s
+   * results. Marks with 1s in `gaps` the cells whose value is NaN (missing); whether there were any. A NaN fails
+   * every test of a reduction, so it is looked for only where a value failed one: a day is one pass over its values.
+   */
+  day(
+    values: ChunkArray,
+    length: number,
+    t: number,
+    pre: number,
+    post: number,
+    period: number,
+    gaps: Uint8Array,
+  ): boolean;
   result(): Float64Array;
 }
 
@@ -30,7 +43,12 @@ export function reduceBlock<R extends PeriodReduction>(
   cells: number,
   periods: Periods,
 ) {
-  forEachRow(periods, cells, (row, at) => reduction.day(values, row, at / cells));
+  // A block's missing values are tallied apart (missing.ts): the marks are not read.
+  const gaps = new Uint8Array(cells);
+  for (let d = 0; d < periods.ofDay.length; d++) {
+    const p = periods.ofDay[d]!;
+    if (p >= 0) reduction.day(values, 1, d, 1, cells, p, gaps);
+  }
   return reduction;
 }
 
@@ -54,15 +72,44 @@ export class DayCount extends PerPeriodAndCell implements PeriodReduction {
     this.condition = condition;
   }
 
-  day(values: ChunkArray, row: number, period: number) {
-    const { out, cells } = this;
+  day(values: ChunkArray, length: number, t: number, pre: number, post: number, period: number, gaps: Uint8Array) {
+    const { out } = this;
     const { test, limit } = this.condition;
-    const at = period * cells;
-    if (test === '<') {
-      for (let c = 0; c < cells; c++) if (values[row + c]! < limit) out[at + c]!++;
-    } else if (test === '>') {
-      for (let c = 0; c < cells; c++) if (values[row + c]! > limit) out[at + c]!++;
-    } else for (let c = 0; c < cells; c++) if (values[row + c]! >= limit) out[at + c]!++;
+    let gapped = false;
+    for (let p = 0; p < pre; p++) {
+      const from = (p * length + t) * post;
+      const at = period * this.cells + p * post;
+      const mark = p * post;
+      // One loop a test: a test chosen per value would be a branch on it per value.
+      if (test === '<') {
+        for (let q = 0; q < post; q++) {
+          const v = values[from + q]!;
+          if (v < limit) out[at + q]!++;
+          else if (v !== v) {
+            gaps[mark + q] = 1;
+            gapped = true;
+          }
+        }
+      } else if (test === '>') {
+        for (let q = 0; q < post; q++) {
+          const v = values[from + q]!;
+          if (v > limit) out[at + q]!++;
+          else if (v !== v) {
+            gaps[mark + q] = 1;
+            gapped = true;
+          }
+        }
+      } else
+        for (let q = 0; q < post; q++) {
+          const v = values[from + q]!;
+          if (v >= limit) out[at + q]!++;
+          else if (v !== v) {
+            gaps[mark + q] = 1;
+            gapped = true;
+          }
+        }
+    }
+    return gapped;
   }
 
   result() {
@@ -70,7 +117,10 @@ export class DayCount extends PerPeriodAndCell implements PeriodReduction {
   }
 }
 
-/** The largest (`max`) or smallest value. */
+/**
+ * The largest (`max`) or smallest value. Fed values as stored, before a conversion that increases (scale > 0), it
+ * gives the stored extreme, whose conversion is the converted values' extreme: the caller converts the result once.
+ */
 export class Extreme extends PerPeriodAndCell implements PeriodReduction {
   private readonly max: boolean;
 
@@ -79,57 +129,28 @@ export class Extreme extends PerPeriodAndCell implements PeriodReduction {
     this.max = max;
   }
 
-  day(values: ChunkArray, row: number, period: number) {
-    const { out, cells } = this;
-    const at = period * cells;
-    if (this.max)
-      for (let c = 0; c < cells; c++) {
-        const v = values[row + c]!;
-        if (v > out[at + c]!) out[at + c] = v;
-      }
-    else
-      for (let c = 0; c < cells; c++) {
-        const v = values[row + c]!;
-        if (v < out[at + c]!) out[at + c] = v;
-      }
-  }
-
-  /**
-   * Day `t` of a time chunk as stored, `length` days a row (`stored[(p * length + t) * post + q]` for the cell
-   * `p * post + q`), unconverted: the largest or smallest of a monotone increasing conversion is the conversion of
-   * the stored one, so the caller converts the result once. Marks the day's NaNs with 1s in `gaps`; whether it had
-   * any. Reading the chunk as decoded spares copying each day into a row first.
-   */
-  storedDay(
-    stored: ChunkArray,
-    length: number,
-    t: number,
-    pre: number,
-    post: number,
-    period: number,
-    gaps: Uint8Array,
-  ) {
-    const { out, cells } = this;
-    const at = period * cells;
+  day(values: ChunkArray, length: number, t: number, pre: number, post: number, period: number, gaps: Uint8Array) {
+    const { out } = this;
     let gapped = false;
     for (let p = 0; p < pre; p++) {
       const from = (p * length + t) * post;
-      const to = at + p * post;
+      const at = period * this.cells + p * post;
+      const mark = p * post;
       if (this.max)
         for (let q = 0; q < post; q++) {
-          const v = stored[from + q]!;
-          if (v > out[to + q]!) out[to + q] = v;
+          const v = values[from + q]!;
+          if (v > out[at + q]!) out[at + q] = v;
           else if (v !== v) {
-            gaps[p * post + q] = 1;
+            gaps[mark + q] = 1;
             gapped = true;
           }
         }
       else
         for (let q = 0; q < post; q++) {
-          const v = stored[from + q]!;
-          if (v < out[to + q]!) out[to + q] = v;
+          const v = values[from + q]!;
+          if (v < out[at + q]!) out[at + q] = v;
           else if (v !== v) {
-            gaps[p * post + q] = 1;
+            gaps[mark + q] = 1;
             gapped = true;
           }
         }
@@ -167,16 +188,25 @@ export class SumWhere extends PerPeriodAndCell implements PeriodReduction {
     return this.out;
   }
 
-  day(values: ChunkArray, row: number, period: number) {
-    const { sum, count, cells, least } = this;
-    const at = period * cells;
-    for (let c = 0; c < cells; c++) {
-      const v = values[row + c]!;
-      if (v >= least) {
-        sum[at + c]! += v;
-        count[at + c]!++;
+  day(values: ChunkArray, length: number, t: number, pre: number, post: number, period: number, gaps: Uint8Array) {
+    const { sum, count, least } = this;
+    let gapped = false;
+    for (let p = 0; p < pre; p++) {
+      const from = (p * length + t) * post;
+      const at = period * this.cells + p * post;
+      const mark = p * post;
+      for (let q = 0; q < post; q++) {
+        const v = values[from + q]!;
+        if (v >= least) {
+          sum[at + q]! += v;
+          count[at + q]!++;
+        } else if (v !== v) {
+          gaps[mark + q] = 1;
+          gapped = true;
+        }
       }
     }
+    return gapped;
   }
 
   result() {

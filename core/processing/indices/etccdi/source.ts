@@ -17,6 +17,7 @@ import { failedPeriods, maskFailed, MissingTally } from './missing.ts';
 import type { BaseYears } from './percentiles.ts';
 import { Extreme, type PeriodReduction } from './reductions.ts';
 import type { SeriesSpan } from './spells.ts';
+import { spansItsBuffer } from '../../../buffers.ts';
 
 /**
  * Values of one variable's series that one block may hold (8 bytes each: 128 MiB). A block reads every stored
@@ -279,29 +280,23 @@ export class EtccdiSource implements CubeSource {
     // Calendar days the stretch lacks are missing in every cell.
     const lacking = new Uint8Array(cells).fill(1);
     let untallied = 0;
-    // Without a conversion a day whose cells lie together in the chunk (the temporal dimension first) is reduced
-    // where it was decoded: the values are those a copy would hold, -0 included. Extremes are reduced on the chunks
-    // as decoded whatever their layout, converted once at the end (a conversion that increases keeps which value is
-    // the largest or smallest).
+    // Without a conversion each day is reduced where it was decoded, its values as a copy would hold them (-0
+    // included). An extreme is too under a conversion that increases, converted once at the end (`Extreme`).
     const { scale, offset } = conversion;
     const unconverted = scale === 1 && offset === 0;
-    const inPlace = unconverted && pre === 1;
-    const direct = reduction instanceof Extreme && scale > 0 ? reduction : undefined;
+    const asStored = unconverted || (reduction instanceof Extreme && scale > 0);
     for await (const slab of this.slabs(cube, from, to, region, signal))
       for (let t = 0; t < slab.count; t++) {
         const day = dayOfPosition[slab.first + t]! - shift;
         for (; untallied < day; untallied++) tally.day(untallied, lacking, 0);
         const period = periods.ofDay[day]!;
-        let gapped: boolean;
-        if (inPlace && period >= 0) {
-          const at = (slab.skip + t) * post;
-          gapped = markGaps(slab.values, at, cells, gaps);
-          reduction.day(slab.values, at, period);
-        } else if (direct && period >= 0)
-          gapped = direct.storedDay(slab.values, slab.length, slab.skip + t, pre, post, period, gaps);
-        else {
+        // A day of no period is neither reduced nor counted missing (MissingTally).
+        let gapped = false;
+        if (period >= 0 && asStored)
+          gapped = reduction.day(slab.values, slab.length, slab.skip + t, pre, post, period, gaps);
+        else if (period >= 0) {
           gapped = copyDay(slab, t, pre, post, conversion, row, gaps, 0);
-          if (period >= 0) reduction.day(row, 0, period);
+          reduction.day(row, 1, 0, 1, cells, period, gaps);
         }
         tally.day(day, gapped ? gaps : undefined, 0);
         untallied = day + 1;
@@ -309,7 +304,7 @@ export class EtccdiSource implements CubeSource {
       }
     for (; untallied < calendar.days; untallied++) tally.day(untallied, lacking, 0);
     const values = reduction.result();
-    if (direct && !unconverted) for (let i = 0; i < values.length; i++) values[i] = values[i]! * scale + offset;
+    if (asStored && !unconverted) for (let i = 0; i < values.length; i++) values[i] = values[i]! * scale + offset;
     return maskFailed(values, tally.failed());
   }
 
@@ -348,9 +343,7 @@ export class EtccdiSource implements CubeSource {
       yield read;
       // The chunk is this reader's (`CubeSource.readChunk`): its memory goes back now rather than at a collection,
       // which the decoded chunks' memory would otherwise bring on every few chunks.
-      const { buffer } = read.values;
-      if (buffer instanceof ArrayBuffer && read.values.byteOffset === 0 && buffer.byteLength === read.values.byteLength)
-        buffer.transfer(0);
+      if (spansItsBuffer(read.values)) (read.values.buffer as ArrayBuffer).transfer(0);
     }
   }
 
@@ -401,19 +394,6 @@ export class EtccdiSource implements CubeSource {
     }
     return out;
   }
-}
-
-/** Marks with 1s in `gaps` the cells of the `cells` values from `at` on that are NaN; whether there were any. */
-function markGaps(values: ChunkArray, at: number, cells: number, gaps: Uint8Array): boolean {
-  let gapped = false;
-  for (let c = 0; c < cells; c++) {
-    const v = values[at + c]!;
-    if (v !== v) {
-      gaps[c] = 1;
-      gapped = true;
-    }
-  }
-  return gapped;
 }
 
 /**

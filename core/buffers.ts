@@ -1,0 +1,8 @@
+/**
+ * Whether `view` spans exactly its buffer, an ArrayBuffer (not shared): the memory is then the view's own, to keep,
+ * transfer to a worker or release without a copy.
+ */
+export function spansItsBuffer(view: ArrayBufferView): boolean {
+  const { buffer, byteOffset, byteLength } = view;
+  return buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength;
+}
