@@ -22,7 +22,7 @@ DEPS_STAMP := node_modules/.stratus-installed
 DATA_DIR   ?= $(CURDIR)/.data
 PORT       ?= 8000
 
-.PHONY: help node deps interop-tools packaging-tools auth-tools run reset-admin-password test unit lint typecheck crds verify bench e2e image clean
+.PHONY: help node deps interop-tools packaging-tools auth-tools run reset-admin-password test unit lint typecheck crds wasm verify bench e2e image clean
 
 help:
 	@echo "make run        start the embedded operator, job runner and API server on localhost:$(PORT)"
@@ -30,7 +30,8 @@ help:
 	@echo "make test       everything CI runs: typecheck, lint, golden diffs, unit and contract tests"
 	@echo "make lint       eslint + prettier"
 	@echo "make crds       regenerate crds/ from the zod schemas, and manifests/base from crds/ and the chart"
-	@echo "make verify     fail when generated files (crds/, docs/resources.md, manifests/base) differ from their sources"
+	@echo "make wasm       assemble the WebAssembly kernels (core/processing/kernels/wasm) from their .wat sources"
+	@echo "make verify     fail when generated files (crds/, docs/resources.md, manifests/base, the WebAssembly kernels) differ from their sources"
 	@echo "make bench      benchmarks against peers (store, API, /zarr vs nginx, Zarr writing, ingestion and features vs GDAL, split ingestion vs one worker, zonal means vs numpy, map tiles vs GDAL; BENCH_SECTIONS=store,token runs some sections and replaces their rows only)"
 	@echo "make e2e        end to end on kind, or on the real test node when no Docker engine answers"
 	@echo "make image      build the container image"
@@ -59,7 +60,8 @@ interop-tools:
 auth-tools:
 	@bash scripts/install-auth-tools.sh
 
-# Lua 5.1 for the Argo CD health checks of docs/gitops.md, shellcheck for scripts/e2e.sh.
+# Lua 5.1 for the Argo CD health checks of docs/gitops.md, shellcheck for scripts/e2e.sh, wabt's wat2wasm for the
+# WebAssembly kernels.
 packaging-tools:
 	@bash scripts/install-packaging-tools.sh
 
@@ -81,9 +83,14 @@ crds: $(DEPS_STAMP)
 	node scripts/generate-crds.ts
 	node scripts/generate-manifests.ts
 
-verify: $(DEPS_STAMP)
+# The WebAssembly kernels' modules, assembled from their .wat sources (core/processing/kernels/wasm/).
+wasm: $(DEPS_STAMP) packaging-tools
+	node scripts/generate-wasm.ts
+
+verify: $(DEPS_STAMP) packaging-tools
 	node scripts/generate-crds.ts --check
 	node scripts/generate-manifests.ts --check
+	node scripts/generate-wasm.ts --check
 
 unit: $(DEPS_STAMP) interop-tools packaging-tools auth-tools
 	npx vitest run

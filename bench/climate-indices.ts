@@ -1,7 +1,7 @@
 /**
  * The ETCCDI indices of `core/processing/indices/` over daily cubes read from Stratus Zarr stores, against Debian's
  * CDO (`etccdi_*`, `eca_*` and statistics operators, as test/interop/etccdi-cdo.test.ts drives them) over the same
- * values as netCDF. The data are generated: minimum and maximum temperature with a seasonal cycle and noise,
+ * values as netCDF, compressed as the store is (`NETCDF_NAMES`). The data are generated: minimum and maximum temperature with a seasonal cycle and noise,
  * precipitation wet on 40% of days, in quarters (exact in single precision), streamed day by day into the stores
  * and into raw planes that bench/indices-netcdf.py writes as netCDF with the netCDF C library (temperatures in
  * kelvin in double precision, as CDO's temperature indices take them). Each row is one index on one thread each
@@ -16,8 +16,8 @@
  * the SciPy peer (bench/spi-peer.py) over the precipitation's netCDF file, one thread each. The cube is BENCH_YEARS
  * years of BENCH_SIZE x BENCH_SIZE cells; BENCH_INDICES_ONLY (row names: process ids, `<index>-no-bootstrap` and
  * `spi`, comma-separated) picks rows. BENCH_STORE_CODECS (comma-separated, `zlib` by default) names the stores'
- * chunk codecs, a set of rows each: `zlib` (level 1, what the writers store by default) and `none` (uncompressed, as
- * CDO's netCDF files are).
+ * chunk codecs, a set of rows each: `zlib` (level 1, what the writers store by default; CDO reads netCDF-4 deflated
+ * at level 1) and `none` (uncompressed; CDO reads classic netCDF).
  * `node bench/climate-indices.ts` runs it alone; `climateIndicesHeadlines` gives its rows.
  */
 import { execFile } from 'node:child_process';
@@ -50,6 +50,15 @@ type Variable = 'tasmin' | 'tasmax' | 'pr';
 const STORE_CODECS = { zlib: undefined, none: null } as const;
 type StoreCodec = keyof typeof STORE_CODECS;
 const CODEC_NAMES: Record<StoreCodec, string> = { zlib: 'zlib level 1', none: 'uncompressed' };
+/**
+ * CDO's netCDF files for the stores of each codec, like for like: compressed as the store is (netCDF-4 with
+ * deflate level 1, a chunk a day as CDO writes one with `-z zip_1`), or uncompressed (classic netCDF, 64-bit
+ * offsets).
+ */
+const NETCDF_NAMES: Record<StoreCodec, string> = {
+  zlib: 'netCDF-4 (deflate level 1, a chunk a day)',
+  none: 'netCDF (uncompressed)',
+};
 const VARIABLES: readonly Variable[] = ['tasmin', 'tasmax', 'pr'];
 const UNITS: Record<Variable, string> = { tasmin: 'degC', tasmax: 'degC', pr: 'mm day-1' };
 
@@ -361,12 +370,13 @@ async function writeInputs(root: string, years: number, size: number, codecs: re
   }
   for (const writer of writers) await writer.finish();
   for (const variable of VARIABLES) await raws[variable].close();
-  const netcdf = async (name: string, units: string, sources: Variable[], kelvin: boolean) => {
-    const out = join(root, `${name}.nc`);
+  const netcdf = async (codec: StoreCodec, name: string, units: string, sources: Variable[], kelvin: boolean) => {
+    const out = join(root, codec, `${name}.nc`);
     const spec = {
       out,
       name,
       units,
+      deflate: codec === 'zlib',
       double: kelvin,
       offset: kelvin ? 273.15 : 0,
       start: '2001-01-01',
@@ -378,17 +388,20 @@ async function writeInputs(root: string, years: number, size: number, codecs: re
     await run(DEBIAN_PYTHON, [NETCDF_WRITER, JSON.stringify(spec)]);
     return out;
   };
-  const files = {
-    tasmin: await netcdf('tasmin', 'degC', ['tasmin'], false),
-    tasmax: await netcdf('tasmax', 'degC', ['tasmax'], false),
-    pr: await netcdf('pr', 'mm', ['pr'], false),
-    tasminK: await netcdf('tasminK', 'K', ['tasmin'], true),
-    tasmaxK: await netcdf('tasmaxK', 'K', ['tasmax'], true),
-    tasK: await netcdf('tasK', 'K', ['tasmin', 'tasmax'], true),
-    land: join(root, 'land.nc'),
-  };
+  const files = {} as Record<StoreCodec, Record<NetcdfFile, string>>;
+  for (const codec of codecs) {
+    files[codec] = {
+      tasmin: await netcdf(codec, 'tasmin', 'degC', ['tasmin'], false),
+      tasmax: await netcdf(codec, 'tasmax', 'degC', ['tasmax'], false),
+      pr: await netcdf(codec, 'pr', 'mm', ['pr'], false),
+      tasminK: await netcdf(codec, 'tasminK', 'K', ['tasmin'], true),
+      tasmaxK: await netcdf(codec, 'tasmaxK', 'K', ['tasmax'], true),
+      tasK: await netcdf(codec, 'tasK', 'K', ['tasmin', 'tasmax'], true),
+      land: join(root, codec, 'land.nc'),
+    };
+    await run('cdo', ['-s', '-O', '-setrtoc,-1e30,1e30,1', '-seltimestep,1', files[codec].pr, files[codec].land]);
+  }
   for (const variable of VARIABLES) await rm(join(root, `${variable}.raw`));
-  await run('cdo', ['-s', '-O', '-setrtoc,-1e30,1e30,1', '-seltimestep,1', files.pr, files.land]);
   return { stores, files };
 }
 
@@ -444,7 +457,7 @@ export async function benchClimateIndices(
           }),
         );
         figures.stratusCpu.push(cpu);
-        const commands = row.cdo(files, tmp, `${base[0]}/${base[1]}`);
+        const commands = row.cdo(files[codec], tmp, `${base[0]}/${base[1]}`);
         cpu = 0;
         figures.cdo.push(
           await seconds(async () => {
@@ -462,7 +475,8 @@ export async function benchClimateIndices(
       console.error(`${figures.name}\t${codec}\t${threads} thread(s)\tdone ${new Date().toISOString()}`);
     }
     if (only && !only.includes('spi')) return { years, size, base, rows };
-    return { years, size, base, rows, spi: await benchSpi(stores[codecs[0]!].pr, files.pr, base, runs) };
+    const codec = codecs[0]!;
+    return { years, size, base, rows, spi: await benchSpi(stores[codec].pr, files[codec].pr, base, runs) };
   } finally {
     await closeProcessPool();
     await rm(root, { recursive: true, force: true });
@@ -521,7 +535,7 @@ export function climateIndicesHeadlines(f: ClimateIndexFigures): Headline[] {
       }, ${row.threads === 1 ? 'one thread' : `${row.threads} threads (all cores)`}${
         row.unlike ? ` (information, not like for like: ${row.unlike})` : ''
       }`,
-      peer: `CDO 2.1.1 (Debian), netCDF (uncompressed), -P ${row.threads}`,
+      peer: `CDO 2.1.1 (Debian), ${NETCDF_NAMES[row.codec]}, -P ${row.threads}`,
       ratios: row.cdo.map((c, i) => c / row.stratus[i]!),
       ...(row.unlike ? {} : { goal: 1 }),
       command: `BENCH_INDICES_ONLY=${row.name} BENCH_STORE_CODECS=${row.codec} node bench/climate-indices.ts`,

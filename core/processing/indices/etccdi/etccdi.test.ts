@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { cubeOf, run, spatial, temporal, valuesOf } from '../../../../test/support/cubes.ts';
 import type { DataCube } from '../../cube/cube.ts';
 import { builtInRegistry } from '../../registry.ts';
+import { calendarOf, DAY_MS, periodsOf } from './calendar.ts';
 import { ETCCDI_INDICES } from './catalogue.ts';
+import { Extreme } from './reductions.ts';
 
 const DAY = 86_400_000;
 const days = (first: string, last: string) =>
@@ -195,6 +197,24 @@ describe('ETCCDI indices, by hand', () => {
     const { values: su } = await index('etccdi_su', { data });
     expect(su[0]).toBeNaN();
     expect(su[1]).toBe(6 + 3 + 6 + 5 + 6 + 2 + 6 + 6 + 5 + 6 + 5 + 6);
+  });
+
+  it('takes the extreme of float32 days (folded by the SIMD kernel) and of float64 days together, NaN left out', () => {
+    // Two days of a time chunk as decoded in float32 (two rows of three cells, `length` 2: cell p * 3 + q of day
+    // t at (p * 2 + t) * 3 + q), then a float64 row.
+    const first = Date.UTC(2001, 0, 1) / DAY_MS;
+    const calendar = calendarOf(first, first + 364);
+    const periods = periodsOf(calendar, 'year', first, first + 364);
+    for (const max of [true, false]) {
+      const extreme = new Extreme(6, periods, max);
+      const gaps = new Uint8Array(6);
+      const chunk = Float32Array.of(1, 9, 3, 2, 8, 4, 5, 0, 6, 7, NaN, -5);
+      expect(extreme.day(chunk, 2, 0, 2, 3, 0, gaps)).toBe(false);
+      expect(extreme.day(chunk, 2, 1, 2, 3, 0, gaps)).toBe(true);
+      expect(Array.from(gaps)).toEqual([0, 0, 0, 0, 1, 0]);
+      expect(extreme.day(Float64Array.of(1.5, -1.5, 3.5, NaN, 10.5, -10.5), 1, 0, 1, 6, 0, gaps)).toBe(true);
+      expect(Array.from(extreme.result())).toEqual(max ? [2, 9, 4, 7, 10.5, 6] : [1, -1.5, 3, 5, 0, -10.5]);
+    }
   });
 
   it('reads an input chunked in time, with the temporal dimension not first, day by day onto the calendar', async () => {

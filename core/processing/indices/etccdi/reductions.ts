@@ -5,6 +5,7 @@
  * loop over days and cells with its test written in it: a test passed as a function would be a call per value.
  */
 import type { ChunkArray } from '../../cube/cube.ts';
+import { Float32Extremes } from '../../kernels/wasm/extremes.ts';
 import type { Periods } from './calendar.ts';
 
 /** A day's test of its value against a limit: `value < limit`, `value > limit` or `value >= limit`. */
@@ -120,9 +121,12 @@ export class DayCount extends PerPeriodAndCell implements PeriodReduction {
 /**
  * The largest (`max`) or smallest value. Fed values as stored, before a conversion that increases (scale > 0), it
  * gives the stored extreme, whose conversion is the converted values' extreme: the caller converts the result once.
+ * Float32 days (stored values) are folded by a SIMD kernel into float32 accumulators, the others here; the result
+ * is the extreme of both.
  */
 export class Extreme extends PerPeriodAndCell implements PeriodReduction {
   private readonly max: boolean;
+  private float32: Float32Extremes | undefined;
 
   constructor(cells: number, periods: Periods, max: boolean) {
     super(cells, periods, max ? -Infinity : Infinity);
@@ -130,6 +134,7 @@ export class Extreme extends PerPeriodAndCell implements PeriodReduction {
   }
 
   day(values: ChunkArray, length: number, t: number, pre: number, post: number, period: number, gaps: Uint8Array) {
+    if (values instanceof Float32Array) return this.float32Day(values, length, t, pre, post, period, gaps);
     const { out } = this;
     let gapped = false;
     for (let p = 0; p < pre; p++) {
@@ -159,7 +164,33 @@ export class Extreme extends PerPeriodAndCell implements PeriodReduction {
   }
 
   result() {
-    return finite(this.out);
+    const { out, max } = this;
+    const float32 = this.float32?.values() ?? [];
+    for (let i = 0; i < float32.length; i++) {
+      const v = float32[i]!;
+      if (max ? v > out[i]! : v < out[i]!) out[i] = v;
+    }
+    return finite(out);
+  }
+
+  private float32Day(
+    values: Float32Array,
+    length: number,
+    t: number,
+    pre: number,
+    post: number,
+    period: number,
+    gaps: Uint8Array,
+  ) {
+    const kernel = (this.float32 ??= new Float32Extremes(this.out.length, this.max));
+    let gapped = false;
+    for (let p = 0; p < pre; p++) {
+      const from = (p * length + t) * post;
+      if (!kernel.day(values, from, post, period * this.cells + p * post)) continue;
+      gapped = true;
+      for (let q = 0; q < post; q++) if (values[from + q] !== values[from + q]) gaps[p * post + q] = 1;
+    }
+    return gapped;
   }
 }
 
