@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodRange } from '../../periods/index.ts';
 import { directoryStore } from '../../stores/directory-store.ts';
-import { RasterCubeWriter } from '../../stores/raster-cube.ts';
 import { gridCovering } from '../../stores/raster-grid.ts';
 import type { ReadableStore } from '../../stores/store.ts';
+import { writeDailyStore } from '../../../test/support/stored-cubes.ts';
 import { openStoredCube } from '../collections/stored-cube.ts';
 import { decodeEncodedChunk, forTransfer } from './encoded-chunk.ts';
 
@@ -30,18 +30,10 @@ describe('a stored chunk on its way to the cube', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'stratus-encoded-chunk-'));
-    const writer = await RasterCubeWriter.create(dir, {
-      variable: 'value',
-      units: 'mm',
-      periodType: 'daily',
-      periods,
-      grid,
-      attributes: {},
+    await writeDailyStore(dir, periods, grid, (t) => values.slice(t * 6, (t + 1) * 6), {
       compressor: null,
       chunks: [4, 2, 3],
     });
-    for (let t = 0; t < 4; t++) await writer.append(values.subarray(t * 6, (t + 1) * 6));
-    await writer.finish();
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { python } from '../../../test/support/python.ts';
+import { writeDailyStore } from '../../../test/support/stored-cubes.ts';
 import { periodRange } from '../../periods/index.ts';
 import { gridCovering } from '../raster-grid.ts';
 import { directoryStore } from '../directory-store.ts';
-import { RasterCubeWriter } from '../raster-cube.ts';
 import { coordinatesOf, readZarrArray, readZarrGroup, ZarrFormatError } from './metadata.ts';
 import { readChunk, readVector } from './read.ts';
 
@@ -17,19 +17,13 @@ const [ny, nx] = [grid.lat.length, grid.lon.length];
 const cell = (t: number, y: number, x: number) => t * 100 + y * 10 + x;
 
 async function writeCube(dir: string, zarrVersion: 2 | 3) {
-  const writer = await RasterCubeWriter.create(dir, {
-    variable: 'value',
-    units: 'mm',
-    periodType: 'daily',
+  await writeDailyStore(
+    dir,
     periods,
     grid,
-    attributes: { title: 'reader test' },
-    zarrVersion,
-    chunks: [4, 2, 3],
-  });
-  for (let t = 0; t < periods.length; t++)
-    await writer.append(Float32Array.from({ length: ny * nx }, (_, n) => cell(t, Math.floor(n / nx), n % nx)));
-  await writer.finish();
+    (t) => Float32Array.from({ length: ny * nx }, (_, n) => cell(t, Math.floor(n / nx), n % nx)),
+    { attributes: { title: 'reader test' }, zarrVersion, chunks: [4, 2, 3] },
+  );
 }
 
 /** The cells of chunk (t, j, i) of shape [4, 2, 3] as the writer stores them: NaN past the array's edges. */

@@ -134,14 +134,18 @@ export class Extreme extends PerPeriodAndCell implements PeriodReduction {
   }
 
   day(values: ChunkArray, length: number, t: number, pre: number, post: number, period: number, gaps: Uint8Array) {
-    if (values instanceof Float32Array) return this.float32Day(values, length, t, pre, post, period, gaps);
     const { out } = this;
     let gapped = false;
     for (let p = 0; p < pre; p++) {
       const from = (p * length + t) * post;
       const at = period * this.cells + p * post;
       const mark = p * post;
-      if (this.max)
+      if (values instanceof Float32Array) {
+        this.float32 ??= new Float32Extremes(out.length, this.max);
+        if (!this.float32.day(values, from, post, at)) continue;
+        gapped = true;
+        for (let q = 0; q < post; q++) if (values[from + q] !== values[from + q]) gaps[mark + q] = 1;
+      } else if (this.max)
         for (let q = 0; q < post; q++) {
           const v = values[from + q]!;
           if (v > out[at + q]!) out[at + q] = v;
@@ -171,26 +175,6 @@ export class Extreme extends PerPeriodAndCell implements PeriodReduction {
       if (max ? v > out[i]! : v < out[i]!) out[i] = v;
     }
     return finite(out);
-  }
-
-  private float32Day(
-    values: Float32Array,
-    length: number,
-    t: number,
-    pre: number,
-    post: number,
-    period: number,
-    gaps: Uint8Array,
-  ) {
-    const kernel = (this.float32 ??= new Float32Extremes(this.out.length, this.max));
-    let gapped = false;
-    for (let p = 0; p < pre; p++) {
-      const from = (p * length + t) * post;
-      if (!kernel.day(values, from, post, period * this.cells + p * post)) continue;
-      gapped = true;
-      for (let q = 0; q < post; q++) if (values[from + q] !== values[from + q]) gaps[p * post + q] = 1;
-    }
-    return gapped;
   }
 }
 
