@@ -152,8 +152,8 @@ const sections: { name: string; run: () => Promise<Headline[]> }[] = [
   {
     // 100 x 100 cells a side unless BENCH_INDICES_SIZE; the calendar-day percentile indices (their bootstrap) and
     // SPI-3 (its SciPy peer fits each cell and month in turn) 20 x 20 unless BENCH_INDICES_PERCENTILE_SIZE. The
-    // indices of the larger cube read a zlib store (as the writers store) and an uncompressed one (as CDO's netCDF
-    // is) unless BENCH_STORE_CODECS.
+    // indices of the larger cube read a zlib store (as the writers store) and an uncompressed one, each against CDO
+    // over netCDF stored alike, unless BENCH_STORE_CODECS.
     name: 'climate indices',
     run: async () => {
       const { benchClimateIndices, CALENDAR_DAY_PERCENTILE_INDICES, CLIMATE_INDEX_PROCESSES, climateIndicesHeadlines } =
