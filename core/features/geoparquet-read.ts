@@ -10,7 +10,7 @@
  */
 import { parquetMetadata, parquetRead, parquetReadObjects, parquetSchema, toJson, type FileMetaData } from 'hyparquet';
 import { RunError } from '../runs/errors.ts';
-import { spansItsBuffer } from '../buffers.ts';
+import { ownBuffer } from '../buffers.ts';
 
 interface GeoColumn {
   crs?: unknown;
@@ -46,9 +46,7 @@ interface GeoParquetFile {
 
 function openGeoParquet(bytes: Uint8Array, origin: string): GeoParquetFile {
   // A file read whole owns its buffer: no copy then.
-  const file = (
-    spansItsBuffer(bytes) ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
-  ) as ArrayBuffer;
+  const file = ownBuffer(bytes);
   let metadata: FileMetaData;
   let geo: GeoMetadata;
   try {

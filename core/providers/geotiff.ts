@@ -2,14 +2,7 @@ import { addDecoder, BaseClient, BaseDecoder, BaseResponse, fromCustomClient, ty
 import { RunError } from '../runs/errors.ts';
 import { httpGet, type HttpBody, type HttpGetOptions } from './http.ts';
 import { inflater } from './inflate.ts';
-import { spansItsBuffer } from '../buffers.ts';
-
-/** The bytes of `view` as an ArrayBuffer of their own: the view's own buffer when it spans it, else a copy. */
-function ownBuffer(view: Uint8Array): ArrayBuffer {
-  const { buffer, byteOffset, byteLength } = view;
-  if (spansItsBuffer(view)) return buffer as ArrayBuffer;
-  return buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer;
-}
+import { ownBuffer } from '../buffers.ts';
 
 /** TIFF's Deflate compression codes: 8 (TIFF 6) and 32946 (the older Adobe code). */
 export const DEFLATE_COMPRESSIONS = [8, 32946];
