@@ -14,7 +14,9 @@ const dir = resolve(import.meta.dirname, '..', 'core', 'processing', 'kernels', 
 const check = process.argv.includes('--check');
 
 async function assembled(source: string): Promise<string> {
-  const { stdout } = await run('wat2wasm', [join(dir, source), '--output=-'], { encoding: 'buffer' });
+  // Multi-memory and threads: a kernel may read a chunk in a shared memory of its caller's besides its own.
+  const features = ['--enable-multi-memory', '--enable-threads'];
+  const { stdout } = await run('wat2wasm', [...features, join(dir, source), '--output=-'], { encoding: 'buffer' });
   return [
     `// Generated from ${source} by scripts/generate-wasm.ts (make wasm); do not edit.`,
     // As Prettier writes it, so that `make lint` passes the generated file.

@@ -10,6 +10,7 @@ import { VALUE_KIND, type ValueKind } from '../values/kinds.ts';
 import { ProcessingError } from '../errors.ts';
 import type { Dimension } from './dimension.ts';
 import type { ChunkDecoding } from '../../stores/zarr/read.ts';
+import { float32InSharedMemory } from '../kernels/wasm/shared-memory.ts';
 
 export type CubeDtype = 'float32' | 'float64';
 export type CellType = 'number' | 'boolean';
@@ -114,9 +115,16 @@ export function isCube(value: unknown): value is DataCube {
   return value instanceof DataCube;
 }
 
-/** A chunk of zeros; `shared`: in a SharedArrayBuffer, which worker threads read without a copy. */
+/**
+ * A chunk of zeros; `shared`: in a SharedArrayBuffer, which worker threads read without a copy, float32 ones in
+ * a shared WebAssembly memory where they can be, which the kernels of those threads read too.
+ */
 export function newChunk(dtype: CubeDtype, length: number, shared = false): ChunkArray {
   if (!shared) return dtype === 'float32' ? new Float32Array(length) : new Float64Array(length);
+  if (dtype === 'float32') {
+    const inMemory = float32InSharedMemory(length);
+    if (inMemory) return inMemory;
+  }
   const buffer = new SharedArrayBuffer(length * (dtype === 'float32' ? 4 : 8));
   return dtype === 'float32' ? new Float32Array(buffer) : new Float64Array(buffer);
 }

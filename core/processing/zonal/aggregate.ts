@@ -23,6 +23,7 @@ import {
   type WeightedReducer,
 } from './weighted.ts';
 import { spansItsBuffer } from '../../buffers.ts';
+import { sharedMemoryOf } from '../kernels/wasm/shared-memory.ts';
 
 export type ZonalReducer = { kind: 'plan'; plan: ReducerPlan } | { kind: 'weighted'; reducer: WeightedReducer };
 
@@ -196,7 +197,7 @@ function chunkLayout(
 
 /**
  * The chunk for a task of the pool: as stored (its bytes, decoded by the worker), or else without a copy, lent
- * from shared memory or read and transferred.
+ * from shared memory (with the WebAssembly memory it lies in, if it does) or read and transferred.
  */
 async function taskChunk(
   cube: DataCube,
@@ -209,7 +210,10 @@ async function taskChunk(
     return { chunk: { encoded: chunk }, transfer };
   }
   const lent = await source.lendChunk?.(index, signal);
-  if (lent?.buffer instanceof SharedArrayBuffer) return { chunk: { values: lent }, transfer: [] };
+  if (lent?.buffer instanceof SharedArrayBuffer) {
+    const memory = sharedMemoryOf(lent);
+    return { chunk: memory ? { values: lent, memory } : { values: lent }, transfer: [] };
+  }
   const values = await source.readChunk(index, signal);
   return { chunk: { values }, transfer: spansItsBuffer(values) ? [values.buffer as ArrayBuffer] : [] };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { python } from '../../../test/support/python.ts';
 import { cubeOf, run, spatial, temporal, valuesOf } from '../../../test/support/cubes.ts';
-import type { DataCube } from '../cube/cube.ts';
+import { DataCube } from '../cube/cube.ts';
+import { sharedMemoryOf } from '../kernels/wasm/shared-memory.ts';
 import type { Geometry, MaybeEmptyFeature } from '../values/geojson.ts';
 import type { RasterGrid } from './grid.ts';
 import { zonalTable } from './table.ts';
@@ -283,6 +284,56 @@ describe('aggregate_spatial by pixel centre, on hand-computed grids and polygons
         ),
       );
       expect(Array.from(await valuesOf(result)), process).toEqual(expected);
+    }
+  });
+
+  it('gives the same bits from float32 chunks in a shared WebAssembly memory (the SIMD kernel) as from others', async () => {
+    // 9 steps (two groups of four planes and one) × 120 × 120 float32 in one chunk of 518 KB, in a WebAssembly
+    // memory of its own; values of magnitudes 1e-20 to 1e19, so that adding them in another order gives other bits.
+    const [steps, n] = [9, 120];
+    const centres = Array.from({ length: n }, (_, i) => i * 0.5 + 0.25);
+    const cube = cubeOf(
+      [
+        temporal(Array.from({ length: steps }, (_, t) => `2024-01-0${t + 1}`)),
+        spatial('y', [...centres].reverse(), 'EPSG:4326'),
+        spatial('x', centres, 'EPSG:4326'),
+      ],
+      (i) => (i % 13 === 0 ? NaN : Math.fround(((i * 7919) % 1000) * 10 ** ((i % 40) - 20))),
+      { chunkShape: [steps, n, n], float32: true },
+    );
+    const lent = await cube.source.lendChunk!([0, 0, 0]);
+    expect(sharedMemoryOf(lent)).toBeDefined();
+    // The same chunk lent from a plain SharedArrayBuffer: read by the JavaScript loop.
+    const plain = new DataCube({
+      metadata: cube.source.metadata,
+      readChunk: () => Promise.resolve(lent.slice()),
+      lendChunk: () => {
+        const copy = new Float32Array(new SharedArrayBuffer(lent.byteLength));
+        copy.set(lent);
+        return Promise.resolve(copy);
+      },
+    });
+    const next = random(7);
+    const polygons = {
+      type: 'FeatureCollection',
+      features: [star(next, 20, 30, 15, 24), star(next, 40, 25, 12, 9), star(next, 33, 33, 20, 40, true)].map((ring) =>
+        feature({ type: 'Polygon', coordinates: [ring] }),
+      ),
+    };
+    for (const process of ['mean', 'sum']) {
+      const [inMemory, elsewhere] = await Promise.all(
+        [cube, plain].map(
+          async (data) =>
+            await valuesOf(
+              (await run('aggregate_spatial', { data, geometries: polygons, reducer: reducer(process) })) as DataCube,
+            ),
+        ),
+      );
+      expect(inMemory.filter(Number.isFinite)).toHaveLength(3 * steps);
+      expect(
+        inMemory.every((v, i) => Object.is(v, elsewhere[i])),
+        process,
+      ).toBe(true);
     }
   });
 

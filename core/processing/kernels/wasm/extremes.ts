@@ -3,25 +3,19 @@
  * accumulators (a float32 per result, which holds a float32 extreme exactly) and, after them, room for the row
  * being folded, which each fold copies in: a row is read once either way, and the reader's buffer stays its own.
  */
+import { kernelModule, reserveBytes, WebAssemblyApi, type WasmMemory } from './api.ts';
 import { MODULE_BASE64 } from './extremes.wasm.ts';
 
-/** The part of the WebAssembly JS API used here: neither the es2024 library nor Node's types declare it. */
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: unknown };
-};
-
 interface KernelExports {
-  memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  memory: WasmMemory;
   max(acc: number, row: number, cells: number): number;
   min(acc: number, row: number, cells: number): number;
 }
 
-const PAGE_BYTES = 65_536;
 /** Bytes of a SIMD lane group: the row starts on such a boundary. */
 const ALIGN = 16;
 
-let compiled: object | undefined;
+const compiled = kernelModule(MODULE_BASE64);
 
 export class Float32Extremes {
   private readonly kernel: KernelExports;
@@ -33,8 +27,7 @@ export class Float32Extremes {
 
   /** `count` accumulators, each starting at -Infinity (`max`) or Infinity. */
   constructor(count: number, max: boolean) {
-    compiled ??= new WebAssembly.Module(Buffer.from(MODULE_BASE64, 'base64'));
-    this.kernel = new WebAssembly.Instance(compiled).exports as unknown as KernelExports;
+    this.kernel = new WebAssemblyApi.Instance(compiled()).exports as unknown as KernelExports;
     this.fold = max ? this.kernel.max : this.kernel.min;
     this.count = count;
     this.rowAt = Math.ceil((count * 4) / ALIGN) * ALIGN;
@@ -60,7 +53,7 @@ export class Float32Extremes {
   /** The kernel's memory as float32, grown to at least `bytes`. */
   private reserve(bytes: number): Float32Array {
     const { memory } = this.kernel;
-    if (memory.buffer.byteLength < bytes) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE_BYTES));
+    reserveBytes(memory, bytes);
     if (this.memory?.buffer !== memory.buffer) this.memory = new Float32Array(memory.buffer);
     return this.memory;
   }
