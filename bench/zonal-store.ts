@@ -16,6 +16,7 @@ import { periodRange } from '../core/periods/index.ts';
 import { directoryStore } from '../core/stores/directory-store.ts';
 import { RasterCubeWriter } from '../core/stores/raster-cube.ts';
 import { ZONAL_CHUNK } from '../core/processing/zonal/chunk-task.ts';
+import { warmZonal } from '../core/processing/zonal/warm-up.ts';
 import { configureProcessPool } from '../core/workers/pool.ts';
 import { GRID, peerDifference, peerSeconds, polygons, runPeer, syntheticValues, zonalMeans } from './zonal-stats.ts';
 
@@ -55,8 +56,10 @@ async function peakRssMegabytes(): Promise<number> {
 
 /** The Stratus side, in this process: open the store lazily, aggregate with `threads` workers, and report. */
 async function measure(store: string, polygonsPath: string, threads: number) {
-  // Started before the clock, as a server's workers are, like the peer's imports.
+  // Started and the zonal code compiled before the clock, as a listening server's are (`warmZonal`, as the
+  // in-memory section runs it), like the peer's imports.
   await configureProcessPool(threads).warm(ZONAL_CHUNK);
+  await warmZonal();
   const geometries = JSON.parse(await readFile(polygonsPath, 'utf8'));
   const start = performance.now();
   const cpu = process.cpuUsage();
