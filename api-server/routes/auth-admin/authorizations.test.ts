@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokenHash } from '../../../core/auth/digest.ts';
 import { s256Challenge } from '../../../core/auth/pkce.ts';
 import type { Authorization } from '../../../core/auth/store/authorizations.ts';
 import { oauth2AuthorizationKind } from '../../../core/resources/oauth2-authorization/schema.ts';
@@ -104,6 +105,18 @@ describe('/api/oAuth2Authorizations and /api/oAuth2AuthorizationConsents', () =>
       expect(text).not.toMatch(/hash|codeChallenge|nonce/i);
     }
     expect((await get(app, `/api/oAuth2Authorizations/${ada.metadata.name}`)).body).toEqual(shown);
+  });
+
+  it('records each token by a hash: of the value of the access and the refresh token, of the ID token signing input', async () => {
+    const app = await setup();
+    const issued = await grant(app, 'cli', 'ada');
+    const [record] = (await app.cluster.list<Authorization>(oauth2AuthorizationKind, { namespace: 'default' })).items;
+    expect(record!.spec.accessToken!.hash).toBe(tokenHash(issued.access_token!));
+    expect(record!.spec.refreshToken!.hash).toBe(tokenHash(issued.refresh_token!));
+    // RS256 signatures are deterministic: the header and claims name the ID token as its whole value would, and
+    // its record is written while it is signed.
+    const [header, claims] = issued.id_token!.split('.');
+    expect(record!.spec.idToken!.hash).toBe(tokenHash(`${header}.${claims}`));
   });
 
   it('shows a revoked authorization as such, with why and when', async () => {

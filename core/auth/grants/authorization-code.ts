@@ -51,7 +51,7 @@ export async function issueCode(
   return code;
 }
 
-type Outcome = { ok: true; response: TokenResponse } | { ok: false; description: string };
+type Outcome = { ok: true; response: Promise<TokenResponse> } | { ok: false; description: string };
 const refused = (description: string): Outcome => ({ ok: false, description });
 
 export async function exchangeCode(

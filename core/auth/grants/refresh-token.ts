@@ -6,7 +6,7 @@ import { isExpired, isTokenOf, revokedCopy } from '../store/authorizations.ts';
 import { refreshTokenAuthorization } from '../tokens/refresh-token.ts';
 import { activeUser } from '../users/directory.ts';
 import { requestedScopes } from './authorization-request.ts';
-import { mintForUser, rotatesRefreshTokens, settingsOf, type TokenResponse } from './token-response.ts';
+import { mintForUser, rotatesRefreshTokens, settingsOf, settledQuietly, type TokenResponse } from './token-response.ts';
 
 /**
  * The refresh token grant (RFC 6749 §6) with rotation per the client's token settings. The refresh token names its
@@ -14,7 +14,7 @@ import { mintForUser, rotatesRefreshTokens, settingsOf, type TokenResponse } fro
  * A genuine refresh token that is not the current one was superseded: presenting it again is a replay, answered
  * with `invalid_grant` and the revocation of the whole authorization (its token family), as RFC 9700 §4.14 advises.
  */
-type Outcome = { ok: true; response: TokenResponse } | { ok: false; description: string };
+type Outcome = { ok: true; response: Promise<TokenResponse> } | { ok: false; description: string };
 const refused = (description: string): Outcome => ({ ok: false, description });
 
 export async function refresh(
@@ -60,7 +60,9 @@ export async function refresh(
       refresh: rotate,
       authTime: current.spec.authTime,
     });
-    const response = rotate ? minted.response : { ...minted.response, refresh_token: token };
+    const response = rotate
+      ? minted.response
+      : settledQuietly(minted.response.then((r) => ({ ...r, refresh_token: token })));
     return {
       write: {
         ...current,

@@ -37,13 +37,27 @@ export function rotatesRefreshTokens(settings: TokenSettings, method: Authentica
 }
 
 export interface MintedSet {
-  response: TokenResponse;
+  /** Settled once the ID token's signature is made, which may be after the tokens' records are written. */
+  response: Promise<TokenResponse>;
   accessToken: StoredToken;
   refreshToken?: StoredToken;
   idToken?: StoredToken;
 }
 
-/** Mints the tokens of one grant for a user: access, refresh (when asked), ID token (with `openid`). */
+/**
+ * A response that may be dropped (its grant's write lost a compare-and-swap and is tried again): its failure, if
+ * it fails, is not an unhandled rejection; whoever awaits it still sees the failure.
+ */
+export function settledQuietly<T>(response: Promise<T>): Promise<T> {
+  response.catch(() => undefined);
+  return response;
+}
+
+/**
+ * Mints the tokens of one grant for a user: access, refresh (when asked), ID token (with `openid`). The ID token's
+ * signature is made while the caller writes the records: the response waits for it, the write does not. A
+ * response the caller drops (its write lost a compare-and-swap) is settled quietly.
+ */
 export async function mintForUser(
   context: AuthContext,
   input: {
@@ -77,7 +91,7 @@ export async function mintForUser(
       })
     : undefined;
   const id = input.scopes.includes('openid')
-    ? await mintIdToken(context, {
+    ? mintIdToken(context, {
         clientId,
         user: input.user,
         scopes: input.scopes,
@@ -88,15 +102,16 @@ export async function mintForUser(
         ttlSeconds: input.settings.accessTokenTtlSeconds,
       })
     : undefined;
+  const response: TokenResponse = {
+    access_token: access.value,
+    token_type: 'Bearer',
+    expires_in: input.settings.accessTokenTtlSeconds,
+    scope: input.scopes.join(' '),
+    ...(refresh ? { refresh_token: refresh.value } : {}),
+  };
+  const complete = id ? id.value.then((idToken) => ({ ...response, id_token: idToken })) : Promise.resolve(response);
   return {
-    response: {
-      access_token: access.value,
-      token_type: 'Bearer',
-      expires_in: input.settings.accessTokenTtlSeconds,
-      scope: input.scopes.join(' '),
-      ...(refresh ? { refresh_token: refresh.value } : {}),
-      ...(id ? { id_token: id.value } : {}),
-    },
+    response: settledQuietly(complete),
     accessToken: access.record,
     ...(refresh ? { refreshToken: refresh.record } : {}),
     ...(id ? { idToken: id.record } : {}),

@@ -3,7 +3,7 @@ import type { JWTPayload } from 'jose';
 import type { User } from '../../resources/user/schema.ts';
 import type { SigningKeys } from '../keys/signing-keys.ts';
 import { storedToken, type StoredToken } from '../store/authorizations.ts';
-import { signJwt } from './jwt.ts';
+import { jwtSigningInput, signJwt, signJwtInput } from './jwt.ts';
 import { newRefreshToken } from './refresh-token.ts';
 
 /**
@@ -20,6 +20,15 @@ export interface TokenContext {
 
 export interface Minted {
   value: string;
+  record: StoredToken;
+}
+
+/**
+ * A JWT whose signature is still being made, with its record: the hash of its signing input, which names it as
+ * well as its whole value would (`jwtSigningInput`), so the record can be written while the signature is made.
+ */
+export interface Signing {
+  value: Promise<string>;
   record: StoredToken;
 }
 
@@ -45,19 +54,16 @@ export interface AccessTokenInput {
   ttlSeconds: number;
 }
 
-async function mint(
-  context: TokenContext,
-  kind: 'access' | 'id',
-  claims: JWTPayload,
-  now: Date,
-  ttl: number,
-): Promise<Minted> {
-  const value = await signJwt(context.keys, kind, {
-    ...claims,
-    iss: context.issuer,
-    iat: epoch(now),
-    exp: epoch(now) + ttl,
-  });
+/** The claims every JWT of the server has: issuer, issue and expiry times. */
+const timed = (context: TokenContext, claims: JWTPayload, now: Date, ttl: number): JWTPayload => ({
+  ...claims,
+  iss: context.issuer,
+  iat: epoch(now),
+  exp: epoch(now) + ttl,
+});
+
+async function mint(context: TokenContext, claims: JWTPayload, now: Date, ttl: number): Promise<Minted> {
+  const value = await signJwt(context.keys, 'access', timed(context, claims, now, ttl));
   return { value, record: storedToken(value, now, ttl) };
 }
 
@@ -75,7 +81,7 @@ export function mintAccessToken(context: TokenContext, input: AccessTokenInput):
     claims.username = input.user.spec.username;
     if (input.user.spec.email) claims.email = input.user.spec.email;
   }
-  return mint(context, 'access', claims, input.now, input.ttlSeconds);
+  return mint(context, claims, input.now, input.ttlSeconds);
 }
 
 /** An opaque refresh token (`refresh-token.ts`) of the authorization, valid for `ttlSeconds`. */
@@ -93,6 +99,10 @@ export function accessTokenHash(accessToken: string): string {
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
+/**
+ * The ID token of a grant, its signature still being made (`Signing`): its `at_hash` needs the access token
+ * signed first, and the grant's record is written while this one is signed.
+ */
 export function mintIdToken(
   context: TokenContext,
   input: {
@@ -105,7 +115,7 @@ export function mintIdToken(
     now: Date;
     ttlSeconds: number;
   },
-): Promise<Minted> {
+): Signing {
   const claims: JWTPayload = {
     ...userClaims(input.user, input.scopes),
     aud: input.clientId,
@@ -114,5 +124,9 @@ export function mintIdToken(
   };
   if (input.nonce !== undefined) claims.nonce = input.nonce;
   if (input.authTime !== undefined) claims.auth_time = epoch(new Date(input.authTime));
-  return mint(context, 'id', claims, input.now, input.ttlSeconds);
+  const signingInput = jwtSigningInput(context.keys, 'id', timed(context, claims, input.now, input.ttlSeconds));
+  return {
+    value: signJwtInput(context.keys, signingInput),
+    record: storedToken(signingInput, input.now, input.ttlSeconds),
+  };
 }

@@ -142,7 +142,7 @@ describe('bearer tokens: what a forged or stale token gets', () => {
     const auth = await setup();
     const user = (await auth.context.users.find('username', 'ada'))!;
     const now = auth.context.now();
-    const id = await mintIdToken(auth.context, {
+    const id = mintIdToken(auth.context, {
       clientId: 'app',
       user,
       scopes: ['openid', 'username'],
@@ -155,7 +155,7 @@ describe('bearer tokens: what a forged or stale token gets', () => {
       now,
       ttlSeconds: 300,
     });
-    expect(await reason(auth, id.value)).toBe("invalid_token: the token's typ claim is not accepted");
+    expect(await reason(auth, await id.value)).toBe("invalid_token: the token's typ claim is not accepted");
     expect(await reason(auth, refresh.value)).toBe('invalid_token: the token is not a valid token of this server');
   });
 

@@ -57,8 +57,20 @@ const base64url = (text: string) => Buffer.from(text).toString('base64url');
  * (`verifyJwt`).
  */
 export async function signJwt(keys: SigningKeys, kind: TokenKind, claims: JWTPayload): Promise<string> {
+  return signJwtInput(keys, jwtSigningInput(keys, kind, claims));
+}
+
+/**
+ * A JWT's signing input (RFC 7515 §5.1: its header and claims, base64url, joined by a dot). RSASSA-PKCS1-v1_5 is
+ * deterministic, so the input names its token as well as the whole token does, before the signature is made.
+ */
+export function jwtSigningInput(keys: SigningKeys, kind: TokenKind, claims: JWTPayload): string {
   const header = { alg: SIGNING_ALG, kid: keys.kid, typ: TOKEN_TYP[kind] };
-  const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+  return `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+}
+
+/** The JWT of a signing input (`jwtSigningInput`), signed on libuv's pool. */
+export async function signJwtInput(keys: SigningKeys, input: string): Promise<string> {
   const signature = await signOnPool(SIGNING_HASH, Buffer.from(input), keys.privateKey);
   return `${input}.${signature.toString('base64url')}`;
 }
