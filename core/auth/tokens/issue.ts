@@ -62,12 +62,7 @@ const timed = (context: TokenContext, claims: JWTPayload, now: Date, ttl: number
   exp: epoch(now) + ttl,
 });
 
-async function mint(context: TokenContext, claims: JWTPayload, now: Date, ttl: number): Promise<Minted> {
-  const value = await signJwt(context.keys, 'access', timed(context, claims, now, ttl));
-  return { value, record: storedToken(value, now, ttl) };
-}
-
-export function mintAccessToken(context: TokenContext, input: AccessTokenInput): Promise<Minted> {
+export async function mintAccessToken(context: TokenContext, input: AccessTokenInput): Promise<Minted> {
   const claims: JWTPayload = {
     sub: input.subject,
     aud: input.clientId,
@@ -81,7 +76,8 @@ export function mintAccessToken(context: TokenContext, input: AccessTokenInput):
     claims.username = input.user.spec.username;
     if (input.user.spec.email) claims.email = input.user.spec.email;
   }
-  return mint(context, claims, input.now, input.ttlSeconds);
+  const value = await signJwt(context.keys, 'access', timed(context, claims, input.now, input.ttlSeconds));
+  return { value, record: storedToken(value, input.now, input.ttlSeconds) };
 }
 
 /** An opaque refresh token (`refresh-token.ts`) of the authorization, valid for `ttlSeconds`. */
