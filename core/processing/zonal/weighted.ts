@@ -133,10 +133,11 @@ function readRuns(
 ): void {
   const { kind } = into;
   if ((kind === 'mean' || kind === 'sum') && !valid) {
-    const sums =
+    const inKernel =
       memory && !runs.pixelWeight && chunk instanceof Float32Array
         ? float32RunSums(memory, chunk, runs.base, runs.length, offsets)
-        : sumsByFourPlanes(chunk, runs, offsets);
+        : undefined;
+    const sums = inKernel ?? sumsByFourPlanes(chunk, runs, offsets);
     putSums(into, sums, wholeWeights(runs), offsets.length);
     return;
   }

@@ -54,7 +54,7 @@ describe('the SIMD run-sums kernel', () => {
       const { base, length } = runs();
       // Planes in another order than stored, as a chunk's box of other dimensions may have them.
       const offsets = Int32Array.from({ length: planes }, (_, b) => ((b * 3) % 7) * PLANE);
-      const { sums, nans } = float32RunSums(sharedMemoryOf(values)!, values, base, length, offsets);
+      const { sums, nans } = float32RunSums(sharedMemoryOf(values)!, values, base, length, offsets)!;
       const expected = reference(values, base, length, offsets);
       for (let b = 0; b < planes; b++)
         for (let r = 0; r < base.length; r++) {
@@ -71,7 +71,7 @@ describe('the SIMD run-sums kernel', () => {
     const base = Int32Array.of(0, 10, PLANE - 4);
     const length = Int32Array.of(4, 9, 4);
     const offsets = Int32Array.of(0);
-    const { sums, nans } = float32RunSums(sharedMemoryOf(values)!, view, base, length, offsets);
+    const { sums, nans } = float32RunSums(sharedMemoryOf(values)!, view, base, length, offsets)!;
     const expected = reference(view, base, length, offsets)[0]!;
     expect(Array.from(base, (_, r) => sums[runSumsAt(0, r, 3)])).toEqual(expected.map((e) => e.sum));
     expect(Array.from(base, (_, r) => nans[runSumsAt(0, r, 3)])).toEqual(expected.map((e) => e.nans));
@@ -81,7 +81,19 @@ describe('the SIMD run-sums kernel', () => {
     const values = chunk(7);
     const first = float32RunSums(sharedMemoryOf(values)!, values, Int32Array.of(1), Int32Array.of(3), Int32Array.of(0));
     const room = runSumsRoom(1, 1);
-    expect(room.sums.buffer).toBe(first.sums.buffer);
+    expect(room.sums.buffer).toBe(first!.sums.buffer);
+  });
+
+  it('leaves a chunk of more runs than its memory keeps results for to the JavaScript loop, whose room is its own', () => {
+    const values = chunk(7);
+    const runs = 600_000;
+    const offsets = Int32Array.from({ length: 7 }, (_, b) => b * PLANE);
+    const base = new Int32Array(runs);
+    const length = new Int32Array(runs).fill(1);
+    expect(float32RunSums(sharedMemoryOf(values)!, values, base, length, offsets)).toBeUndefined();
+    const room = runSumsRoom(7, runs);
+    expect(room.sums).toHaveLength(8 * runs);
+    expect(room.sums.buffer).not.toBe(runSumsRoom(1, 1).sums.buffer);
   });
 });
 

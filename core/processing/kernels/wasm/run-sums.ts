@@ -3,7 +3,9 @@
  * that lies in a shared WebAssembly memory (`shared-memory.ts`), four planes an instruction, read where the chunk
  * lies. Each call instantiates the kernel over the chunk's memory and this thread's memory for the plane offsets,
  * the runs and the results, which is kept from call to call (its pages are not faulted in afresh for every
- * chunk), and which the JavaScript loop of zonal statistics puts its results in too (`runSumsRoom`).
+ * chunk), and which the JavaScript loop of zonal statistics puts its results in too (`runSumsRoom`). It grows to
+ * `KEPT_BYTES` at most: a call that needs more (a chunk of very many runs) is left to the JavaScript loop, with
+ * arrays of its own, so that one large request does not hold memory in every worker for good.
  */
 import { kernelModule, reserveBytes, WebAssemblyApi, type WasmMemory } from './api.ts';
 import { MODULE_BASE64 } from './run-sums.wasm.ts';
@@ -37,16 +39,22 @@ export const runSumsAt = (b: number, r: number, runs: number) => ((b >> 2) * run
 
 /** This thread's memory for the kernel's inputs and everyone's results. */
 let own: WasmMemory | undefined;
+/** The most bytes this thread's memory grows to. */
+const KEPT_BYTES = 64 * 2 ** 20;
 
-/** Where the inputs and results of `planes` × `runs` go in this thread's memory, grown to hold them. */
+/**
+ * Where the inputs and results of `planes` × `runs` go in this thread's memory, grown to hold them; undefined
+ * when they need more than it keeps.
+ */
 function layout(planes: number, runs: number) {
-  own ??= new WebAssemblyApi.Memory({ initial: 1 });
   const results = Math.ceil(planes / 4) * 4 * runs;
   const offsetsAt = 0;
   const baseAt = offsetsAt + planes * 4;
   const lengthAt = baseAt + runs * 4;
   const sumsAt = Math.ceil((lengthAt + runs * 4) / 16) * 16;
   const nansAt = sumsAt + results * 8;
+  if (nansAt + results * 8 > KEPT_BYTES) return undefined;
+  own ??= new WebAssemblyApi.Memory({ initial: 1 });
   reserveBytes(own, nansAt + results * 8);
   const { buffer } = own;
   const room: RunSums = {
@@ -56,15 +64,21 @@ function layout(planes: number, runs: number) {
   return { memory: own, buffer, offsetsAt, baseAt, lengthAt, sumsAt, nansAt, room };
 }
 
-/** Room for the results of `planes` × `runs`, in this thread's memory: valid until the next call here. */
+/**
+ * Room for the results of `planes` × `runs`, in this thread's memory (valid until the next call here), or arrays
+ * of their own when they need more than it keeps.
+ */
 export function runSumsRoom(planes: number, runs: number): RunSums {
-  return layout(planes, runs).room;
+  const at = layout(planes, runs);
+  if (at) return at.room;
+  const results = Math.ceil(planes / 4) * 4 * runs;
+  return { sums: new Float64Array(results), nans: new Float64Array(results) };
 }
 
 /**
  * The sums of the runs (`base`, `length`: offsets and lengths in a plane) in each plane of `values` (plane `b` at
  * `offsets[b]`), which lie in `memory`, each plane's values added in pixel order, as one loop over the run adds
- * them; in this thread's memory, valid until the next call here.
+ * them; in this thread's memory, valid until the next call here. Undefined when they need more than it keeps.
  */
 export function float32RunSums(
   memory: WasmMemory,
@@ -72,10 +86,11 @@ export function float32RunSums(
   base: Int32Array,
   length: Int32Array,
   offsets: Int32Array,
-): RunSums {
+): RunSums | undefined {
   const planes = offsets.length;
   const runs = base.length;
   const at = layout(planes, runs);
+  if (!at) return undefined;
   const imports = { env: { chunk: memory, own: at.memory } };
   const kernel = new WebAssemblyApi.Instance(compiled(), imports).exports as KernelExports;
   new Int32Array(at.buffer, at.offsetsAt, planes).set(offsets);
