@@ -6,7 +6,7 @@ import { isExpired, isTokenOf, revokedCopy } from '../store/authorizations.ts';
 import { refreshTokenAuthorization } from '../tokens/refresh-token.ts';
 import { activeUser } from '../users/directory.ts';
 import { requestedScopes } from './authorization-request.ts';
-import { mintForUser, rotatesRefreshTokens, settingsOf, settledQuietly, type TokenResponse } from './token-response.ts';
+import { mintForUser, rotatesRefreshTokens, settingsOf, type TokenResponse } from './token-response.ts';
 
 /**
  * The refresh token grant (RFC 6749 §6) with rotation per the client's token settings. The refresh token names its
@@ -58,11 +58,9 @@ export async function refresh(
       scopes,
       settings,
       refresh: rotate,
+      ...(rotate ? {} : { keptRefreshToken: token }),
       authTime: current.spec.authTime,
     });
-    const response = rotate
-      ? minted.response
-      : settledQuietly(minted.response.then((r) => ({ ...r, refresh_token: token })));
     return {
       write: {
         ...current,
@@ -73,7 +71,7 @@ export async function refresh(
           idToken: minted.idToken ?? current.spec.idToken,
         },
       },
-      result: { ok: true, response },
+      result: { ok: true, response: minted.response },
     };
   });
   if (!outcome.ok) throw new OAuthError('invalid_grant', outcome.description);

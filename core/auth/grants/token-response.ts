@@ -45,18 +45,10 @@ export interface MintedSet {
 }
 
 /**
- * A response that may be dropped (its grant's write lost a compare-and-swap and is tried again): its failure, if
- * it fails, is not an unhandled rejection; whoever awaits it still sees the failure.
- */
-export function settledQuietly<T>(response: Promise<T>): Promise<T> {
-  response.catch(() => undefined);
-  return response;
-}
-
-/**
  * Mints the tokens of one grant for a user: access, refresh (when asked), ID token (with `openid`). The ID token's
  * signature is made while the caller writes the records: the response waits for it, the write does not. A
- * response the caller drops (its write lost a compare-and-swap) is settled quietly.
+ * response the caller drops (its write lost a compare-and-swap and is tried again) is settled quietly: its
+ * failure, if it fails, is no unhandled rejection, and whoever awaits it still sees it.
  */
 export async function mintForUser(
   context: AuthContext,
@@ -67,6 +59,8 @@ export async function mintForUser(
     scopes: string[];
     settings: TokenSettings;
     refresh: boolean;
+    /** The refresh token the grant keeps (a refresh without rotation), answered again. */
+    keptRefreshToken?: string;
     nonce?: string;
     authTime?: string;
   },
@@ -108,10 +102,12 @@ export async function mintForUser(
     expires_in: input.settings.accessTokenTtlSeconds,
     scope: input.scopes.join(' '),
     ...(refresh ? { refresh_token: refresh.value } : {}),
+    ...(input.keptRefreshToken !== undefined ? { refresh_token: input.keptRefreshToken } : {}),
   };
   const complete = id ? id.value.then((idToken) => ({ ...response, id_token: idToken })) : Promise.resolve(response);
+  complete.catch(() => undefined);
   return {
-    response: settledQuietly(complete),
+    response: complete,
     accessToken: access.record,
     ...(refresh ? { refreshToken: refresh.record } : {}),
     ...(id ? { idToken: id.record } : {}),

@@ -34,6 +34,9 @@ export interface RunSums {
   nans: Float64Array;
 }
 
+/** The results of `planes` × `runs` in `RunSums`: the kernel writes planes rounded up to four. */
+const resultCount = (planes: number, runs: number) => Math.ceil(planes / 4) * 4 * runs;
+
 /** The index of plane `b`, run `r` in `RunSums` of `runs` runs. */
 export const runSumsAt = (b: number, r: number, runs: number) => ((b >> 2) * runs + r) * 4 + (b & 3);
 
@@ -47,7 +50,7 @@ const KEPT_BYTES = 64 * 2 ** 20;
  * when they need more than it keeps.
  */
 function layout(planes: number, runs: number) {
-  const results = Math.ceil(planes / 4) * 4 * runs;
+  const results = resultCount(planes, runs);
   const offsetsAt = 0;
   const baseAt = offsetsAt + planes * 4;
   const lengthAt = baseAt + runs * 4;
@@ -71,7 +74,7 @@ function layout(planes: number, runs: number) {
 export function runSumsRoom(planes: number, runs: number): RunSums {
   const at = layout(planes, runs);
   if (at) return at.room;
-  const results = Math.ceil(planes / 4) * 4 * runs;
+  const results = resultCount(planes, runs);
   return { sums: new Float64Array(results), nans: new Float64Array(results) };
 }
 
